@@ -124,7 +124,9 @@ class MeldTable:
         best = self._min_dw(a, b, c, d, rest)  # no set at this rank
         na, nb, nc, nd = a & ~low, b & ~low, c & ~low, d & ~low
         for sa, sb, sc, sd in _set_choices(a & low, b & low, c & low, d & low):
-            v = self._min_dw(na if sa else a, nb if sb else b, nc if sc else c, nd if sd else d, rest)
+            v = self._min_dw(
+                na if sa else a, nb if sb else b, nc if sc else c, nd if sd else d, rest
+            )
             if v < best:
                 best = v
         return best
@@ -153,7 +155,7 @@ class MeldTable:
                 runs = [run << (13 * s) for s in range(4) for run in self._cover[rest[s]]]
                 best = (value, sets + runs)
         assert best is not None
-        melds = sorted(best[1], key=lambda m: (m & -m))
+        melds = sorted(best[1], key=lambda m: m & -m)
         melded = 0
         for m in melds:
             melded |= m
@@ -166,7 +168,7 @@ class MeldTable:
             triples ^= low
             r = low.bit_length() - 1
             here = [pats[s] & low for s in range(4)]
-            options = [[]] + [
+            options: list[list[int]] = [[]] + [
                 [sum(1 << (13 * s + r) for s in range(4) if choice[s])]
                 for choice in _set_choices(*here)
             ]
@@ -193,7 +195,9 @@ class MeldTable:
             present = [p & low for p in pats]
             for choice in _set_choices(*present):
                 self._discard_search(
-                    [p & ~low if chosen else p for p, chosen in zip(pats, choice)], rest, best
+                    [p & ~low if chosen else p for p, chosen in zip(pats, choice, strict=True)],
+                    rest,
+                    best,
                 )
             return
         # Leaf: sets fixed; discarding card c of suit s only changes that suit's run cover.
@@ -397,9 +401,9 @@ def showdown(
         for m in family:
             melded |= m
         k_dw = mask_points(knocker & ~melded)
-        defence = replies.get(family)
-        if defence is None:
-            defence = replies[family] = best_defence(family, defender, allow_layoffs=True)
+        if family not in replies:
+            replies[family] = best_defence(family, defender, allow_layoffs=True)
+        defence = replies[family]
         d_dw = defence.deadwood
         if k_dw < d_dw:
             kind, k_pts, d_pts = "knock", d_dw - k_dw, 0

@@ -1,0 +1,107 @@
+"""Validated, immutable rule options for the gin games (RULES.md sections 3 and 4).
+
+>>> GinConfig(knock_limit=7).knock_limit
+7
+>>> ThreeHandedConfig(target_score=0)
+Traceback (most recent call last):
+...
+ValueError: target_score must be an int in 1..100000, got 0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+__all__ = [
+    "HandRules",
+    "GinConfig",
+    "ThreeHandedConfig",
+    "DEALER_RULES",
+    "check_int",
+    "check_choice",
+]
+
+DEALER_RULES = ("alternate", "winner", "loser")
+
+
+def check_int(name: str, value: object, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be an int in {low}..{high}, got {value!r}")
+
+
+def check_choice(name: str, value: object, allowed: tuple[Any, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+
+
+def check_bool(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
+@dataclass(frozen=True)
+class HandRules:
+    """Options of one gin hand.
+
+    - ``knock_limit``: most deadwood a knocker may keep (0..10; 0 means gin only).
+    - ``gin_bonus``: points for gin (default 25; some tables play 20).
+    - ``undercut_bonus``: points to a defender who undercuts (default 10).
+    - ``big_gin_bonus``: None (off) or the bonus for laying down 11 melded cards.
+    - ``allow_discard_of_taken_card``: may the card just taken from the pile be discarded.
+    - ``max_turns_per_hand``: a hand reaching this many turns ends as a draw.
+    - ``oklahoma``: knock limit is the upcard's value (ace: gin only), a spade upcard
+      doubles the hand's points.
+    """
+
+    knock_limit: int = 10
+    gin_bonus: int = 25
+    undercut_bonus: int = 10
+    big_gin_bonus: int | None = None
+    allow_discard_of_taken_card: bool = False
+    max_turns_per_hand: int = 200
+    oklahoma: bool = False
+
+    def __post_init__(self) -> None:
+        check_int("knock_limit", self.knock_limit, 0, 10)
+        check_int("gin_bonus", self.gin_bonus, 0, 1000)
+        check_int("undercut_bonus", self.undercut_bonus, 0, 1000)
+        if self.big_gin_bonus is not None:
+            check_int("big_gin_bonus", self.big_gin_bonus, 0, 1000)
+        check_bool("allow_discard_of_taken_card", self.allow_discard_of_taken_card)
+        check_int("max_turns_per_hand", self.max_turns_per_hand, 1, 100000)
+        check_bool("oklahoma", self.oklahoma)
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+    def hand_rules(self) -> HandRules:
+        """Just the options of a single hand."""
+        return HandRules(**{name: getattr(self, name) for name in HandRules.option_names()})
+
+
+@dataclass(frozen=True)
+class GinConfig(HandRules):
+    """Two-player gin: hand options plus ``target_score`` and ``dealer_rule``
+    (``alternate``, ``winner`` deals next, or ``loser`` deals next; a draw keeps the dealer
+    under ``winner``/``loser``)."""
+
+    target_score: int = 100
+    dealer_rule: str = "alternate"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_int("target_score", self.target_score, 1, 100000)
+        check_choice("dealer_rule", self.dealer_rule, DEALER_RULES)
+
+
+@dataclass(frozen=True)
+class ThreeHandedConfig(HandRules):
+    """Three-handed gin: hand options plus ``target_score``."""
+
+    target_score: int = 100
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_int("target_score", self.target_score, 1, 100000)

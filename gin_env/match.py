@@ -1,0 +1,336 @@
+"""Matches: the three-handed game (box, captain, adviser) and two-player gin.
+
+A match is a sequence of :class:`~gin_env.hand.GinHand` s. It never draws random numbers:
+it is given a ``role_deck`` (shuffled cards for the initial draw) and ``deal``, a function
+from the hand's index to that hand's shuffled deck. Its :attr:`Match.history` holds every
+hand's deck, actions and result, and :meth:`Match.replay` plays a history back to the
+same end.
+
+Three-handed roles (RULES.md section 3): the box player deals every hand and plays
+against the captain, who has the upcard option; after a box win the captain and the
+adviser swap; after a box loss the box player becomes adviser, the captain goes into the
+box and the adviser becomes captain; a draw keeps the roles. With ``advice=True`` the
+adviser acts just before each captain decision, suggesting one of the captain's legal
+actions or ``NO_ADVICE``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from gin_env import actions as A
+from gin_env.cards import card_str, rank
+from gin_env.config import GinConfig, HandRules, ThreeHandedConfig
+from gin_env.hand import GinHand, HandResult, check_deck
+
+__all__ = [
+    "BOX",
+    "CAPTAIN",
+    "ADVISER",
+    "ROLE_NAMES",
+    "HandRecord",
+    "Match",
+    "ThreeHandedMatch",
+    "GinMatch",
+    "draw_for_order",
+]
+
+BOX, CAPTAIN, ADVISER = 0, 1, 2
+ROLE_NAMES = ("box", "captain", "adviser")
+#: For two-player gin, the "roles" are dealer and non-dealer.
+DEALER, NONDEALER = 0, 1
+
+
+def draw_for_order(
+    role_deck: Sequence[int], players: Sequence[int]
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """Each player draws a card from ``role_deck`` in turn; highest rank first, ties draw again.
+
+    Returns the players ordered from highest to lowest and the draws made, in order.
+    """
+    deck = check_deck(role_deck)
+    draws: list[tuple[int, int]] = []
+    pos = 0
+
+    def order(group: list[int]) -> list[int]:
+        nonlocal pos
+        drawn = {}
+        for p in group:
+            drawn[p] = deck[pos]
+            draws.append((p, deck[pos]))
+            pos += 1
+        out: list[int] = []
+        for r in sorted({rank(c) for c in drawn.values()}, reverse=True):
+            tied = [p for p in group if rank(drawn[p]) == r]
+            out.extend(tied if len(tied) == 1 else order(tied))
+        return out
+
+    return order(list(players)), draws
+
+
+@dataclass
+class HandRecord:
+    """One hand of a match: who held which role, the deal, every action and the result."""
+
+    index: int
+    deck: list[int]
+    players: tuple[int, int]  # (non-dealer, dealer) as player ids; seat i of the hand
+    roles: tuple[int, ...]  # role of each player during the hand
+    actions: list[tuple[int, int]] = field(default_factory=list)  # (player, action id)
+    result: HandResult | None = None
+    scores_after: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict:
+        r = self.result
+        return {
+            "index": self.index,
+            "deck": self.deck,
+            "players": list(self.players),
+            "roles": list(self.roles),
+            "actions": [list(x) for x in self.actions],
+            "result": None
+            if r is None
+            else {
+                "kind": r.kind,
+                "winner": None if r.winner is None else self.players[r.winner],
+                "points": r.points,
+                "knocker": None if r.knocker is None else self.players[r.knocker],
+                "reason": r.reason,
+            },
+            "scores_after": list(self.scores_after),
+        }
+
+
+class Match:
+    """What both matches share: hands in sequence, cumulative scores, history and replay."""
+
+    num_players: int
+    config: HandRules
+
+    def __init__(self, deal: Callable[[int], Sequence[int]]) -> None:
+        self._deal = deal
+        self.scores = [0] * self.num_players
+        self.history: list[HandRecord] = []
+        self.winner: int | None = None
+        self.hand: GinHand
+        self.record: HandRecord
+
+    # Subclasses say who sits where for the next hand and what a result does to the roles.
+    def _seating(self) -> tuple[tuple[int, int], tuple[int, ...]]:
+        raise NotImplementedError
+
+    def _after_hand(self, result: HandResult, players: tuple[int, int]) -> None:
+        raise NotImplementedError
+
+    def _start_hand(self) -> None:
+        index = len(self.history)
+        deck = check_deck(self._deal(index))
+        players, roles = self._seating()
+        # Seat 0 of the hand is the non-dealer, seat 1 the dealer.
+        self.hand = GinHand(deck, self.config.hand_rules(), dealer=1)
+        self.record = HandRecord(index, deck, players, roles)
+        self.history.append(self.record)
+
+    @property
+    def is_over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def current_player(self) -> int | None:
+        if self.is_over:
+            return None
+        return self.record.players[self.hand.current]
+
+    def legal_actions(self) -> list[int]:
+        return [] if self.is_over else self.hand.legal_actions()
+
+    def step(self, action: int) -> HandRecord | None:
+        """Apply the current player's action; return the hand's record if it just ended."""
+        if self.is_over:
+            raise ValueError(f"the match is over; no action is legal (got {action!r})")
+        player = self.current_player
+        assert player is not None
+        self.hand.step(action)
+        self.record.actions.append((player, int(action)))
+        return self._maybe_end_hand()
+
+    def _maybe_end_hand(self) -> HandRecord | None:
+        result = self.hand.result
+        if result is None:
+            return None
+        record = self.record
+        record.result = result
+        if result.winner is not None:
+            self.scores[record.players[result.winner]] += result.points
+        record.scores_after = tuple(self.scores)
+        self._after_hand(result, record.players)
+        target = self.target_score
+        leaders = [p for p in range(self.num_players) if self.scores[p] >= target]
+        if leaders:
+            # Only the hand's scorer can cross the target, so there is exactly one.
+            self.winner = leaders[0]
+        else:
+            self._start_hand()
+        return record
+
+    @property
+    def target_score(self) -> int:
+        return getattr(self.config, "target_score", 100)
+
+    def role_of(self, player: int) -> int:
+        return self.record.roles[player]
+
+
+class ThreeHandedMatch(Match):
+    """Three-handed gin to ``config.target_score``; players 0, 1, 2."""
+
+    num_players = 3
+
+    def __init__(
+        self,
+        config: ThreeHandedConfig | None = None,
+        role_deck: Sequence[int] = tuple(range(52)),
+        deal: Callable[[int], Sequence[int]] = lambda i: list(range(52)),
+        advice: bool = True,
+    ) -> None:
+        self.config: ThreeHandedConfig = config if config is not None else ThreeHandedConfig()
+        self.advice = advice
+        self.role_deck = check_deck(role_deck)
+        order, self.role_draws = draw_for_order(self.role_deck, (0, 1, 2))
+        self.box, self.captain, self.adviser = order
+        self.suggestion: int | None = None  # the adviser's last suggestion, for the captain
+        self._advised = False
+        super().__init__(deal)
+        self._start_hand()
+
+    def _seating(self) -> tuple[tuple[int, int], tuple[int, ...]]:
+        roles = [0, 0, 0]
+        roles[self.box], roles[self.captain], roles[self.adviser] = BOX, CAPTAIN, ADVISER
+        return (self.captain, self.box), tuple(roles)
+
+    def _after_hand(self, result: HandResult, players: tuple[int, int]) -> None:
+        self.suggestion = None
+        self._advised = False
+        if result.winner is None:
+            return
+        if players[result.winner] == self.box:
+            self.captain, self.adviser = self.adviser, self.captain
+        else:
+            self.box, self.captain, self.adviser = self.captain, self.adviser, self.box
+
+    @property
+    def advising(self) -> bool:
+        """True when the adviser is to act: before each captain decision, with advice on."""
+        return (
+            self.advice
+            and not self.is_over
+            and not self._advised
+            and self.record.players[self.hand.current] == self.captain
+        )
+
+    @property
+    def current_player(self) -> int | None:
+        if self.advising:
+            return self.adviser
+        return super().current_player
+
+    def legal_actions(self) -> list[int]:
+        if self.advising:
+            return self.hand.legal_actions() + [A.NO_ADVICE]
+        return super().legal_actions()
+
+    def step(self, action: int) -> HandRecord | None:
+        if self.advising:
+            a = A.check_action(action)
+            legal = self.legal_actions()
+            if a not in legal:
+                raise ValueError(
+                    f"illegal advice {a} ({A.action_str(a)}) from the adviser; legal: "
+                    + ", ".join(f"{x} ({A.action_str(x)})" for x in legal)
+                )
+            self.suggestion = a
+            self._advised = True
+            self.record.actions.append((self.adviser, a))
+            return None
+        record = super().step(action)
+        if self._advised and not self.is_over:
+            # The captain has decided: the next captain decision gets fresh advice.
+            self._advised = False
+            self.suggestion = None
+        return record
+
+    @classmethod
+    def replay(
+        cls,
+        config: ThreeHandedConfig,
+        role_deck: Sequence[int],
+        history: Sequence[HandRecord],
+        advice: bool = True,
+    ) -> ThreeHandedMatch:
+        decks = [rec.deck for rec in history]
+        match = cls(config, role_deck, lambda i: decks[i], advice)
+        _replay_actions(match, history)
+        return match
+
+    def describe_roles(self) -> str:
+        draws = ", ".join(f"player_{p} drew {card_str(c)}" for p, c in self.role_draws)
+        return (
+            f"{draws}: box player_{self.box}, captain player_{self.captain}, "
+            f"adviser player_{self.adviser}"
+        )
+
+
+class GinMatch(Match):
+    """Two-player gin to ``config.target_score``; players 0 and 1.
+
+    The lower card of the initial draw deals first; then ``config.dealer_rule`` decides.
+    """
+
+    num_players = 2
+
+    def __init__(
+        self,
+        config: GinConfig | None = None,
+        role_deck: Sequence[int] = tuple(range(52)),
+        deal: Callable[[int], Sequence[int]] = lambda i: list(range(52)),
+    ) -> None:
+        self.config: GinConfig = config if config is not None else GinConfig()
+        self.role_deck = check_deck(role_deck)
+        order, self.role_draws = draw_for_order(self.role_deck, (0, 1))
+        self.dealer = order[1]
+        super().__init__(deal)
+        self._start_hand()
+
+    def _seating(self) -> tuple[tuple[int, int], tuple[int, ...]]:
+        roles = [NONDEALER, NONDEALER]
+        roles[self.dealer] = DEALER
+        return (1 - self.dealer, self.dealer), tuple(roles)
+
+    def _after_hand(self, result: HandResult, players: tuple[int, int]) -> None:
+        rule = self.config.dealer_rule
+        if rule == "alternate":
+            self.dealer = 1 - self.dealer
+        elif result.winner is not None:
+            winner = players[result.winner]
+            self.dealer = winner if rule == "winner" else 1 - winner
+
+    @classmethod
+    def replay(
+        cls, config: GinConfig, role_deck: Sequence[int], history: Sequence[HandRecord]
+    ) -> GinMatch:
+        decks = [rec.deck for rec in history]
+        match = cls(config, role_deck, lambda i: decks[i])
+        _replay_actions(match, history)
+        return match
+
+
+def _replay_actions(match: Match, history: Sequence[HandRecord]) -> None:
+    for rec in history:
+        for player, action in rec.actions:
+            if match.current_player != player:
+                raise ValueError(
+                    f"replay diverged in hand {rec.index}: player_{player} recorded, "
+                    f"player_{match.current_player} to act"
+                )
+            match.step(action)
