@@ -1,0 +1,311 @@
+"""The AEC machinery shared by ``gin_v0`` and ``three_handed_gin_v0``.
+
+The env only translates: the match engine (:mod:`gin_env.match`) holds every rule, the
+encoding (:mod:`gin_env.encoding`) builds observations and masks, and this class maps
+players to agents, shuffles decks with its seeded ``np_random``, and hands out rewards.
+Documentation of the options lives in the two env modules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from gin_env import actions as A
+from gin_env.cards import NUM_CARDS, cards_str
+from gin_env.config import HandRules, check_choice, check_int
+from gin_env.encoding import OBS_SIZE, action_mask, encode_observation
+from gin_env.hand import check_deck
+from gin_env.match import ROLE_NAMES, HandRecord, Match
+
+__all__ = ["GinFamilyEnv", "wrap", "REWARD_MODES", "EPISODE_MODES"]
+
+REWARD_MODES = ("team", "zero_sum", "individual", "match")
+EPISODE_MODES = ("match", "hand")
+RENDER_MODES = ("ansi", "human")
+C = TypeVar("C", bound=HandRules)
+
+
+def wrap(env: AECEnv) -> AECEnv:
+    """PettingZoo's standard wrappers, as the classic envs use them: an illegal action
+    ends the game with reward -1 for the agent who made it."""
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+class GinFamilyEnv(AECEnv, EzPickle):
+    """Base AEC env over a :class:`~gin_env.match.Match`; subclasses make the match."""
+
+    metadata: dict[str, Any] = {
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+    num_players: int
+    role_names: tuple[str, ...]
+
+    def __init__(
+        self,
+        reward: str = "team",
+        episode: str = "match",
+        reward_scale: float = 1.0,
+        max_hands: int | None = None,
+        render_mode: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        EzPickle.__init__(self, reward, episode, reward_scale, max_hands, render_mode, **kwargs)
+        super().__init__()
+        check_choice("reward", reward, REWARD_MODES)
+        check_choice("episode", episode, EPISODE_MODES)
+        if (
+            isinstance(reward_scale, bool)
+            or not isinstance(reward_scale, int | float)
+            or not (reward_scale > 0)
+        ):
+            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        if max_hands is not None:
+            check_int("max_hands", max_hands, 1, 10**6)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, (None,) + RENDER_MODES)
+        self.reward_mode = reward
+        self.episode = episode
+        self.reward_scale = float(reward_scale)
+        self.max_hands = max_hands
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agents = self.possible_agents[:]
+        self._obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (A.NUM_ACTIONS,), np.int8),
+            }
+        )
+        self._act_space = spaces.Discrete(A.NUM_ACTIONS)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
+        self.np_random, self._seed = seeding.np_random(None)
+        self.match: Match | None = None
+        self.last_action: tuple[str, int] | None = None
+        self._seen_hand_for: int | None = None
+
+    # -- subclass hooks -------------------------------------------------------------------
+    def _new_match(self, role_deck: list[int], deal: Any) -> Match:
+        raise NotImplementedError
+
+    def _adviser_sees_hand(self) -> bool:
+        return True
+
+    # -- spaces ---------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- the AEC API ----------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self.np_random, self._seed = seeding.np_random(seed)
+        first_deck = None
+        if options and "deck" in options:
+            first_deck = check_deck(options["deck"])
+        # The decks depend on the seed alone: one generator for them, untouched by play.
+        deck_rng = np.random.default_rng(self.np_random.integers(2**63))
+        role_deck = deck_rng.permutation(NUM_CARDS).tolist()
+        decks: list[list[int]] = []
+
+        def deal(i: int) -> list[int]:
+            while len(decks) <= i:
+                decks.append(deck_rng.permutation(NUM_CARDS).tolist())
+            if i == 0 and first_deck is not None:
+                return first_deck
+            return decks[i]
+
+        self.match = self._new_match(role_deck, deal)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.last_action = None
+        self._update_infos(None)
+        self.agent_selection = self._agent(self.match.current_player)
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        match = self._require_match()
+        player = self.possible_agents.index(agent)
+        obs = encode_observation(match, player, self._adviser_sees_hand())
+        if agent == self.agent_selection and not (
+            self.terminations[agent] or self.truncations[agent]
+        ):
+            mask = action_mask(match.legal_actions())
+        else:
+            mask = np.zeros(A.NUM_ACTIONS, np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        match = self._require_match()
+        if action is None:
+            raise ValueError(f"{agent} must act: action None is only for finished agents")
+        # The engine raises on an illegal action before it changes anything.
+        record = match.step(int(action))
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.last_action = (agent, int(action))
+        if record is not None:
+            self._score_hand(record)
+            if self.episode == "hand" or match.is_over:
+                self.terminations = dict.fromkeys(self.agents, True)
+            elif self.max_hands is not None and len(match.history) > self.max_hands:
+                self.truncations = dict.fromkeys(self.agents, True)
+        self._update_infos(record)
+        if not (self.terminations[agent] or self.truncations[agent]):
+            self.agent_selection = self._agent(match.current_player)
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # -- rewards and infos ----------------------------------------------------------------
+    def _score_hand(self, record: HandRecord) -> None:
+        match = self._require_match()
+        result = record.result
+        assert result is not None
+        rewards = dict.fromkeys(self.agents, 0.0)
+        if self.reward_mode == "match":
+            if match.is_over:
+                assert match.winner is not None
+                losers = self.num_players - 1
+                for i, a in enumerate(self.possible_agents):
+                    rewards[a] = 1.0 if i == match.winner else -1.0 / losers
+        elif result.winner is not None:
+            points = result.points * self.reward_scale
+            scorer = record.players[result.winner]
+            if self.reward_mode == "individual":
+                rewards[self._agent(scorer)] = points
+            else:
+                rewards.update(self._side_rewards(record, scorer, points))
+        self.rewards = rewards
+
+    def _side_rewards(self, record: HandRecord, scorer: int, points: float) -> dict[str, float]:
+        """Rewards of ``team`` and ``zero_sum`` modes: the two playing sides, +/- points."""
+        loser = [p for p in record.players if p != scorer][0]
+        return {self._agent(scorer): points, self._agent(loser): -points}
+
+    def _update_infos(self, record: HandRecord | None) -> None:
+        match = self._require_match()
+        hand_info = None
+        if record is not None and record.result is not None:
+            r = record.result
+            hand_info = {
+                "kind": r.kind,
+                "points": r.points,
+                "winner": None if r.winner is None else self._agent(record.players[r.winner]),
+                "knocker": None if r.knocker is None else self._agent(record.players[r.knocker]),
+                "roles": {
+                    self._agent(p): self.role_names[role] for p, role in enumerate(record.roles)
+                },
+            }
+        for i, a in enumerate(self.possible_agents):
+            info = self.infos.setdefault(a, {})
+            info["role"] = self.role_names[match.record.roles[i]]
+            info["scores"] = list(match.scores)
+            info["hand_over"] = hand_info is not None
+            if hand_info is not None:
+                info["hand_result"] = hand_info
+
+    # -- helpers --------------------------------------------------------------------------
+    def _agent(self, player: int | None) -> str:
+        assert player is not None
+        return self.possible_agents[player]
+
+    def _require_match(self) -> Match:
+        if self.match is None:
+            raise RuntimeError("call reset() before using the env")
+        return self.match
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the agent to act."""
+        return self._require_match().legal_actions()
+
+    # -- rendering ------------------------------------------------------------------------
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            from gymnasium import logger
+
+            logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        if self.render_mode == "rgb_array":
+            from gin_env.render_image import table_image
+
+            return table_image(self)
+        text = self.table_text()
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
+
+    def table_text(self, show_all: bool = False) -> str:
+        """The table as a human observer sees it (``show_all`` also shows the hidden hands)."""
+        match = self._require_match()
+        hand = match.hand
+        rec = match.record
+        lines = [f"Hand {rec.index + 1}   scores: " + ", ".join(
+            f"{a} {s}" for a, s in zip(self.possible_agents, match.scores, strict=True)
+        )]  # fmt: skip
+        for seat in (0, 1):
+            p = rec.players[seat]
+            role = self.role_names[rec.roles[p]]
+            dealer = " (dealer)" if seat == hand.dealer else ""
+            shown = show_all or hand.is_over
+            cards = (
+                cards_str(hand.hands[seat]) if shown else f"{hand.hands[seat].bit_count()} cards"
+            )
+            lines.append(f"  {self.possible_agents[p]:9} {role:10}{dealer:9} {cards}")
+        for p, role_id in enumerate(rec.roles):
+            if p not in rec.players:
+                lines.append(f"  {self.possible_agents[p]:9} {self.role_names[role_id]}")
+        top = "-" if hand.top_discard is None else cards_str([hand.top_discard])
+        lines.append(f"  upcard/discard: {top}   pile: {len(hand.discard_pile)}   stock: "
+                     f"{hand.stock_size}   phase: {hand.phase.name.lower()}")  # fmt: skip
+        if self.last_action is not None:
+            who, act = self.last_action
+            lines.append(f"  last action: {who} {A.action_str(act)}")
+        last = match.history[-2] if hand.result is None and len(match.history) > 1 else None
+        done = rec if hand.result is not None else last
+        if done is not None and done.result is not None:
+            names = [self.possible_agents[p] for p in done.players]
+            lines.append("  last hand: " + done.result.describe(names).replace("\n", "\n  "))
+        if match.is_over:
+            lines.append(f"  match over: {self.possible_agents[match.winner or 0]} wins")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        pass
+
+
+def role_names_for(num_players: int) -> tuple[str, ...]:
+    return ROLE_NAMES if num_players == 3 else ("dealer", "non-dealer")
+
+
+def make_config(cls: type[C], rules: dict[str, Any]) -> C:
+    """Build a rules config from keyword options, naming any unknown option."""
+    names = cls.option_names()
+    unknown = sorted(set(rules) - set(names))
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {', '.join(unknown)}; allowed rule options: {', '.join(names)}"
+        )
+    return cls(**rules)

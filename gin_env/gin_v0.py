@@ -1,0 +1,86 @@
+"""Two-player gin rummy: the hand underneath the three-handed game, played on its own.
+
+This module is the environment's documentation page. It runs through the same code
+as :mod:`gin_env.three_handed_gin_v0`; only the differences are written here.
+
+=====================  =============================================================
+Import                 ``from gin_env import gin_v0``
+Actions                Discrete(109)
+Parallel API           No
+Agents                 ``agents = ['player_0', 'player_1']``
+Observation shape      ``{"observation": (436,) float32, "action_mask": (109,) int8}``
+Observation values     [0, 1]
+=====================  =============================================================
+
+The game (RULES.md section 4)
+-----------------------------
+Gin between two players to ``target_score``. The lower card of an initial draw deals
+first; then ``dealer_rule`` decides: ``"alternate"`` (default), ``"winner"`` or
+``"loser"`` deals next (a draw keeps the dealer under the last two). The non-dealer has
+the first upcard option. ``oklahoma=True`` plays Oklahoma gin: the knock limit is the
+upcard's value (ace: gin only) and a spade upcard doubles the hand.
+
+Actions
+-------
+The ids of :mod:`gin_env.actions` (see ``three_handed_gin_v0``); ``NO_ADVICE`` is never
+legal here.
+
+Observation
+-----------
+The layout of ``three_handed_gin_v0``, with ``role`` one-hot over (dealer, non-dealer,
+unused), ``scores`` as (dealer, non-dealer, 0) / target, and ``advising`` and
+``suggestion`` always zero.
+
+Rewards (``reward=``)
+---------------------
+``"team"`` and ``"zero_sum"`` (the same here, default ``"team"``): the scorer ``+p``, the
+other ``-p``. ``"individual"``: the scorer ``+p``. ``"match"``: ``+1``/``-1`` at the
+match's end. ``p`` is the hand's points times ``reward_scale``.
+
+Options
+-------
+Rules: ``knock_limit``, ``gin_bonus``, ``undercut_bonus``, ``big_gin_bonus``,
+``allow_discard_of_taken_card``, ``max_turns_per_hand``, ``oklahoma``, ``target_score``,
+``dealer_rule``; and ``reward``, ``reward_scale``, ``episode`` (``"match"`` or ``"hand"``),
+``max_hands``, ``render_mode`` as in ``three_handed_gin_v0``. Seeds, deals, illegal
+actions and ``infos`` behave as there.
+
+Version history
+---------------
+- v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gin_env.config import GinConfig
+from gin_env.gin_aec import GinFamilyEnv, make_config, role_names_for, wrap
+from gin_env.match import GinMatch, Match
+
+__all__ = ["env", "raw_env"]
+
+
+def env(**kwargs: Any) -> Any:
+    return wrap(raw_env(**kwargs))
+
+
+class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
+    metadata = {**GinFamilyEnv.metadata, "name": "gin_v0"}
+    num_players = 2
+    role_names = role_names_for(2)
+
+    def __init__(
+        self,
+        reward: str = "team",
+        episode: str = "match",
+        reward_scale: float = 1.0,
+        max_hands: int | None = None,
+        render_mode: str | None = None,
+        **rules: Any,
+    ) -> None:
+        self.config = make_config(GinConfig, rules)
+        super().__init__(reward, episode, reward_scale, max_hands, render_mode, **rules)
+
+    def _new_match(self, role_deck: list[int], deal: Any) -> Match:
+        return GinMatch(self.config, role_deck, deal)

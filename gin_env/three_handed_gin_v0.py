@@ -1,0 +1,189 @@
+"""Three-handed gin rummy: the box player alone against a captain and his adviser.
+
+This module is the environment's documentation page.
+
+=====================  =============================================================
+Import                 ``from gin_env import three_handed_gin_v0``
+Actions                Discrete(109)
+Parallel API           No
+Agents                 ``agents = ['player_0', 'player_1', 'player_2']``
+Action shape           (1,)
+Action values          Discrete(109)
+Observation shape      ``{"observation": (436,) float32, "action_mask": (109,) int8}``
+Observation values     [0, 1]
+=====================  =============================================================
+
+The game (RULES.md section 3)
+-----------------------------
+Before the first hand each player draws a card: the highest rank is **in the box**,
+the middle one is the **captain**, the lowest sits out as the captain's **adviser**
+(ties draw again). Every hand is a two-player gin hand, box (dealer) against captain
+(non-dealer, who has the upcard option). After a box win the box stays and the captain
+and adviser swap; after a box loss the box player becomes adviser, the captain goes into
+the box and the adviser becomes captain; after a draw the roles stay. Scores are
+individual; the adviser never scores; the first player to ``target_score`` wins.
+
+With ``adviser="suggest"`` the adviser acts just before every captain decision: it
+chooses one of the captain's legal actions as a suggestion, or ``NO_ADVICE`` (id 3). The
+captain then sees the suggestion in its observation and decides.
+
+Actions
+-------
+One ``Discrete(109)`` space for every agent (:mod:`gin_env.actions`):
+
+======  ================================================================
+id      meaning
+======  ================================================================
+0       ``DRAW_STOCK``: draw the top card of the stock
+1       ``TAKE_DISCARD``: take the upcard / the top of the discard pile
+2       ``PASS``: decline the upcard during the upcard offer
+3       ``NO_ADVICE``: the adviser suggests nothing
+4+c     ``DISCARD`` card ``c``
+56+c    ``KNOCK``, discarding card ``c`` (gin when no deadwood is left)
+108     ``BIG_GIN``: lay down 11 melded cards (only with ``big_gin_bonus``)
+======  ================================================================
+
+Cards are ``suit * 13 + rank`` (rank 0 = ace .. 12 = king; suits S, H, D, C). The
+``action_mask`` marks the legal ids of the agent to act and is all zeros for the others.
+The showdown after a knock is resolved automatically and optimally (the defender
+minimises his deadwood with melds and lay-offs, the knocker picks the arrangement that
+maximises his result), so there are no lay-off actions.
+
+Observation
+-----------
+A flat ``float32`` vector from the observer's own seat, filled through named parts
+(``gin_env.encoding.views(obs)`` returns them):
+
+==================  =====  ===========================================================
+part                size   meaning
+==================  =====  ===========================================================
+role                3      one-hot: box, captain, adviser
+phase               5      one-hot: upcard (non-dealer), upcard (dealer), draw, discard, over
+advising            1      1 when the adviser is to suggest the captain's next action
+hand                52     own cards (the adviser: the captain's, if ``adviser_sees_hand``)
+top_discard         52     one-hot: the upcard / top of the discard pile
+discard_pile        52     every card in the discard pile
+opponent_took       52     cards the opponent took from the discard pile and still holds
+opponent_discarded  52     cards the opponent discarded
+partner_discarded   52     cards the observed hand discarded
+stock_size          1      cards left in the stock / 31
+deadwood            1      deadwood of ``hand`` / 100
+turn                1      turns played this hand / ``max_turns_per_hand``
+scores              3      scores by role (box, captain, adviser) / target, capped at 1
+suggestion          109    one-hot: the adviser's suggestion (captain only)
+==================  =====  ===========================================================
+
+The opponent is the other playing seat: the captain for the box, the box for the
+captain and the adviser. No card of the opponent's hidden hand ever appears, except
+cards it took from the discard pile.
+
+Rewards (``reward=``)
+---------------------
+Given at the step where a hand (or, for ``"match"``, the match) ends, to every agent,
+whoever acted last. ``p`` is the hand's points times ``reward_scale``.
+
+==============  =================================================================
+``"team"``      (default) box ``+p`` / captain ``-p`` when the box scores, the reverse
+                when the captain scores; the adviser gets what the captain gets.
+                Zero-sum between the box and the captain's team.
+``"zero_sum"``  as ``"team"`` but the captain and adviser each get half: the three
+                rewards sum to zero.
+``"individual"`` the scorer gets ``+p``, everyone else 0 (the scores as the rules count).
+``"match"``     at the match's end, ``+1`` to the winner and ``-1/2`` to each other.
+==============  =================================================================
+
+A draw gives 0. ``infos[agent]`` holds ``role``, ``scores``, ``hand_over`` and, once a
+hand has ended, ``hand_result`` (kind, points, winner, knocker, roles during the hand).
+
+Options
+-------
+``env(**options)`` / ``raw_env(**options)``:
+
+- rules: ``knock_limit`` (10; 0..10), ``gin_bonus`` (25), ``undercut_bonus`` (10),
+  ``big_gin_bonus`` (None), ``allow_discard_of_taken_card`` (False),
+  ``max_turns_per_hand`` (200), ``oklahoma`` (False), ``target_score`` (100);
+- ``adviser``: ``"suggest"`` (default) or ``"none"`` (no adviser turns);
+- ``adviser_sees_hand``: True (default): the adviser sees the captain's hand;
+- ``reward``: ``"team"``, ``"zero_sum"``, ``"individual"``, ``"match"``; ``reward_scale`` (1.0);
+- ``episode``: ``"match"`` (default) or ``"hand"`` (one hand per episode);
+- ``max_hands``: None, or truncate the episode after this many hands;
+- ``render_mode``: None, ``"ansi"`` (returns text), ``"human"`` (prints),
+  ``"rgb_array"`` (a picture of the table).
+
+A bad value raises ``ValueError`` naming the option and its allowed values.
+
+Seeds and deals
+---------------
+``reset(seed=...)`` seeds the env; the sequence of decks depends on the seed alone,
+never on the actions, so two runs with one seed see the same deals.
+``reset(options={"deck": [52 card ints]})`` plays that deck for the first hand.
+
+``raw_env.step`` raises ``ValueError`` on an illegal action (naming it and what is legal)
+and changes nothing; ``env()`` adds PettingZoo's standard wrappers, under which an
+illegal action ends the game with reward -1 for the agent who made it.
+
+Version history
+---------------
+- v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gin_env.config import ThreeHandedConfig, check_bool, check_choice
+from gin_env.gin_aec import GinFamilyEnv, make_config, role_names_for, wrap
+from gin_env.match import ADVISER, BOX, CAPTAIN, HandRecord, Match, ThreeHandedMatch
+
+__all__ = ["env", "raw_env", "ADVISER_MODES"]
+
+ADVISER_MODES = ("suggest", "none")
+
+
+def env(**kwargs: Any) -> Any:
+    return wrap(raw_env(**kwargs))
+
+
+class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
+    metadata = {**GinFamilyEnv.metadata, "name": "three_handed_gin_v0"}
+    num_players = 3
+    role_names = role_names_for(3)
+
+    def __init__(
+        self,
+        adviser: str = "suggest",
+        adviser_sees_hand: bool = True,
+        reward: str = "team",
+        episode: str = "match",
+        reward_scale: float = 1.0,
+        max_hands: int | None = None,
+        render_mode: str | None = None,
+        **rules: Any,
+    ) -> None:
+        check_choice("adviser", adviser, ADVISER_MODES)
+        check_bool("adviser_sees_hand", adviser_sees_hand)
+        self.config = make_config(ThreeHandedConfig, rules)
+        self.adviser = adviser
+        self.adviser_sees_hand = adviser_sees_hand
+        super().__init__(
+            reward, episode, reward_scale, max_hands, render_mode,
+            adviser=adviser, adviser_sees_hand=adviser_sees_hand, **rules,
+        )  # fmt: skip
+
+    def _new_match(self, role_deck: list[int], deal: Any) -> Match:
+        return ThreeHandedMatch(self.config, role_deck, deal, advice=self.adviser == "suggest")
+
+    def _adviser_sees_hand(self) -> bool:
+        return self.adviser_sees_hand
+
+    def _side_rewards(self, record: HandRecord, scorer: int, points: float) -> dict[str, float]:
+        roles = record.roles
+        box_won = roles[scorer] == BOX
+        team = points / 2 if self.reward_mode == "zero_sum" else points
+        out = {}
+        for p, role in enumerate(roles):
+            if role == BOX:
+                out[self._agent(p)] = points if box_won else -points
+            elif role in (CAPTAIN, ADVISER):
+                out[self._agent(p)] = -team if box_won else team
+        return out

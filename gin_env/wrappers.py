@@ -1,0 +1,158 @@
+"""A Gymnasium single-agent view of any of the AEC envs, for stable-baselines3 and friends.
+
+The learner is one player (``"player_0"``), a random player each episode (``"random"``),
+or whoever holds a role when the episode starts (``"box"``, ``"captain"``, ``"adviser"``;
+``"dealer"``, ``"non-dealer"`` in ``gin_v0``; with ``episode="hand"`` the role is held for
+the whole episode). Every other agent is played by a policy: any object with
+``act(observation: dict, rng) -> int`` (uniform random over legal actions by default).
+
+An illegal action ends the episode with ``illegal_reward`` (-1), as PettingZoo's
+``TerminateIllegalWrapper`` does (``illegal="raise"`` raises instead).
+
+The observation is the learner's flat vector; :meth:`SingleAgentEnv.action_masks` gives
+the learner's mask for sb3-contrib's ``MaskablePPO``. The reward of a step is everything
+the learner's own agent received since its previous action (its own side's points).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import gymnasium as gym
+import numpy as np
+from pettingzoo import AECEnv
+
+__all__ = ["Policy", "RandomPolicy", "SingleAgentEnv", "LEARNER_ROLES"]
+
+LEARNER_ROLES = ("box", "captain", "adviser", "dealer", "non-dealer")
+
+
+class Policy(Protocol):
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int: ...
+
+
+class RandomPolicy:
+    """Uniform over the legal actions (the env layer's own, so the wrapper needs no agents)."""
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        rng = rng if rng is not None else np.random.default_rng()
+        return int(rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+class SingleAgentEnv(gym.Env):
+    """One learner against policies, over an AEC env (``raw_env`` of one of our games)."""
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        aec_env: AECEnv,
+        learner: str = "player_0",
+        opponents: Policy | Mapping[str, Policy] | None = None,
+        illegal: str = "terminate",
+        illegal_reward: float = -1.0,
+    ) -> None:
+        if illegal not in ("terminate", "raise"):
+            raise ValueError(f"illegal must be 'terminate' or 'raise'; got {illegal!r}")
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
+        self._done = True
+        self.aec = aec_env
+        agents = list(aec_env.possible_agents)
+        allowed = agents + ["random"] + list(LEARNER_ROLES)
+        if learner not in allowed:
+            raise ValueError(f"learner must be one of {', '.join(allowed)}; got {learner!r}")
+        self.learner_spec = learner
+        self.learner = agents[0] if learner not in agents else learner
+        self.opponents = opponents if opponents is not None else RandomPolicy()
+        space = aec_env.observation_space(agents[0])
+        self.observation_space = space["observation"]
+        self.action_space = aec_env.action_space(agents[0])
+        self.render_mode = getattr(aec_env, "render_mode", None)
+        self._mask = np.zeros(int(self.action_space.n), np.int8)  # type: ignore[attr-defined]
+        self._opp_rng = np.random.default_rng()
+
+    def _policy(self, agent: str) -> Policy:
+        opp = self.opponents
+        if isinstance(opp, Mapping):
+            return opp[agent]
+        return opp  # type: ignore[return-value]
+
+    def _choose_learner(self) -> None:
+        agents = self.aec.possible_agents
+        spec = self.learner_spec
+        if spec == "random":
+            self.learner = agents[int(self.np_random.integers(len(agents)))]
+        elif spec in LEARNER_ROLES:
+            holders = [a for a in agents if self.aec.infos[a].get("role") == spec]
+            if not holders:
+                raise ValueError(f"no agent holds role {spec!r} in this game")
+            self.learner = holders[0]
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._opp_rng = np.random.default_rng(seed + 1)
+        aec_seed = None if seed is None else seed
+        if seed is None and not hasattr(self, "_seeded"):
+            aec_seed = int(self.np_random.integers(2**31))
+        self._seeded = True
+        self.aec.reset(seed=aec_seed, options=options)
+        self._choose_learner()
+        obs, _, done = self._advance()
+        self._done = done
+        if done:  # the episode ended before the learner acted; start another
+            return self.reset(options=options)
+        return obs, dict(self.aec.infos[self.learner])
+
+    def _advance(self) -> tuple[np.ndarray, float, bool]:
+        """Let the other agents act until the learner is to act or the episode ends."""
+        aec = self.aec
+        while True:
+            agent = aec.agent_selection
+            done = aec.terminations[agent] or aec.truncations[agent]
+            if agent == self.learner or done:
+                break
+            obs = aec.observe(agent)
+            aec.step(self._policy(agent).act(obs, self._opp_rng))
+        obs = aec.observe(self.learner)
+        self._mask = obs["action_mask"]
+        reward = float(aec._cumulative_rewards[self.learner])
+        done = aec.terminations[self.learner] or aec.truncations[self.learner]
+        return obs["observation"], reward, done
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        aec = self.aec
+        if self._done:
+            raise RuntimeError("the episode is over; call reset()")
+        if not (0 <= int(action) < len(self._mask) and self._mask[int(action)]):
+            if self.illegal == "raise":
+                legal = np.flatnonzero(self._mask).tolist()
+                raise ValueError(f"illegal action {action!r} for {self.learner}; legal: {legal}")
+            # As PettingZoo's TerminateIllegalWrapper: the episode ends, the learner pays.
+            self._done = True
+            obs = aec.observe(self.learner)["observation"]
+            return obs, self.illegal_reward, True, False, dict(aec.infos[self.learner])
+        aec.step(int(action))
+        obs, reward, done = self._advance()
+        self._done = done
+        terminated = bool(aec.terminations[self.learner])
+        truncated = bool(aec.truncations[self.learner]) and not terminated
+        return obs, reward, terminated, truncated, dict(aec.infos[self.learner])
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions, as booleans (sb3-contrib's MaskablePPO reads this)."""
+        return self._mask.astype(bool)
+
+    def render(self) -> Any:
+        return self.aec.render()
+
+    def close(self) -> None:
+        self.aec.close()

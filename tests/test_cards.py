@@ -1,0 +1,127 @@
+"""Cards: text round trips, masks, pip values, and bad cards and decks."""
+
+from __future__ import annotations
+
+import pytest
+
+from gin_env.cards import (
+    NUM_CARDS,
+    card_str,
+    cards_str,
+    check_card,
+    from_mask,
+    mask_points,
+    parse_card,
+    parse_cards,
+    points,
+    rank,
+    suit,
+    to_mask,
+)
+from gin_env.config import ThreeHandedConfig
+from gin_env.hand import GinHand, check_deck
+from gin_env.match import GinMatch, ThreeHandedMatch
+
+
+def test_card_numbering_is_suit_times_13_plus_rank():
+    assert parse_card("AS") == 0
+    assert parse_card("KS") == 12
+    assert parse_card("AH") == 13
+    assert parse_card("AD") == 26
+    assert parse_card("KC") == 51
+    for c in range(NUM_CARDS):
+        assert c == suit(c) * 13 + rank(c)
+
+
+@pytest.mark.parametrize("c", range(NUM_CARDS))
+def test_text_round_trip(c):
+    text = card_str(c)
+    assert len(text) == 2
+    assert parse_card(text) == c
+    assert parse_card(text.lower()) == c
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("10S", "TS"), ("10h", "TH"), ("ts", "TS"), (" qd ", "QD"), ("aC", "AC"), ("Q♥", "QH")],
+)
+def test_parse_variants(text, expected):
+    assert card_str(parse_card(text)) == expected
+
+
+@pytest.mark.parametrize("text", ["1S", "XS", "", "10", "S", "AX", "ASS", "11S", "0S", "  "])
+def test_bad_card_text_raises_quoting_it(text):
+    with pytest.raises(ValueError) as err:
+        parse_card(text)
+    assert repr(text) in str(err.value)
+
+
+@pytest.mark.parametrize("value", [None, 5, b"AS"])
+def test_parse_card_of_non_str_raises(value):
+    with pytest.raises(ValueError):
+        parse_card(value)  # type: ignore[arg-type]
+
+
+def test_parse_cards_separators_and_duplicates():
+    assert parse_cards("AS 2S, 3s") == [0, 1, 2]
+    assert parse_cards("") == []
+    with pytest.raises(ValueError, match="duplicate"):
+        parse_cards("AS 2S as")
+    with pytest.raises(ValueError, match="'ZZ'"):
+        parse_cards("AS ZZ")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("AS", 1), ("2H", 2), ("9D", 9), ("TC", 10), ("JS", 10), ("QH", 10), ("KD", 10)],
+)
+def test_points(text, value):
+    assert points(parse_card(text)) == value
+
+
+def test_masks_round_trip():
+    cards = parse_cards("KC AS 7H TD")
+    mask = to_mask(cards)
+    assert from_mask(mask) == sorted(cards)
+    assert mask_points(mask) == 10 + 1 + 7 + 10
+    assert cards_str(mask) == "AS 7H TD KC"
+    assert cards_str(cards) == "KC AS 7H TD"
+    assert to_mask([]) == 0 and from_mask(0) == [] and mask_points(0) == 0
+
+
+@pytest.mark.parametrize("bad", [-1, 52, 3.0, "3", True, None])
+def test_check_card_rejects(bad):
+    with pytest.raises(ValueError):
+        check_card(bad)
+    with pytest.raises(ValueError):
+        card_str(bad)  # type: ignore[arg-type]
+
+
+BAD_DECKS = {
+    "short": list(range(51)),
+    "long": list(range(52)) + [0],
+    "duplicate": [0] + list(range(51)),
+    "out of range": list(range(51)) + [52],
+    "negative": [-1] + list(range(1, 52)),
+    "empty": [],
+}
+
+
+@pytest.mark.parametrize("name", BAD_DECKS)
+def test_bad_decks_raise(name):
+    deck = BAD_DECKS[name]
+    with pytest.raises(ValueError, match="deck"):
+        check_deck(deck)
+    with pytest.raises(ValueError):
+        GinHand(deck)
+    with pytest.raises(ValueError):
+        ThreeHandedMatch(ThreeHandedConfig(), role_deck=deck)
+    with pytest.raises(ValueError):
+        ThreeHandedMatch(ThreeHandedConfig(), deal=lambda i: deck)
+    with pytest.raises(ValueError):
+        GinMatch(role_deck=deck)
+
+
+def test_bad_dealer_raises():
+    with pytest.raises(ValueError, match="dealer"):
+        GinHand(list(range(52)), dealer=2)
