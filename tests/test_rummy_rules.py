@@ -161,9 +161,9 @@ def test_meld_and_lay_off_onto_another_players_meld() -> None:
     game = new_game(
         ["5H 6H 7H 2C 4C 6C 8C TC QC KS", "8H 9S 9D 2D 4D 6D 8D TD QD KD"], "3S", "JS JH"
     )
-    play(game, "0: draw, meld 5H 6H 7H, discard KS")
+    play(game, "0: draw, meld 5H 6H 7H, discard KS\n1: draw")
     assert ra.lay_off_run(parse_card("8H")) in game.legal_actions()
-    play(game, "1: draw, lay off 8H on run, discard KD")
+    play(game, "1: lay off 8H on run, discard KD")
     assert [(m.owner, m.cards) for m in game.table] == [(0, mask("5H 6H 7H 8H"))]
     assert hand(game, 1) == mask("9S 9D 2D 4D 6D 8D TD QD JH")
     assert game.melded_before == [True, True]
