@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from gin_env import actions as A
 from gin_env.cards import card_str, rank
-from gin_env.config import GinConfig, HandRules, ThreeHandedConfig
+from gin_env.config import GinConfig, ThreeHandedConfig
 from gin_env.hand import GinHand, HandResult, check_deck
 
 __all__ = [
@@ -106,7 +106,7 @@ class Match:
     """What both matches share: hands in sequence, cumulative scores, history and replay."""
 
     num_players: int
-    config: HandRules
+    config: GinConfig | ThreeHandedConfig
 
     def __init__(self, deal: Callable[[int], Sequence[int]]) -> None:
         self._deal = deal
@@ -176,7 +176,7 @@ class Match:
 
     @property
     def target_score(self) -> int:
-        return getattr(self.config, "target_score", 100)
+        return self.config.target_score
 
     def role_of(self, player: int) -> int:
         return self.record.roles[player]
@@ -186,6 +186,7 @@ class ThreeHandedMatch(Match):
     """Three-handed gin to ``config.target_score``; players 0, 1, 2."""
 
     num_players = 3
+    config: ThreeHandedConfig
 
     def __init__(
         self,
@@ -194,7 +195,7 @@ class ThreeHandedMatch(Match):
         deal: Callable[[int], Sequence[int]] = lambda i: list(range(52)),
         advice: bool = True,
     ) -> None:
-        self.config: ThreeHandedConfig = config if config is not None else ThreeHandedConfig()
+        self.config = config if config is not None else ThreeHandedConfig()
         self.advice = advice
         self.role_deck = check_deck(role_deck)
         order, self.role_draws = draw_for_order(self.role_deck, (0, 1, 2))
@@ -288,6 +289,7 @@ class GinMatch(Match):
     """
 
     num_players = 2
+    config: GinConfig
 
     def __init__(
         self,
@@ -295,7 +297,7 @@ class GinMatch(Match):
         role_deck: Sequence[int] = tuple(range(52)),
         deal: Callable[[int], Sequence[int]] = lambda i: list(range(52)),
     ) -> None:
-        self.config: GinConfig = config if config is not None else GinConfig()
+        self.config = config if config is not None else GinConfig()
         self.role_deck = check_deck(role_deck)
         order, self.role_draws = draw_for_order(self.role_deck, (0, 1))
         self.dealer = order[1]
