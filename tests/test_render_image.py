@@ -1,0 +1,82 @@
+"""The table picture: shape, type, and that it shows what changed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PIL")
+
+from gin_env import gin_v0, three_handed_gin_v0  # noqa: E402
+from gin_env.render_image import rummy_table_image, table_image  # noqa: E402
+
+
+def _play(env, steps: int, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+@pytest.mark.parametrize("module", [three_handed_gin_v0, gin_v0])
+def test_image_shape_and_type(module) -> None:
+    env = module.raw_env()
+    env.reset(seed=1)
+    image = table_image(env)
+    assert image.dtype == np.uint8
+    assert image.ndim == 3 and image.shape[2] == 3
+    assert image.shape[0] >= 400 and image.shape[1] >= 600
+    assert image.std() > 10  # a drawn table, not a blank canvas
+
+
+def test_two_states_give_different_pictures() -> None:
+    env = three_handed_gin_v0.raw_env()
+    env.reset(seed=2)
+    before = table_image(env)
+    _play(env, 6)
+    after = table_image(env)
+    assert before.shape == after.shape
+    assert (before != after).any(axis=2).mean() > 0.001
+
+
+def test_show_all_draws_faces_instead_of_backs() -> None:
+    env = three_handed_gin_v0.raw_env()
+    env.reset(seed=3)
+    hidden, shown = table_image(env), table_image(env, show_all=True)
+    # Faces are mostly white; backs mostly blue: the face-up picture is much brighter.
+    assert shown.mean() > hidden.mean() + 5
+
+
+def test_different_deals_give_different_pictures() -> None:
+    env = gin_v0.raw_env()
+    env.reset(seed=4)
+    a = table_image(env, show_all=True)
+    env.reset(seed=5)
+    b = table_image(env, show_all=True)
+    assert not np.array_equal(a, b)
+
+
+def test_finished_match_is_drawn() -> None:
+    env = gin_v0.raw_env(target_score=10)
+    env.reset(seed=6)
+    rng = np.random.default_rng(6)
+    while not env.match.is_over:
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    image = table_image(env)
+    assert image.shape[2] == 3 and image.dtype == np.uint8
+
+
+def test_render_before_reset_is_a_clear_error() -> None:
+    with pytest.raises(RuntimeError, match="reset"):
+        table_image(three_handed_gin_v0.raw_env())
+
+
+def test_rummy_table_image() -> None:
+    rummy = pytest.importorskip("gin_env.rummy")
+    game = rummy.RummyGame(rummy.RummyConfig(num_players=4))
+    game.start_hand(list(range(52))[::-1])
+    hidden = rummy_table_image(game)
+    shown = rummy_table_image(game, show_all=True)
+    assert hidden.dtype == np.uint8 and hidden.shape == shown.shape
+    assert not np.array_equal(hidden, shown)
