@@ -1,0 +1,334 @@
+# noqa: D212, D415
+"""
+# Rummy (basic rummy, 2-6 players)
+
+| Import             | `from gin_env import rummy_v0`                         |
+|--------------------|--------------------------------------------------------|
+| Actions            | Discrete                                               |
+| Parallel API       | No                                                     |
+| Manual Control     | No                                                     |
+| Agents             | `agents= ['player_0', ..., 'player_{n-1}']`            |
+| Agents             | 2-6 (`num_players`, default 2)                         |
+| Action Shape       | (1)                                                    |
+| Action Values      | [0, 526]                                               |
+| Observation Shape  | (640 + 109 (n - 2),) : 640, 749, 858, 967, 1076        |
+| Observation Values | [0, 1]                                                 |
+
+Basic rummy as in RULES.md section 5: deal 10 cards each with 2 players, 7 with 3-4 and
+6 with 5-6; on his turn a player draws from the stock or takes the top discard, lays down
+any number of melds (sets of 3-4 cards of a rank, runs of 3+ cards of a suit) and lays off
+cards onto any meld on the table (anyone's), then discards. The first to get rid of all
+his cards wins the hand and every other player pays him the pips left in his hand, double
+if he went out "rummy" (in one turn, having melded and laid off nothing before). The rules
+live in :mod:`gin_env.rummy`; this module only translates them to PettingZoo.
+
+A turn is a sequence of decisions by the same agent (draw, then melds and lay-offs, then a
+discard), so the same agent may act several times in a row. ``player_0`` plays first in
+the first hand (``player_{n-1}`` deals); with 2 players the winner deals the next hand,
+with more the deal passes left (to the next player).
+
+### Observation Space
+
+`{"observation": Box(0, 1, (size,), float32), "action_mask": Box(0, 1, (527,), int8)}`.
+The mask is all zeros for every agent but the one to act. The observation is from the
+observer's seat; per-seat parts are in relative order: row 0 is the observer, row 1 the
+player to his left (who plays next), and so on. `gin_env.rummy_encoding.views(obs)`
+returns the named parts.
+
+| part              | size   | meaning                                                         |
+|-------------------|--------|-----------------------------------------------------------------|
+| `hand`            | 52     | own cards (card = suit * 13 + rank, suits S H D C, rank 0 = ace)|
+| `taken_card`      | 52     | one-hot: the card taken from the discard pile this turn (1)     |
+| `top_discard`     | 52     | one-hot: top of the discard pile                                |
+| `discard_pile`    | 52     | every card in the discard pile                                  |
+| `stock_known`     | 52     | cards of a turned-over discard pile still in the stock          |
+| `table_sets`      | 52     | cards on the table in sets                                      |
+| `table_runs`      | 52     | cards on the table in runs                                      |
+| `melds_by_owner`  | n x 52 | cards in the melds each seat laid down, lay-offs included       |
+| `known_held`      | n x 52 | cards each opponent is known to hold (2); row 0 is all zeros    |
+| `pile_order`      | 52     | place of each card in the discard pile from the bottom / 52 (3) |
+| `phase`           | 3      | one-hot: draw, play (meld / lay off / discard), over            |
+| `hand_sizes`      | n      | cards in each hand / (deal size + 1)                            |
+| `melded_before`   | n      | 1 when the seat melded or laid off on an earlier turn (4)       |
+| `dealer`          | n      | one-hot: the dealer                                             |
+| `to_act`          | n      | one-hot: the seat to act (0 when the hand is over)              |
+| `scores`          | n      | match scores / `target_score`, capped at 1 (0 without a target) |
+| `stock_size`      | 1      | cards in the stock / 52                                         |
+| `turn`            | 1      | turns played this hand / `max_turns`                            |
+| `ace_high_or_low` | 1      | 1 when the option is on                                         |
+
+(1) It may not be discarded this turn; zeros for the other seats. (2) Cards they took from
+the discard pile, or drew from a turned-over (hence known) stock, and still hold. (3) The
+order matters: a turned-over pile becomes the stock in that order. (4) Such a seat can no
+longer go out with rummy.
+
+### Action Space
+
+`Discrete(527)`, the same for every agent and every option (see `gin_env.rummy_actions`).
+
+| ids     | action          | meaning                                                          |
+|---------|-----------------|------------------------------------------------------------------|
+| 0       | `DRAW_STOCK`    | draw the top of the stock (1)                                    |
+| 1       | `TAKE_DISCARD`  | take the top of the discard pile (not discardable this turn)     |
+| 2-53    | `DISCARD` c     | discard card c; discarding the last card goes out                |
+| 54-422  | `MELD` m        | lay down meld `MELDS[m]` (2)                                     |
+| 423-474 | `LAY_OFF_SET` c | lay off card c onto the three-card set of its rank               |
+| 475-526 | `LAY_OFF_RUN` c | lay off card c onto a run it extends (a chain: one after another) |
+
+(1) With an empty stock, the discard pile is first turned over, unshuffled, as the new
+stock (its oldest card on top). (2) `MELDS` is the meld list of `MeldTable(ace_high=True)`:
+every run and set of either ace convention; the 40 runs with the ace above the king are
+legal only with `ace_high_or_low`, so the action space does not depend on the options.
+
+There is no "go out" action: emptying the hand goes out, with or without a final discard.
+A meld or lay-off that would leave only the card just taken from the discard pile, with
+nowhere to lay it off, is illegal (the player could not finish his turn).
+
+### Rewards
+
+Per-hand points, zero-sum: when a player goes out, he receives the sum of the pips left
+in the other hands (ace 1, 2-10 face value, J Q K 10), and each other player receives minus
+his own pips; both doubled for rummy. A hand truncated after `max_turns` turns gives 0 to
+everyone. With `target_score` the rewards of every hand of the match arrive as each hand
+ends. An illegal action through `env()` ends the game with -1 for the agent who made it
+(PettingZoo's `TerminateIllegalWrapper`); `raw_env.step` raises `ValueError` instead,
+changing nothing.
+
+### Options
+
+| option            | default | meaning                                                        |
+|-------------------|---------|----------------------------------------------------------------|
+| `num_players`     | 2       | 2-6 players                                                    |
+| `ace_high_or_low` | False   | the ace may also end a run Q-K-A (never K-A-2)                 |
+| `max_turns`       | 500     | a hand with no winner after this many turns is truncated       |
+| `target_score`    | None    | None: an episode is one hand; else a match up to this score    |
+| `render_mode`     | None    | "ansi" (returns the table as text) or "human" (prints it)      |
+
+`reset(seed=..., options={"deck": [52 card ints]})` plays that deck for the first hand:
+`deck[0:n*k]` dealt one at a time starting with `player_0`, then the upcard, then the stock
+from the top. The sequence of decks depends on the seed alone, never on the actions (the
+first deck is drawn, and dropped, even when a deck is given). Other option keys are ignored.
+
+`infos[agent]` is empty except when a hand ends: then `"hand_result"` holds the winner's
+agent (None if truncated), the payments by agent, `"rummy"` and `"truncated"`.
+
+### Version History
+
+* v0: Initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from gin_env.cards import NUM_CARDS, card_str, cards_str
+from gin_env.rummy import Phase, RummyConfig, RummyGame
+from gin_env.rummy_actions import NUM_ACTIONS, action_str
+from gin_env.rummy_encoding import action_mask, encode_observation, observation_size
+
+__all__ = ["env", "raw_env"]
+
+RENDER_MODES = ("human", "ansi")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """``raw_env`` with PettingZoo's standard wrappers, as the classic envs use them."""
+    aec: AECEnv = raw_env(**kwargs)
+    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    return wrappers.OrderEnforcingWrapper(aec)
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
+    """Basic rummy for 2-6 players as a PettingZoo AEC env (see the module docstring)."""
+
+    metadata = {
+        "name": "rummy_v0",
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        ace_high_or_low: bool = False,
+        max_turns: int = 500,
+        target_score: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        EzPickle.__init__(self, num_players, ace_high_or_low, max_turns, target_score, render_mode)
+        super().__init__()
+        self.config = RummyConfig(num_players, ace_high_or_low, max_turns, target_score)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode must be one of None, 'human', 'ansi', got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self.num_players = num_players
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        size = observation_size(num_players)
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            }
+        )
+        act_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        self.np_random, self._seed = seeding.np_random(None)
+        self.game = RummyGame(self.config)
+        self._deck_rng: np.random.Generator | None = None
+        self.last_action: tuple[str, int] | None = None
+
+    # -- spaces -----------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- the AEC API ------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self.np_random, self._seed = seeding.np_random(seed)
+        # The decks come from their own generator, drawn only at deals: they depend on the
+        # seed alone, whatever the agents do.
+        self._deck_rng = np.random.default_rng(int(self.np_random.integers(2**63)))
+        deck = self._next_deck()
+        if options and "deck" in options:
+            deck = [int(c) for c in options["deck"]]
+        self.game = RummyGame(self.config)
+        self.game.start_hand(deck)  # raises ValueError on a bad deck
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.last_action = None
+        self.agent_selection = self.possible_agents[self.game.current]
+        if self.render_mode == "human":
+            self.render()
+
+    def _next_deck(self) -> list[int]:
+        assert self._deck_rng is not None
+        return self._deck_rng.permutation(NUM_CARDS).tolist()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        obs = encode_observation(self.game, seat)
+        if (
+            agent == self.agent_selection
+            and self.game.phase != Phase.OVER
+            and not (self.terminations[agent] or self.truncations[agent])
+        ):
+            mask = action_mask(self.game.legal_actions())
+        else:
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} must act: action None is only for finished agents")
+        game = self.game
+        # The engine raises on an illegal action before it changes anything.
+        game.step(int(action))
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.last_action = (agent, int(action))
+        if game.phase == Phase.OVER:
+            self._end_hand()
+        else:
+            self.agent_selection = self.possible_agents[game.current]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_hand(self) -> None:
+        game = self.game
+        result = game.result
+        assert result is not None
+        agents = self.possible_agents
+        for seat, paid in enumerate(result.payments):
+            self.rewards[agents[seat]] = float(paid)
+        hand_result = {
+            "winner": None if result.winner is None else agents[result.winner],
+            "payments": {agents[s]: p for s, p in enumerate(result.payments)},
+            "rummy": result.rummy,
+            "truncated": result.truncated,
+        }
+        for a in self.agents:
+            self.infos[a] = {"hand_result": hand_result}
+        if self.config.target_score is None:
+            done = self.truncations if result.truncated else self.terminations
+            done.update(dict.fromkeys(self.agents, True))
+        elif game.match_over:
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            game.start_hand(self._next_deck())
+            self.agent_selection = agents[game.current]
+
+    # -- rendering --------------------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            from gymnasium import logger
+
+            logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = self.table_text()
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
+
+    def table_text(self, show_all: bool = False) -> str:
+        """The table as an onlooker sees it (``show_all`` also shows the hidden hands)."""
+        game = self.game
+        over = game.phase == Phase.OVER
+        lines = [
+            f"Hand {game.hand_number}   turn {game.turns}   stock {len(game.stock)}   "
+            f"discard pile: {' '.join(map(card_str, game.discard_pile)) or '-'}"
+        ]
+        for seat, agent in enumerate(self.possible_agents):
+            hand = game.hands[seat]
+            shown = cards_str(hand) if show_all or over else f"{hand.bit_count()} cards"
+            tags = (" (dealer)" if seat == game.dealer else "") + (
+                " <- to act" if seat == game.current and not over else ""
+            )
+            melds = " | ".join(cards_str(m.cards) for m in game.table if m.owner == seat)
+            score = f"  score {game.scores[seat]}" if self.config.target_score else ""
+            lines.append(f"  {agent:9}{score}  hand: {shown}  melds: {melds or '-'}{tags}")
+        if self.last_action is not None:
+            who, act = self.last_action
+            lines.append(f"  last action: {who} {action_str(act)}")
+        result = game.results[-1] if game.results else None
+        if result is not None and (over or game.hand_number > 1):
+            if result.winner is None:
+                lines.append(f"  hand {len(game.results)}: no winner after {result.turns} turns")
+            else:
+                rummy = " with rummy (double)" if result.rummy else ""
+                pays = ", ".join(
+                    f"{self.possible_agents[s]} {p:+d}" for s, p in enumerate(result.payments)
+                )
+                lines.append(
+                    f"  hand {len(game.results)}: {self.possible_agents[result.winner]} "
+                    f"went out{rummy}: {pays}"
+                )
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        pass
