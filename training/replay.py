@@ -1,0 +1,268 @@
+"""Replays: a finished match saved as JSON, and played back as text or as a GIF.
+
+A replay file holds everything needed to rebuild the match: the game's env name, the env
+options, the seed, the agents' names, the role draw, and for every hand its deck, roles,
+every action ``(player, action id)``, its result and the scores after it::
+
+    {"format": 1, "game": "three_handed_gin_v0", "seed": 7, "options": {...},
+     "agents": {"player_0": "heuristic", ...}, "role_deck": [...],
+     "hands": [HandRecord.to_dict(), ...], "scores": [..], "winner": 2}
+
+:func:`replay_env` plays the actions back through a fresh env made from the same options
+and seed (the seed alone fixes every deal) and checks, hand by hand, that the decks,
+results and scores come out as recorded; a file that does not reproduce raises
+``ValueError`` saying where it diverged. :func:`replay_text` and :func:`replay_gif` are
+built on it.
+
+>>> import numpy as np
+>>> from gin_env import gin_v0
+>>> env = gin_v0.raw_env(target_score=20)
+>>> env.reset(seed=3)
+>>> rng = np.random.default_rng(0)
+>>> while not env.match.is_over:
+...     env.step(int(rng.choice(env.legal_actions())))
+>>> data = match_record(3, {"target_score": 20}, env)
+>>> replay_env(data).match.scores == data["scores"]
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from gin_env import actions as A
+from gin_env.match import HandRecord
+
+__all__ = [
+    "FORMAT",
+    "GAMES",
+    "match_record",
+    "save_match",
+    "load",
+    "make_env",
+    "replay_env",
+    "replay_frames",
+    "replay_text",
+    "replay_gif",
+    "hand_lines",
+]
+
+FORMAT = 1
+GAMES = ("three_handed_gin_v0", "gin_v0")
+
+
+# -- saving ----------------------------------------------------------------------------------
+def match_record(
+    seed: int | None,
+    options: Mapping[str, Any],
+    env: Any,
+    agents: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The replay record (a JSON-ready dict) of ``env``'s match, played from ``reset(seed)``
+    of an env made with ``options``. The match need not be over (a truncated one saves too).
+    """
+    raw = getattr(env, "unwrapped", env)
+    match = raw.match
+    if match is None:
+        raise ValueError("the env has no match to save; reset it and play first")
+    game = raw.metadata.get("name")
+    if game not in GAMES:
+        raise ValueError(f"cannot save a replay of game {game!r}; allowed: {', '.join(GAMES)}")
+    json.dumps(dict(options))  # the options must survive the trip to JSON
+    return {
+        "format": FORMAT,
+        "game": game,
+        "seed": seed,
+        "options": dict(options),
+        "agents": dict(agents or {}),
+        "role_deck": list(match.role_deck),
+        "hands": [rec.to_dict() for rec in match.history],
+        "scores": list(match.scores),
+        "winner": match.winner,
+    }
+
+
+def save_match(
+    path: str | Path,
+    seed: int | None,
+    options: Mapping[str, Any],
+    env: Any,
+    agents: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Save ``env``'s match as a JSON replay at ``path``; return the record saved."""
+    data = match_record(seed, options, env, agents)
+    Path(path).write_text(json.dumps(data, indent=1) + "\n")
+    return data
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """Read a replay file, checking its format and the fields a replay needs."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"replay file {str(path)!r} is not valid JSON: {err}") from None
+    _check(data, str(path))
+    return data
+
+
+def _check(data: Any, where: str = "replay") -> None:
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: a replay is a JSON object, got {type(data).__name__}")
+    if data.get("format") != FORMAT:
+        raise ValueError(f"{where}: format must be {FORMAT}, got {data.get('format')!r}")
+    missing = [k for k in ("game", "seed", "options", "hands", "scores") if k not in data]
+    if missing:
+        raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
+    if data["game"] not in GAMES:
+        raise ValueError(f"{where}: game must be one of {', '.join(GAMES)}, got {data['game']!r}")
+
+
+# -- playing back ----------------------------------------------------------------------------
+def make_env(data: Mapping[str, Any], **extra: Any) -> Any:
+    """A fresh ``raw_env`` of the replay's game and options (``extra`` adds e.g. render_mode)."""
+    _check(dict(data))
+    module = importlib.import_module(f"gin_env.{data['game']}")
+    return module.raw_env(**{**data["options"], **extra})
+
+
+def replay_frames(data: Mapping[str, Any], **extra: Any) -> Iterator[tuple[Any, int | None]]:
+    """Play the replay back: yield ``(env, hand index)`` after ``reset`` and after every
+    action (the index of the hand that action belonged to; None for the reset). The env is
+    the same object each time, so copy anything you keep. Raises ``ValueError`` where the
+    replay stops matching its record."""
+    env = make_env(data, **extra)
+    env.reset(seed=data["seed"])
+    yield env, None
+    names = env.possible_agents
+    for h, hand in enumerate(data["hands"]):
+        rec = env.match.history[h] if h < len(env.match.history) else None
+        if rec is None or list(rec.deck) != list(hand["deck"]):
+            raise ValueError(f"replay diverged: hand {h + 1}'s deck differs from the record")
+        for player, action in hand["actions"]:
+            if env.agent_selection != names[player]:
+                raise ValueError(
+                    f"replay diverged in hand {h + 1}: {names[player]} recorded, "
+                    f"{env.agent_selection} to act"
+                )
+            env.step(int(action))
+            yield env, h
+        done = env.match.history[h]
+        if done.to_dict()["result"] != hand["result"] or list(done.scores_after) != list(
+            hand["scores_after"]
+        ):
+            raise ValueError(
+                f"replay diverged: hand {h + 1} ended {done.to_dict()['result']} with scores "
+                f"{list(done.scores_after)}, recorded {hand['result']} / {hand['scores_after']}"
+            )
+    if list(env.match.scores) != list(data["scores"]):
+        raise ValueError(
+            f"replay diverged: final scores {env.match.scores}, recorded {data['scores']}"
+        )
+
+
+def replay_env(data: Mapping[str, Any]) -> Any:
+    """Play the whole replay back and return the env at its end (checked against the record)."""
+    frames = replay_frames(data)
+    env, _ = next(frames)
+    for _frame in frames:  # the same env object each time: run it to the end
+        pass
+    return env
+
+
+def hand_lines(
+    rec: HandRecord,
+    names: Sequence[str],
+    role_names: Sequence[str],
+    actions: bool = False,
+) -> list[str]:
+    """A finished hand in words: roles, optionally every action, the result with the
+    showdown's arrangements and lay-offs, and the scores after it."""
+    roles = ", ".join(f"{names[p]} {role_names[r]}" for p, r in enumerate(rec.roles))
+    lines = [f"hand {rec.index + 1} [{roles}]"]
+    if actions:
+        for player, action in rec.actions:
+            role = role_names[rec.roles[player]]
+            verb = "suggests" if role == "adviser" else ""
+            text = A.action_str(action)
+            lines.append(f"    {names[player]:9} {role:10} {verb + ' ' if verb else ''}{text}")
+    if rec.result is not None:
+        seat_names = [names[p] for p in rec.players]
+        lines.append("  " + rec.result.describe(seat_names).replace("\n", "\n  "))
+        lines.append(f"  scores {list(rec.scores_after)}")
+    return lines
+
+
+def replay_text(data: Mapping[str, Any], actions: bool = True) -> str:
+    """The replayed match, hand by hand, as text (checked against the record)."""
+    env = replay_env(data)
+    match = env.match
+    agents = data.get("agents") or {}
+    who = ", ".join(f"{a}={agents[a]}" for a in env.possible_agents if a in agents)
+    lines = [f"{data['game']}, seed {data['seed']}" + (f", agents {who}" if who else "")]
+    if hasattr(match, "describe_roles"):
+        lines.append(match.describe_roles())
+    for rec in match.history:
+        if rec.result is not None:
+            lines += hand_lines(rec, env.possible_agents, env.role_names, actions)
+    if match.is_over:
+        lines.append(
+            f"{env.possible_agents[match.winner]} wins the match after {len(match.history)} "
+            f"hands: scores {match.scores}"
+        )
+    else:
+        lines.append(f"match not finished after {len(match.history)} hands: {match.scores}")
+    return "\n".join(lines)
+
+
+def replay_gif(
+    data: Mapping[str, Any],
+    path: str | Path,
+    hands: Sequence[int] | None = None,
+    show_all: bool = True,
+    duration_ms: int = 600,
+    max_frames: int = 400,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Write the replay as an animated GIF of table pictures; return the number of frames.
+
+    ``hands`` picks hands by number (1-based; default all), ``show_all`` draws the hidden
+    hands face up, ``max_frames`` caps the length (a match has hundreds of actions).
+    ``progress`` is called with 1 after each frame (for a progress bar).
+    """
+    from PIL import Image
+
+    from gin_env.render_image import table_image
+
+    if max_frames < 1:
+        raise ValueError(f"max_frames must be >= 1, got {max_frames!r}")
+    wanted = None if hands is None else {h - 1 for h in hands}
+    frames: list[Any] = []
+    for env, h in replay_frames(data):
+        if len(frames) >= max_frames:
+            break
+        if h is None and wanted is not None and 0 not in wanted:
+            continue
+        if h is not None and wanted is not None and h not in wanted:
+            continue
+        # Adviser suggestions change little on the table: skip them to keep the GIF short.
+        if h is not None and _is_advice(env, data["hands"][h]["roles"]):
+            continue
+        frames.append(Image.fromarray(table_image(env, show_all=show_all)).quantize(64))
+        if progress is not None:
+            progress(1)
+    if not frames:
+        raise ValueError(f"no frames: hands {list(hands or [])} are not in this replay")
+    frames[0].save(
+        path, save_all=True, append_images=frames[1:], duration=duration_ms, loop=0, optimize=True
+    )
+    return len(frames)
+
+
+def _is_advice(env: Any, roles: Sequence[int]) -> bool:
+    """Was the last action an adviser's suggestion? (``roles``: the roles during its hand.)"""
+    agent, _ = env.last_action
+    return env.role_names[roles[env.possible_agents.index(agent)]] == "adviser"
