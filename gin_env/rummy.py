@@ -248,7 +248,7 @@ class RummyGame:
         """Sorted legal ids of the player to act (empty when the hand is over)."""
         if self._legal is None:
             self._legal = self._compute_legal()
-        return self._legal
+        return list(self._legal)  # a copy: the cache must not be changed by callers
 
     def _compute_legal(self) -> list[int]:
         if self.phase == Phase.DRAW:
@@ -299,7 +299,9 @@ class RummyGame:
     # -- step -------------------------------------------------------------------------------
     def step(self, action: int) -> None:
         """Apply the decision of the player to act; an illegal one raises ``ValueError``."""
-        legal = self.legal_actions()
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        legal = self._legal
         if isinstance(action, bool) or action not in legal:
             try:
                 what = f"{action} ({action_str(action)})"

@@ -102,15 +102,17 @@ changing nothing.
 | `ace_high_or_low` | False   | the ace may also end a run Q-K-A (never K-A-2)                 |
 | `max_turns`       | 500     | a hand with no winner after this many turns is truncated       |
 | `target_score`    | None    | None: an episode is one hand; else a match up to this score    |
-| `render_mode`     | None    | "ansi" (returns the table as text) or "human" (prints it)      |
+| `render_mode`     | None    | "ansi" (returns the table as text), "human" (prints it), or    |
+|                   |         | "rgb_array" (a picture, needs Pillow)                          |
 
 `reset(seed=..., options={"deck": [52 card ints]})` plays that deck for the first hand:
 `deck[0:n*k]` dealt one at a time starting with `player_0`, then the upcard, then the stock
 from the top. The sequence of decks depends on the seed alone, never on the actions (the
 first deck is drawn, and dropped, even when a deck is given). Other option keys are ignored.
 
-`infos[agent]` is empty except when a hand ends: then `"hand_result"` holds the winner's
-agent (None if truncated), the payments by agent, `"rummy"` and `"truncated"`.
+`infos[agent]` is empty except just after a hand ends: then `"hand_result"` holds the
+winner's agent (None if truncated), the payments by agent, `"rummy"` and `"truncated"`
+(in a match it is cleared by the next step).
 
 ### Version History
 
@@ -134,7 +136,7 @@ from gin_env.rummy_encoding import action_mask, encode_observation, observation_
 
 __all__ = ["env", "raw_env"]
 
-RENDER_MODES = ("human", "ansi")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -168,7 +170,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
         self.config = RummyConfig(num_players, ace_high_or_low, max_turns, target_score)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(
-                f"render_mode must be one of None, 'human', 'ansi', got {render_mode!r}"
+                f"render_mode must be one of None, 'human', 'ansi', 'rgb_array', "
+                f"got {render_mode!r}"
             )
         self.render_mode = render_mode
         self.num_players = num_players
@@ -188,6 +191,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
         self.np_random, self._seed = seeding.np_random(None)
         self.game = RummyGame(self.config)
         self._deck_rng: np.random.Generator | None = None
+        self._hand_info_shown = False
         self.last_action: tuple[str, int] | None = None
 
     # -- spaces -----------------------------------------------------------------------------
@@ -216,6 +220,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.last_action = None
+        self._hand_info_shown = False
         self.agent_selection = self.possible_agents[self.game.current]
         if self.render_mode == "human":
             self.render()
@@ -247,6 +252,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
         game = self.game
         # The engine raises on an illegal action before it changes anything.
         game.step(int(action))
+        if self._hand_info_shown:  # a hand result is news for one step only
+            self.infos = {a: {} for a in self.agents}
+            self._hand_info_shown = False
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.last_action = (agent, int(action))
@@ -273,6 +281,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
         }
         for a in self.agents:
             self.infos[a] = {"hand_result": hand_result}
+        self._hand_info_shown = True
         if self.config.target_score is None:
             done = self.truncations if result.truncated else self.terminations
             done.update(dict.fromkeys(self.agents, True))
@@ -283,12 +292,16 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
             self.agent_selection = agents[game.current]
 
     # -- rendering --------------------------------------------------------------------------
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             from gymnasium import logger
 
             logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
+        if self.render_mode == "rgb_array":
+            from gin_env.render_image import rummy_table_image  # needs Pillow: imported late
+
+            return rummy_table_image(self)
         text = self.table_text()
         if self.render_mode == "human":
             print(text, end="\n\n")

@@ -104,7 +104,7 @@ def test_spaces_and_metadata(n: int) -> None:
         ({"ace_high_or_low": "yes"}, "ace_high_or_low"),
         ({"max_turns": -1}, "max_turns"),
         ({"target_score": 0}, "target_score"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "svg"}, "render_mode"),
     ],
 )
 def test_bad_options(options: dict[str, Any], name: str) -> None:
@@ -207,6 +207,9 @@ def test_reset_with_a_given_deck() -> None:
     second = plain._next_deck()
     assert env.game.hand_number == 2 and env.game.dealer == 0  # the winner deals
     assert env.game.hands[1] == to_mask(second[0:20:2])
+    assert env.agent_selection == "player_1"
+    env.step(ra.DRAW_STOCK)  # the match goes on; the news of the last hand is gone
+    assert env.infos["player_0"] == {}
     with pytest.raises(ValueError, match="deck"):
         plain.reset(seed=3, options={"deck": deck[:51]})
 
@@ -304,6 +307,15 @@ def test_render_ansi_and_human(capsys: pytest.CaptureFixture[str]) -> None:
     human.reset(seed=0)
     human.step(ra.DRAW_STOCK)
     assert "last action: player_0 draw" in capsys.readouterr().out
+
+
+def test_render_rgb_array() -> None:
+    pytest.importorskip("PIL")
+    pytest.importorskip("gin_env.render_image")
+    env = rummy_v0.raw_env(num_players=4, render_mode="rgb_array")
+    env.reset(seed=0)
+    picture = env.render()
+    assert isinstance(picture, np.ndarray) and picture.ndim == 3 and picture.dtype == np.uint8
 
 
 # -- agents through the common interface -----------------------------------------------------
