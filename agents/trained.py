@@ -1,0 +1,195 @@
+"""Trained agents: MLP policies learned with MaskablePPO, played with numpy alone.
+
+A shipped checkpoint is ``agents/checkpoints/<name>.zip`` with its model card
+``<name>.md``. The zip holds the actor only (``meta.json`` + ``weights.npz``: the policy
+MLP and the action head), so playing a trained agent needs neither torch nor
+stable-baselines3, and the file stays small. :func:`load` also accepts a full
+sb3-contrib ``MaskablePPO`` checkpoint (as written by ``training/train_ppo.py``); that
+path imports sb3-contrib lazily and converts the actor.
+
+The agent picks the legal action with the highest logit (deterministic); with
+``deterministic=False`` it samples from the masked softmax with the ``rng`` it is given.
+
+>>> "gin-ppo" in available()  # doctest: +SKIP
+True
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "CHECKPOINT_DIR",
+    "MLPAgent",
+    "available",
+    "load",
+    "save_actor",
+    "actor_from_sb3",
+]
+
+CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+ACTIVATIONS = ("tanh", "relu")
+FORMAT = "gin-env-actor-v1"
+
+
+def _activate(x: np.ndarray, name: str) -> np.ndarray:
+    return np.tanh(x) if name == "tanh" else np.maximum(x, 0.0)
+
+
+class MLPAgent:
+    """A masked MLP policy: hidden layers, then one logit per action id.
+
+    ``layers`` is a list of ``(weight, bias)`` with weight shaped ``(out, in)`` as in torch;
+    the activation follows every layer but the last.
+    """
+
+    def __init__(
+        self,
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        activation: str = "tanh",
+        deterministic: bool = True,
+        name: str = "trained",
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {ACTIVATIONS}; got {activation!r}")
+        if not layers:
+            raise ValueError("layers must hold at least the action head")
+        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        self.activation = activation
+        self.deterministic = deterministic
+        self.name = name
+        self.meta = dict(meta or {})
+
+    @property
+    def obs_size(self) -> int:
+        return int(self.layers[0][0].shape[1])
+
+    @property
+    def num_actions(self) -> int:
+        return int(self.layers[-1][0].shape[0])
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked logits for one observation vector or a batch of them."""
+        x = np.asarray(obs, np.float32)
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            x = x @ w.T + b
+            if i < last:
+                x = _activate(x, self.activation)
+        return x
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            raise ValueError("the action mask has no legal action: this agent is not to act")
+        logits = self.logits(observation["observation"])
+        masked = np.where(mask, logits, -np.inf)
+        if self.deterministic:
+            return int(np.argmax(masked))
+        rng = rng if rng is not None else np.random.default_rng()
+        p = np.exp(masked - masked.max())
+        p /= p.sum()
+        return int(rng.choice(len(p), p=p))
+
+    def __repr__(self) -> str:
+        sizes = [self.obs_size] + [int(w.shape[0]) for w, _ in self.layers]
+        return f"MLPAgent({self.name!r}, {'-'.join(map(str, sizes))}, {self.activation})"
+
+
+def actor_from_sb3(model: Any, name: str = "trained", **meta: Any) -> MLPAgent:
+    """The actor of an sb3(-contrib) MLP policy (``model`` or ``model.policy``) as numpy."""
+    policy = getattr(model, "policy", model)
+    state = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
+    layers = []
+    i = 0
+    while f"mlp_extractor.policy_net.{i}.weight" in state:
+        layers.append(
+            (
+                state[f"mlp_extractor.policy_net.{i}.weight"],
+                state[f"mlp_extractor.policy_net.{i}.bias"],
+            )
+        )
+        i += 2  # Linear, activation, Linear, ...
+    layers.append((state["action_net.weight"], state["action_net.bias"]))
+    act_fn = getattr(policy, "activation_fn", None)
+    activation = "relu" if act_fn is not None and act_fn.__name__ == "ReLU" else "tanh"
+    return MLPAgent(layers, activation, name=name, meta=meta)
+
+
+def save_actor(agent: MLPAgent, path: str | Path, **meta: Any) -> Path:
+    """Write ``agent`` as a small actor-only zip (``meta.json`` + ``weights.npz``)."""
+    path = Path(path)
+    arrays: dict[str, np.ndarray] = {}
+    for i, (w, b) in enumerate(agent.layers):
+        arrays[f"w{i}"], arrays[f"b{i}"] = w, b
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)  # type: ignore[arg-type]
+    info = {**agent.meta, **meta, "format": FORMAT, "activation": agent.activation}
+    info["num_layers"] = len(agent.layers)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("meta.json", json.dumps(info, indent=2, sort_keys=True))
+        zf.writestr("weights.npz", buf.getvalue())
+    tmp.replace(path)
+    return path
+
+
+def available() -> list[str]:
+    """Names of the shipped checkpoints (``agents/checkpoints/*.zip``)."""
+    if not CHECKPOINT_DIR.is_dir():
+        return []
+    return sorted(p.stem for p in CHECKPOINT_DIR.glob("*.zip"))
+
+
+def _resolve(name_or_path: str | Path) -> Path:
+    path = Path(name_or_path)
+    if path.suffix == ".zip" and path.is_file():
+        return path
+    shipped = CHECKPOINT_DIR / f"{name_or_path}.zip"
+    if shipped.is_file():
+        return shipped
+    if path.is_file():
+        return path
+    names = ", ".join(available()) or "none shipped"
+    raise ValueError(
+        f"unknown trained agent {str(name_or_path)!r}: give a checkpoint path or one of: {names}"
+    )
+
+
+def load(name_or_path: str | Path, deterministic: bool = True) -> MLPAgent:
+    """A trained agent by shipped name (``"gin-ppo"``) or by path to a zip.
+
+    Actor-only zips load with numpy; a full ``MaskablePPO`` checkpoint loads through
+    sb3-contrib (imported here, so only that case needs it).
+    """
+    path = _resolve(name_or_path)
+    with zipfile.ZipFile(path) as zf:
+        names = set(zf.namelist())
+        if "meta.json" in names and "weights.npz" in names:
+            meta = json.loads(zf.read("meta.json"))
+            with np.load(io.BytesIO(zf.read("weights.npz"))) as npz:
+                layers = [(npz[f"w{i}"], npz[f"b{i}"]) for i in range(int(meta["num_layers"]))]
+            agent = MLPAgent(
+                layers,
+                meta["activation"],
+                deterministic,
+                name=meta.get("name", path.stem),
+                meta=meta,
+            )
+            return agent
+    from sb3_contrib import MaskablePPO  # a full training checkpoint
+
+    model = MaskablePPO.load(path, device="cpu")
+    agent = actor_from_sb3(model, name=path.stem)
+    agent.deterministic = deterministic
+    return agent

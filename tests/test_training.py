@@ -1,0 +1,169 @@
+"""The PPO training script: smoke runs, checkpoints, resume, and whose reward the learner gets."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents.trained import MLPAgent, load  # noqa: E402
+from training.league import League, LeagueEnv, Member, make_env, make_opponent  # noqa: E402
+from training.train_ppo import Args, export, latest_checkpoint, parse_args, train  # noqa: E402
+
+
+def tiny_args(tmp_path: Path, env: str, total: int = 256, **kw: object) -> Args:
+    base: dict[str, object] = dict(
+        env=env, run_dir=str(tmp_path / f"run-{env}"), total_steps=total, n_envs=2,
+        n_steps=64, batch_size=64, n_epochs=1, net_arch="32,32", opponents="random",
+        eval_opponents="random", eval_every=10**9, gate_every=10**9, checkpoint_every=128,
+        progress=False, seed=3,
+    )  # fmt: skip
+    base.update(kw)
+    return Args(**base)  # type: ignore[arg-type]
+
+
+# -- smoke runs -----------------------------------------------------------------------------
+@pytest.mark.parametrize("env", ["gin", "three_handed"])
+def test_smoke_run_writes_a_checkpoint(tmp_path: Path, env: str) -> None:
+    args = tiny_args(tmp_path, env)
+    summary = train(args)
+    assert summary["num_timesteps"] >= 256
+    assert summary["finished"]
+    ckpt = latest_checkpoint(args.run_dir)
+    assert ckpt is not None and (ckpt / "model.zip").is_file()
+    with open(ckpt / "state.pkl", "rb") as fh:
+        state = pickle.load(fh)
+    assert state["num_timesteps"] == summary["num_timesteps"]
+    assert {"python", "numpy", "torch"} <= set(state["rng"])
+    assert any((Path(args.run_dir) / "tb").rglob("events.out.tfevents.*"))
+
+
+def test_parse_args_reads_typed_flags_and_rejects_bad_values() -> None:
+    args = parse_args(
+        ["--env", "three_handed", "--total-steps", "1000", "--resume", "--progress", "false"]
+    )
+    assert (args.env, args.total_steps, args.resume, args.progress) == (
+        "three_handed",
+        1000,
+        True,
+        False,
+    )
+    with pytest.raises(ValueError, match="env must be one of"):
+        parse_args(["--env", "poker"])
+    with pytest.raises(ValueError, match="opponents must be among"):
+        parse_args(["--opponents", "simple,grandmaster"])
+
+
+# -- checkpoints ----------------------------------------------------------------------------
+def test_exported_checkpoint_loads_and_acts_deterministically(tmp_path: Path) -> None:
+    from sb3_contrib import MaskablePPO
+
+    args = tiny_args(tmp_path, "gin")
+    train(args)
+    path = export(args.run_dir, "tiny", directory=tmp_path)
+    agent = load(path)
+    again = load(path)
+    model = MaskablePPO.load(latest_checkpoint(args.run_dir) / "model.zip", device="cpu")  # type: ignore[operator]
+    env = LeagueEnv(make_env("gin"), [Member("random", make_opponent("random"))])
+    obs, _ = env.reset(seed=11)
+    for _ in range(60):
+        ob = {"observation": obs, "action_mask": env.action_masks().astype(np.int8)}
+        a = agent.act(ob)
+        assert a == agent.act(ob) == again.act(ob)
+        expected, _ = model.predict(obs, deterministic=True, action_masks=env.action_masks())
+        assert a == int(expected)
+        assert env.action_masks()[a]
+        obs, _, term, trunc, _ = env.step(a)
+        if term or trunc:
+            obs, _ = env.reset()
+    # The full training checkpoint loads too, to the same actor.
+    full = load(latest_checkpoint(args.run_dir) / "model.zip")  # type: ignore[operator]
+    assert all(
+        np.allclose(w1, w2) for (w1, _), (w2, _) in zip(full.layers, agent.layers, strict=True)
+    )
+
+
+def test_interrupt_and_resume_continues_steps_and_pool(tmp_path: Path) -> None:
+    # margin -1: every gate lets a snapshot in, so the pool changes at known steps.
+    kw = dict(gate_every=128, gate_hands=4, margin=-1.0, max_snapshots=2)
+    first = train(tiny_args(tmp_path, "gin", total=256, **kw))
+    ckpt = latest_checkpoint(tiny_args(tmp_path, "gin").run_dir)
+    assert ckpt is not None
+    saved = League.load(ckpt / "league")
+    assert saved.names() == first["pool"] and len(saved.snapshots) >= 1
+
+    resumed = train(tiny_args(tmp_path, "gin", total=512, resume=True, **kw))
+    assert resumed["num_timesteps"] >= 512
+    assert resumed["num_timesteps"] - first["num_timesteps"] <= 512 - 256 + 128  # not from 0
+
+    # An uninterrupted run with the same seed ends with the same pool.
+    straight = train(
+        tiny_args(tmp_path, "gin", total=512, run_dir=str(tmp_path / "straight"), **kw)
+    )
+    assert straight["pool"] == resumed["pool"]
+    assert straight["num_timesteps"] == resumed["num_timesteps"]
+
+
+def test_league_round_trips_through_save_and_load(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    league = League(["random"], max_snapshots=2, seed=5)
+    for step in (10, 20, 30):
+        layers = [
+            (rng.normal(size=(8, 436)), rng.normal(size=8)),
+            (rng.normal(size=(109, 8)), rng.normal(size=109)),
+        ]
+        league.add_snapshot(MLPAgent(layers), step)
+    assert league.names() == ["random", "snapshot-20", "snapshot-30"]
+    league.rng.integers(100)
+    league.save(tmp_path / "lg")
+    back = League.load(tmp_path / "lg")
+    assert back.names() == league.names() and back.weights() == league.weights()
+    assert back.rng.integers(2**31) == league.rng.integers(2**31)
+    for a, b in zip(league.snapshots, back.snapshots, strict=True):
+        assert all(
+            np.array_equal(w1, w2)
+            for (w1, _), (w2, _) in zip(a.policy.layers, b.policy.layers, strict=True)
+        )
+
+
+# -- the learner's reward is its own side's points -------------------------------------------
+@pytest.mark.parametrize("env", ["gin", "three_handed"])
+def test_learner_reward_is_its_own_sides_points(env: str) -> None:
+    scale = 0.01
+    league_env = LeagueEnv(
+        make_env(env, reward_scale=scale), [Member("random", make_opponent("random"))]
+    )
+    rng = np.random.default_rng(1)
+    obs, info = league_env.reset(seed=2)
+    seen_roles: set[str] = set()
+    signs: set[int] = set()
+    hands = 0
+    while hands < 150:
+        action = int(rng.choice(np.flatnonzero(league_env.action_masks())))
+        obs, reward, term, trunc, info = league_env.step(action)
+        if not (term or trunc):
+            assert reward == 0.0  # points come at the hand's end only
+            continue
+        hands += 1
+        result = info["hand_result"]
+        me = league_env.learner
+        roles = result["roles"]
+        seen_roles.add(roles[me])
+        if result["winner"] is None:
+            expected = 0.0
+        else:
+            # Sides: the box alone, or the captain with his adviser (in gin: each player).
+            same_side = result["winner"] == me or (
+                env == "three_handed" and (roles[result["winner"]] == "box") == (roles[me] == "box")
+            )
+            expected = scale * result["points"] * (1 if same_side else -1)
+        assert reward == pytest.approx(expected)
+        signs.add(int(np.sign(reward)))
+        obs, info = league_env.reset()
+    assert {-1, 1} <= signs  # the learner both won and lost: the check saw both cases
+    expected_roles = {"dealer", "non-dealer"} if env == "gin" else {"box", "captain", "adviser"}
+    assert seen_roles == expected_roles

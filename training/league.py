@@ -1,0 +1,339 @@
+"""The self-play league: a pool of opponents the learner trains against.
+
+The pool holds fixed opponents (by registry name: ``"simple"`` = L1, ``"heuristic"`` = L2,
+``"random"`` = L0) and frozen snapshots of the learner (numpy actors, see
+:mod:`agents.trained`). A snapshot joins when the learner beats the pool by a set margin
+(:meth:`League.gate`); the oldest snapshot leaves when there are more than
+``max_snapshots``. :class:`LeagueEnv` is the Gymnasium single-agent env the learner plays
+in: each episode (one hand) it draws the learner's seat at random and an opponent from the
+pool for every other seat.
+
+The learner's reward is its own side's points (the wrapper's contract), never an opponent's:
+``tests/test_training.py`` checks it against the hand's result.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.trained import MLPAgent
+from gin_env.wrappers import Policy, RandomPolicy, SingleAgentEnv
+
+__all__ = [
+    "ENVS",
+    "FIXED_OPPONENTS",
+    "League",
+    "LeagueEnv",
+    "Member",
+    "make_env",
+    "make_opponent",
+    "play_hands",
+]
+
+ENVS = ("gin", "three_handed")
+FIXED_OPPONENTS = ("random", "simple", "heuristic")
+
+
+def make_opponent(name: str) -> Policy:
+    """A fixed opponent by registry name, through ``agents.make`` when it is there."""
+    if name not in FIXED_OPPONENTS:
+        raise ValueError(f"opponent must be one of {', '.join(FIXED_OPPONENTS)}; got {name!r}")
+    try:
+        import agents
+
+        if hasattr(agents, "make"):
+            return agents.make(name)  # type: ignore[no-any-return]
+    except ImportError:
+        pass
+    if name == "random":
+        return RandomPolicy()
+    if name == "simple":
+        from agents.simple import SimpleAgent
+
+        return SimpleAgent()
+    from agents.heuristic import HeuristicAgent  # type: ignore[import-not-found]
+
+    return HeuristicAgent()  # type: ignore[no-any-return]
+
+
+def make_env(env: str, **options: Any) -> Any:
+    """The raw AEC env of ``env`` (``"gin"`` or ``"three_handed"``) for one-hand episodes."""
+    if env not in ENVS:
+        raise ValueError(f"env must be one of {', '.join(ENVS)}; got {env!r}")
+    options.setdefault("episode", "hand")
+    if env == "gin":
+        from gin_env import gin_v0
+
+        return gin_v0.raw_env(**options)
+    from gin_env import three_handed_gin_v0
+
+    return three_handed_gin_v0.raw_env(**options)
+
+
+@dataclass
+class Member:
+    """One opponent of the pool: a fixed agent (``policy`` built from ``name``) or a snapshot."""
+
+    name: str
+    policy: Policy
+    step: int = 0  # the learner's step count when a snapshot was taken; 0 for fixed ones
+
+    @property
+    def is_snapshot(self) -> bool:
+        return isinstance(self.policy, MLPAgent)
+
+
+class LeagueEnv(SingleAgentEnv):
+    """A one-hand episode against opponents drawn from a pool, seats at random.
+
+    ``set_pool`` replaces the members (the trainer calls it through ``env_method`` when a
+    snapshot joins); ``weights`` are the draw probabilities, one per member.
+    """
+
+    def __init__(
+        self,
+        aec_env: Any,
+        members: Sequence[Member],
+        weights: Sequence[float] | None = None,
+        learner: str = "random",
+    ) -> None:
+        super().__init__(aec_env, learner=learner, opponents=RandomPolicy())
+        self.members: list[Member] = []
+        self.weights = np.ones(0)
+        self.set_pool(members, weights)
+        self.current: dict[str, str] = {}
+
+    def set_pool(self, members: Sequence[Member], weights: Sequence[float] | None = None) -> None:
+        if not members:
+            raise ValueError("the pool needs at least one member")
+        w = np.ones(len(members)) if weights is None else np.asarray(weights, float)
+        if len(w) != len(members) or (w < 0).any() or w.sum() <= 0:
+            raise ValueError(f"weights must be one non-negative number per member; got {weights}")
+        self.members = list(members)
+        self.weights = w / w.sum()
+
+    def pool_names(self) -> list[str]:
+        return [m.name for m in self.members]
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is not None:
+            self._pool_rng = np.random.default_rng([seed, 7])
+        rng = getattr(self, "_pool_rng", None)
+        if rng is None:
+            rng = self._pool_rng = np.random.default_rng()
+        picks = rng.choice(len(self.members), size=len(self.aec.possible_agents), p=self.weights)
+        self.opponents = {
+            a: self.members[int(i)].policy
+            for a, i in zip(self.aec.possible_agents, picks, strict=True)
+        }
+        self.current = {
+            a: self.members[int(i)].name
+            for a, i in zip(self.aec.possible_agents, picks, strict=True)
+        }
+        return super().reset(seed=seed, options=options)
+
+
+@dataclass
+class HandsResult:
+    """The learner's hands against one opponent: wins, losses, draws and points."""
+
+    hands: int = 0
+    wins: int = 0
+    losses: int = 0
+    points: float = 0.0
+    by_role: dict[str, list[float]] = field(default_factory=dict)
+
+    @property
+    def score(self) -> float:
+        """Wins plus half the draws, per hand."""
+        draws = self.hands - self.wins - self.losses
+        return (self.wins + 0.5 * draws) / max(self.hands, 1)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / max(self.hands, 1)
+
+    @property
+    def points_per_hand(self) -> float:
+        return self.points / max(self.hands, 1)
+
+
+def play_hands(
+    agent: Policy,
+    opponent: Policy,
+    env: str,
+    hands: int,
+    seed: int = 0,
+    **env_options: Any,
+) -> HandsResult:
+    """``hands`` one-hand episodes of ``agent`` in a random seat against ``opponent``.
+
+    Points are the learner's own side's, unscaled (``reward_scale=1``).
+    """
+    aec = make_env(env, reward_scale=1.0, **env_options)
+    wrapper = SingleAgentEnv(aec, learner="random", opponents=opponent, illegal="raise")
+    rng = np.random.default_rng(seed)
+    out = HandsResult()
+    obs, info = wrapper.reset(seed=seed)
+    while out.hands < hands:
+        role = info.get("role", "?")
+        done = False
+        total = 0.0
+        while not done:
+            action = agent.act({"observation": obs, "action_mask": wrapper.action_masks()}, rng)
+            obs, reward, terminated, truncated, info = wrapper.step(action)
+            total += reward
+            done = terminated or truncated
+        out.hands += 1
+        out.points += total
+        out.wins += total > 0
+        out.losses += total < 0
+        out.by_role.setdefault(role, []).append(total)
+        obs, info = wrapper.reset()
+    return out
+
+
+class League:
+    """Fixed opponents plus up to ``max_snapshots`` frozen learners; saved and restored whole.
+
+    ``snapshot_share`` is the probability of drawing some snapshot once there is one (spread
+    evenly over the snapshots); the fixed opponents share the rest evenly.
+    """
+
+    def __init__(
+        self,
+        fixed: Sequence[str] = ("simple", "heuristic"),
+        max_snapshots: int = 5,
+        margin: float = 0.05,
+        snapshot_share: float = 0.5,
+        seed: int = 0,
+    ) -> None:
+        if not fixed:
+            raise ValueError("fixed must name at least one opponent")
+        if not 0 <= snapshot_share < 1:
+            raise ValueError(f"snapshot_share must be in [0, 1); got {snapshot_share!r}")
+        self.fixed = list(fixed)
+        self.max_snapshots = int(max_snapshots)
+        self.margin = float(margin)
+        self.snapshot_share = float(snapshot_share)
+        self.members: list[Member] = [Member(n, make_opponent(n)) for n in self.fixed]
+        self.history: list[dict[str, Any]] = []
+        self.rng = np.random.default_rng(seed)
+
+    # -- the pool -------------------------------------------------------------------------
+    @property
+    def snapshots(self) -> list[Member]:
+        return [m for m in self.members if m.is_snapshot]
+
+    def names(self) -> list[str]:
+        return [m.name for m in self.members]
+
+    def weights(self) -> list[float]:
+        snaps = len(self.snapshots)
+        fixed = len(self.members) - snaps
+        if snaps == 0:
+            return [1.0 / fixed] * fixed
+        s = self.snapshot_share
+        return [s / snaps if m.is_snapshot else (1 - s) / fixed for m in self.members]
+
+    def add_fixed(self, name: str) -> Member:
+        member = Member(name, make_opponent(name))
+        self.fixed.append(name)
+        self.members.insert(len(self.fixed) - 1, member)
+        return member
+
+    def add_snapshot(self, actor: MLPAgent, step: int) -> Member:
+        member = Member(f"snapshot-{step}", actor, step)
+        self.members.append(member)
+        while len(self.snapshots) > self.max_snapshots:
+            self.members.remove(self.snapshots[0])
+        return member
+
+    # -- the gate -------------------------------------------------------------------------
+    def gate(
+        self,
+        actor: MLPAgent,
+        step: int,
+        env: str,
+        hands: int,
+        evaluate: Callable[..., HandsResult] = play_hands,
+    ) -> dict[str, Any]:
+        """Play ``hands`` hands against every member; add a snapshot if the mean score
+        (wins + draws/2 per hand) is at least 0.5 + ``margin``."""
+        seed = int(self.rng.integers(2**31))
+        scores = {m.name: evaluate(actor, m.policy, env, hands, seed).score for m in self.members}
+        mean = float(np.mean(list(scores.values())))
+        joined = mean >= 0.5 + self.margin
+        if joined:
+            self.add_snapshot(actor, step)
+        record = {"step": step, "scores": scores, "mean": mean, "joined": joined}
+        self.history.append(record)
+        return record
+
+    # -- saving ---------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """Everything but the snapshot weights, as JSON-able data."""
+        return {
+            "fixed": self.fixed,
+            "max_snapshots": self.max_snapshots,
+            "margin": self.margin,
+            "snapshot_share": self.snapshot_share,
+            "members": [
+                {"name": m.name, "step": m.step, "snapshot": m.is_snapshot} for m in self.members
+            ],
+            "history": self.history,
+            "rng": self.rng.bit_generator.state,
+        }
+
+    def save(self, directory: str | Path) -> None:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "league.json").write_text(json.dumps(self.state(), indent=1, default=float))
+        arrays: dict[str, np.ndarray] = {}
+        meta: dict[str, str] = {}
+        for m in self.snapshots:
+            assert isinstance(m.policy, MLPAgent)
+            meta[m.name] = m.policy.activation
+            for i, (w, b) in enumerate(m.policy.layers):
+                arrays[f"{m.name}/w{i}"], arrays[f"{m.name}/b{i}"] = w, b
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)  # type: ignore[arg-type]
+        (directory / "snapshots.npz").write_bytes(buf.getvalue())
+        (directory / "snapshots.json").write_text(json.dumps(meta))
+
+    @classmethod
+    def load(cls, directory: str | Path) -> League:
+        directory = Path(directory)
+        state = json.loads((directory / "league.json").read_text())
+        league = cls(
+            state["fixed"], state["max_snapshots"], state["margin"], state["snapshot_share"]
+        )
+        league.history = state["history"]
+        league.rng.bit_generator.state = state["rng"]
+        activations = json.loads((directory / "snapshots.json").read_text())
+        members = []
+        with np.load(directory / "snapshots.npz") as npz:
+            for entry in state["members"]:
+                name = entry["name"]
+                if not entry["snapshot"]:
+                    members.append(Member(name, make_opponent(name)))
+                    continue
+                layers = []
+                i = 0
+                while f"{name}/w{i}" in npz:
+                    layers.append((npz[f"{name}/w{i}"], npz[f"{name}/b{i}"]))
+                    i += 1
+                members.append(
+                    Member(name, MLPAgent(layers, activations[name], name=name), entry["step"])
+                )
+        league.members = members
+        return league

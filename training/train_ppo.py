@@ -1,0 +1,454 @@
+"""MaskablePPO against a self-play league, for ``gin_v0`` and ``three_handed_gin_v0``.
+
+One readable script in the CleanRL manner: a typed :class:`Args` parsed from the command
+line, then the loop in banner-marked parts. The learner is sb3-contrib's ``MaskablePPO``
+on :class:`training.league.LeagueEnv` (one hand per episode, a random seat, an opponent
+from the pool for every other seat; in the three-handed game the learner plays box, captain
+or adviser as the draw gives it, adviser turns included).
+
+    python -m training.train_ppo --env gin --total-steps 2000000 --run-dir runs/gin
+    python -m training.train_ppo --run-dir runs/gin --resume        # after an interruption
+    gin-rummy train --env three_handed ...                           # the same, via the CLI
+
+Every ``--checkpoint-every`` steps it writes ``<run-dir>/checkpoints/step_<n>/`` (model and
+optimizer, league with its snapshots, step count, every RNG state, eval history) and points
+``<run-dir>/checkpoints/latest`` at it; ``--resume`` picks up from there, so a killed run
+loses at most the steps since its last checkpoint. SIGINT/SIGTERM write a checkpoint and
+stop cleanly. Logs: TensorBoard under ``<run-dir>/tb``, ``eval.csv`` (periodic evaluation
+against L1 and L2, on duplicate deals in gin when :mod:`training.evaluate` is there) and
+``learning_curve.png`` at the end. ``--export NAME`` writes the final actor as a shipped
+agent (``agents/checkpoints/NAME.zip``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import os
+import pickle
+import random
+import shutil
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Args", "parse_args", "train", "main", "export", "latest_checkpoint"]
+
+
+# ==========================================================================================
+# Config
+# ==========================================================================================
+@dataclass
+class Args:
+    """Everything a run needs; every field is a ``--flag`` (underscores become dashes)."""
+
+    env: str = "gin"
+    """``gin`` (two-player gin_v0) or ``three_handed`` (three_handed_gin_v0)."""
+    run_dir: str = "runs/gin-ppo"
+    total_steps: int = 1_000_000
+    seed: int = 0
+    n_envs: int = 4
+    vec: str = "dummy"
+    """``dummy`` (one process) or ``subproc`` (one process per env)."""
+    net_arch: str = "256,256"
+    learning_rate: float = 3e-4
+    n_steps: int = 512
+    batch_size: int = 512
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    reward_scale: float = 0.01
+    opponents: str = "simple,heuristic"
+    """Fixed members of the pool, by agent name (random, simple, heuristic)."""
+    max_snapshots: int = 4
+    snapshot_share: float = 0.5
+    gate_every: int = 100_000
+    gate_hands: int = 100
+    margin: float = 0.05
+    checkpoint_every: int = 20_000
+    keep_checkpoints: int = 2
+    eval_every: int = 100_000
+    eval_pairs: int = 100
+    eval_opponents: str = "simple,heuristic"
+    max_minutes: float = 0.0
+    """Stop (with a checkpoint) after this much wall time; 0: no limit."""
+    resume: bool = False
+    progress: bool = True
+    export: str = ""
+    """Write the final actor to agents/checkpoints/<export>.zip."""
+    torch_threads: int = 1
+
+
+def _parse_bool(text: str) -> bool:
+    low = text.lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected a boolean (true/false); got {text!r}")
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    parser = argparse.ArgumentParser(prog="train_ppo", description=__doc__.split("\n")[0])
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in ("bool", bool):
+            parser.add_argument(flag, type=_parse_bool, nargs="?", const=True, default=f.default)
+        else:
+            kind = {"int": int, "float": float, "str": str}[str(f.type)]
+            parser.add_argument(flag, type=kind, default=f.default)
+    args = Args(**vars(parser.parse_args(argv)))
+    _check(args)
+    return args
+
+
+def _check(args: Args) -> None:
+    from training.league import ENVS, FIXED_OPPONENTS
+
+    if args.env not in ENVS:
+        raise ValueError(f"env must be one of {', '.join(ENVS)}; got {args.env!r}")
+    if args.vec not in ("dummy", "subproc"):
+        raise ValueError(f"vec must be 'dummy' or 'subproc'; got {args.vec!r}")
+    for name in _names(args.opponents) + _names(args.eval_opponents):
+        if name not in FIXED_OPPONENTS:
+            raise ValueError(f"opponents must be among {', '.join(FIXED_OPPONENTS)}; got {name!r}")
+    for key in ("total_steps", "n_envs", "n_steps", "batch_size", "checkpoint_every"):
+        if getattr(args, key) < 1:
+            raise ValueError(f"{key} must be a positive integer; got {getattr(args, key)!r}")
+
+
+def _names(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+# ==========================================================================================
+# Checkpoints
+# ==========================================================================================
+def latest_checkpoint(run_dir: str | Path) -> Path | None:
+    pointer = Path(run_dir) / "checkpoints" / "latest"
+    if not pointer.is_file():
+        return None
+    path = Path(run_dir) / "checkpoints" / pointer.read_text().strip()
+    return path if path.is_dir() else None
+
+
+def _rng_states() -> dict[str, Any]:
+    import torch
+
+    return {
+        "python": random.getstate(),
+        "numpy": np.random.get_state(),
+        "torch": torch.get_rng_state(),
+    }
+
+
+def _set_rng_states(states: dict[str, Any]) -> None:
+    import torch
+
+    random.setstate(states["python"])
+    np.random.set_state(states["numpy"])
+    torch.set_rng_state(states["torch"])
+
+
+def save_checkpoint(
+    run_dir: Path, model: Any, league: Any, state: dict[str, Any], keep: int
+) -> Path:
+    """Write a complete checkpoint, then move the ``latest`` pointer to it (atomically)."""
+    root = run_dir / "checkpoints"
+    name = f"step_{model.num_timesteps:010d}"
+    tmp = root / (name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    model.save(tmp / "model.zip")  # policy, optimizer, schedules
+    league.save(tmp / "league")
+    state = {**state, "num_timesteps": int(model.num_timesteps), "rng": _rng_states()}
+    with open(tmp / "state.pkl", "wb") as fh:
+        pickle.dump(state, fh)
+    final = root / name
+    shutil.rmtree(final, ignore_errors=True)
+    tmp.rename(final)
+    pointer_tmp = root / "latest.tmp"
+    pointer_tmp.write_text(name)
+    os.replace(pointer_tmp, root / "latest")
+    old = sorted(p for p in root.glob("step_*") if p.is_dir() and not p.name.endswith(".tmp"))
+    for p in old[:-keep]:
+        shutil.rmtree(p, ignore_errors=True)
+    return final
+
+
+# ==========================================================================================
+# Evaluation
+# ==========================================================================================
+def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
+    """Hands against each ``eval_opponents`` member: duplicate deals in gin when
+    :func:`training.evaluate.gin_duplicate` exists, else plain hands with random seats."""
+    from training.league import make_opponent, play_hands
+
+    out: dict[str, float] = {"step": float(step)}
+    for name in _names(args.eval_opponents):
+        res = None
+        if args.env == "gin":
+            try:
+                from training.evaluate import gin_duplicate  # type: ignore[import-not-found]
+
+                res = gin_duplicate(actor, make_opponent(name), args.eval_pairs, seed=10_007,
+                                    workers=1, progress=False)  # fmt: skip
+                out[f"{name}/hand_win_rate"] = float(res["hand_win_rate"])
+                out[f"{name}/points_per_hand"] = float(res["points_per_hand"])
+            except ImportError:
+                res = None
+        if res is None:
+            hands = play_hands(
+                actor, make_opponent(name), args.env, 2 * args.eval_pairs, seed=10_007
+            )
+            out[f"{name}/hand_win_rate"] = hands.win_rate
+            out[f"{name}/points_per_hand"] = hands.points_per_hand
+    return out
+
+
+# ==========================================================================================
+# Training
+# ==========================================================================================
+def _make_vec_env(args: Args, league: Any, seed: int) -> Any:
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    from training.league import LeagueEnv, make_env
+
+    members, weights = league.members, league.weights()
+
+    def factory(rank: int) -> Any:
+        def thunk() -> Any:
+            env = LeagueEnv(make_env(args.env, reward_scale=args.reward_scale), members, weights)
+            env.reset(seed=seed + 1000 * rank)
+            return env
+
+        return thunk
+
+    fns = [factory(i) for i in range(args.n_envs)]
+    vec = SubprocVecEnv(fns) if args.vec == "subproc" else DummyVecEnv(fns)
+    vec.seed(seed)
+    return VecMonitor(vec)
+
+
+def train(args: Args) -> dict[str, Any]:
+    """Train (or resume) a run; returns a summary (steps, wall time, last evaluation)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from agents.trained import actor_from_sb3
+    from training.league import League
+
+    torch.set_num_threads(args.torch_threads)
+    run_dir = Path(args.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    ckpt = latest_checkpoint(run_dir) if args.resume else None
+    if args.resume and ckpt is None:
+        print(f"no checkpoint under {run_dir}; starting afresh", file=sys.stderr)
+
+    # -- league, RNGs and bookkeeping, fresh or from the checkpoint -------------------------
+    if ckpt is not None:
+        with open(ckpt / "state.pkl", "rb") as fh:
+            state = pickle.load(fh)
+        league = League.load(ckpt / "league")
+        for name in _names(args.opponents):  # fixed opponents named on resume join the pool
+            if name not in league.fixed:
+                league.add_fixed(name)
+        _set_rng_states(state["rng"])
+        print(f"resuming from {ckpt} at step {state['num_timesteps']}")
+    else:
+        random.seed(args.seed)
+        np.random.seed(args.seed)
+        torch.manual_seed(args.seed)
+        league = League(_names(args.opponents), args.max_snapshots, args.margin,
+                        args.snapshot_share, seed=args.seed)  # fmt: skip
+        state = {"num_timesteps": 0, "wall_s": 0.0, "evals": [], "args": dataclasses.asdict(args)}
+        (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    start_steps = int(state["num_timesteps"])
+    vec_env = _make_vec_env(args, league, args.seed + start_steps)
+
+    # -- the model -------------------------------------------------------------------------
+    if ckpt is not None:
+        model = MaskablePPO.load(ckpt / "model.zip", env=vec_env, device="cpu",
+                                 tensorboard_log=str(run_dir / "tb"))  # fmt: skip
+        model.num_timesteps = start_steps
+    else:
+        arch = [int(x) for x in _names(args.net_arch)]
+        model = MaskablePPO(
+            "MlpPolicy", vec_env, learning_rate=args.learning_rate, n_steps=args.n_steps,
+            batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
+            gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
+            policy_kwargs={"net_arch": {"pi": arch, "vf": arch}}, seed=args.seed, device="cpu",
+            tensorboard_log=str(run_dir / "tb"), verbose=0,
+        )  # fmt: skip
+
+    t0 = time.time()
+    wall_before = float(state.get("wall_s", 0.0))
+    stop = {"signal": False}
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop["signal"] = True
+
+    old_handlers = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    # -- the loop's hooks: checkpoints, the league gate, evaluation --------------------------
+    class LeagueCallback(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            last = start_steps
+            self.next_ckpt = state.get("next_ckpt", last + args.checkpoint_every)
+            self.next_gate = state.get("next_gate", last + args.gate_every)
+            self.next_eval = state.get("next_eval", last + args.eval_every)
+            self.stopped = False
+
+        def _snapshot_state(self) -> dict[str, Any]:
+            return {
+                "wall_s": wall_before + time.time() - t0,
+                "evals": state["evals"],
+                "args": state["args"],
+                "next_ckpt": self.next_ckpt,
+                "next_gate": self.next_gate,
+                "next_eval": self.next_eval,
+            }
+
+        def checkpoint(self) -> None:
+            save_checkpoint(
+                run_dir, self.model, league, self._snapshot_state(), args.keep_checkpoints
+            )
+
+        def _on_rollout_start(self) -> None:
+            # Between rollouts the weights are fresh from the last update and nothing is half-done.
+            n = self.model.num_timesteps
+            if n >= self.next_gate:
+                self.next_gate = n + args.gate_every
+                rec = league.gate(actor_from_sb3(self.model, name=f"snapshot-{n}"), n, args.env,
+                                  args.gate_hands)  # fmt: skip
+                self.logger.record("league/gate_mean_score", rec["mean"])
+                self.logger.record("league/snapshots", len(league.snapshots))
+                if rec["joined"]:
+                    self.training_env.env_method("set_pool", league.members, league.weights())
+                print(f"[{n}] gate {rec['mean']:.3f} {'joined' if rec['joined'] else ''} "
+                      f"pool={league.names()}", flush=True)  # fmt: skip
+            if n >= self.next_eval:
+                self.next_eval = n + args.eval_every
+                res = evaluate_actor(actor_from_sb3(self.model), args, n)
+                state["evals"].append(res)
+                for k, v in res.items():
+                    if k != "step":
+                        self.logger.record(f"eval/{k}", v)
+                print(f"[{n}] eval {json.dumps(res)}", flush=True)
+            if n >= self.next_ckpt:
+                self.next_ckpt = n + args.checkpoint_every
+                self.checkpoint()
+
+        def _on_step(self) -> bool:
+            over_time = args.max_minutes > 0 and time.time() - t0 > 60 * args.max_minutes
+            if stop["signal"] or over_time:
+                self.stopped = True
+                return False
+            return True
+
+    callback = LeagueCallback()
+    remaining = args.total_steps - start_steps
+    if remaining > 0:
+        model.learn(remaining, callback=callback, reset_num_timesteps=ckpt is None,
+                    tb_log_name="ppo", progress_bar=args.progress)  # fmt: skip
+    for s, h in old_handlers.items():
+        signal.signal(s, h)
+    callback.model = model
+    callback.checkpoint()
+    wall = wall_before + time.time() - t0
+    finished = model.num_timesteps >= args.total_steps
+    summary: dict[str, Any] = {
+        "num_timesteps": int(model.num_timesteps),
+        "wall_s": round(wall, 1),
+        "finished": finished,
+        "pool": league.names(),
+        "evals": state["evals"],
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    write_eval_csv(run_dir, state["evals"])
+    try:
+        plot_learning_curve(run_dir, state["evals"], args)
+    except Exception as exc:  # a plot is a nicety; never lose a run over it
+        print(f"no learning curve: {exc}", file=sys.stderr)
+    if args.export:
+        export(run_dir, args.export)
+    vec_env.close()
+    return summary
+
+
+def write_eval_csv(run_dir: Path, evals: list[dict[str, float]]) -> None:
+    if not evals:
+        return
+    keys = sorted({k for e in evals for k in e}, key=lambda k: (k != "step", k))
+    with open(run_dir / "eval.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(evals)
+
+
+def plot_learning_curve(run_dir: Path, evals: list[dict[str, float]], args: Args) -> Path | None:
+    """Hand win rate against each evaluation opponent over training steps."""
+    if not evals:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    steps = [e["step"] for e in evals]
+    for name in _names(args.eval_opponents):
+        key = f"{name}/hand_win_rate"
+        ax.plot(steps, [e.get(key, np.nan) for e in evals], marker="o", label=f"vs {name}")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("training steps")
+    ax.set_ylabel("hands won")
+    ax.set_title(f"MaskablePPO, {args.env}")
+    ax.legend()
+    fig.tight_layout()
+    path = run_dir / "learning_curve.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def export(run_dir: str | Path, name: str, directory: str | Path | None = None) -> Path:
+    """Write the latest checkpoint's actor as ``<directory>/<name>.zip`` (actor only, small)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.trained import CHECKPOINT_DIR, actor_from_sb3, save_actor
+
+    ckpt = latest_checkpoint(run_dir)
+    if ckpt is None:
+        raise ValueError(f"run_dir {str(run_dir)!r} has no checkpoint to export")
+    with open(ckpt / "state.pkl", "rb") as fh:
+        state = pickle.load(fh)
+    model = MaskablePPO.load(ckpt / "model.zip", device="cpu")
+    out_dir = Path(directory) if directory is not None else CHECKPOINT_DIR
+    out_dir.mkdir(parents=True, exist_ok=True)
+    actor = actor_from_sb3(model, name=name)
+    return save_actor(actor, out_dir / f"{name}.zip", name=name, env=state["args"]["env"],
+                      steps=int(state["num_timesteps"]), wall_s=round(state["wall_s"], 1),
+                      args=state["args"])  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    summary = train(args)
+    print(json.dumps({k: v for k, v in summary.items() if k != "evals"}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
