@@ -28,10 +28,18 @@ def make_gin(learner: str = "player_0", opponents: Any = None, **options: Any) -
     return SingleAgentEnv(gin_v0.raw_env(**options), learner, opponents)
 
 
+def make_rummy(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
+    from gin_env import rummy_v0
+    from gin_env.wrappers import SingleAgentEnv
+
+    return SingleAgentEnv(rummy_v0.raw_env(**options), learner, opponents)
+
+
 def _register() -> None:
     ids = {
         "gin_env/ThreeHandedGin-v0": "gin_env:make_three_handed",
         "gin_env/Gin-v0": "gin_env:make_gin",
+        "gin_env/Rummy-v0": "gin_env:make_rummy",
     }
     for env_id, entry in ids.items():
         if env_id not in gymnasium.registry:
