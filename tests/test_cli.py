@@ -1,0 +1,170 @@
+"""The ``gin-rummy`` command line: help, matches, evaluation, a hand played through stdin,
+replays."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from gin_env import actions as A
+from gin_env import three_handed_gin_v0
+from training import replay
+from training.cli import cli, make_agent
+
+SUBCOMMANDS = ["play", "match", "replay", "eval", "train", "bench"]
+
+
+def run(args: list[str], input: str | None = None):
+    result = CliRunner().invoke(cli, args, input=input, catch_exceptions=False)
+    return result
+
+
+def test_group_help_lists_every_subcommand() -> None:
+    result = run(["--help"])
+    assert result.exit_code == 0
+    for name in SUBCOMMANDS:
+        assert name in result.output
+
+
+@pytest.mark.parametrize("name", ["play", "match", "replay"])
+def test_own_subcommand_help(name: str) -> None:
+    result = run([name, "--help"])
+    assert result.exit_code == 0
+    assert f"gin-rummy {name}" in result.output
+    assert "--help" in result.output
+
+
+def _has(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [("eval", "training.evaluate"), ("train", "training.train_ppo")],
+)
+def test_front_door_help(name: str, module: str) -> None:
+    if not _has(module):
+        pytest.skip(f"{module} is not written yet")
+    result = run([name, "--help"])
+    assert result.exit_code == 0
+    assert "usage" in result.output.lower() and "--seed" in result.output
+
+
+def test_bench_help() -> None:
+    result = run(["bench", "--help"])
+    assert result.exit_code == 0 and "rules|env|rummy" in result.output
+
+
+def test_match_prints_hands_and_saves_a_replay(tmp_path) -> None:
+    path = tmp_path / "m.json"
+    args = ["match", "--agents", "random", "--seed", "3", "-o", "target_score=25"]
+    result = run(args + ["--save", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "hand 1 [" in result.output and "wins the match" in result.output
+    data = replay.load(path)
+    assert data["agents"] == dict.fromkeys(["player_0", "player_1", "player_2"], "random")
+    assert max(data["scores"]) >= 25
+    assert f"scores {data['scores']}" in result.output
+
+
+def test_match_gin_and_several_matches() -> None:
+    result = run(["match", "-g", "gin", "--agents", "random,simple", "--matches", "3",
+                  "-o", "target_score=10", "--no-color"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "3 matches" in result.output
+    wins = [int(line.split("wins")[1].split()[0]) for line in result.output.splitlines()
+            if " wins " in line]  # fmt: skip
+    assert sum(wins) == 3
+
+
+def test_match_rummy() -> None:
+    result = run(["match", "-g", "rummy", "--agents", "random", "-o", "num_players=3"])
+    assert result.exit_code == 0, result.output
+    assert "Hand 1" in result.output
+
+
+def test_bad_input_is_a_usage_error() -> None:
+    assert run(["match", "--game", "poker"]).exit_code == 2
+    result = run(["match", "-o", "knock_limit=99"])
+    assert result.exit_code == 2 and "knock_limit" in result.output
+    result = run(["match", "--agents", "a,b"])
+    assert result.exit_code == 2
+    result = run(["play", "--seat", "5", "--seed", "0"], input="quit\n")
+    assert result.exit_code == 2 and "--seat" in result.output
+
+
+def test_replay_reproduces_the_saved_scores(tmp_path) -> None:
+    path = tmp_path / "m.json"
+    run(["match", "--agents", "simple", "--seed", "5", "-o", "target_score=30",
+         "--save", str(path)])  # fmt: skip
+    data = json.loads(path.read_text())
+    result = run(["replay", str(path), "--no-actions"])
+    assert result.exit_code == 0, result.output
+    assert f"scores {data['scores']}" in result.output
+    assert result.output.count("\nhand ") == sum(h["result"] is not None for h in data["hands"])
+    data["hands"][0]["actions"][-1][1] = A.PASS  # a tampered file is refused, not replayed
+    path.write_text(json.dumps(data))
+    result = run(["replay", str(path)])
+    assert result.exit_code == 1 and "Error" in result.output
+
+
+def test_replay_gif(tmp_path) -> None:
+    pytest.importorskip("PIL")
+    path = tmp_path / "m.json"
+    run(["match", "-g", "gin", "--agents", "random", "-o", "target_score=10",
+         "--save", str(path)])  # fmt: skip
+    gif = tmp_path / "m.gif"
+    result = run(["replay", str(path), "--gif", str(gif), "--hands", "1", "--max-frames", "5"])
+    assert result.exit_code == 0, result.output
+    assert gif.stat().st_size > 0 and "5 frames" in result.output
+
+
+def _scripted_hand(seed: int, seat: int, opponents: str) -> tuple[list[str], object]:
+    """Moves for a person in ``seat`` for the whole first hand: a mirror env with the same
+    seed and the same opponents (the CLI seeds their generator with the seed) shows what
+    the person will face; the person plays the simple agent's choice."""
+    env = three_handed_gin_v0.raw_env(target_score=100)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    me = env.possible_agents[seat]
+    policies = {a: make_agent(opponents) for a in env.possible_agents if a != me}
+    person = make_agent("simple")
+    lines: list[str] = []
+    while len(env.match.history) == 1:
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        if agent == me:
+            action = int(person.act(obs))
+            lines.append(A.action_str(action).replace("discard ", "").lower())
+        else:
+            action = int(policies[agent].act(obs, rng))
+        env.step(action)
+    return lines, env
+
+
+def test_play_a_whole_hand_through_stdin() -> None:
+    seed, seat = 11, 0
+    moves, mirror = _scripted_hand(seed, seat, "simple")
+    assert moves, "the person must have moves in the first hand"
+    # First a malformed move, then an illegal one (a draw when a discard is due, or a
+    # knock when a draw or upcard decision is due), each explained and asked again.
+    first = A.parse_action(moves[0])
+    illegal = "draw" if first >= A.DISCARD else "knock ks"
+    script = ["seven of hearts", illegal] + moves + ["quit"]
+    result = run(["play", "--seed", str(seed), "--seat", str(seat), "--opponents", "simple",
+                  "--no-color"], input="\n".join(script) + "\n")  # fmt: skip
+    out = result.output
+    assert result.exit_code == 0, out
+    assert "bad move 'seven of hearts'" in out
+    assert "not legal:" in out and "legal:" in out
+    assert "Hand 1 over" in out
+    rec = mirror.match.history[0]
+    scores = "  ".join(f"player_{p} {s}" for p, s in enumerate(rec.scores_after))
+    assert f"scores: {scores}" in out
+    if rec.result.kind != "draw":
+        assert "defends:" in out and "deadwood" in out
+    assert "You left the table" in out

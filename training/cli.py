@@ -1,0 +1,783 @@
+"""``gin-rummy``: the command line of the project.
+
+Subcommands::
+
+    gin-rummy play     a person plays in the terminal against agents, in any seat
+    gin-rummy match    agents play a match, printed hand by hand (or saved as a replay)
+    gin-rummy replay   play a saved match back, as text or as a GIF
+    gin-rummy eval     front door to training.evaluate (all options passed through)
+    gin-rummy train    front door to training.train_ppo (all options passed through)
+    gin-rummy bench    front door to benchmarks/bench_<rules|env|rummy>.py
+
+Games (``--game``): ``three`` (three-handed gin, the default), ``gin`` (two-player gin),
+``rummy`` (basic rummy, 2-6 players). Rules options go through ``-o name=value``
+(e.g. ``-o knock_limit=0 -o target_score=50``) and are checked by the env, which names
+the allowed values of a bad one.
+
+In ``play`` moves are typed as words: ``draw`` (from the stock), ``take`` (the upcard or
+the top discard), ``pass``, a card to discard (``7h``, ``10s``, ``qd``), ``knock 3c``; the
+adviser may also type ``none``. ``?`` lists the legal moves, ``hint`` asks the heuristic
+agent, ``quit`` leaves. A malformed or illegal move is explained and asked again.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from gin_env import actions as A
+from gin_env.cards import card_str, from_mask, suit
+
+__all__ = ["main", "cli", "make_agent", "GAME_ENVS", "explain_illegal", "human_view"]
+
+GAME_ENVS = {"three": "three_handed_gin_v0", "gin": "gin_v0", "rummy": "rummy_v0"}
+GAME_ALIASES = {"three_handed": "three", "three-handed": "three", "3": "three"}
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+PASSTHROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []}
+
+
+# ==========================================================================================
+# Shared helpers: games, options, agents, console
+# ==========================================================================================
+def _game(value: str) -> str:
+    game = GAME_ALIASES.get(value, value)
+    if game not in GAME_ENVS:
+        raise click.BadParameter(
+            f"{value!r}; allowed: {', '.join(GAME_ENVS)}", param_hint="'--game'"
+        )
+    return game
+
+
+def _options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``-o name=value`` pairs as env keyword options; values are read as JSON when they
+    parse (``10``, ``true``, ``null``) and as text otherwise."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{pair!r}: expected name=value", param_hint="'-o'")
+        try:
+            out[name.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            out[name.strip()] = text
+    return out
+
+
+def make_env(game: str, options: dict[str, Any]) -> Any:
+    """The ``raw_env`` of ``game`` with ``options``; a bad option is a ``click`` usage error
+    carrying the env's own message (which names the allowed values)."""
+    module = importlib.import_module(f"gin_env.{GAME_ENVS[game]}")
+    try:
+        return module.raw_env(**options)
+    except (TypeError, ValueError) as err:
+        raise click.UsageError(f"bad option for {game}: {err}") from None
+
+
+_FALLBACK_AGENTS = {
+    # Used only while the ``agents.make`` registry is not there: module, class.
+    "simple": ("agents.simple", "SimpleAgent"),
+    "heuristic": ("agents.heuristic", "HeuristicAgent"),
+}
+
+
+def make_agent(name: str, game: str = "three") -> Any:
+    """A policy by registry name (``agents.make``), with the env's random policy and the
+    plain agent classes as a fallback while the registry is missing."""
+    try:
+        import agents
+
+        make = getattr(agents, "make", None)
+    except ImportError:
+        make = None
+    if make is not None:
+        try:
+            return make(name, game=GAME_ENVS[game])
+        except TypeError:
+            return make(name)
+    if name == "random":
+        from gin_env.wrappers import RandomPolicy
+
+        return RandomPolicy()
+    if game == "rummy" and name == "simple":
+        from agents.rummy_simple import RummySimpleAgent
+
+        return RummySimpleAgent()
+    if game != "rummy" and name in _FALLBACK_AGENTS:
+        module, cls = _FALLBACK_AGENTS[name]
+        return getattr(importlib.import_module(module), cls)()
+    allowed = ["random", "simple"] + ([] if game == "rummy" else ["heuristic"])
+    raise click.BadParameter(f"unknown agent {name!r}; allowed: {', '.join(allowed)}")
+
+
+def _agent_names(text: str, n: int, what: str = "--agents") -> list[str]:
+    names = [w.strip() for w in text.split(",") if w.strip()]
+    if len(names) == 1:
+        names = names * n
+    if len(names) != n:
+        raise click.BadParameter(
+            f"{text!r}: give one agent name or {n} comma-separated names", param_hint=what
+        )
+    return names
+
+
+def _console(color: bool) -> Any:
+    from rich.console import Console
+
+    # highlight=False: rich would otherwise colour numbers and words on its own.
+    return Console(highlight=False, no_color=not color, soft_wrap=True)
+
+
+def card_markup(card: int) -> str:
+    colour = "bold red" if suit(card) in (1, 2) else "bold"
+    return f"[{colour}]{card_str(card)}[/]"
+
+
+def cards_markup(cards: Sequence[int] | int) -> str:
+    if isinstance(cards, int):
+        cards = from_mask(cards)
+    return " ".join(card_markup(c) for c in cards) or "-"
+
+
+def _progress(console: Any) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+# ==========================================================================================
+# The gin table as a person sees it
+# ==========================================================================================
+def _arranged(hand_mask: int) -> str:
+    """A hand grouped as melds then deadwood (the arrangement with the least deadwood)."""
+    from gin_env.melds import GIN_MELDS, deadwood_mask
+
+    melds, rest = GIN_MELDS.best_arrangement(hand_mask)
+    parts = [f"({cards_markup(m)})" for m in melds]
+    if rest:
+        parts.append(cards_markup(rest))
+    return "  ".join(parts) + f"   [dim]deadwood {deadwood_mask(hand_mask)}[/]"
+
+
+def human_view(env: Any, player: int) -> str:
+    """The table from ``player``'s seat (rich markup): own cards face up (the adviser sees
+    the captain's), the opponent's count and the cards he took from the pile, the
+    discard pile, the stock, roles, scores and the adviser's suggestion."""
+    match = env.match
+    hand = match.hand
+    rec = match.record
+    names = env.possible_agents
+    roles = env.role_names
+    me = names[player]
+    role = roles[rec.roles[player]]
+    scores = "  ".join(f"{names[p]} {s}" for p, s in enumerate(match.scores))
+    lines = [
+        f"[bold cyan]Hand {rec.index + 1}[/]   you are [bold]{me}[/], {role}   "
+        f"scores: {scores} (to {match.target_score})"
+    ]
+    if player in rec.players:
+        seat = rec.players.index(player)
+    else:  # the adviser looks at the captain's cards
+        seat = next(s for s in (0, 1) if roles[rec.roles[rec.players[s]]] == "captain")
+    other = 1 - seat
+    opp = rec.players[other]
+    opp_tag = " (dealer)" if other == hand.dealer else ""
+    took = from_mask(hand.took[other])
+    lines.append(
+        f"  {names[opp]} {roles[rec.roles[opp]]}{opp_tag}: {hand.hands[other].bit_count()} cards"
+        + (f", took from the pile: {cards_markup(took)}" if took else "")
+    )
+    for p in range(len(names)):
+        if p not in rec.players and p != player:
+            lines.append(f"  {names[p]} {roles[rec.roles[p]]}")
+    pile = hand.discard_pile
+    shown = pile[-6:]
+    more = f"{len(pile) - len(shown)} more, " if len(pile) > len(shown) else ""
+    label = "upcard" if hand.phase < 2 else "discard pile"
+    lines.append(f"  stock {hand.stock_size}   {label} (top last): {more}{cards_markup(shown)}")
+    whose = "your" if player in rec.players else f"{names[rec.players[seat]]}'s"
+    dealer = " (you deal)" if seat == hand.dealer and player in rec.players else ""
+    lines.append(f"  {whose} hand{dealer}: {_arranged(hand.hands[seat])}")
+    suggestion = getattr(match, "suggestion", None)
+    if suggestion is not None and roles[rec.roles[player]] == "captain":
+        lines.append(f"  [yellow]your adviser suggests: {A.action_str(suggestion)}[/]")
+    return "\n".join(lines)
+
+
+def explain_illegal(env: Any, action: int) -> str:
+    """Why ``action`` is not legal for the player to act, in the game's words."""
+    match = env.match
+    hand = match.hand
+    kind, card = A.decode(action)
+    advising = getattr(match, "advising", False)
+    if kind == "no-advice" and not advising:
+        return "only the adviser can give no advice"
+    if kind == "big-gin":
+        return "big gin is not on: it needs the big_gin_bonus option and 11 melded cards"
+    phase = hand.phase.name
+    if phase.startswith("UPCARD"):
+        top = card_str(hand.top_discard)
+        return f"the upcard {top} is on offer: 'take' it or 'pass'"
+    if phase == "DRAW":
+        if kind == "take" and hand.must_draw_stock:
+            return "both players passed the upcard, so the first draw comes from the stock"
+        if kind == "pass":
+            return "the upcard offer is over: 'draw' from the stock or 'take' the top discard"
+        return "draw first: 'draw' from the stock or 'take' the top of the discard pile"
+    if phase == "DISCARD":
+        if card is None:
+            return "you have drawn already: discard a card (e.g. 7h) or knock (e.g. knock 7h)"
+        holder = hand.hands[hand.current]
+        if not holder >> card & 1:
+            return f"{card_str(card)} is not in the hand"
+        if card == hand.taken and not hand.rules.allow_discard_of_taken_card:
+            return f"{card_str(card)} was just taken from the discard pile: it may not go back"
+        if kind == "knock":
+            dw = hand.discard_deadwoods()[card]
+            return (
+                f"no knock: discarding {card_str(card)} leaves deadwood {dw}, "
+                f"above the knock limit {hand.knock_limit}"
+            )
+    return f"{A.action_str(action)} is not legal now"
+
+
+def _legal_words(legal: Sequence[int]) -> str:
+    simple = [A.action_str(a) for a in legal if A.decode(a)[1] is None]
+    discards = [card_str(c) for a in legal if (c := A.decode(a)[1]) is not None and a < A.KNOCK]
+    knocks = [card_str(c) for a in legal if (c := A.decode(a)[1]) is not None and a >= A.KNOCK]
+    parts = list(simple)
+    if discards:
+        parts.append("discard one of " + " ".join(discards))
+    if knocks:
+        parts.append("knock with " + " ".join(knocks))
+    return "; ".join(parts)
+
+
+def _narrate(env: Any, agent: str, action: int, top: int | None, listener: int | None) -> str:
+    """One agent move in words, as the listening player at the table would learn it."""
+    match = env.match
+    names = env.possible_agents
+    player = names.index(agent)
+    role = env.role_names[match.record.roles[player]]
+    kind, card = A.decode(action)
+    who = f"{agent} ({role})"
+    if role == "adviser":
+        if listener is not None and env.role_names[match.record.roles[listener]] != "captain":
+            return ""  # only the captain hears the adviser
+        return f"{who} suggests {A.action_str(action)}"
+    if kind == "draw":
+        return f"{who} draws from the stock"
+    if kind == "take":
+        return f"{who} takes {card_markup(top) if top is not None else 'the top discard'}"
+    if kind == "pass":
+        return f"{who} passes on the upcard"
+    if kind == "knock":
+        return f"{who} [bold yellow]knocks[/], discarding {card_markup(card)}"  # type: ignore[arg-type]
+    if kind == "discard":
+        return f"{who} discards {card_markup(card)}"  # type: ignore[arg-type]
+    return f"{who} {A.action_str(action)}"
+
+
+def showdown_lines(env: Any, rec: Any) -> list[str]:
+    """A finished hand: both arrangements, the lay-offs, the points and who scored."""
+    names = env.possible_agents
+    roles = env.role_names
+    result = rec.result
+    label = [f"{names[p]} ({roles[rec.roles[p]]})" for p in rec.players]
+    lines = [f"[bold cyan]Hand {rec.index + 1} over[/]"]
+    sd = result.showdown
+    if result.kind == "draw":
+        lines.append("  " + result.describe(label))
+        for s in (0, 1):
+            lines.append(f"  {label[s]}: {cards_markup(result.final_hands[s])}")
+    elif sd is not None:
+        k = result.knocker
+        d = 1 - k
+
+        def melds(ms: Sequence[int]) -> str:
+            return "  ".join(f"({cards_markup(m)})" for m in ms) or "no melds"
+
+        lines.append(
+            f"  {label[k]} {'goes gin' if sd.kind in ('gin', 'big_gin') else 'knocks'}: "
+            f"{melds(sd.knocker_melds)}   deadwood {cards_markup(sd.knocker_deadwood_cards)}"
+            f" = {sd.knocker_deadwood}"
+        )
+        lays = f"   lays off {cards_markup(sd.layoffs)}" if sd.layoffs else ""
+        lines.append(
+            f"  {label[d]} defends: {melds(sd.defender_melds)}{lays}   deadwood "
+            f"{cards_markup(sd.defender_deadwood_cards)} = {sd.defender_deadwood}"
+        )
+        word = {"undercut": "undercut! ", "gin": "gin! ", "big_gin": "big gin! "}.get(
+            result.kind, ""
+        )
+        lines.append(f"  [bold yellow]{word}{label[result.winner]} scores {result.points}[/]")
+    scores = "  ".join(f"{names[p]} {s}" for p, s in enumerate(rec.scores_after))
+    lines.append(f"  scores: {scores}")
+    return lines
+
+
+# ==========================================================================================
+# The command group
+# ==========================================================================================
+@click.group("gin-rummy", context_settings=CONTEXT)
+@click.version_option(package_name="gin-env", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Three-handed gin rummy, two-player gin and basic rummy: play, watch, replay,
+    evaluate, train and benchmark."""
+
+
+_game_option = click.option(
+    "--game",
+    "-g",
+    default="three",
+    show_default=True,
+    callback=lambda ctx, p, v: _game(v),
+    help="three (three-handed gin), gin (two-player) or rummy (basic rummy).",
+)
+_rule_options = click.option(
+    "--option",
+    "-o",
+    "rule_options",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="An env option, e.g. -o target_score=50 -o knock_limit=0 (repeatable).",
+)
+
+
+# -- play ----------------------------------------------------------------------------------
+@cli.command(context_settings=CONTEXT)
+@_game_option
+@click.option("--seat", default=0, show_default=True, type=int, help="Your seat: player_N.")
+@click.option(
+    "--opponents",
+    default="heuristic",
+    show_default=True,
+    help="Agent name for the other seats, or one name per other seat, comma-separated.",
+)
+@click.option("--seed", default=None, type=int, help="Seed of the deals (default: random).")
+@click.option("--target-score", type=int, default=None, help="Points that win the match.")
+@_rule_options
+@click.option("--color/--no-color", default=True, help="Coloured output (when a terminal).")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False), help="Save a replay.")
+def play(
+    game: str,
+    seat: int,
+    opponents: str,
+    seed: int | None,
+    target_score: int | None,
+    rule_options: tuple[str, ...],
+    color: bool,
+    save_path: str | None,
+) -> None:
+    """Play a match in the terminal against agents.
+
+    Moves: draw, take, pass, a card to discard (7h, 10s, qd), knock 3c; the adviser may
+    type none. Type ? for the legal moves, hint for a suggestion, quit to leave.
+    """
+    console = _console(color)
+    options = _options(rule_options)
+    if target_score is not None:
+        options["target_score"] = target_score
+    if game == "rummy":
+        options.setdefault("num_players", 2)
+    env = make_env(game, options)
+    n = len(env.possible_agents)
+    if not 0 <= seat < n:
+        raise click.BadParameter(f"{seat}; allowed: 0..{n - 1}", param_hint="'--seat'")
+    names = _agent_names(opponents, n - 1, "--opponents")
+    others = [p for p in range(n) if p != seat]
+    policies = {
+        env.possible_agents[p]: make_agent(nm, game) for p, nm in zip(others, names, strict=True)
+    }
+    if seed is None:
+        seed = int(np.random.default_rng().integers(2**31))
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    me = env.possible_agents[seat]
+    console.print(
+        f"[bold]{GAME_ENVS[game]}[/], seed {seed}: you are {me}; "
+        + ", ".join(f"{a} is {nm}" for a, nm in zip(policies, names, strict=True))
+    )
+    reader = sys.stdin  # click's test runner swaps it for the input it is given
+    if game == "rummy":
+        _play_rummy(env, seat, policies, rng, console, reader)
+        return
+    if hasattr(env.match, "describe_roles"):
+        console.print(env.match.describe_roles())
+    hint_agent: list[Any] = []
+    reported = 0
+    while not env.match.is_over:
+        agent = env.agent_selection
+        if agent == me:
+            action = _ask_human(env, seat, console, reader, hint_agent, game)
+            if action is None:
+                console.print("You left the table. Scores: " + str(env.match.scores))
+                return
+            hand = env.match.hand
+            before = hand.hands[hand.current]
+            env.step(action)
+            if action == A.DRAW_STOCK and env.match.hand is hand:
+                drawn = hand.hands[hand.current] & ~before
+                if drawn:  # only the player who draws sees the card
+                    console.print(f"  you drew {cards_markup(drawn)}")
+        else:
+            obs = env.observe(agent)
+            top = env.match.hand.top_discard
+            action = int(policies[agent].act(obs, rng))
+            env.step(action)
+            line = _narrate(env, agent, action, top, seat)
+            if line:
+                console.print("  " + line)
+        reported = _report_hands(env, console, reported)
+    winner = env.possible_agents[env.match.winner]
+    verdict = "You win" if winner == me else f"{winner} wins"
+    console.print(f"[bold green]{verdict} the match[/]: scores {env.match.scores}")
+    if save_path:
+        from training.replay import save_match
+
+        agents = {a: nm for a, nm in zip(policies, names, strict=True)} | {me: "human"}
+        save_match(save_path, seed, options, env, agents)
+        console.print(f"replay saved to {save_path}")
+
+
+def _report_hands(env: Any, console: Any, reported: int) -> int:
+    """Print the showdown of every hand finished since the last call."""
+    history = env.match.history
+    for rec in history[reported:]:
+        if rec.result is None:
+            break
+        console.print("\n".join(showdown_lines(env, rec)))
+        reported = rec.index + 1
+    return reported
+
+
+def _ask_human(
+    env: Any, seat: int, console: Any, reader: Any, hint_agent: list[Any], game: str
+) -> int | None:
+    """Show the table and read moves until a legal one comes; None when the person quits
+    (or input ends)."""
+    console.print()
+    console.print(human_view(env, seat))
+    legal = env.legal_actions()
+    adviser = getattr(env.match, "advising", False)
+    prompt = "Your advice" if adviser else "Your move"
+    while True:
+        console.print(f"[bold green]{prompt}[/] ([dim]? for the legal moves[/]): ", end="")
+        line = reader.readline()
+        if not line:
+            console.print("\n(input ended)")
+            return None
+        text = line.strip()
+        if not text:
+            continue
+        low = text.lower()
+        if low in ("quit", "exit", "q"):
+            return None
+        if low in ("?", "help", "legal", "moves"):
+            console.print("  legal: " + _legal_words(legal))
+            continue
+        if low == "hint":
+            if not hint_agent:
+                hint_agent.append(make_agent("heuristic", game))
+            obs = env.observe(env.agent_selection)
+            console.print(f"  hint: {A.action_str(int(hint_agent[0].act(obs)))}")
+            continue
+        try:
+            action = A.parse_action(text)
+        except ValueError as err:
+            console.print(f"  [red]{err}[/]")
+            continue
+        if action not in legal:
+            console.print(f"  [red]not legal: {explain_illegal(env, action)}[/]")
+            console.print("  legal: " + _legal_words(legal))
+            continue
+        return action
+
+
+def _play_rummy(
+    env: Any, seat: int, policies: dict[str, Any], rng: Any, console: Any, reader: Any
+) -> None:
+    """Basic rummy in the terminal: the table text, the person's hand and the legal moves."""
+    from gin_env import rummy_actions as R
+
+    me = env.possible_agents[seat]
+    while not all(env.terminations.values()) and not all(env.truncations.values()):
+        agent = env.agent_selection
+        if agent != me:
+            action = int(policies[agent].act(env.observe(agent), rng))
+            env.step(action)
+            console.print(f"  {agent} {R.action_str(action)}")
+            continue
+        console.print()
+        console.print(env.table_text())
+        console.print(f"  your hand: {cards_markup(env.game.hands[seat])}")
+        legal = env.game.legal_actions()
+        while True:
+            console.print("[bold green]Your move[/] ([dim]? for the legal moves[/]): ", end="")
+            line = reader.readline()
+            if not line or line.strip().lower() in ("quit", "exit", "q"):
+                console.print("You left the table.")
+                return
+            text = line.strip()
+            if text in ("?", "help", "legal"):
+                console.print("  legal: " + ", ".join(R.action_str(a) for a in legal))
+                continue
+            try:
+                action = R.parse_action(text)
+            except ValueError as err:
+                console.print(f"  [red]{err}[/]")
+                continue
+            if action not in legal:
+                console.print(f"  [red]not legal now: {R.action_str(action)}[/]")
+                console.print("  legal: " + ", ".join(R.action_str(a) for a in legal))
+                continue
+            break
+        env.step(action)
+    console.print(env.table_text(show_all=True))
+
+
+# -- match ---------------------------------------------------------------------------------
+@cli.command(context_settings=CONTEXT)
+@_game_option
+@click.option(
+    "--agents",
+    "agent_spec",
+    default="heuristic",
+    show_default=True,
+    help="One agent name for every seat, or one per seat (player_0,player_1,...).",
+)
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--matches", default=1, show_default=True, type=click.IntRange(1))
+@click.option("--target-score", type=int, default=None, help="Points that win the match.")
+@_rule_options
+@click.option("--verbose", "-v", is_flag=True, help="Print every action.")
+@click.option(
+    "--save", "save_path", type=click.Path(dir_okay=False), help="Save the match as a replay."
+)
+@click.option("--color/--no-color", default=True)
+def match(
+    game: str,
+    agent_spec: str,
+    seed: int,
+    matches: int,
+    target_score: int | None,
+    rule_options: tuple[str, ...],
+    verbose: bool,
+    save_path: str | None,
+    color: bool,
+) -> None:
+    """Agents play a match, printed hand by hand (or several, summed up)."""
+    from training.replay import save_match
+
+    console = _console(color)
+    options = _options(rule_options)
+    if target_score is not None:
+        options["target_score"] = target_score
+    if save_path and matches > 1:
+        raise click.BadParameter("--save keeps one match; use --matches 1", param_hint="--save")
+    if save_path and game == "rummy":
+        raise click.BadParameter("replays are for the gin games", param_hint="--save")
+    env = make_env(game, options)
+    names = _agent_names(agent_spec, len(env.possible_agents))
+    policies = {a: make_agent(nm, game) for a, nm in zip(env.possible_agents, names, strict=True)}
+    console.print(
+        f"[bold]{GAME_ENVS[game]}[/]: "
+        + ", ".join(f"{a} {nm}" for a, nm in zip(env.possible_agents, names, strict=True))
+    )
+    wins = dict.fromkeys(env.possible_agents, 0)
+    totals = dict.fromkeys(env.possible_agents, 0)
+    hands = 0
+    one = matches == 1
+    with _progress(console) as progress:
+        task = progress.add_task("matches", total=matches, visible=not one)
+        for m in range(matches):
+            rng = np.random.default_rng(seed + m)
+            env.reset(seed=seed + m)
+            if one and hasattr(env, "match") and hasattr(env.match, "describe_roles"):
+                console.print(env.match.describe_roles())
+            scores, winner, n_hands = _play_out(env, policies, rng, one, verbose, console)
+            hands += n_hands
+            for a, s in zip(env.possible_agents, scores, strict=True):
+                totals[a] += s
+            if winner is not None:
+                wins[env.possible_agents[winner]] += 1
+            progress.advance(task)
+    if one:
+        if game != "rummy":
+            result = "wins the match" if env.match.is_over else "leads (match not finished)"
+            best = int(np.argmax(env.match.scores))
+            console.print(
+                f"[bold green]{env.possible_agents[best]} {result}[/] after "
+                f"{len(env.match.history)} hands: scores {env.match.scores}"
+            )
+        if save_path:
+            save_match(
+                save_path, seed, options, env, dict(zip(env.possible_agents, names, strict=True))
+            )
+            console.print(f"replay saved to {save_path}")
+    else:
+        console.print(f"{matches} matches, {hands} hands, seeds {seed}..{seed + matches - 1}")
+        for a, nm in zip(env.possible_agents, names, strict=True):
+            console.print(
+                f"  {a} {nm:10} wins {wins[a]:4} ({wins[a] / matches:.1%})   "
+                f"mean score {totals[a] / matches:.1f}"
+            )
+
+
+def _play_out(
+    env: Any, policies: dict[str, Any], rng: Any, show: bool, verbose: bool, console: Any
+) -> tuple[list[int], int | None, int]:
+    """Play the env's episode to its end; print hands as they finish when ``show``."""
+    from training.replay import hand_lines
+
+    if GAME_ENVS.get("rummy") == env.metadata.get("name"):
+        return _play_out_rummy(env, policies, rng, show, verbose, console)
+    reported = 0
+    while True:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        env.step(int(policies[agent].act(env.observe(agent), rng)))
+        history = env.match.history
+        while reported < len(history) and history[reported].result is not None:
+            if show:
+                for line in hand_lines(
+                    history[reported], env.possible_agents, env.role_names, verbose
+                ):
+                    console.print(line, markup=False)
+            reported += 1
+    return list(env.match.scores), env.match.winner, reported
+
+
+def _play_out_rummy(
+    env: Any, policies: dict[str, Any], rng: Any, show: bool, verbose: bool, console: Any
+) -> tuple[list[int], int | None, int]:
+    from gin_env import rummy_actions as R
+
+    n_hands = 0
+    while True:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        action = int(policies[agent].act(env.observe(agent), rng))
+        env.step(action)
+        if show and verbose:
+            console.print(f"    {agent} {R.action_str(action)}", markup=False)
+        if env.infos[agent].get("hand_result") and env.game.results:
+            if len(env.game.results) > n_hands:
+                n_hands = len(env.game.results)
+                if show:
+                    console.print(env.table_text(show_all=True), markup=False)
+    results = env.game.results
+    scores = list(env.game.scores) if env.config.target_score else list(results[-1].payments)
+    winner = results[-1].winner if results else None
+    return scores, winner, n_hands
+
+
+# -- replay --------------------------------------------------------------------------------
+@cli.command(context_settings=CONTEXT)
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--gif", "gif_path", type=click.Path(dir_okay=False), help="Write a GIF here.")
+@click.option("--hands", default="", help="Hands to draw in the GIF, e.g. 1,2 (default: all).")
+@click.option("--max-frames", default=400, show_default=True, type=click.IntRange(1))
+@click.option("--actions/--no-actions", default=True, help="Print every action in the text.")
+def replay(file: str, gif_path: str | None, hands: str, max_frames: int, actions: bool) -> None:
+    """Play a saved match back (checked against its record): text, or a GIF."""
+    from training import replay as R
+
+    try:
+        data = R.load(file)
+        if gif_path is None:
+            click.echo(R.replay_text(data, actions=actions))
+            return
+        chosen = [int(h) for h in hands.split(",") if h.strip()] or None
+        console = _console(True)
+        with _progress(console) as progress:
+            task = progress.add_task("frames", total=max_frames)
+            count = R.replay_gif(
+                data, gif_path, chosen, max_frames=max_frames,
+                progress=lambda k: progress.advance(task, k),
+            )  # fmt: skip
+        click.echo(f"{count} frames written to {gif_path}")
+    except ValueError as err:
+        raise click.ClickException(str(err)) from None
+
+
+# -- front doors to evaluation, training and benchmarks -------------------------------------
+def _forward(module: str, args: Sequence[str], prog: str) -> int:
+    """Call ``module.main(argv)`` with the arguments as given (its own --help included)."""
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name and module.startswith(err.name):
+            raise click.ClickException(f"{prog}: {module} is not available yet") from None
+        raise
+    sys.argv[0] = prog
+    code = mod.main(list(args))
+    return int(code or 0)
+
+
+@cli.command("eval", context_settings=PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def eval_(args: tuple[str, ...]) -> None:
+    """Evaluate agents (training.evaluate): gin-rummy eval --help for its options."""
+    raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval"))
+
+
+@cli.command(context_settings=PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def train(args: tuple[str, ...]) -> None:
+    """Train MaskablePPO (training.train_ppo): gin-rummy train --help for its options."""
+    raise SystemExit(_forward("training.train_ppo", args, "gin-rummy train"))
+
+
+BENCHES = ("rules", "env", "rummy")
+
+
+@cli.command(context_settings=PASSTHROUGH, add_help_option=False)
+@click.argument("which", required=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench(which: str | None, args: tuple[str, ...]) -> None:
+    """Benchmarks: gin-rummy bench rules|env|rummy [options] (benchmarks/bench_*.py)."""
+    if which in (None, "-h", "--help"):
+        click.echo(
+            "Usage: gin-rummy bench rules|env|rummy [OPTIONS]\n\n"
+            "  Run benchmarks/bench_<which>.py; options go to it "
+            "(gin-rummy bench rules --help)."
+        )
+        return
+    if which not in BENCHES:
+        raise click.BadParameter(f"{which!r}; allowed: {', '.join(BENCHES)}", param_hint="WHICH")
+    path = REPO_ROOT / "benchmarks" / f"bench_{which}.py"
+    if not path.exists():
+        raise click.ClickException(f"{path} is not there (benchmarks live in a source checkout)")
+    spec = importlib.util.spec_from_file_location(f"bench_{which}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.argv[0] = f"gin-rummy bench {which}"
+    raise SystemExit(int(module.main(list(args)) or 0))
+
+
+def main(argv: Sequence[str] | None = None) -> Any:
+    """Entry point of the ``gin-rummy`` console script."""
+    return cli.main(args=None if argv is None else list(argv), prog_name="gin-rummy")
+
+
+if __name__ == "__main__":
+    main()
