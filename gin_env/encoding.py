@@ -88,7 +88,18 @@ def _slices() -> dict[str, slice]:
 OBS_SLICES: dict[str, slice] = _slices()
 OBS_SIZE: int = sum(size for _, size in OBS_PARTS)
 _S = OBS_SLICES
-_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
+# The six 52-card parts sit side by side, so one 312-bit int fills them in a single unpack.
+_CARD_PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_discarded",
+               "partner_discarded")  # fmt: skip
+_CARDS = slice(_S[_CARD_PARTS[0]].start, _S[_CARD_PARTS[-1]].stop)
+assert _CARDS.stop - _CARDS.start == NUM_CARDS * len(_CARD_PARTS)
+assert all(_S[n].start == _CARDS.start + i * NUM_CARDS for i, n in enumerate(_CARD_PARTS))
+# np.unpackbits is fastest with its default big-endian bit order; reversing the bits of each
+# little-endian byte first (bytes.translate) puts bit i of the int at position i.
+_REVERSE_BITS = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
+_ROLE, _PHASE, _ADVISING = _S["role"].start, _S["phase"].start, _S["advising"].start
+_STOCK, _DEADWOOD, _TURN = _S["stock_size"].start, _S["deadwood"].start, _S["turn"].start
+_SCORES, _SUGGESTION = _S["scores"].start, _S["suggestion"].start
 
 
 def views(obs: np.ndarray) -> dict[str, np.ndarray]:
@@ -96,9 +107,16 @@ def views(obs: np.ndarray) -> dict[str, np.ndarray]:
     return {name: obs[..., s] for name, s in OBS_SLICES.items()}
 
 
+def _unpack(mask: int, nbits: int) -> np.ndarray:
+    """``nbits`` zero/one entries (uint8) of a non-negative int, bit ``i`` at index ``i``."""
+    nbytes = (nbits + 7) // 8
+    raw = mask.to_bytes(nbytes, "little").translate(_REVERSE_BITS)
+    return np.unpackbits(np.frombuffer(raw, np.uint8))[:nbits]
+
+
 def _bits(mask: int) -> np.ndarray:
     """52 zero/one entries of a card mask."""
-    return _BYTE_BITS[np.frombuffer(mask.to_bytes(7, "little"), np.uint8)].reshape(-1)[:NUM_CARDS]
+    return _unpack(mask, NUM_CARDS)
 
 
 def mask_to_cards(part: np.ndarray) -> list[int]:
@@ -121,43 +139,56 @@ def encode_observation(
     match: Match, player: int, adviser_sees_hand: bool = True, out: np.ndarray | None = None
 ) -> np.ndarray:
     """Fill (and return) the observation vector of ``player`` in ``match``."""
-    obs = np.zeros(OBS_SIZE, np.float32) if out is None else out
-    if out is not None:
-        obs[:] = 0
+    if out is None:
+        obs = np.zeros(OBS_SIZE, np.float32)
+    else:
+        obs = out
+        obs.fill(0)
     record = match.record
     hand = match.hand
-    role = record.roles[player]
-    obs[_S["role"].start + role] = 1
-    obs[_S["phase"].start + int(hand.phase)] = 1
+    obs[_ROLE + record.roles[player]] = 1
+    obs[_PHASE + int(hand.phase)] = 1
     players = record.players
     # Seat watched: a playing player's own seat; the adviser watches the captain (seat 0).
     seat = players.index(player) if player in players else 0
-    sees_hand = player in players or adviser_sees_hand
     opp = 1 - seat
     if isinstance(match, ThreeHandedMatch):
         if match.advising:
-            obs[_S["advising"].start] = 1
-        if player == match.captain and match.suggestion is not None and not match.advising:
-            obs[_S["suggestion"].start + match.suggestion] = 1
-        by_role = (match.box, match.captain, match.adviser)
-        scores = [match.scores[p] for p in by_role]
+            obs[_ADVISING] = 1
+        elif player == match.captain and match.suggestion is not None:
+            obs[_SUGGESTION + match.suggestion] = 1
+        scores = match.scores
+        by_role = (scores[match.box], scores[match.captain], scores[match.adviser])
     else:
-        scores = [match.scores[players[1]], match.scores[players[0]], 0]
-    if sees_hand:
-        obs[_S["hand"]] = _bits(hand.hands[seat])
+        by_role = (match.scores[players[1]], match.scores[players[0]], 0)
+    hands = hand.hands
+    discarded = hand.discarded
+    own = partner_discarded = 0
+    if player in players or adviser_sees_hand:
+        own = hands[seat]
+        partner_discarded = discarded[seat]
         if hand.phase is not Phase.OVER:
-            obs[_S["deadwood"].start] = deadwood_mask(hand.hands[seat]) / 100.0
-        obs[_S["partner_discarded"]] = _bits(hand.discarded[seat])
+            obs[_DEADWOOD] = deadwood_mask(own) / 100.0
+    top = 0
+    pile = 0
     if hand.discard_pile:
-        obs[_S["top_discard"].start + hand.discard_pile[-1]] = 1
-        pile = obs[_S["discard_pile"]]
-        pile[hand.discard_pile] = 1
-    obs[_S["opponent_took"]] = _bits(hand.took[opp])
-    obs[_S["opponent_discarded"]] = _bits(hand.discarded[opp])
-    obs[_S["stock_size"].start] = hand.stock_size / FULL_STOCK
-    obs[_S["turn"].start] = hand.turns / hand.rules.max_turns_per_hand
+        top = 1 << hand.discard_pile[-1]
+        # The pile holds every card discarded (and the upcard) that no hand has taken back.
+        pile = (discarded[0] | discarded[1] | 1 << hand.upcard) & ~(hands[0] | hands[1])
+    cards = (
+        own
+        | top << NUM_CARDS
+        | pile << 2 * NUM_CARDS
+        | hand.took[opp] << 3 * NUM_CARDS
+        | discarded[opp] << 4 * NUM_CARDS
+        | partner_discarded << 5 * NUM_CARDS
+    )
+    obs[_CARDS] = _unpack(cards, _CARDS.stop - _CARDS.start)
+    obs[_STOCK] = hand.stock_size / FULL_STOCK
+    obs[_TURN] = hand.turns / hand.rules.max_turns_per_hand
     target = match.target_score
-    obs[_S["scores"]] = [min(s / target, 1.0) for s in scores]
+    for i, s in enumerate(by_role):
+        obs[_SCORES + i] = min(s / target, 1.0)
     return obs
 
 

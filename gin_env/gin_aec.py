@@ -23,20 +23,102 @@ from gin_env.encoding import OBS_SIZE, action_mask, encode_observation
 from gin_env.hand import check_deck
 from gin_env.match import ROLE_NAMES, HandRecord, Match
 
-__all__ = ["GinFamilyEnv", "wrap", "REWARD_MODES", "EPISODE_MODES"]
+__all__ = ["GinFamilyEnv", "ActionSpace", "wrap", "wrap_plain", "REWARD_MODES", "EPISODE_MODES"]
 
 REWARD_MODES = ("team", "zero_sum", "individual", "match")
 EPISODE_MODES = ("match", "hand")
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 C = TypeVar("C", bound=HandRules)
+
+
+class _Forwarding:
+    """Reads of the AEC attributes, forwarded to the raw env by properties.
+
+    PettingZoo's wrappers reach these through ``BaseWrapper.__getattr__``, one failed lookup
+    per wrapper layer; in the ``agent_iter``/``last``/``step`` loop that chain cost about as
+    much as the env itself. The values (and the errors before ``reset``) are the same.
+    """
+
+    env: AECEnv
+    _raw_env: AECEnv
+
+    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        super().__init__(env, *args, **kwargs)  # type: ignore[call-arg]
+        self._raw_env = env.unwrapped
+
+
+def _forward(name: str, guarded: bool) -> property:
+    if guarded:
+        # OrderEnforcingWrapper refuses these before reset(); an AttributeError raised here
+        # falls through to its __getattr__, which raises its own message.
+        def get(self: Any) -> Any:
+            if not self._has_reset:
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            return getattr(self._raw_env, name)
+    else:
+
+        def get(self: Any) -> Any:
+            return getattr(self._raw_env, name)
+
+    def set_(self: Any, value: Any) -> None:
+        setattr(self._raw_env, name, value)
+
+    return property(get, set_, doc=f"``{name}`` of the raw env.")
+
+
+_GUARDED = ("agent_selection", "agents", "terminations", "truncations", "rewards", "infos")
+_FORWARDED = _GUARDED + ("_cumulative_rewards",)
+
+
+class _TerminateIllegal(_Forwarding, wrappers.TerminateIllegalWrapper):
+    pass
+
+
+class _AssertOutOfBounds(_Forwarding, wrappers.AssertOutOfBoundsWrapper):
+    pass
+
+
+class _OrderEnforcing(_Forwarding, wrappers.OrderEnforcingWrapper):
+    pass
+
+
+for _name in _FORWARDED:
+    setattr(_TerminateIllegal, _name, _forward(_name, False))
+    setattr(_AssertOutOfBounds, _name, _forward(_name, False))
+    setattr(_OrderEnforcing, _name, _forward(_name, _name in _GUARDED))
 
 
 def wrap(env: AECEnv) -> AECEnv:
     """PettingZoo's standard wrappers, as the classic envs use them: an illegal action
-    ends the game with reward -1 for the agent who made it."""
+    ends the game with reward -1 for the agent who made it.
+
+    They are PettingZoo's own ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper``, subclassed only to forward attribute reads by properties
+    (see ``_Forwarding``); :func:`wrap_plain` applies the originals.
+    """
+    env = _TerminateIllegal(env, illegal_reward=-1)
+    env = _AssertOutOfBounds(env)
+    return _OrderEnforcing(env)
+
+
+def wrap_plain(env: AECEnv) -> AECEnv:
+    """The same wrappers without the forwarding properties (for comparison benchmarks)."""
     env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
     return wrappers.OrderEnforcingWrapper(env)
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(n)`` whose ``contains`` answers a plain ``int`` at once.
+
+    ``AssertOutOfBoundsWrapper`` checks every action with ``contains``; gymnasium's builds
+    ``np.iinfo`` and a numpy scalar for each. Anything but a plain int takes that path.
+    """
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return bool(self.start <= x < self.start + self.n)
+        return super().contains(x)
 
 
 class GinFamilyEnv(AECEnv, EzPickle):
@@ -86,13 +168,15 @@ class GinFamilyEnv(AECEnv, EzPickle):
                 "action_mask": spaces.Box(0, 1, (A.NUM_ACTIONS,), np.int8),
             }
         )
-        self._act_space = spaces.Discrete(A.NUM_ACTIONS)
+        self._act_space = ActionSpace(A.NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
         self.np_random, self._seed = seeding.np_random(None)
         self.match: Match | None = None
         self.last_action: tuple[str, int] | None = None
-        self._seen_hand_for: int | None = None
+        self._player_of = {a: i for i, a in enumerate(self.possible_agents)}
+        self._rewarded = False
+        self._last_hand_result = None
 
     # -- subclass hooks -------------------------------------------------------------------
     def _new_match(self, role_deck: list[int], deal: Any) -> Match:
@@ -113,7 +197,8 @@ class GinFamilyEnv(AECEnv, EzPickle):
         if seed is not None:
             self.np_random, self._seed = seeding.np_random(seed)
         first_deck = None
-        if options and "deck" in options:
+        # Other keys are ignored, as PettingZoo's api_test expects of reset options.
+        if options and options.get("deck") is not None:
             first_deck = check_deck(options["deck"])
         # The decks depend on the seed alone: one generator for them, untouched by play.
         deck_rng = np.random.default_rng(self.np_random.integers(2**63))
@@ -130,11 +215,13 @@ class GinFamilyEnv(AECEnv, EzPickle):
         self.match = self._new_match(role_deck, deal)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._rewarded = False
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.last_action = None
+        self._last_hand_result: dict[str, Any] | None = None
         self._update_infos(None)
         self.agent_selection = self._agent(self.match.current_player)
         if self.render_mode == "human":
@@ -142,8 +229,7 @@ class GinFamilyEnv(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         match = self._require_match()
-        player = self.possible_agents.index(agent)
-        obs = encode_observation(match, player, self._adviser_sees_hand())
+        obs = encode_observation(match, self._player_of[agent], self._adviser_sees_hand())
         if agent == self.agent_selection and not (
             self.terminations[agent] or self.truncations[agent]
         ):
@@ -160,21 +246,27 @@ class GinFamilyEnv(AECEnv, EzPickle):
         match = self._require_match()
         if action is None:
             raise ValueError(f"{agent} must act: action None is only for finished agents")
+        action = int(action)
         # The engine raises on an illegal action before it changes anything.
-        record = match.step(int(action))
+        record = match.step(action)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.last_action = (agent, int(action))
+        if self._rewarded:  # last step's rewards go back to zero (most steps skip this)
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._rewarded = False
+        self.last_action = (agent, action)
         if record is not None:
             self._score_hand(record)
             if self.episode == "hand" or match.is_over:
                 self.terminations = dict.fromkeys(self.agents, True)
             elif self.max_hands is not None and len(match.history) > self.max_hands:
                 self.truncations = dict.fromkeys(self.agents, True)
-        self._update_infos(record)
+            self._update_infos(record)
+        elif self._last_hand_result is not None and self.infos[agent].get("hand_over"):
+            self._update_infos(None)  # the hand that just ended is no longer "over"
         if not (self.terminations[agent] or self.truncations[agent]):
-            self.agent_selection = self._agent(match.current_player)
-        self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[match.current_player]  # type: ignore[index]
+        if self._rewarded:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -198,6 +290,7 @@ class GinFamilyEnv(AECEnv, EzPickle):
             else:
                 rewards.update(self._side_rewards(record, scorer, points))
         self.rewards = rewards
+        self._rewarded = any(rewards.values())
 
     def _side_rewards(self, record: HandRecord, scorer: int, points: float) -> dict[str, float]:
         """Rewards of ``team`` and ``zero_sum`` modes: the two playing sides, +/- points."""
@@ -205,11 +298,14 @@ class GinFamilyEnv(AECEnv, EzPickle):
         return {self._agent(scorer): points, self._agent(loser): -points}
 
     def _update_infos(self, record: HandRecord | None) -> None:
+        """Fresh info dicts: at reset, when a hand ends and on the step after (roles and
+        scores change only then). The last hand's result stays in them once there is one."""
         match = self._require_match()
-        hand_info = None
-        if record is not None and record.result is not None:
+        hand_over = record is not None and record.result is not None
+        if hand_over:
+            assert record is not None and record.result is not None
             r = record.result
-            hand_info = {
+            self._last_hand_result = {
                 "kind": r.kind,
                 "points": r.points,
                 "winner": None if r.winner is None else self._agent(record.players[r.winner]),
@@ -218,13 +314,18 @@ class GinFamilyEnv(AECEnv, EzPickle):
                     self._agent(p): self.role_names[role] for p, role in enumerate(record.roles)
                 },
             }
+        roles = match.record.roles
         for i, a in enumerate(self.possible_agents):
-            info = self.infos.setdefault(a, {})
-            info["role"] = self.role_names[match.record.roles[i]]
-            info["scores"] = list(match.scores)
-            info["hand_over"] = hand_info is not None
-            if hand_info is not None:
-                info["hand_result"] = hand_info
+            if a not in self.infos:
+                continue  # already removed by _was_dead_step
+            info: dict[str, Any] = {
+                "role": self.role_names[roles[i]],
+                "scores": list(match.scores),
+                "hand_over": hand_over,
+            }
+            if self._last_hand_result is not None:
+                info["hand_result"] = self._last_hand_result
+            self.infos[a] = info
 
     # -- helpers --------------------------------------------------------------------------
     def _agent(self, player: int | None) -> str:
