@@ -39,7 +39,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Args", "parse_args", "train", "main", "export", "latest_checkpoint"]
+__all__ = [
+    "Args",
+    "parse_args",
+    "train",
+    "main",
+    "export",
+    "latest_checkpoint",
+    "command_line",
+    "write_model_card",
+]
 
 
 # ==========================================================================================
@@ -124,6 +133,17 @@ def _check(args: Args) -> None:
     for key in ("total_steps", "n_envs", "n_steps", "batch_size", "checkpoint_every"):
         if getattr(args, key) < 1:
             raise ValueError(f"{key} must be a positive integer; got {getattr(args, key)!r}")
+
+
+def command_line(args: Args) -> str:
+    """The command that reproduces ``args`` (flags that differ from the defaults)."""
+    parts = ["python -m training.train_ppo"]
+    for f in dataclasses.fields(Args):
+        value = getattr(args, f.name)
+        if value != f.default:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            parts.append(f"--{f.name.replace('_', '-')} {text}")
+    return " ".join(parts)
 
 
 def _names(text: str) -> list[str]:
@@ -274,6 +294,7 @@ def train(args: Args) -> dict[str, Any]:
         state = {"num_timesteps": 0, "wall_s": 0.0, "evals": [], "args": dataclasses.asdict(args)}
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
     start_steps = int(state["num_timesteps"])
+    state.setdefault("commands", []).append(command_line(args))
     vec_env = _make_vec_env(args, league, args.seed + start_steps)
 
     # -- the model -------------------------------------------------------------------------
@@ -315,6 +336,7 @@ def train(args: Args) -> dict[str, Any]:
                 "wall_s": wall_before + time.time() - t0,
                 "evals": state["evals"],
                 "args": state["args"],
+                "commands": state["commands"],
                 "next_ckpt": self.next_ckpt,
                 "next_gate": self.next_gate,
                 "next_eval": self.next_eval,
@@ -423,6 +445,14 @@ def plot_learning_curve(run_dir: Path, evals: list[dict[str, float]], args: Args
     return path
 
 
+def _commands(state: dict[str, Any]) -> list[str]:
+    """Every command of a run: the first (from its saved args) and each resume."""
+    commands = list(state.get("commands", []))
+    if not commands or "--resume" in commands[0]:
+        commands.insert(0, command_line(Args(**state["args"])))
+    return commands
+
+
 def export(run_dir: str | Path, name: str, directory: str | Path | None = None) -> Path:
     """Write the latest checkpoint's actor as ``<directory>/<name>.zip`` (actor only, small)."""
     from sb3_contrib import MaskablePPO
@@ -440,10 +470,119 @@ def export(run_dir: str | Path, name: str, directory: str | Path | None = None) 
     actor = actor_from_sb3(model, name=name)
     return save_actor(actor, out_dir / f"{name}.zip", name=name, env=state["args"]["env"],
                       steps=int(state["num_timesteps"]), wall_s=round(state["wall_s"], 1),
-                      args=state["args"])  # fmt: skip
+                      args=state["args"], commands=_commands(state))  # fmt: skip
+
+
+# ==========================================================================================
+# Model cards
+# ==========================================================================================
+def card_evaluation(name: str, pairs: int, matches: int, workers: int, seed: int) -> dict[str, Any]:
+    """The model card's figures, from :mod:`training.evaluate`: gin on duplicate deals
+    against L0, L1 and L2; three-handed matches against two L1 players."""
+    from agents.trained import load
+    from training import evaluate  # type: ignore[attr-defined]
+
+    agent = load(name)
+    env = agent.meta["env"]
+    out: dict[str, Any] = {"env": env, "seed": seed}
+    if env == "gin":
+        for opp, label in (("random", "L0"), ("simple", "L1"), ("heuristic", "L2")):
+            out[f"vs {label} ({opp})"] = evaluate.gin_duplicate(
+                agent, opp, pairs, seed=seed, workers=workers, matches=matches, progress=False
+            )
+    else:
+        out["vs two L1 (simple)"] = evaluate.three_handed(
+            [agent, "simple", "simple"], matches, seed=seed, workers=workers
+        )
+        out["vs two L2 (heuristic)"] = evaluate.three_handed(
+            [agent, "heuristic", "heuristic"], matches, seed=seed, workers=workers
+        )
+    return out
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list | tuple) and all(isinstance(v, float) for v in value):
+        return "[" + ", ".join(f"{v:.4g}" for v in value) + "]"
+    return json.dumps(value, default=str) if isinstance(value, dict | list) else str(value)
+
+
+def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
+    """``agents/checkpoints/<name>.md``: how it was trained and how it plays."""
+    from agents.trained import CHECKPOINT_DIR, load
+
+    agent = load(name)
+    meta = agent.meta
+    a = meta.get("args", {})
+    sizes = [agent.obs_size] + [int(w.shape[0]) for w, _ in agent.layers]
+    lines = [
+        f"# {name}",
+        "",
+        f"MaskablePPO (sb3-contrib) actor for `{meta['env']}`, played by `agents.trained.load"
+        f"({name!r})` (numpy only, deterministic: the legal action with the highest logit).",
+        "",
+        "## Training",
+        "",
+        "Commands (the first run, then each `--resume`):",
+        "",
+        "```",
+        *meta.get("commands", []),
+        "```",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| Steps | {meta['steps']:,} learner decisions |",
+        f"| Wall time | {meta['wall_s'] / 60:.1f} min on a shared 2-core CPU machine |",
+        f"| Network | MLP {'-'.join(map(str, sizes))}, {meta['activation']} "
+        "(actor; critic the same shape, not shipped) |",
+        "| Episodes | one hand, learner in a random seat (every role) |",
+        f"| Reward | the learner's own side's hand points x {a.get('reward_scale')} "
+        "(`reward='team'`) |",
+        f"| Opponent pool | {a.get('opponents')} + up to {a.get('max_snapshots')} snapshots "
+        f"(join when the mean score against the pool is >= 0.5 + {a.get('margin')}) |",
+        f"| PPO | lr {a.get('learning_rate')}, n_steps {a.get('n_steps')} x {a.get('n_envs')} envs,"
+        f" batch {a.get('batch_size')}, epochs {a.get('n_epochs')}, gamma {a.get('gamma')}, "
+        f"gae_lambda {a.get('gae_lambda')}, clip {a.get('clip_range')}, ent_coef "
+        f"{a.get('ent_coef')} |",
+        "",
+        "## Evaluation",
+        "",
+        f"Measured by `{command}` (training.evaluate, seed {results.get('seed')}).",
+        "",
+    ]
+    for key, res in results.items():
+        if not isinstance(res, dict):
+            continue
+        lines += [f"### {key}", "", "| metric | value |", "|---|---|"]
+        lines += [f"| {k} | {_fmt(v)} |" for k, v in res.items()]
+        lines.append("")
+    path = CHECKPOINT_DIR / f"{name}.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def card_main(argv: list[str]) -> int:
+    """``card NAME [--pairs N] [--matches N] [--workers N] [--seed N]``: evaluate a shipped
+    checkpoint and write its model card."""
+    parser = argparse.ArgumentParser(prog="train_ppo card")
+    parser.add_argument("name")
+    parser.add_argument("--pairs", type=int, default=500)
+    parser.add_argument("--matches", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=2026)
+    ns = parser.parse_args(argv)
+    command = "python -m training.train_ppo card " + " ".join(argv)
+    results = card_evaluation(ns.name, ns.pairs, ns.matches, ns.workers, ns.seed)
+    print(json.dumps(results, indent=1, default=str))
+    print(write_model_card(ns.name, results, command))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["card"]:
+        return card_main(argv[1:])
     args = parse_args(argv)
     summary = train(args)
     print(json.dumps({k: v for k, v in summary.items() if k != "evals"}))
