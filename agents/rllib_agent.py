@@ -1,0 +1,153 @@
+"""Policies trained with Ray RLlib (``training/rllib_train.py``), as agents of our interface.
+
+``RLlibAgent(path)`` loads torch RL modules saved by RLlib and plays with
+``act(observation, rng=None) -> int`` like every other agent, so the evaluation harness
+and the CLI can set it against the baselines. ``path`` may be:
+
+- an algorithm checkpoint (``runs/rllib/iter_00010``): the trained modules are found
+  under ``learner_group/learner/rl_module``;
+- the ``rl_module`` folder of a checkpoint (all its modules);
+- one module's folder (``.../rl_module/main``): just that module.
+
+Which module plays: ``module_id`` when given; otherwise ``main`` (the shared policy) when
+present, else one module per role (``box``/``captain``/``adviser`` or
+``dealer``/``non-dealer``) chosen by the role one-hot in each observation, since a
+player's role rotates from hand to hand. Self-play snapshots (``*_snapK``) are skipped
+unless named.
+
+The module's own masking already drives illegal logits to the float minimum; ``act``
+masks again with the observation's ``action_mask`` so the chosen id is always legal.
+Greedy (argmax) by default; ``explore=True`` samples from the masked softmax with ``rng``.
+
+Ray and torch are imported only when an agent is built: importing this module needs
+neither (``pip install ".[rllib]"`` to use it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import legal_actions
+from gin_env.encoding import OBS_SLICES
+
+__all__ = ["RLlibAgent", "find_modules", "ROLE_ORDER"]
+
+# Role one-hot order of the observation (gin_env.encoding): the three-handed roles, and
+# gin_v0's (dealer, non-dealer).
+ROLE_ORDER: dict[str, tuple[str, ...]] = {
+    "three_handed": ("box", "captain", "adviser"),
+    "gin": ("dealer", "non-dealer"),
+}
+_MODULE_FILE = "class_and_ctor_args.pkl"
+_RL_MODULE_DIR = Path("learner_group", "learner", "rl_module")
+
+
+def find_modules(path: str | Path) -> dict[str, Path]:
+    """Module id -> folder of every single-agent module saved under ``path``."""
+    root = Path(path)
+    if not root.is_dir():
+        raise ValueError(f"RLlib checkpoint path {str(root)!r} is not a directory")
+    if (root / _RL_MODULE_DIR).is_dir():
+        root = root / _RL_MODULE_DIR
+    subdirs = {p.name: p for p in sorted(root.iterdir()) if (p / _MODULE_FILE).is_file()}
+    if subdirs:  # a multi-module folder
+        return subdirs
+    if (root / _MODULE_FILE).is_file():  # one module's own folder
+        return {root.name: root}
+    raise ValueError(
+        f"no RLlib module under {str(path)!r}: expected an algorithm checkpoint, its "
+        f"{_RL_MODULE_DIR} folder, or one module's folder (with {_MODULE_FILE})"
+    )
+
+
+def _pick(modules: dict[str, Path], module_id: str | None) -> dict[str, Path]:
+    if module_id is not None:
+        if module_id not in modules:
+            raise ValueError(
+                f"module_id must be one of {', '.join(sorted(modules))}; got {module_id!r}"
+            )
+        return {module_id: modules[module_id]}
+    if "main" in modules:
+        return {"main": modules["main"]}
+    for roles in ROLE_ORDER.values():
+        if all(r in modules for r in roles[:2]):  # adviser="none" has no adviser module
+            return {r: modules[r] for r in roles if r in modules}
+    trained = [m for m in modules if "_snap" not in m]
+    if len(trained) == 1:
+        return {trained[0]: modules[trained[0]]}
+    raise ValueError(
+        f"cannot tell which module plays among {', '.join(sorted(modules))}: pass module_id"
+    )
+
+
+class RLlibAgent:
+    """An RLlib-trained policy (torch RL modules) with ``act(observation, rng) -> int``."""
+
+    name = "rllib"
+
+    def __init__(
+        self, path: str | Path, module_id: str | None = None, explore: bool = False
+    ) -> None:
+        try:
+            import torch
+            from ray.rllib.core.rl_module.rl_module import RLModule
+        except ImportError as err:  # pragma: no cover - depends on the install
+            raise ImportError(
+                'RLlibAgent needs ray[rllib] and torch: pip install ".[rllib]"'
+            ) from err
+        self._torch = torch
+        self.path = str(path)
+        self.explore = bool(explore)
+        chosen = _pick(find_modules(path), module_id)
+        self.modules: dict[str, Any] = {}
+        for mid, folder in chosen.items():
+            module = RLModule.from_checkpoint(str(folder))
+            module.eval()
+            self.modules[mid] = module
+        self.module_ids = list(self.modules)
+        self._by_role = next(
+            (roles for roles in ROLE_ORDER.values() if roles[0] in self.modules), None
+        )
+
+    def module_for(self, observation: dict[str, np.ndarray]) -> Any:
+        """The module that plays this observation (by the observer's role when per role)."""
+        if self._by_role is None:
+            return self.modules[self.module_ids[0]]
+        role_part = np.asarray(observation["observation"])[OBS_SLICES["role"]]
+        role = self._by_role[int(np.argmax(role_part))]
+        if role not in self.modules:
+            raise ValueError(f"no module for role {role!r} in {self.path}")
+        return self.modules[role]
+
+    def logits(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """The module's action logits (illegal ids masked by the module)."""
+        torch = self._torch
+        obs = np.asarray(observation["observation"], np.float32)
+        mask = np.asarray(observation["action_mask"], np.float32)
+        batch = {
+            "obs": {
+                "observations": torch.from_numpy(obs[None].copy()),
+                "action_mask": torch.from_numpy(mask[None].copy()),
+            }
+        }
+        with torch.no_grad():
+            out = self.module_for(observation).forward_inference(batch)
+        logits: np.ndarray = out["action_dist_inputs"][0].cpu().numpy().astype(np.float64)
+        return logits
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        legal = np.asarray(legal_actions(observation))
+        scores = self.logits(observation)[legal]
+        if not self.explore:
+            return int(legal[int(np.argmax(scores))])
+        rng = rng if rng is not None else np.random.default_rng()
+        p = np.exp(scores - scores.max())
+        return int(rng.choice(legal, p=p / p.sum()))
+
+    def __repr__(self) -> str:
+        return f"RLlibAgent({self.path!r}, modules={self.module_ids})"
