@@ -1,0 +1,145 @@
+"""Baseline agents of known strength, registered by name.
+
+==============  =====  ==========================================================
+name            level  what it is
+==============  =====  ==========================================================
+``random``      L0     uniform over the legal actions (:class:`RandomAgent`)
+``simple``      L1     the classic simple strategy (:class:`SimpleAgent`)
+``heuristic``   L2     deadwood, meld potential, safe discards (:class:`HeuristicAgent`)
+``search``      L4     determinised Monte Carlo over L2 rollouts (:class:`SearchAgent`)
+``rummy-simple``       basic rummy's simple player (``agents.rummy_simple``)
+==============  =====  ==========================================================
+
+Every agent has ``act(observation, rng=None) -> int`` and sees only its seat's observation.
+:func:`make` takes a name or a spec with options, ``"search:budget=0.05"`` or
+``"search:worlds=8,candidates=2"`` (values are read as Python literals). Names that are not
+registered are handed to ``agents.trained.load(name)`` when that module exists (trained
+checkpoints such as ``"gin-ppo"``).
+
+>>> make("simple").name
+'simple'
+>>> make("search:budget=0.05").budget
+0.05
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+from collections.abc import Callable
+from typing import Any
+
+from agents.base import Agent, SeatView, ViewAgent, decode
+from agents.heuristic import HeuristicAgent, HeuristicParams
+from agents.random_agent import RandomAgent
+from agents.search import SearchAgent
+from agents.simple import SimpleAgent
+
+__all__ = [
+    "Agent",
+    "SeatView",
+    "ViewAgent",
+    "decode",
+    "RandomAgent",
+    "SimpleAgent",
+    "HeuristicAgent",
+    "HeuristicParams",
+    "SearchAgent",
+    "make",
+    "names",
+    "register",
+    "parse_spec",
+]
+
+_REGISTRY: dict[str, Callable[..., Any]] = {}
+
+
+def register(name: str, factory: Callable[..., Any]) -> None:
+    """Register ``factory(**options) -> agent`` under ``name`` (replacing any earlier one)."""
+    if not isinstance(name, str) or not name or ":" in name or "," in name:
+        raise ValueError(f"agent name must be a non-empty string without ':' or ',', got {name!r}")
+    _REGISTRY[name] = factory
+
+
+def names() -> list[str]:
+    """The registered agent names."""
+    return sorted(_REGISTRY)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"search:budget=0.05,candidates=2"`` -> ``("search", {"budget": 0.05, ...})``."""
+    name, _, rest = spec.partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"bad agent option {item!r} in {spec!r}: expected key=value")
+        try:
+            options[key.strip()] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            options[key.strip()] = value.strip()  # a bare word, e.g. policy=simple
+    return name.strip(), options
+
+
+def _rummy_simple(**kwargs: Any) -> Any:
+    module = importlib.import_module("agents.rummy_simple")
+    return module.RummySimpleAgent(**kwargs)
+
+
+def _search(**kwargs: Any) -> SearchAgent:
+    policy = kwargs.pop("policy", None)
+    if isinstance(policy, str):
+        kwargs["policy"] = make(policy)
+    elif policy is not None:
+        kwargs["policy"] = policy
+    return SearchAgent(**kwargs)
+
+
+def make(name: str, **kwargs: Any) -> Any:
+    """A new agent by registered name or spec (``"search:budget=0.05"``); options in the
+    spec and keyword arguments are passed to its factory."""
+    if not isinstance(name, str):
+        raise ValueError(f"agent name must be a string, got {name!r}")
+    base, options = parse_spec(name)
+    options.update(kwargs)
+    factory = _REGISTRY.get(base)
+    if factory is not None:
+        return factory(**options)
+    if importlib.util.find_spec("agents.trained") is not None:
+        trained = importlib.import_module("agents.trained")
+        try:
+            return trained.load(name, **kwargs) if kwargs else trained.load(name)
+        except (FileNotFoundError, KeyError) as err:
+            raise ValueError(
+                f"unknown agent {name!r}; registered: {', '.join(names())} ({err})"
+            ) from None
+    raise ValueError(f"unknown agent {name!r}; registered: {', '.join(names())}")
+
+
+register("random", RandomAgent)
+register("simple", SimpleAgent)
+register(
+    "heuristic", lambda **kw: HeuristicAgent(HeuristicParams(**kw)) if kw else HeuristicAgent()
+)
+register("search", _search)
+register("rummy-simple", _rummy_simple)
+
+
+def _adviser(agent: str = "heuristic", **kwargs: Any) -> Any:
+    from agents.advice import Adviser
+
+    return Adviser(make(agent, **kwargs))
+
+
+def _captain(
+    agent: str = "heuristic", mode: str = "weigh", margin: float = 2.0, **kwargs: Any
+) -> Any:
+    from agents.advice import Captain
+
+    return Captain(make(agent, **kwargs), mode=mode, margin=margin)
+
+
+# "adviser:agent=search" suggests what search would play; "captain:mode=follow" follows advice.
+register("adviser", _adviser)
+register("captain", _captain)

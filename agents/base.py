@@ -1,0 +1,147 @@
+"""What every agent shares: the ``Agent`` interface and :class:`SeatView`, an observation
+decoded into card masks.
+
+Agents see only what their seat sees. :func:`decode` reads the observation dict (vector and
+action mask) with the layout of :mod:`gin_env.encoding` and nothing else, so an agent can
+run on observations detached from any env. The search agent's simulator builds the same
+:class:`SeatView` straight from a sampled hand, so one policy code path serves both.
+
+>>> import numpy as np
+>>> from gin_env.encoding import OBS_SIZE, OBS_SLICES
+>>> obs = np.zeros(OBS_SIZE, np.float32)
+>>> obs[OBS_SLICES["hand"].start + 3] = 1
+>>> obs[OBS_SLICES["stock_size"].start] = 20 / 31
+>>> mask = np.zeros(109, np.int8); mask[[0, 1]] = 1
+>>> view = decode({"observation": obs, "action_mask": mask})
+>>> view.hand, view.stock_size, view.legal
+(8, 20, [0, 1])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from gin_env import actions as A
+from gin_env.encoding import FULL_STOCK, OBS_SLICES
+
+__all__ = [
+    "Agent",
+    "SeatView",
+    "decode",
+    "legal_actions",
+    "game_actions",
+    "ViewAgent",
+    "ROLE_BOX",
+    "ROLE_CAPTAIN",
+    "ROLE_ADVISER",
+    "PHASE_UPCARD_NONDEALER",
+    "PHASE_UPCARD_DEALER",
+    "PHASE_DRAW",
+    "PHASE_DISCARD",
+    "PHASE_OVER",
+]
+
+ROLE_BOX, ROLE_CAPTAIN, ROLE_ADVISER = 0, 1, 2
+PHASE_UPCARD_NONDEALER, PHASE_UPCARD_DEALER, PHASE_DRAW, PHASE_DISCARD, PHASE_OVER = range(5)
+
+_S = OBS_SLICES
+_WEIGHTS = [1 << i for i in range(8)]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A policy: the id of a legal action for an observation dict."""
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int: ...
+
+
+@dataclass(slots=True)
+class SeatView:
+    """One seat's knowledge of a hand, as masks of card ints (``suit * 13 + rank``).
+
+    ``hand`` is the seen hand (the adviser's: the captain's). ``top_discard`` is -1 when
+    the pile is empty; ``suggestion`` is -1 when there is none.
+    """
+
+    role: int
+    phase: int
+    advising: bool
+    hand: int
+    top_discard: int
+    discard_pile: int
+    opponent_took: int
+    opponent_discarded: int
+    own_discarded: int
+    stock_size: int
+    suggestion: int
+    legal: list[int]
+
+    @property
+    def known(self) -> int:
+        """Cards whose place this seat knows: its hand, the pile, the opponent's pickups."""
+        return self.hand | self.discard_pile | self.opponent_took
+
+
+def _mask_of(part: np.ndarray) -> int:
+    """52 zero/one floats as an int mask."""
+    return int.from_bytes(np.packbits(part > 0.5, bitorder="little").tobytes(), "little")
+
+
+def legal_actions(observation: dict[str, Any]) -> list[int]:
+    mask = np.asarray(observation["action_mask"])
+    legal: list[int] = np.flatnonzero(mask).tolist()
+    if not legal:
+        raise ValueError("the action mask has no legal action: this agent is not to act")
+    return legal
+
+
+def decode(observation: dict[str, Any]) -> SeatView:
+    """The :class:`SeatView` of an observation dict ``{"observation", "action_mask"}``."""
+    obs = np.asarray(observation["observation"])
+    legal = legal_actions(observation)
+    top = np.flatnonzero(obs[_S["top_discard"]])
+    sugg = np.flatnonzero(obs[_S["suggestion"]])
+    return SeatView(
+        role=int(np.argmax(obs[_S["role"]])),
+        phase=int(np.argmax(obs[_S["phase"]])),
+        advising=bool(obs[_S["advising"].start] > 0.5),
+        hand=_mask_of(obs[_S["hand"]]),
+        top_discard=int(top[0]) if len(top) else -1,
+        discard_pile=_mask_of(obs[_S["discard_pile"]]),
+        opponent_took=_mask_of(obs[_S["opponent_took"]]),
+        opponent_discarded=_mask_of(obs[_S["opponent_discarded"]]),
+        own_discarded=_mask_of(obs[_S["partner_discarded"]]),
+        stock_size=int(round(float(obs[_S["stock_size"].start]) * FULL_STOCK)),
+        suggestion=int(sugg[0]) if len(sugg) else -1,
+        legal=legal,
+    )
+
+
+def game_actions(legal: list[int]) -> list[int]:
+    """The legal ids that are moves of the hand (the adviser's ``NO_ADVICE`` dropped)."""
+    return [a for a in legal if a != A.NO_ADVICE] or legal
+
+
+class ViewAgent:
+    """Base of the rule-based agents: ``act`` decodes the observation, ``choose`` decides.
+
+    ``choose`` is also what the search agent's simulator calls with views it builds itself.
+    """
+
+    name = "view"
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        return self.choose(decode(observation), rng)
+
+    def choose(self, view: SeatView, rng: np.random.Generator | None = None) -> int:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"

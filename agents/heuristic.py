@@ -1,0 +1,231 @@
+"""L2: a heuristic player that weighs deadwood, meld potential, safety and the stock.
+
+Every decision scores the 10-card hand it would keep:
+
+- **deadwood** of the hand (exact, :func:`gin_env.melds.discard_deadwoods`);
+- **meld potential**: over the cards this seat has not seen (they may still come from the
+  stock), the mean pips a draw would take out of the deadwood by completing a meld (a pair
+  becoming a set, a near run filled or extended), weighted by the draws likely left;
+- **danger** of the discard: the chance the opponent can meld it, from what the opponent
+  took (those cards are in his hand) and what is still unseen (cards he or the pile threw
+  are dead, so discards next to them are safe), weighted by how much it would help him;
+- the **knock** threshold falls as the stock runs down and as the opponent shows melds
+  (undercut risk); with many gin outs and plenty of stock it keeps going for gin.
+
+It takes the upcard / top discard when the best hand it can keep after taking scores
+better than the expected hand after a blind draw from the stock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions
+from gin_env import actions as A
+from gin_env.cards import NUM_CARDS, POINTS
+from gin_env.melds import deadwood_mask, discard_deadwoods
+
+__all__ = ["HeuristicAgent", "HeuristicParams", "near_cards", "meld_outs", "potential", "danger"]
+
+FULL = (1 << NUM_CARDS) - 1
+_SUIT = (1 << 13) - 1
+_RANKS_TO_ALL = 1 | 1 << 13 | 1 << 26 | 1 << 39
+
+
+@dataclass(frozen=True)
+class HeuristicParams:
+    """Weights of the heuristic (defaults tuned by duplicate play against L1)."""
+
+    potential_weight: float = 1.0  # per draw likely left, up to ``potential_draws``
+    potential_draws: float = 4.0
+    danger_weight: float = 8.0  # pips charged for a discard the opponent surely melds
+    take_margin: float = 0.5  # a taken card also tells the opponent something
+    knock_early: int = 10  # knock threshold with a full stock ...
+    knock_late: int = 4  # ... and with an empty one
+    knock_shown_meld: int = 2  # lower the threshold this much per card the opponent took
+    gin_outs: int = 3  # keep going for gin with this many live gin cards ...
+    gin_stock: int = 12  # ... while the stock holds more than this
+    gin_deadwood: int = 3  # ... and the knock would score little (deadwood above 0, <= this)
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def near_cards(hand: int) -> int:
+    """Cards that could meld with a card of ``hand``: same rank, or within two in a suit."""
+    out = 0
+    ranks = 0
+    for s in range(4):
+        p = (hand >> (13 * s)) & _SUIT
+        ranks |= p
+        out |= (((p << 1) | (p >> 1) | (p << 2) | (p >> 2)) & _SUIT) << (13 * s)
+    return (out | ranks * _RANKS_TO_ALL) & FULL
+
+
+def meld_outs(hand: int) -> int:
+    """Cards not in ``hand`` that would make a meld with two or more of its cards."""
+    a = hand & _SUIT
+    b = (hand >> 13) & _SUIT
+    c = (hand >> 26) & _SUIT
+    d = hand >> 39
+    pairs = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)
+    out = pairs * _RANKS_TO_ALL
+    for s, p in enumerate((a, b, c, d)):
+        fill = ((p >> 1) & (p >> 2)) | ((p << 1) & (p >> 1)) | ((p << 1) & (p << 2))
+        out |= (fill & _SUIT) << (13 * s)
+    return out & FULL & ~hand
+
+
+def potential(hand: int, unseen: int, base: int | None = None) -> float:
+    """Mean pips taken out of the deadwood of ``hand`` by one card drawn from ``unseen``."""
+    n = unseen.bit_count()
+    if n == 0:
+        return 0.0
+    dw = deadwood_mask(hand) if base is None else base
+    total = 0
+    for u in _bits(meld_outs(hand) & unseen):
+        gain = dw + POINTS[u] - deadwood_mask(hand | 1 << u)
+        if gain > 0:
+            total += gain
+    return total / n
+
+
+def danger(card: int, opp_took: int, unseen: int, opp_hidden: int) -> float:
+    """Chance (capped at 1) that the opponent can meld ``card`` if it is discarded.
+
+    Cards he took are in his hand; each unseen card is his with probability
+    ``opp_hidden / unseen``; anything else (the pile, our hand, his discards) is dead.
+    """
+    n = unseen.bit_count()
+    p = opp_hidden / n if n else 0.0
+
+    def w(c: int) -> float:
+        if c < 0 or c >= NUM_CARDS:
+            return 0.0
+        bit = 1 << c
+        return 1.0 if opp_took & bit else (p if unseen & bit else 0.0)
+
+    r, s = card % 13, card // 13
+    others = [w(13 * t + r) for t in range(4) if t != s]
+    total = others[0] * others[1] + others[0] * others[2] + others[1] * others[2]
+    base = 13 * s
+    for lo, hi in ((r - 2, r - 1), (r - 1, r + 1), (r + 1, r + 2)):
+        if 0 <= lo and hi < 13:
+            total += w(base + lo) * w(base + hi)
+    return min(total, 1.0)
+
+
+class HeuristicAgent(ViewAgent):
+    """Level 2: deadwood + meld potential + safe discards, with a stock-aware knock."""
+
+    name = "heuristic"
+
+    def __init__(self, params: HeuristicParams | None = None) -> None:
+        self.params = params if params is not None else HeuristicParams()
+
+    # -- pieces ---------------------------------------------------------------------------
+    def _draws_left(self, view: SeatView) -> float:
+        # Each of us draws about half of what is left above the two dead cards.
+        return min(self.params.potential_draws, max(0.0, (view.stock_size - 2) / 2))
+
+    def keep_scores(
+        self, view: SeatView, hand11: int, banned: int = -1
+    ) -> tuple[dict[int, float], dict[int, int]]:
+        """Score (lower is better) of each discard from an 11-card hand, and the deadwood
+        each leaves."""
+        prm = self.params
+        dws = discard_deadwoods(hand11)
+        unseen = FULL & ~(hand11 | view.discard_pile | view.opponent_took)
+        opp_hidden = max(0, 10 - view.opponent_took.bit_count())
+        weight = prm.potential_weight * self._draws_left(view)
+        best = min(v for c, v in dws.items() if c != banned)
+        scores = {}
+        for c, v in dws.items():
+            if c == banned:
+                continue
+            if v > best + 12:  # a discard this costly never wins; skip the work
+                scores[c] = v + 100.0
+                continue
+            kept = hand11 & ~(1 << c)
+            pot = potential(kept, unseen, v) if weight else 0.0
+            risk = danger(c, view.opponent_took, unseen, opp_hidden)
+            scores[c] = v - weight * pot + prm.danger_weight * risk * (1 + POINTS[c] / 10)
+        return scores, dws
+
+    def knock_limit(self, view: SeatView) -> int:
+        prm = self.params
+        frac = min(1.0, max(0.0, (view.stock_size - 2) / 29))
+        limit = prm.knock_late + (prm.knock_early - prm.knock_late) * frac
+        limit -= prm.knock_shown_meld * view.opponent_took.bit_count()
+        return int(round(limit))
+
+    def gin_outs(self, hand10: int, unseen: int) -> int:
+        return sum(
+            1
+            for u in _bits(meld_outs(hand10) & unseen)
+            if min(discard_deadwoods(hand10 | 1 << u).values()) == 0
+        )
+
+    # -- decisions ------------------------------------------------------------------------
+    def choose(self, view: SeatView, rng: np.random.Generator | None = None) -> int:
+        legal = game_actions(view.legal)
+        if len(legal) == 1:
+            return legal[0]
+        if view.phase == PHASE_DISCARD:
+            return self._discard(view, legal)
+        return self._draw(view, legal)
+
+    def _discard(self, view: SeatView, legal: list[int]) -> int:
+        if A.BIG_GIN in legal:
+            return A.BIG_GIN
+        discards = [a - A.DISCARD for a in legal if A.DISCARD <= a < A.KNOCK]
+        knocks = [a - A.KNOCK for a in legal if A.KNOCK <= a < A.BIG_GIN]
+        allowed = set(discards)
+        banned = next((c for c in _bits(view.hand) if c not in allowed), -1)
+        scores, dws = self.keep_scores(view, view.hand, banned)
+        if knocks:
+            k = min(knocks, key=lambda c: (dws[c], scores.get(c, 0.0), c))
+            if self._should_knock(view, k, dws[k]):
+                return A.KNOCK + k
+        c = min(discards, key=lambda c: (scores[c], -POINTS[c], c))
+        return A.DISCARD + c
+
+    def _should_knock(self, view: SeatView, card: int, dw: int) -> bool:
+        if dw == 0:
+            return True
+        prm = self.params
+        if dw <= prm.gin_deadwood and view.stock_size > prm.gin_stock:
+            kept = view.hand & ~(1 << card)
+            unseen = FULL & ~(view.hand | view.discard_pile | view.opponent_took)
+            if self.gin_outs(kept, unseen) >= prm.gin_outs:
+                return False
+        return dw <= self.knock_limit(view)
+
+    def _draw(self, view: SeatView, legal: list[int]) -> int:
+        blind = A.PASS if A.PASS in legal else A.DRAW_STOCK
+        top = view.top_discard
+        if A.TAKE_DISCARD not in legal or top < 0:
+            return blind
+        prm = self.params
+        hand = view.hand
+        taken = hand | 1 << top
+        scores, dws = self.keep_scores(view, taken, banned=top)
+        if not scores:
+            return blind
+        best = min(scores.values())
+        # Taking lets us knock now: compare with knocking's bar directly.
+        if min(dws[c] for c in scores) <= self.knock_limit(view):
+            return A.TAKE_DISCARD
+        unseen = FULL & ~(hand | view.discard_pile | view.opponent_took)
+        dw = deadwood_mask(hand)
+        pot = potential(hand, unseen, dw)
+        blind_score = dw - pot * (1 + prm.potential_weight * self._draws_left(view))
+        return A.TAKE_DISCARD if best + prm.take_margin < blind_score else blind

@@ -1,0 +1,1 @@
+"""Training, evaluation and tournaments over the gin envs (see :mod:`training.evaluate`)."""
