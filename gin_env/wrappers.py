@@ -64,7 +64,8 @@ class SingleAgentEnv(gym.Env):
         self._done = True
         self.aec = aec_env
         agents = list(aec_env.possible_agents)
-        allowed = agents + ["random"] + list(LEARNER_ROLES)
+        roles = getattr(aec_env, "role_names", LEARNER_ROLES)  # this game's roles, if it says
+        allowed = agents + ["random"] + [r for r in LEARNER_ROLES if r in roles]
         if learner not in allowed:
             raise ValueError(f"learner must be one of {', '.join(allowed)}; got {learner!r}")
         self.learner_spec = learner
