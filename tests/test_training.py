@@ -167,3 +167,25 @@ def test_learner_reward_is_its_own_sides_points(env: str) -> None:
     assert {-1, 1} <= signs  # the learner both won and lost: the check saw both cases
     expected_roles = {"dealer", "non-dealer"} if env == "gin" else {"box", "captain", "adviser"}
     assert seen_roles == expected_roles
+
+
+def test_behaviour_cloning_warm_start_fits_the_teacher(tmp_path: Path) -> None:
+    from training.train_ppo import behaviour_cloning, collect_teacher_data
+
+    args = tiny_args(tmp_path, "three_handed", bc_hands=6, bc_teacher="simple", bc_epochs=6)
+    data = collect_teacher_data(args)
+    assert len(data["action"]) == len(data["obs"]) == len(data["return"]) > 50
+    assert data["mask"][np.arange(len(data["action"])), data["action"]].all()  # teacher is legal
+    summary = train(args)
+    ckpt = latest_checkpoint(args.run_dir)
+    with open(ckpt / "state.pkl", "rb") as fh:  # type: ignore[operator]
+        state = pickle.load(fh)
+    assert state["bc"]["bc_samples"] == len(data["action"])
+    assert summary["evals"][0]["step"] == 0  # evaluated right after the warm start
+    # The fit itself: more epochs on the same data beat chance by far.
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(ckpt / "model.zip", device="cpu")  # type: ignore[operator]
+    stats = behaviour_cloning(model, data, args)
+    chance = float(np.mean(1.0 / data["mask"].sum(axis=1)))
+    assert stats["bc_accuracy"] > chance + 0.2

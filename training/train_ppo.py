@@ -88,6 +88,11 @@ class Args:
     eval_every: int = 100_000
     eval_pairs: int = 100
     eval_opponents: str = "simple,heuristic"
+    bc_hands: int = 0
+    """Warm start (fresh runs only): imitate ``bc_teacher`` on this many self-play hands
+    (every seat, adviser turns included) before PPO; 0: start from scratch."""
+    bc_teacher: str = "heuristic"
+    bc_epochs: int = 4
     max_minutes: float = 0.0
     """Stop (with a checkpoint) after this much wall time; 0: no limit."""
     resume: bool = False
@@ -130,6 +135,10 @@ def _check(args: Args) -> None:
     for name in _names(args.opponents) + _names(args.eval_opponents):
         if name not in FIXED_OPPONENTS:
             raise ValueError(f"opponents must be among {', '.join(FIXED_OPPONENTS)}; got {name!r}")
+    if args.bc_teacher not in FIXED_OPPONENTS:
+        raise ValueError(
+            f"bc_teacher must be one of {', '.join(FIXED_OPPONENTS)}; got {args.bc_teacher!r}"
+        )
     for key in ("total_steps", "n_envs", "n_steps", "batch_size", "checkpoint_every"):
         if getattr(args, key) < 1:
             raise ValueError(f"{key} must be a positive integer; got {getattr(args, key)!r}")
@@ -236,6 +245,76 @@ def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
 
 
 # ==========================================================================================
+# Warm start: behaviour cloning of a teacher
+# ==========================================================================================
+def collect_teacher_data(args: Args) -> dict[str, np.ndarray]:
+    """Observations, masks, actions and final rewards of every decision in ``bc_hands``
+    hands the teacher plays against itself (all seats, so every role is covered)."""
+    from training.league import make_env, make_opponent
+
+    teacher = make_opponent(args.bc_teacher)
+    env = make_env(args.env, reward_scale=args.reward_scale)
+    rng = np.random.default_rng(args.seed + 99)
+    obs_l, mask_l, act_l, ret_l = [], [], [], []
+    for hand in range(args.bc_hands):
+        env.reset(seed=args.seed * 100_003 + hand)
+        agents_of: list[str] = []
+        final: dict[str, float] = {}
+        for agent in env.agent_iter():
+            ob, reward, term, trunc, _ = env.last()
+            if term or trunc:
+                final.setdefault(agent, float(reward))
+                env.step(None)
+                continue
+            action = teacher.act(ob, rng)
+            obs_l.append(ob["observation"])
+            mask_l.append(ob["action_mask"].astype(bool))
+            act_l.append(action)
+            agents_of.append(agent)
+            env.step(action)
+        ret_l.extend(final.get(a, 0.0) for a in agents_of)
+    return {
+        "obs": np.asarray(obs_l, np.float32),
+        "mask": np.asarray(mask_l, bool),
+        "action": np.asarray(act_l, np.int64),
+        "return": np.asarray(ret_l, np.float32),
+    }
+
+
+def behaviour_cloning(model: Any, data: dict[str, np.ndarray], args: Args) -> dict[str, float]:
+    """Fit the actor to the teacher's actions (masked cross-entropy) and the critic to the
+    hands' outcomes, so PPO starts from the teacher's play with a value net that agrees."""
+    import torch as th
+
+    policy = model.policy
+    opt = th.optim.Adam(policy.parameters(), lr=1e-3)
+    n = len(data["action"])
+    tensors = {k: th.as_tensor(v) for k, v in data.items()}
+    gen = np.random.default_rng(args.seed)
+    stats: dict[str, float] = {}
+    for _epoch in range(args.bc_epochs):
+        order = gen.permutation(n)
+        total, correct, count = 0.0, 0, 0
+        for start in range(0, n, 256):
+            idx = th.as_tensor(order[start : start + 256])
+            ob, mk = tensors["obs"][idx], tensors["mask"][idx]
+            act, ret = tensors["action"][idx], tensors["return"][idx]
+            values, log_prob, _ = policy.evaluate_actions(ob, act, action_masks=mk)
+            loss = -log_prob.mean() + 0.5 * ((values.flatten() - ret) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            with th.no_grad():
+                pred = policy.get_distribution(ob, action_masks=mk.numpy()).mode()
+            correct += int((pred == act).sum())
+            total += loss.item() * len(idx)
+            count += len(idx)
+        stats = {"bc_loss": total / count, "bc_accuracy": correct / count, "bc_samples": n}
+        print(f"behaviour cloning: {json.dumps(stats)}", flush=True)
+    return stats
+
+
+# ==========================================================================================
 # Training
 # ==========================================================================================
 def _make_vec_env(args: Args, league: Any, seed: int) -> Any:
@@ -311,6 +390,13 @@ def train(args: Args) -> dict[str, Any]:
             policy_kwargs={"net_arch": {"pi": arch, "vf": arch}}, seed=args.seed, device="cpu",
             tensorboard_log=str(run_dir / "tb"), verbose=0,
         )  # fmt: skip
+        if args.bc_hands > 0:
+            t_bc = time.time()
+            state["bc"] = behaviour_cloning(model, collect_teacher_data(args), args)
+            state["bc"]["bc_wall_s"] = round(time.time() - t_bc, 1)
+            state["wall_s"] = time.time() - t_bc
+            state["evals"].append(evaluate_actor(actor_from_sb3(model), args, 0))
+            print(f"[0] eval {json.dumps(state['evals'][-1])}", flush=True)
 
     t0 = time.time()
     wall_before = float(state.get("wall_s", 0.0))
@@ -337,6 +423,7 @@ def train(args: Args) -> dict[str, Any]:
                 "evals": state["evals"],
                 "args": state["args"],
                 "commands": state["commands"],
+                "bc": state.get("bc"),
                 "next_ckpt": self.next_ckpt,
                 "next_gate": self.next_gate,
                 "next_eval": self.next_eval,
