@@ -198,13 +198,17 @@ def hand_lines(
 
 def replay_text(data: Mapping[str, Any], actions: bool = True) -> str:
     """The replayed match, hand by hand, as text (checked against the record)."""
+    start = make_env(data)
+    start.reset(seed=data["seed"])
+    # The roles as first drawn (a finished match's box/captain/adviser have moved on).
+    roles = start.match.describe_roles() if hasattr(start.match, "describe_roles") else None
     env = replay_env(data)
     match = env.match
     agents = data.get("agents") or {}
     who = ", ".join(f"{a}={agents[a]}" for a in env.possible_agents if a in agents)
     lines = [f"{data['game']}, seed {data['seed']}" + (f", agents {who}" if who else "")]
-    if hasattr(match, "describe_roles"):
-        lines.append(match.describe_roles())
+    if roles:
+        lines.append(roles)
     for rec in match.history:
         if rec.result is not None:
             lines += hand_lines(rec, env.possible_agents, env.role_names, actions)
