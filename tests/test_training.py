@@ -189,3 +189,50 @@ def test_behaviour_cloning_warm_start_fits_the_teacher(tmp_path: Path) -> None:
     stats = behaviour_cloning(model, data, args)
     chance = float(np.mean(1.0 / data["mask"].sum(axis=1)))
     assert stats["bc_accuracy"] > chance + 0.2
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
+    """SIGKILL mid-run (no chance to clean up), then ``--resume`` through the CLI entry."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from training.train_ppo import main
+
+    args = tiny_args(tmp_path, "gin", total=10**7)
+    flags = [
+        "--env", "gin", "--run-dir", args.run_dir, "--n-envs", "2", "--n-steps", "64",
+        "--batch-size", "64", "--n-epochs", "1", "--net-arch", "32,32", "--opponents", "random",
+        "--eval-every", "1000000000", "--gate-every", "1000000000", "--checkpoint-every", "128",
+        "--progress", "false", "--seed", "3",
+    ]  # fmt: skip
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.train_ppo", *flags, "--total-steps", str(10**7)],
+        cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            ckpt = latest_checkpoint(args.run_dir)
+            if ckpt is not None and int(ckpt.name.split("_")[1]) >= 256:
+                break
+            time.sleep(0.2)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    ckpt = latest_checkpoint(args.run_dir)
+    assert ckpt is not None
+    saved = int(ckpt.name.split("_")[1])
+    with open(ckpt / "state.pkl", "rb") as fh:
+        assert pickle.load(fh)["num_timesteps"] == saved
+    assert main([*flags, "--total-steps", str(saved + 256), "--resume"]) == 0
+    after = latest_checkpoint(args.run_dir)
+    assert after is not None and int(after.name.split("_")[1]) >= saved + 256
+    with open(after / "state.pkl", "rb") as fh:
+        state = pickle.load(fh)
+    assert any("--resume" in c for c in state["commands"])
