@@ -193,3 +193,18 @@ def test_render_ansi() -> None:
     env.reset(seed=0)
     text = env.render()
     assert isinstance(text, str) and "dealer" in text
+
+
+def test_benchmark_runs_and_prints_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_env.py"
+    spec = importlib.util.spec_from_file_location("bench_env", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--seconds", "0.1", "--rounds", "1", "--no-rummy"]) == 0
+    out = capsys.readouterr().out
+    for name in ("gin_v0 env()", "gin_v0 raw_env", "three_handed_gin_v0 env()"):
+        assert name in out
