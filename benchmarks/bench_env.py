@@ -27,7 +27,6 @@ import importlib.util
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +43,15 @@ __all__ = ["Result", "aec_loop", "openspiel_loop", "rlcard_loop", "contenders", 
 Loop = Callable[[float], int]
 
 
-@dataclass
 class Result:
-    name: str
-    steps: int = 0
-    cpu: float = 0.0
-    wall: float = 0.0
+    """Agent steps and the CPU and wall seconds they took (a plain class: the CLI loads this
+    file without registering it as a module, which dataclasses need)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.steps = 0
+        self.cpu = 0.0
+        self.wall = 0.0
 
     @property
     def rate(self) -> float:
