@@ -90,31 +90,35 @@ _FALLBACK_AGENTS = {
 
 
 def make_agent(name: str, game: str = "three") -> Any:
-    """A policy by registry name (``agents.make``), with the env's random policy and the
-    plain agent classes as a fallback while the registry is missing."""
+    """A policy by registry name or spec (``agents.make``: ``random``, ``simple``,
+    ``heuristic``, ``search:budget=0.05``, trained names such as ``gin-ppo``); for rummy
+    ``simple`` means ``rummy-simple``. The plain classes stand in while the registry is
+    missing."""
     try:
         import agents
 
         make = getattr(agents, "make", None)
     except ImportError:
         make = None
+    if game == "rummy" and name == "simple":
+        name = "rummy-simple"
     if make is not None:
         try:
-            return make(name, game=GAME_ENVS[game])
-        except TypeError:
             return make(name)
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="agent name") from None
     if name == "random":
         from gin_env.wrappers import RandomPolicy
 
         return RandomPolicy()
-    if game == "rummy" and name == "simple":
+    if name == "rummy-simple":
         from agents.rummy_simple import RummySimpleAgent
 
         return RummySimpleAgent()
-    if game != "rummy" and name in _FALLBACK_AGENTS:
+    if name in _FALLBACK_AGENTS:
         module, cls = _FALLBACK_AGENTS[name]
         return getattr(importlib.import_module(module), cls)()
-    allowed = ["random", "simple"] + ([] if game == "rummy" else ["heuristic"])
+    allowed = ["random", "simple", "heuristic"]
     raise click.BadParameter(f"unknown agent {name!r}; allowed: {', '.join(allowed)}")
 
 
@@ -729,7 +733,8 @@ def _forward(module: str, args: Sequence[str], prog: str) -> int:
         raise
     sys.argv[0] = prog
     code = mod.main(list(args))
-    return int(code or 0)
+    # Some mains return a summary rather than an exit status: that is success.
+    return code if isinstance(code, int) and not isinstance(code, bool) else 0
 
 
 @cli.command("eval", context_settings=PASSTHROUGH, add_help_option=False)
@@ -769,9 +774,11 @@ def bench(which: str | None, args: tuple[str, ...]) -> None:
     spec = importlib.util.spec_from_file_location(f"bench_{which}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses in the script look their module up here
     spec.loader.exec_module(module)
     sys.argv[0] = f"gin-rummy bench {which}"
-    raise SystemExit(int(module.main(list(args)) or 0))
+    code = module.main(list(args))
+    raise SystemExit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
 
 
 def main(argv: Sequence[str] | None = None) -> Any:
