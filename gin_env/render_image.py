@@ -264,13 +264,14 @@ def table_image(env: Any, show_all: bool = False) -> np.ndarray:
         who, act = env.last_action
         player = names.index(who)
         # An adviser's action is a suggestion, not a move: say so (it is in this hand's record).
-        advice = (
+        suggested = (
             bool(rec.actions)
             and rec.actions[-1][0] == player
             and three
             and (roles[rec.roles[player]] == "adviser")
         )
-        text = f"{who} suggests {A.action_str(act)}" if advice else f"{who}: {A.action_str(act)}"
+        verb = " suggests " if suggested else ": "
+        text = f"{who}{verb}{A.action_str(act)}"
         draw.text((x0, y), "Last action", WHITE, fonts.body)
         draw.text((x0, y + 24), text, GOLD, fonts.body)
     if match.is_over and match.winner is not None:

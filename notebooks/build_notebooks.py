@@ -387,6 +387,8 @@ def build(directory: Path = HERE) -> list[Path]:
     paths = []
     for name, cells in NOTEBOOKS.items():
         nb = new_notebook(cells=cells)
+        for i, cell in enumerate(nb.cells):
+            cell["id"] = f"cell-{i:02d}"  # stable ids: rebuilding changes nothing
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                      "language": "python"}  # fmt: skip
         nb.metadata["language_info"] = {"name": "python"}
