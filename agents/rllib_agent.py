@@ -149,5 +149,42 @@ class RLlibAgent:
         p = np.exp(scores - scores.max())
         return int(rng.choice(legal, p=p / p.sum()))
 
+    def to_mlp(self, module_id: str | None = None, name: str | None = None) -> Any:
+        """The module's actor as a numpy :class:`agents.trained.MLPAgent`: it plays the same
+        greedy moves with neither ray nor torch, and saves with ``agents.trained.save_actor``
+        to a zip that ``agents.make(path)`` and the evaluation harness load.
+
+        Needs RLlib's default MLP (``fcnet_hiddens`` + linear action head, tanh or relu).
+        """
+        from agents.trained import ACTIVATIONS, MLPAgent
+
+        mid = module_id if module_id is not None else self.module_ids[0]
+        if mid not in self.modules:
+            raise ValueError(f"module_id must be one of {', '.join(self.module_ids)}; got {mid!r}")
+        module = self.modules[mid]
+        config = module.model_config
+        config = config if isinstance(config, dict) else vars(config)
+        activation = config.get("fcnet_activation", "tanh")
+        if activation not in ACTIVATIONS or config.get("head_fcnet_hiddens"):
+            raise ValueError(
+                f"module {mid!r} is not a plain MLP with activation in {ACTIVATIONS} and a "
+                "linear head; play it with RLlibAgent instead"
+            )
+        state = {k: np.asarray(v) for k, v in module.get_state().items()}
+        # vf_share_layers=False names the actor's tower actor_encoder; True names it encoder.
+        prefix = next(
+            p for p in ("encoder.actor_encoder.net.mlp.", "encoder.encoder.net.mlp.")
+            if any(k.startswith(p) for k in state)
+        )  # fmt: skip
+        linear = sorted(
+            int(k[len(prefix) :].split(".")[0]) for k in state
+            if k.startswith(prefix) and k.endswith(".weight")
+        )  # fmt: skip
+        layers = [(state[f"{prefix}{i}.weight"], state[f"{prefix}{i}.bias"]) for i in linear]
+        layers.append((state["pi.net.mlp.0.weight"], state["pi.net.mlp.0.bias"]))
+        meta = {"source": "rllib", "checkpoint": self.path, "module_id": mid}
+        return MLPAgent(layers, activation, deterministic=not self.explore,
+                        name=name or f"rllib-{mid}", meta=meta)  # fmt: skip
+
     def __repr__(self) -> str:
         return f"RLlibAgent({self.path!r}, modules={self.module_ids})"

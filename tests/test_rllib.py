@@ -225,4 +225,23 @@ def test_gin_shared_policy_trains_and_plays(local_ray, tmp_path: Path) -> None:
     assert set(find_modules(summary.checkpoint)) == {"main"}
     agent = RLlibAgent(summary.checkpoint)
     assert agent.module_ids == ["main"]
-    assert _play_legally(agent, gin_v0.raw_env(episode="hand"), hands=3, seat="player_1") > 0
+    env = gin_v0.raw_env(episode="hand")
+    assert _play_legally(agent, env, hands=3, seat="player_1") > 0
+
+    # The numpy export plays the same greedy moves, loaded by name like any agent.
+    import agents
+
+    exported = agents.make(summary.exports["main"])
+    assert Path(summary.exports["main"]).name == "rllib-gin-main.zip"
+    rng = np.random.default_rng(2)
+    env.reset(seed=7)
+    compared = 0
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        assert exported.act(obs) == agent.act(obs)
+        compared += 1
+        env.step(RandomAgent().act(obs, rng))
+    assert compared > 10
+    assert _play_legally(exported, env, hands=2, seat="player_0") > 0

@@ -21,7 +21,9 @@ What it sets up (see ``docs/rllib.md``):
   ``--resume [PATH]`` restores one with ``Algorithm.restore_from_path`` and goes on.
 
 Each trained module is also loadable alone, as an agent of our interface:
-``agents.rllib_agent.RLlibAgent(<checkpoint>)`` (see that module).
+``agents.rllib_agent.RLlibAgent(<checkpoint>)`` (torch, see that module); and each is
+exported at the end as a numpy actor zip, ``--checkpoint-dir/export/rllib-<env>-<module>.zip``,
+which ``agents.make(path)``, the CLI and the evaluation harness load without ray or torch.
 """
 
 from __future__ import annotations
@@ -285,6 +287,22 @@ class TrainSummary:
     checkpoint: str | None
     module_ids: list[str]
     history: list[dict[str, Any]]
+    exports: dict[str, str] = field(default_factory=dict)
+
+
+def export_actors(checkpoint: str, mains: list[str], out_dir: Path, game: str) -> dict[str, str]:
+    """Write each trained module's actor as a numpy zip (``agents.trained`` format), so
+    the CLI and the evaluation harness play it without ray or torch."""
+    from agents.rllib_agent import RLlibAgent
+    from agents.trained import save_actor
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    exports = {}
+    for m in mains:
+        agent = RLlibAgent(checkpoint, m).to_mlp(name=f"rllib-{game}-{m}")
+        path = save_actor(agent, out_dir / f"rllib-{game}-{m}.zip", game=game)
+        exports[m] = str(path.resolve())
+    return exports
 
 
 def _resolve_resume(args: Args) -> Path | None:
@@ -373,11 +391,14 @@ def train(args: Args) -> TrainSummary:
                 checkpoint = _save(algo, args)
         if checkpoint is None or not checkpoint.endswith(f"iter_{algo.iteration:05d}"):
             checkpoint = _save(algo, args)
+        exports = export_actors(checkpoint, mains, Path(args.checkpoint_dir) / "export", args.env)
         if not args.quiet:
             print(f"checkpoint: {checkpoint}")
             for m in mains:
                 print(f"  module {m}: agents.rllib_agent.RLlibAgent({checkpoint!r}, {m!r})")
-        return TrainSummary(algo.iteration, checkpoint, mains, history)
+            for m, path in exports.items():
+                print(f"  numpy actor {m}: {path}  (agents.make({str(path)!r}))")
+        return TrainSummary(algo.iteration, checkpoint, mains, history, exports)
     finally:
         algo.stop()
         if started_ray:
