@@ -138,7 +138,11 @@ class ViewAgent:
     def act(
         self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
     ) -> int:
-        return self.choose(decode(observation), rng)
+        view = decode(observation)
+        if view.advising and view.hand.bit_count() not in (10, 11):
+            # An adviser who does not see the captain's hand has nothing to go on.
+            return A.NO_ADVICE if A.NO_ADVICE in view.legal else view.legal[0]
+        return self.choose(view, rng)
 
     def choose(self, view: SeatView, rng: np.random.Generator | None = None) -> int:
         raise NotImplementedError

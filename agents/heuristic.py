@@ -25,7 +25,7 @@ import numpy as np
 from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
-from gin_env.melds import deadwood_mask, discard_deadwoods
+from gin_env.melds import best_arrangement, deadwood_mask, discard_deadwoods
 
 __all__ = ["HeuristicAgent", "HeuristicParams", "near_cards", "meld_outs", "potential", "danger"]
 
@@ -40,11 +40,14 @@ class HeuristicParams:
 
     potential_weight: float = 1.0  # per draw likely left, up to ``potential_draws``
     potential_draws: float = 4.0
+    lookahead: bool = (
+        False  # potential as the one-draw expected fall in deadwood (see ``improvement``)
+    )
     danger_weight: float = 8.0  # pips charged for a discard the opponent surely melds
     take_margin: float = 0.5  # a taken card also tells the opponent something
     knock_early: int = 10  # knock threshold with a full stock ...
-    knock_late: int = 4  # ... and with an empty one
-    knock_shown_meld: int = 2  # lower the threshold this much per card the opponent took
+    knock_late: int = 10  # ... and with an empty one
+    knock_shown_meld: int = 1  # lower the threshold this much per card the opponent took
     gin_outs: int = 3  # keep going for gin with this many live gin cards ...
     gin_stock: int = 12  # ... while the stock holds more than this
     gin_deadwood: int = 3  # ... and the knock would score little (deadwood above 0, <= this)
@@ -123,6 +126,35 @@ def danger(card: int, opp_took: int, unseen: int, opp_hidden: int) -> float:
     return min(total, 1.0)
 
 
+_PIP_MASKS = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] == p) for p in range(11))
+
+
+def _max_dead(hand: int) -> int:
+    """Pips of the highest card left out of the best arrangement of ``hand``."""
+    _, dead = best_arrangement(hand)
+    return max((POINTS[c] for c in _bits(dead)), default=0)
+
+
+def improvement(hand: int, unseen: int, dw: int, max_dead: int) -> float:
+    """Expected fall in the deadwood of ``hand`` from drawing one card of ``unseen`` and
+    then discarding the highest deadwood card: a card that melds takes its partners out
+    of the deadwood; any other card may replace a higher deadwood card."""
+    n = unseen.bit_count()
+    if n == 0 or dw == 0:
+        return 0.0
+    outs = meld_outs(hand) & unseen
+    total = 0.0
+    for u in _bits(outs):
+        after = deadwood_mask(hand | 1 << u) - max_dead
+        total += dw - min(dw, max(0, after))
+    rest = unseen & ~outs
+    for p in range(1, max_dead):
+        k = (rest & _PIP_MASKS[p]).bit_count()
+        if k:
+            total += k * (max_dead - p)
+    return total / n
+
+
 class HeuristicAgent(ViewAgent):
     """Level 2: deadwood + meld potential + safe discards, with a stock-aware knock."""
 
@@ -147,6 +179,7 @@ class HeuristicAgent(ViewAgent):
         opp_hidden = max(0, 10 - view.opponent_took.bit_count())
         weight = prm.potential_weight * self._draws_left(view)
         best = min(v for c, v in dws.items() if c != banned)
+        dead11 = best_arrangement(hand11)[1] if prm.lookahead else 0
         scores = {}
         for c, v in dws.items():
             if c == banned:
@@ -155,7 +188,16 @@ class HeuristicAgent(ViewAgent):
                 scores[c] = v + 100.0
                 continue
             kept = hand11 & ~(1 << c)
-            pot = potential(kept, unseen, v) if weight else 0.0
+            if not weight:
+                pot = 0.0
+            elif prm.lookahead:
+                if dead11 >> c & 1:  # the arrangement stays optimal without a dead card
+                    md = max((POINTS[x] for x in _bits(dead11 & ~(1 << c))), default=0)
+                else:
+                    md = _max_dead(kept)
+                pot = improvement(kept, unseen, v, md)
+            else:
+                pot = potential(kept, unseen, v)
             risk = danger(c, view.opponent_took, unseen, opp_hidden)
             scores[c] = v - weight * pot + prm.danger_weight * risk * (1 + POINTS[c] / 10)
         return scores, dws
@@ -226,6 +268,9 @@ class HeuristicAgent(ViewAgent):
             return A.TAKE_DISCARD
         unseen = FULL & ~(hand | view.discard_pile | view.opponent_took)
         dw = deadwood_mask(hand)
-        pot = potential(hand, unseen, dw)
+        if prm.lookahead:
+            pot = improvement(hand, unseen, dw, _max_dead(hand))
+        else:
+            pot = potential(hand, unseen, dw)
         blind_score = dw - pot * (1 + prm.potential_weight * self._draws_left(view))
         return A.TAKE_DISCARD if best + prm.take_margin < blind_score else blind
