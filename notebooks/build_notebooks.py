@@ -147,7 +147,7 @@ TRAIN = [
     new_markdown_cell(
         "# Train a small MaskablePPO agent and evaluate it against the baselines\n\n"
         "Two-player gin (`gin_v0`), one hand per episode, the learner in a random seat\n"
-        "against uniform-random opponents. The budget here is **tiny** (about 10k steps, a\n"
+        "against uniform-random opponents. The budget here is **tiny** (about 8k steps, a\n"
         "few seconds per thousand steps on a laptop CPU) so the notebook runs in the test\n"
         "suite: expect an agent that has barely started learning. For a real run use the\n"
         "training script with a self-play league and checkpoints:\n"
@@ -163,8 +163,8 @@ TRAIN = [
         "from gin_env import gin_v0\n"
         "from gin_env.wrappers import RandomPolicy\n\n"
         "torch.set_num_threads(1)\n"
-        "TOTAL_STEPS = 10_240  # raise this for a real agent\n"
-        "EVAL_HANDS = 100  # hands per opponent in the evaluation"
+        "TOTAL_STEPS = 8_192  # raise this for a real agent\n"
+        "EVAL_HANDS = 60  # hands per opponent in the evaluation"
     ),
     new_code_cell(AGENT_HELPERS),
     new_markdown_cell("## Train"),
