@@ -88,18 +88,20 @@ def _slices() -> dict[str, slice]:
 OBS_SLICES: dict[str, slice] = _slices()
 OBS_SIZE: int = sum(size for _, size in OBS_PARTS)
 _S = OBS_SLICES
-# The six 52-card parts sit side by side, so one 312-bit int fills them in a single unpack.
+# Every part is 0/1 except six numbers side by side: the whole vector is built as one int
+# with a bit per entry, unpacked in a single numpy call, and the numbers written after.
+_NUMBERS = slice(_S["stock_size"].start, _S["scores"].stop)
+assert _NUMBERS.stop - _NUMBERS.start == 6
+_ROLE, _PHASE, _ADVISING = _S["role"].start, _S["phase"].start, _S["advising"].start
+_CARDS, _SUGGESTION = _S["hand"].start, _S["suggestion"].start
+# The six 52-card parts sit side by side from ``hand``, in this order.
 _CARD_PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_discarded",
                "partner_discarded")  # fmt: skip
-_CARDS = slice(_S[_CARD_PARTS[0]].start, _S[_CARD_PARTS[-1]].stop)
-assert _CARDS.stop - _CARDS.start == NUM_CARDS * len(_CARD_PARTS)
-assert all(_S[n].start == _CARDS.start + i * NUM_CARDS for i, n in enumerate(_CARD_PARTS))
+assert all(_S[n].start == _CARDS + i * NUM_CARDS for i, n in enumerate(_CARD_PARTS))
+_OBS_BYTES = (OBS_SIZE + 7) // 8
 # np.unpackbits is fastest with its default big-endian bit order; reversing the bits of each
 # little-endian byte first (bytes.translate) puts bit i of the int at position i.
 _REVERSE_BITS = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
-_ROLE, _PHASE, _ADVISING = _S["role"].start, _S["phase"].start, _S["advising"].start
-_STOCK, _DEADWOOD, _TURN = _S["stock_size"].start, _S["deadwood"].start, _S["turn"].start
-_SCORES, _SUGGESTION = _S["scores"].start, _S["suggestion"].start
 
 
 def views(obs: np.ndarray) -> dict[str, np.ndarray]:
@@ -107,16 +109,10 @@ def views(obs: np.ndarray) -> dict[str, np.ndarray]:
     return {name: obs[..., s] for name, s in OBS_SLICES.items()}
 
 
-def _unpack(mask: int, nbits: int) -> np.ndarray:
-    """``nbits`` zero/one entries (uint8) of a non-negative int, bit ``i`` at index ``i``."""
-    nbytes = (nbits + 7) // 8
-    raw = mask.to_bytes(nbytes, "little").translate(_REVERSE_BITS)
-    return np.unpackbits(np.frombuffer(raw, np.uint8))[:nbits]
-
-
 def _bits(mask: int) -> np.ndarray:
-    """52 zero/one entries of a card mask."""
-    return _unpack(mask, NUM_CARDS)
+    """52 zero/one entries of a card mask (uint8)."""
+    raw = mask.to_bytes(7, "little").translate(_REVERSE_BITS)
+    return np.unpackbits(np.frombuffer(raw, np.uint8))[:NUM_CARDS]
 
 
 def mask_to_cards(part: np.ndarray) -> list[int]:
@@ -139,38 +135,34 @@ def encode_observation(
     match: Match, player: int, adviser_sees_hand: bool = True, out: np.ndarray | None = None
 ) -> np.ndarray:
     """Fill (and return) the observation vector of ``player`` in ``match``."""
-    if out is None:
-        obs = np.zeros(OBS_SIZE, np.float32)
-    else:
-        obs = out
-        obs.fill(0)
     record = match.record
     hand = match.hand
-    obs[_ROLE + record.roles[player]] = 1
-    obs[_PHASE + int(hand.phase)] = 1
+    phase = hand.phase
+    bits = 1 << (_ROLE + record.roles[player]) | 1 << (_PHASE + phase)
     players = record.players
     # Seat watched: a playing player's own seat; the adviser watches the captain (seat 0).
-    seat = players.index(player) if player in players else 0
+    playing = player in players
+    seat = players.index(player) if playing else 0
     opp = 1 - seat
+    scores = match.scores
     if isinstance(match, ThreeHandedMatch):
         if match.advising:
-            obs[_ADVISING] = 1
+            bits |= 1 << _ADVISING
         elif player == match.captain and match.suggestion is not None:
-            obs[_SUGGESTION + match.suggestion] = 1
-        scores = match.scores
+            bits |= 1 << (_SUGGESTION + match.suggestion)
         by_role = (scores[match.box], scores[match.captain], scores[match.adviser])
     else:
-        by_role = (match.scores[players[1]], match.scores[players[0]], 0)
+        by_role = (scores[players[1]], scores[players[0]], 0)
     hands = hand.hands
     discarded = hand.discarded
     own = partner_discarded = 0
-    if player in players or adviser_sees_hand:
+    dw = 0.0
+    if playing or adviser_sees_hand:
         own = hands[seat]
         partner_discarded = discarded[seat]
-        if hand.phase is not Phase.OVER:
-            obs[_DEADWOOD] = deadwood_mask(own) / 100.0
-    top = 0
-    pile = 0
+        if phase is not Phase.OVER:
+            dw = deadwood_mask(own) / 100.0
+    top = pile = 0
     if hand.discard_pile:
         top = 1 << hand.discard_pile[-1]
         # The pile holds every card discarded (and the upcard) that no hand has taken back.
@@ -183,19 +175,33 @@ def encode_observation(
         | discarded[opp] << 4 * NUM_CARDS
         | partner_discarded << 5 * NUM_CARDS
     )
-    obs[_CARDS] = _unpack(cards, _CARDS.stop - _CARDS.start)
-    obs[_STOCK] = hand.stock_size / FULL_STOCK
-    obs[_TURN] = hand.turns / hand.rules.max_turns_per_hand
+    bits |= cards << _CARDS
+    raw = bits.to_bytes(_OBS_BYTES, "little").translate(_REVERSE_BITS)
+    entries = np.unpackbits(np.frombuffer(raw, np.uint8))[:OBS_SIZE]
+    if out is None:
+        obs = entries.astype(np.float32)
+    else:
+        obs = out
+        obs[:] = entries
     target = match.target_score
-    for i, s in enumerate(by_role):
-        obs[_SCORES + i] = min(s / target, 1.0)
+    obs[_NUMBERS] = (
+        hand.stock_size / FULL_STOCK,
+        dw,
+        hand.turns / hand.rules.max_turns_per_hand,
+        min(by_role[0] / target, 1.0),
+        min(by_role[1] / target, 1.0),
+        min(by_role[2] / target, 1.0),
+    )
     return obs
 
 
 def action_mask(legal: list[int]) -> np.ndarray:
-    mask = np.zeros(A.NUM_ACTIONS, np.int8)
-    mask[legal] = 1
-    return mask
+    """The int8 mask of ``legal`` (writable; built in a bytearray, cheaper than numpy's
+    fancy indexing for a short list)."""
+    mask = bytearray(A.NUM_ACTIONS)
+    for a in legal:
+        mask[a] = 1
+    return np.frombuffer(mask, np.int8)
 
 
 def legal_from_mask(mask: np.ndarray) -> list[int]:

@@ -8,6 +8,7 @@ Documentation of the options lives in the two env modules.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, TypeVar
 
 import numpy as np
@@ -48,20 +49,19 @@ class _Forwarding:
 
 
 def _forward(name: str, guarded: bool) -> property:
-    if guarded:
-        # OrderEnforcingWrapper refuses these before reset(); an AttributeError raised here
-        # falls through to its __getattr__, which raises its own message.
-        def get(self: Any) -> Any:
-            if not self._has_reset:
-                raise AttributeError(f"{name} cannot be accessed before reset")
-            return getattr(self._raw_env, name)
-    else:
-
-        def get(self: Any) -> Any:
-            return getattr(self._raw_env, name)
-
     def set_(self: Any, value: Any) -> None:
         setattr(self._raw_env, name, value)
+
+    if not guarded:
+        # attrgetter runs in C: no Python frame per read.
+        return property(attrgetter(f"_raw_env.{name}"), set_, doc=f"``{name}`` of the raw env.")
+
+    # OrderEnforcingWrapper refuses these before reset(); an AttributeError raised here falls
+    # through to its __getattr__, which raises its own message.
+    def get(self: Any) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw_env, name)
 
     return property(get, set_, doc=f"``{name}`` of the raw env.")
 
@@ -176,7 +176,7 @@ class GinFamilyEnv(AECEnv, EzPickle):
         self.last_action: tuple[str, int] | None = None
         self._player_of = {a: i for i, a in enumerate(self.possible_agents)}
         self._rewarded = False
-        self._last_hand_result = None
+        self._last_hand_result: dict[str, Any] | None = None
 
     # -- subclass hooks -------------------------------------------------------------------
     def _new_match(self, role_deck: list[int], deal: Any) -> Match:
@@ -221,7 +221,7 @@ class GinFamilyEnv(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.last_action = None
-        self._last_hand_result: dict[str, Any] | None = None
+        self._last_hand_result = None
         self._update_infos(None)
         self.agent_selection = self._agent(self.match.current_player)
         if self.render_mode == "human":
