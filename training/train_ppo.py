@@ -557,7 +557,8 @@ def export(run_dir: str | Path, name: str, directory: str | Path | None = None) 
     actor = actor_from_sb3(model, name=name)
     return save_actor(actor, out_dir / f"{name}.zip", name=name, env=state["args"]["env"],
                       steps=int(state["num_timesteps"]), wall_s=round(state["wall_s"], 1),
-                      args=state["args"], commands=_commands(state))  # fmt: skip
+                      args=state["args"], commands=_commands(state), bc=state.get("bc"),
+                      evals=state.get("evals", []))  # fmt: skip
 
 
 # ==========================================================================================
@@ -578,12 +579,21 @@ def card_evaluation(name: str, pairs: int, matches: int, workers: int, seed: int
                 agent, opp, pairs, seed=seed, workers=workers, matches=matches, progress=False
             )
     else:
-        out["vs two L1 (simple)"] = evaluate.three_handed(
-            [agent, "simple", "simple"], matches, seed=seed, workers=workers
-        )
-        out["vs two L2 (heuristic)"] = evaluate.three_handed(
-            [agent, "heuristic", "heuristic"], matches, seed=seed, workers=workers
-        )
+        from training.stats import wilson_ci
+
+        for opp, label in (("simple", "L1"), ("heuristic", "L2")):
+            res = evaluate.three_handed(
+                [agent, opp, opp], matches, seed=seed, workers=workers, progress=False
+            )["adviser_on"]
+            mine = res["agents"][name]
+            wins = round(mine["match_win_rate"] * mine["matches"])
+            out[f"vs two {label} ({opp})"] = {
+                "matches": mine["matches"],
+                "match_win_rate": mine["match_win_rate"],
+                "match_win_rate_ci95": wilson_ci(wins, mine["matches"]),
+                "hands": res["hands"],
+                **{f"as {role}": stats for role, stats in mine["roles"].items()},
+            }
     return out
 
 
@@ -592,7 +602,34 @@ def _fmt(value: Any) -> str:
         return f"{value:.4g}"
     if isinstance(value, list | tuple) and all(isinstance(v, float) for v in value):
         return "[" + ", ".join(f"{v:.4g}" for v in value) + "]"
-    return json.dumps(value, default=str) if isinstance(value, dict | list) else str(value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_fmt(v)}" for k, v in value.items())
+    return json.dumps(value, default=str) if isinstance(value, list) else str(value)
+
+
+def _warm_start(a: dict[str, Any], bc: dict[str, Any] | None) -> str:
+    if not bc:
+        return "none (PPO from a random initialisation)"
+    return (
+        f"behaviour cloning of `{a.get('bc_teacher')}` on {a.get('bc_hands')} self-play hands "
+        f"({bc['bc_samples']} decisions, {a.get('bc_epochs')} epochs, final train accuracy "
+        f"{bc['bc_accuracy']:.3f}), then PPO"
+    )
+
+
+def _eval_history(evals: list[dict[str, float]]) -> list[str]:
+    if not evals:
+        return ["(none)"]
+    keys = [k for k in evals[0] if k.endswith("hand_win_rate")]
+    rows = ["| step | " + " | ".join(k.split("/")[0] for k in keys) + " |"]
+    rows.append("|---" * (len(keys) + 1) + "|")
+    for e in evals:
+        rows.append(
+            f"| {int(e['step']):,} | "
+            + " | ".join(f"{e.get(k, float('nan')):.3f}" for k in keys)
+            + " |"
+        )
+    return rows
 
 
 def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
@@ -632,6 +669,12 @@ def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
         f" batch {a.get('batch_size')}, epochs {a.get('n_epochs')}, gamma {a.get('gamma')}, "
         f"gae_lambda {a.get('gae_lambda')}, clip {a.get('clip_range')}, ent_coef "
         f"{a.get('ent_coef')} |",
+        f"| Warm start | {_warm_start(a, meta.get('bc'))} |",
+        "",
+        "Evaluation during training (hands won; `training.evaluate` duplicate deals in gin, "
+        "plain hands with random seats in the three-handed game):",
+        "",
+        *_eval_history(meta.get("evals", [])),
         "",
         "## Evaluation",
         "",
