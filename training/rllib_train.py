@@ -332,6 +332,7 @@ def _save(algo: Any, args: Args) -> str:
 def _figures(result: dict[str, Any], mains: list[str]) -> dict[str, Any]:
     runners = result.get("env_runners", {})
     module_returns = runners.get("module_episode_returns_mean", {})
+    role_returns = runners.get("agent_episode_returns_mean", {})
     learners = result.get("learners", {})
     row: dict[str, Any] = {
         "iteration": result.get("training_iteration"),
@@ -339,8 +340,10 @@ def _figures(result: dict[str, Any], mains: list[str]) -> dict[str, Any]:
         "episodes": runners.get("num_episodes_lifetime"),
         "episode_len_mean": runners.get("episode_len_mean"),
     }
+    for role, value in sorted(role_returns.items()):
+        row[f"return[{role}]"] = value
     for m in mains:
-        if m in module_returns:
+        if m in module_returns and m not in role_returns:
             row[f"return[{m}]"] = module_returns[m]
         if m in learners and "total_loss" in learners[m]:
             row[f"loss[{m}]"] = learners[m]["total_loss"]
@@ -348,7 +351,9 @@ def _figures(result: dict[str, Any], mains: list[str]) -> dict[str, Any]:
 
 
 def _fmt(value: Any) -> str:
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else f"{value:.3f}"
+    return str(value)
 
 
 def train(args: Args) -> TrainSummary:
