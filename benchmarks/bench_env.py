@@ -210,10 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     results = run(args.seconds, args.rounds)
     peer = next((r for r in results if r.name.startswith("OpenSpiel")), None)
     print(f"Random legal play, agent-steps/s ({args.seconds:g} CPU s each, {args.rounds} rounds)")
-    print(f"{'contender':54} {'per CPU s':>10} {'per wall s':>11} {'vs OpenSpiel':>13}")
+    print(f"{'contender':60} {'per CPU s':>10} {'per wall s':>11} {'vs OpenSpiel':>13}")
     for r in results:
         ratio = f"{r.rate / peer.rate:12.2f}x" if peer is not None and peer.rate else "-"
-        print(f"{r.name:54} {r.rate:10,.0f} {r.wall_rate:11,.0f} {ratio:>13}")
+        print(f"{r.name:60} {r.rate:10,.0f} {r.wall_rate:11,.0f} {ratio:>13}")
     if peer is None:
         print("(OpenSpiel not installed: pip install open_spiel to compare)")
     if not any(r.name.startswith("RLCard") for r in results):
@@ -223,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         if rummy is not None:
             print("rummy_v0 env() (bench_rummy.py, per wall s):")
             for n, rate in rummy:
-                print(f"  {n} players{'':43} {'':>10} {rate:11,.0f}")
+                print(f"  {n} players{'':49} {'':>10} {rate:11,.0f}")
     return 0
 
 
