@@ -242,7 +242,8 @@ class GinHand:
         sd = showdown(
             self.hands[seat], self.hands[1 - seat], self.knock_limit, r.gin_bonus, r.undercut_bonus
         )
-        if sd.knocker_points > 0:
+        # The kind decides who won: a gin with gin_bonus=0 against no deadwood scores 0.
+        if sd.kind != "undercut":
             winner, pts = seat, sd.knocker_points
         else:
             winner, pts = 1 - seat, sd.defender_points

@@ -57,6 +57,8 @@ def draw_for_order(
         nonlocal pos
         drawn = {}
         for p in group:
+            if pos == len(deck):
+                raise ValueError("role_deck ran out of cards while breaking ties")
             drawn[p] = deck[pos]
             draws.append((p, deck[pos]))
             pos += 1

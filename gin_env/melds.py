@@ -12,8 +12,8 @@ each suit's best run cover from a 8,192-entry table built at import.
 >>> deadwood(parse_cards("QS KS AS"))  # Q-K-A is not a run in gin
 21
 >>> melds, dead = best_arrangement(to_mask(parse_cards("5H 6H 7H 7S 7D 2C")))
->>> [cards_str(m) for m in melds], cards_str(dead)
-(['5H 6H 7H'], '7S 7D 2C')
+>>> [cards_str(m) for m in melds], cards_str(dead)  # the set of sevens beats the run
+(['7S 7H 7D'], '5H 6H 2C')
 """
 
 from __future__ import annotations
@@ -113,6 +113,8 @@ class MeldTable:
         if not triples:
             dw = self._dw
             return dw[a] + dw[b] + dw[c] + dw[d]
+        if triples.bit_count() > _MAX_SET_RANKS:
+            return self._rank_dp(hand)[0]
         return self._min_dw(a, b, c, d, triples)
 
     def _min_dw(self, a: int, b: int, c: int, d: int, triples: int) -> int:
@@ -144,6 +146,17 @@ class MeldTable:
             | (pats[0] & pats[2] & pats[3])
             | (pats[1] & pats[2] & pats[3])
         )
+        if triples.bit_count() > _MAX_SET_RANKS:
+            melds = self._rank_dp(hand)[1]
+        else:
+            melds = self._enumerated_arrangement(pats, triples)
+        melds = sorted(melds, key=lambda m: m & -m)
+        melded = 0
+        for m in melds:
+            melded |= m
+        return melds, hand & ~melded
+
+    def _enumerated_arrangement(self, pats: list[int], triples: int) -> list[int]:
         best: tuple[int, list[int]] | None = None
         for sets in self._set_families(pats, triples):
             rest = list(pats)
@@ -155,11 +168,25 @@ class MeldTable:
                 runs = [run << (13 * s) for s in range(4) for run in self._cover[rest[s]]]
                 best = (value, sets + runs)
         assert best is not None
-        melds = sorted(best[1], key=lambda m: m & -m)
-        melded = 0
-        for m in melds:
-            melded |= m
-        return melds, hand & ~melded
+        return best[1]
+
+    def _rank_dp(self, hand: int) -> tuple[int, list[int]]:
+        """Exact deadwood and melds of any hand, rank by rank: polynomial where the set
+        enumeration is exponential (big rummy hands with many ranks held three times).
+
+        The state is each suit's open run length (0, 1, 2, or 3 for three or more); every
+        held card is deadwood, in a set at its rank, or in its suit's run. With ``ace_high``
+        each suit's ace may instead sit above the king, tried for every subset of suits.
+        """
+        best: tuple[int, list[int]] | None = None
+        aces = [s for s in range(4) if hand >> (13 * s) & 1] if self.ace_high else []
+        for k in range(1 << len(aces)):
+            high = [s for i, s in enumerate(aces) if k >> i & 1]
+            found = _run_set_dp(hand, high)
+            if found is not None and (best is None or found[0] < best[0]):
+                best = found
+        assert best is not None
+        return best
 
     def _set_families(self, pats: list[int], triples: int) -> list[list[int]]:
         families: list[list[int]] = [[]]
@@ -223,6 +250,102 @@ class MeldTable:
     def candidate_melds(self, hand: int) -> list[int]:
         """Every meld (sub-runs and three-card subsets of sets included) inside a hand."""
         return [m for m in self.melds if m & hand == m]
+
+
+#: Above this many ranks held three or four times, the set-choice enumeration (up to 6
+#: choices a rank) gives way to the rank-by-rank search.
+_MAX_SET_RANKS = 4
+
+
+def _run_set_dp(hand: int, high_aces: list[int]) -> tuple[int, list[int]] | None:
+    """Min deadwood and its melds; the aces of ``high_aces`` suits may only follow a king."""
+    ranks = 14 if high_aces else 13
+    held = [[False] * 4 for _ in range(ranks)]
+    for s in range(4):
+        for r in range(13):
+            if hand >> (13 * s + r) & 1:
+                if r == 0 and s in high_aces:
+                    held[13][s] = True
+                else:
+                    held[r][s] = True
+    # layers[r][state] = (cost, previous state, assignment); assignment per suit:
+    # 0 absent, 1 deadwood, 2 set, 3 run.
+    start = (0, 0, 0, 0)
+    layer: dict[tuple[int, ...], int] = {start: 0}
+    back: list[dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]]] = []
+    for r in range(ranks):
+        suits = [s for s in range(4) if held[r][s]]
+        pips = _RANK_PIPS[r % 13]
+        new: dict[tuple[int, ...], int] = {}
+        links: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        options = _assignments(len(suits), allow_sets=r < 13)
+        for state, cost in layer.items():
+            for choice in options:
+                assign = [0, 0, 0, 0]
+                for s, c in zip(suits, choice, strict=True):
+                    assign[s] = c
+                nxt = []
+                extra = 0
+                for s in range(4):
+                    if assign[s] == 3:
+                        nxt.append(min(state[s] + 1, 3))
+                    elif state[s] in (1, 2):
+                        break  # an open run shorter than three would end here
+                    else:
+                        nxt.append(0)
+                        if assign[s] == 1:
+                            extra += pips
+                else:
+                    key = tuple(nxt)
+                    total = cost + extra
+                    if key not in new or total < new[key]:
+                        new[key] = total
+                        links[key] = (state, tuple(assign))
+        layer = new
+        back.append(links)
+    finals = [(cost, st) for st, cost in layer.items() if all(x in (0, 3) for x in st)]
+    if not finals:
+        return None
+    cost, state = min(finals)
+    assigns: list[tuple[int, ...]] = []
+    for r in range(ranks - 1, -1, -1):
+        state, assign = back[r][state]
+        assigns.append(assign)
+    assigns.reverse()
+    return cost, _melds_from_assignments(assigns, high_aces)
+
+
+def _assignments(n: int, allow_sets: bool) -> list[tuple[int, ...]]:
+    """Per-card choices at one rank: deadwood 1, set 2, run 3; sets need 3 or 4 cards."""
+    out = []
+    for k in range(3**n):
+        choice = tuple(k // 3**i % 3 + 1 for i in range(n))
+        sets = choice.count(2)
+        if sets == 0 or (allow_sets and sets >= 3):
+            out.append(choice)
+    return out
+
+
+def _melds_from_assignments(assigns: list[tuple[int, ...]], high_aces: list[int]) -> list[int]:
+    def card(r: int, s: int) -> int:
+        return 13 * s + (0 if r == 13 else r)
+
+    melds = []
+    for r, assign in enumerate(assigns):
+        in_set = [s for s in range(4) if assign[s] == 2]
+        if in_set:
+            melds.append(sum(1 << card(r, s) for s in in_set))
+    for s in range(4):
+        run = 0
+        for r, assign in enumerate(assigns):
+            if assign[s] == 3:
+                run |= 1 << card(r, s)
+            elif run:
+                melds.append(run)
+                run = 0
+        if run:
+            melds.append(run)
+    return melds
 
 
 def _set_choices(a: int, b: int, c: int, d: int) -> list[tuple[bool, bool, bool, bool]]:
