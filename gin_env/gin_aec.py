@@ -338,8 +338,8 @@ class GinFamilyEnv(AECEnv, EzPickle):
         return self.match
 
     def legal_actions(self) -> list[int]:
-        """Legal action ids of the agent to act."""
-        return self._require_match().legal_actions()
+        """Legal action ids of the agent to act (a copy: the engine caches its list)."""
+        return list(self._require_match().legal_actions())
 
     # -- rendering ------------------------------------------------------------------------
     def render(self) -> str | np.ndarray | None:

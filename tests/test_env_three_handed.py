@@ -473,3 +473,18 @@ def test_one_discrete_space_for_every_agent() -> None:
     obs_space = env.observation_space("player_0")
     assert obs_space["observation"].shape == (OBS_SLICES["suggestion"].stop,)
     assert obs_space["action_mask"].shape == (A.NUM_ACTIONS,)
+
+
+def test_legal_actions_is_a_copy_matching_the_mask() -> None:
+    env = three_handed_gin_v0.raw_env()
+    env.reset(seed=0)
+    rng = random.Random(0)
+    for _ in range(40):
+        legal = env.legal_actions()
+        assert (
+            sorted(legal)
+            == np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()
+        )
+        legal.clear()
+        assert env.legal_actions()
+        env.step(choose(env, env.observe(env.agent_selection), rng))
