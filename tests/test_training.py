@@ -117,8 +117,21 @@ def test_league_round_trips_through_save_and_load(tmp_path: Path) -> None:
             (rng.normal(size=(109, 8)), rng.normal(size=109)),
         ]
         league.add_snapshot(MLPAgent(layers), step)
-    assert league.names() == ["random", "snapshot-20", "snapshot-30"]
+    assert league.names() == ["random", "snapshot-20", "snapshot-30"]  # the oldest left
     league.rng.integers(100)
+    assert league.weights() == [0.5, 0.25, 0.25]
+    with pytest.raises(ValueError, match="fixed weights must be 1 non-negative"):
+        league.set_fixed_weights([1.0, 2.0])
+    league = League(["simple", "random"], max_snapshots=2, seed=5)
+    league.set_fixed_weights([3, 1])
+    assert league.weights() == [0.75, 0.25]
+    for step in (10, 20, 30):
+        layers = [
+            (rng.normal(size=(8, 436)), rng.normal(size=8)),
+            (rng.normal(size=(109, 8)), rng.normal(size=109)),
+        ]
+        league.add_snapshot(MLPAgent(layers), step)
+    assert league.weights() == pytest.approx([0.375, 0.125, 0.25, 0.25])
     league.save(tmp_path / "lg")
     back = League.load(tmp_path / "lg")
     assert back.names() == league.names() and back.weights() == league.weights()

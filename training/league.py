@@ -206,7 +206,8 @@ class League:
     """Fixed opponents plus up to ``max_snapshots`` frozen learners; saved and restored whole.
 
     ``snapshot_share`` is the probability of drawing some snapshot once there is one (spread
-    evenly over the snapshots); the fixed opponents share the rest evenly.
+    evenly over the snapshots); the fixed opponents share the rest, evenly or by
+    :meth:`set_fixed_weights`.
     """
 
     def __init__(
@@ -225,6 +226,7 @@ class League:
         self.max_snapshots = int(max_snapshots)
         self.margin = float(margin)
         self.snapshot_share = float(snapshot_share)
+        self.fixed_weights: dict[str, float] = {}
         self.members: list[Member] = [Member(n, make_opponent(n)) for n in self.fixed]
         self.history: list[dict[str, Any]] = []
         self.rng = np.random.default_rng(seed)
@@ -239,11 +241,22 @@ class League:
 
     def weights(self) -> list[float]:
         snaps = len(self.snapshots)
-        fixed = len(self.members) - snaps
-        if snaps == 0:
-            return [1.0 / fixed] * fixed
-        s = self.snapshot_share
-        return [s / snaps if m.is_snapshot else (1 - s) / fixed for m in self.members]
+        s = self.snapshot_share if snaps else 0.0
+        fw = self.fixed_weights or {n: 1.0 for n in self.fixed}
+        total = sum(fw.get(n, 1.0) for n in self.fixed)
+        return [
+            s / snaps if m.is_snapshot else (1 - s) * fw.get(m.name, 1.0) / total
+            for m in self.members
+        ]
+
+    def set_fixed_weights(self, weights: Sequence[float]) -> None:
+        """Relative draw weights of the fixed opponents, in the order of ``fixed``."""
+        if len(weights) != len(self.fixed) or any(w < 0 for w in weights) or sum(weights) <= 0:
+            raise ValueError(
+                f"fixed weights must be {len(self.fixed)} non-negative numbers (one per "
+                f"opponent of {self.fixed}); got {list(weights)}"
+            )
+        self.fixed_weights = {n: float(w) for n, w in zip(self.fixed, weights, strict=True)}
 
     def add_fixed(self, name: str) -> Member:
         member = Member(name, make_opponent(name))
@@ -287,6 +300,7 @@ class League:
             "max_snapshots": self.max_snapshots,
             "margin": self.margin,
             "snapshot_share": self.snapshot_share,
+            "fixed_weights": self.fixed_weights,
             "members": [
                 {"name": m.name, "step": m.step, "snapshot": m.is_snapshot} for m in self.members
             ],
@@ -318,6 +332,7 @@ class League:
             state["fixed"], state["max_snapshots"], state["margin"], state["snapshot_share"]
         )
         league.history = state["history"]
+        league.fixed_weights = state.get("fixed_weights", {})
         league.rng.bit_generator.state = state["rng"]
         activations = json.loads((directory / "snapshots.json").read_text())
         members = []

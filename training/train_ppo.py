@@ -78,6 +78,9 @@ class Args:
     reward_scale: float = 0.01
     opponents: str = "simple,heuristic"
     """Fixed members of the pool, by agent name (random, simple, heuristic)."""
+    fixed_weights: str = ""
+    """Relative draw weights of the fixed opponents (e.g. ``3,1``); empty: equal. Given on
+    ``--resume``, it replaces the saved weights."""
     max_snapshots: int = 4
     snapshot_share: float = 0.5
     gate_every: int = 100_000
@@ -372,6 +375,8 @@ def train(args: Args) -> dict[str, Any]:
                         args.snapshot_share, seed=args.seed)  # fmt: skip
         state = {"num_timesteps": 0, "wall_s": 0.0, "evals": [], "args": dataclasses.asdict(args)}
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    if args.fixed_weights:
+        league.set_fixed_weights([float(w) for w in _names(args.fixed_weights)])
     start_steps = int(state["num_timesteps"])
     state.setdefault("commands", []).append(command_line(args))
     vec_env = _make_vec_env(args, league, args.seed + start_steps)
