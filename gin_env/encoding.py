@@ -18,7 +18,7 @@ opponent_discarded  52     cards the opponent discarded
 partner_discarded   52     cards the observed hand discarded (own discards; the adviser:
                            the captain's)
 stock_size          1      cards left in the stock / 31
-deadwood            1      deadwood of ``hand`` / 100 (0 when the hand is not seen)
+deadwood            1      deadwood of ``hand`` / 128 (0 when the hand is not seen)
 turn                1      turns played this hand / ``max_turns_per_hand``
 scores              3      cumulative scores by role (box, captain, adviser) / target, capped at 1
 suggestion          109    one-hot: the adviser's suggestion (captain only)
@@ -58,6 +58,8 @@ __all__ = [
 ]
 
 FULL_STOCK = 31
+#: Eleven cards hold at most 110 points, so deadwood / 128 stays below 1.
+DEADWOOD_SCALE = 128.0
 
 OBS_PARTS: tuple[tuple[str, int], ...] = (
     ("role", 3),
@@ -161,7 +163,7 @@ def encode_observation(
         own = hands[seat]
         partner_discarded = discarded[seat]
         if phase is not Phase.OVER:
-            dw = deadwood_mask(own) / 100.0
+            dw = deadwood_mask(own) / DEADWOOD_SCALE
     top = pile = 0
     if hand.discard_pile:
         top = 1 << hand.discard_pile[-1]

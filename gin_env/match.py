@@ -145,7 +145,8 @@ class Match:
         return self.record.players[self.hand.current]
 
     def legal_actions(self) -> list[int]:
-        return [] if self.is_over else self.hand.legal_actions()
+        """Legal action ids of the player to act (a fresh list: the caller may keep it)."""
+        return [] if self.is_over else list(self.hand.legal_actions())
 
     def step(self, action: int) -> HandRecord | None:
         """Apply the current player's action; return the hand's record if it just ended."""
@@ -204,8 +205,12 @@ class ThreeHandedMatch(Match):
         self.box, self.captain, self.adviser = order
         self.suggestion: int | None = None  # the adviser's last suggestion, for the captain
         self._advised = False
+        #: True when the adviser is to act: before each captain decision, with advice on.
+        self.advising = False
+        self._advice_legal: list[int] = []
         super().__init__(deal)
         self._start_hand()
+        self._update_advising()
 
     def _seating(self) -> tuple[tuple[int, int], tuple[int, ...]]:
         roles = [0, 0, 0]
@@ -222,14 +227,16 @@ class ThreeHandedMatch(Match):
         else:
             self.box, self.captain, self.adviser = self.captain, self.adviser, self.box
 
-    @property
-    def advising(self) -> bool:
-        """True when the adviser is to act: before each captain decision, with advice on."""
-        return (
+    def _update_advising(self) -> None:
+        # Kept as a flag (not a property) because the env reads it several times a step.
+        self.advising = (
             self.advice
             and not self.is_over
             and not self._advised
             and self.record.players[self.hand.current] == self.captain
+        )
+        self._advice_legal = (
+            sorted(self.hand.legal_actions() + [A.NO_ADVICE]) if self.advising else []
         )
 
     @property
@@ -240,7 +247,7 @@ class ThreeHandedMatch(Match):
 
     def legal_actions(self) -> list[int]:
         if self.advising:
-            return self.hand.legal_actions() + [A.NO_ADVICE]
+            return list(self._advice_legal)
         return super().legal_actions()
 
     def step(self, action: int) -> HandRecord | None:
@@ -255,12 +262,14 @@ class ThreeHandedMatch(Match):
             self.suggestion = a
             self._advised = True
             self.record.actions.append((self.adviser, a))
+            self._update_advising()
             return None
         record = super().step(action)
         if self._advised and not self.is_over:
             # The captain has decided: the next captain decision gets fresh advice.
             self._advised = False
             self.suggestion = None
+        self._update_advising()
         return record
 
     @classmethod

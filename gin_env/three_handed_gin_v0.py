@@ -67,7 +67,7 @@ opponent_took       52     cards the opponent took from the discard pile and sti
 opponent_discarded  52     cards the opponent discarded
 partner_discarded   52     cards the observed hand discarded
 stock_size          1      cards left in the stock / 31
-deadwood            1      deadwood of ``hand`` / 100
+deadwood            1      deadwood of ``hand`` / 128
 turn                1      turns played this hand / ``max_turns_per_hand``
 scores              3      scores by role (box, captain, adviser) / target, capped at 1
 suggestion          109    one-hot: the adviser's suggestion (captain only)

@@ -80,7 +80,7 @@ def reference_observation(match: Match, player: int, adviser_sees_hand: bool) ->
         for c in _bits(hand.discarded[seat]):
             v["partner_discarded"][c] = 1
         if hand.phase is not Phase.OVER:
-            v["deadwood"][0] = deadwood_mask(hand.hands[seat]) / 100
+            v["deadwood"][0] = deadwood_mask(hand.hands[seat]) / 128
     for c in hand.discard_pile:
         v["discard_pile"][c] = 1
     if hand.discard_pile:

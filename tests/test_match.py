@@ -78,7 +78,7 @@ def play_scripted_hand(m: ThreeHandedMatch, script: list[int], advise_with=None)
         seat = m.hand.current
         if m.advice and seat == 0:
             assert m.advising and m.current_player == m.adviser
-            assert m.legal_actions() == m.hand.legal_actions() + [A.NO_ADVICE]
+            assert m.legal_actions() == sorted(m.hand.legal_actions() + [A.NO_ADVICE])
             advice = A.NO_ADVICE if advise_with is None else advise_with(action)
             assert m.step(advice) is None
             assert m.suggestion == advice
