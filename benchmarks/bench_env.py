@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gin_env import gin_v0, three_handed_gin_v0  # noqa: E402
-from gin_env.gin_aec import wrap_plain  # noqa: E402
+from gin_env.aec_tools import wrap_plain  # noqa: E402
 
 __all__ = ["Result", "aec_loop", "openspiel_loop", "rlcard_loop", "contenders", "run", "main"]
 

@@ -8,120 +8,29 @@ Documentation of the options lives in the two env modules.
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Any, TypeVar
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from gin_env import actions as A
+from gin_env.aec_tools import RENDER_MODES, ActionSpace, TableRender, wrap
 from gin_env.cards import NUM_CARDS, cards_str
 from gin_env.config import HandRules, check_choice, check_int
 from gin_env.encoding import OBS_SIZE, action_mask, encode_observation
 from gin_env.hand import check_deck
 from gin_env.match import ROLE_NAMES, HandRecord, Match
 
-__all__ = ["GinFamilyEnv", "ActionSpace", "wrap", "wrap_plain", "REWARD_MODES", "EPISODE_MODES"]
+__all__ = ["GinFamilyEnv", "REWARD_MODES", "EPISODE_MODES", "make_config", "role_names_for"]
 
 REWARD_MODES = ("team", "zero_sum", "individual", "match")
 EPISODE_MODES = ("match", "hand")
-RENDER_MODES = ("ansi", "human", "rgb_array")
 C = TypeVar("C", bound=HandRules)
 
 
-class _Forwarding:
-    """Reads of the AEC attributes, forwarded to the raw env by properties.
-
-    PettingZoo's wrappers reach these through ``BaseWrapper.__getattr__``, one failed lookup
-    per wrapper layer; in the ``agent_iter``/``last``/``step`` loop that chain cost about as
-    much as the env itself. The values (and the errors before ``reset``) are the same.
-    """
-
-    env: AECEnv
-    _raw_env: AECEnv
-
-    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
-        super().__init__(env, *args, **kwargs)  # type: ignore[call-arg]
-        self._raw_env = env.unwrapped
-
-
-def _forward(name: str, guarded: bool) -> property:
-    def set_(self: Any, value: Any) -> None:
-        setattr(self._raw_env, name, value)
-
-    if not guarded:
-        # attrgetter runs in C: no Python frame per read.
-        return property(attrgetter(f"_raw_env.{name}"), set_, doc=f"``{name}`` of the raw env.")
-
-    # OrderEnforcingWrapper refuses these before reset(); an AttributeError raised here falls
-    # through to its __getattr__, which raises its own message.
-    def get(self: Any) -> Any:
-        if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw_env, name)
-
-    return property(get, set_, doc=f"``{name}`` of the raw env.")
-
-
-_GUARDED = ("agent_selection", "agents", "terminations", "truncations", "rewards", "infos")
-_FORWARDED = _GUARDED + ("_cumulative_rewards",)
-
-
-class _TerminateIllegal(_Forwarding, wrappers.TerminateIllegalWrapper):
-    pass
-
-
-class _AssertOutOfBounds(_Forwarding, wrappers.AssertOutOfBoundsWrapper):
-    pass
-
-
-class _OrderEnforcing(_Forwarding, wrappers.OrderEnforcingWrapper):
-    pass
-
-
-for _name in _FORWARDED:
-    setattr(_TerminateIllegal, _name, _forward(_name, False))
-    setattr(_AssertOutOfBounds, _name, _forward(_name, False))
-    setattr(_OrderEnforcing, _name, _forward(_name, _name in _GUARDED))
-
-
-def wrap(env: AECEnv) -> AECEnv:
-    """PettingZoo's standard wrappers, as the classic envs use them: an illegal action
-    ends the game with reward -1 for the agent who made it.
-
-    They are PettingZoo's own ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
-    ``OrderEnforcingWrapper``, subclassed only to forward attribute reads by properties
-    (see ``_Forwarding``); :func:`wrap_plain` applies the originals.
-    """
-    env = _TerminateIllegal(env, illegal_reward=-1)
-    env = _AssertOutOfBounds(env)
-    return _OrderEnforcing(env)
-
-
-def wrap_plain(env: AECEnv) -> AECEnv:
-    """The same wrappers without the forwarding properties (for comparison benchmarks)."""
-    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
-
-
-class ActionSpace(spaces.Discrete):
-    """``Discrete(n)`` whose ``contains`` answers a plain ``int`` at once.
-
-    ``AssertOutOfBoundsWrapper`` checks every action with ``contains``; gymnasium's builds
-    ``np.iinfo`` and a numpy scalar for each. Anything but a plain int takes that path.
-    """
-
-    def contains(self, x: Any) -> bool:
-        if type(x) is int:
-            return bool(self.start <= x < self.start + self.n)
-        return super().contains(x)
-
-
-class GinFamilyEnv(AECEnv, EzPickle):
+class GinFamilyEnv(TableRender, AECEnv, EzPickle):
     """Base AEC env over a :class:`~gin_env.match.Match`; subclasses make the match."""
 
     metadata: dict[str, Any] = {
@@ -342,21 +251,10 @@ class GinFamilyEnv(AECEnv, EzPickle):
         return list(self._require_match().legal_actions())
 
     # -- rendering ------------------------------------------------------------------------
-    def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            from gymnasium import logger
+    def _table_image(self) -> np.ndarray:
+        from gin_env.render_image import table_image  # needs Pillow: imported late
 
-            logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        if self.render_mode == "rgb_array":
-            from gin_env.render_image import table_image
-
-            return table_image(self)
-        text = self.table_text()
-        if self.render_mode == "human":
-            print(text, end="\n\n")
-            return None
-        return text
+        return table_image(self)
 
     def table_text(self, show_all: bool = False) -> str:
         """The table as a human observer sees it (``show_all`` also shows the hidden hands)."""

@@ -54,8 +54,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gin_env.aec_tools import wrap
 from gin_env.config import GinConfig
-from gin_env.gin_aec import GinFamilyEnv, make_config, role_names_for, wrap
+from gin_env.gin_aec import GinFamilyEnv, make_config, role_names_for
 from gin_env.match import GinMatch, Match
 
 __all__ = ["env", "raw_env"]

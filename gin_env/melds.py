@@ -308,9 +308,10 @@ def _run_set_dp(hand: int, high_aces: list[int]) -> tuple[int, list[int]] | None
         return None
     cost, state = min(finals)
     assigns: list[tuple[int, ...]] = []
+    at: tuple[int, ...] = state
     for r in range(ranks - 1, -1, -1):
-        state, assign = back[r][state]
-        assigns.append(assign)
+        at, chosen = back[r][at]
+        assigns.append(chosen)
     assigns.reverse()
     return cost, _melds_from_assignments(assigns, high_aces)
 

@@ -127,8 +127,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from gin_env.aec_tools import RENDER_MODES, ActionSpace, TableRender, wrap
 from gin_env.cards import NUM_CARDS, card_str, cards_str
 from gin_env.rummy import Phase, RummyConfig, RummyGame
 from gin_env.rummy_actions import NUM_ACTIONS, action_str
@@ -136,18 +136,13 @@ from gin_env.rummy_encoding import action_mask, encode_observation, observation_
 
 __all__ = ["env", "raw_env"]
 
-RENDER_MODES = ("human", "ansi", "rgb_array")
-
 
 def env(**kwargs: Any) -> AECEnv:
     """``raw_env`` with PettingZoo's standard wrappers, as the classic envs use them."""
-    aec: AECEnv = raw_env(**kwargs)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    return wrap(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
+class raw_env(TableRender, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
     """Basic rummy for 2-6 players as a PettingZoo AEC env (see the module docstring)."""
 
     metadata = {
@@ -185,7 +180,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
                 "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
             }
         )
-        act_space = spaces.Discrete(NUM_ACTIONS)
+        act_space = ActionSpace(NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self.np_random, self._seed = seeding.np_random(None)
@@ -292,21 +287,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
             self.agent_selection = agents[game.current]
 
     # -- rendering --------------------------------------------------------------------------
-    def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            from gymnasium import logger
+    def _table_image(self) -> np.ndarray:
+        from gin_env.render_image import rummy_table_image  # needs Pillow: imported late
 
-            logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        if self.render_mode == "rgb_array":
-            from gin_env.render_image import rummy_table_image  # needs Pillow: imported late
-
-            return rummy_table_image(self)
-        text = self.table_text()
-        if self.render_mode == "human":
-            print(text, end="\n\n")
-            return None
-        return text
+        return rummy_table_image(self)
 
     def table_text(self, show_all: bool = False) -> str:
         """The table as an onlooker sees it (``show_all`` also shows the hidden hands)."""

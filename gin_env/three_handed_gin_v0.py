@@ -134,8 +134,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gin_env.aec_tools import wrap
 from gin_env.config import ThreeHandedConfig, check_bool, check_choice
-from gin_env.gin_aec import GinFamilyEnv, make_config, role_names_for, wrap
+from gin_env.gin_aec import GinFamilyEnv, make_config, role_names_for
 from gin_env.match import ADVISER, BOX, CAPTAIN, HandRecord, Match, ThreeHandedMatch
 
 __all__ = ["env", "raw_env", "ADVISER_MODES"]

@@ -15,7 +15,7 @@ from pettingzoo.utils import wrappers as pz_wrappers
 import gin_env
 from gin_env import actions as A
 from gin_env import gin_v0, three_handed_gin_v0
-from gin_env.gin_aec import ActionSpace, wrap, wrap_plain
+from gin_env.aec_tools import ActionSpace, wrap, wrap_plain
 from gin_env.wrappers import SingleAgentEnv
 
 MAKERS = {"three": gin_env.make_three_handed, "gin": gin_env.make_gin}

@@ -1,0 +1,133 @@
+"""What every AEC env of the package shares: PettingZoo's standard wrappers (made fast),
+an action space with a quick membership test, and text-or-picture rendering.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+__all__ = ["RENDER_MODES", "ActionSpace", "TableRender", "wrap", "wrap_plain"]
+
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+class _Forwarding:
+    """Reads of the AEC attributes, forwarded to the raw env by properties.
+
+    PettingZoo's wrappers reach these through ``BaseWrapper.__getattr__``, one failed lookup
+    per wrapper layer; in the ``agent_iter``/``last``/``step`` loop that chain cost about as
+    much as the env itself. The values (and the errors before ``reset``) are the same.
+    """
+
+    env: AECEnv
+    _raw_env: AECEnv
+
+    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        super().__init__(env, *args, **kwargs)  # type: ignore[call-arg]
+        self._raw_env = env.unwrapped
+
+
+def _forward(name: str, guarded: bool) -> property:
+    def set_(self: Any, value: Any) -> None:
+        setattr(self._raw_env, name, value)
+
+    if not guarded:
+        # attrgetter runs in C: no Python frame per read.
+        return property(attrgetter(f"_raw_env.{name}"), set_, doc=f"``{name}`` of the raw env.")
+
+    # OrderEnforcingWrapper refuses these before reset(); an AttributeError raised here falls
+    # through to its __getattr__, which raises its own message.
+    def get(self: Any) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw_env, name)
+
+    return property(get, set_, doc=f"``{name}`` of the raw env.")
+
+
+_GUARDED = ("agent_selection", "agents", "terminations", "truncations", "rewards", "infos")
+_FORWARDED = _GUARDED + ("_cumulative_rewards",)
+
+
+class _TerminateIllegal(_Forwarding, wrappers.TerminateIllegalWrapper):
+    pass
+
+
+class _AssertOutOfBounds(_Forwarding, wrappers.AssertOutOfBoundsWrapper):
+    pass
+
+
+class _OrderEnforcing(_Forwarding, wrappers.OrderEnforcingWrapper):
+    pass
+
+
+for _name in _FORWARDED:
+    setattr(_TerminateIllegal, _name, _forward(_name, False))
+    setattr(_AssertOutOfBounds, _name, _forward(_name, False))
+    setattr(_OrderEnforcing, _name, _forward(_name, _name in _GUARDED))
+
+
+def wrap(env: AECEnv) -> AECEnv:
+    """PettingZoo's standard wrappers, as the classic envs use them: an illegal action
+    ends the game with reward -1 for the agent who made it.
+
+    They are PettingZoo's own ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper``, subclassed only to forward attribute reads by properties
+    (see ``_Forwarding``); :func:`wrap_plain` applies the originals.
+    """
+    env = _TerminateIllegal(env, illegal_reward=-1)
+    env = _AssertOutOfBounds(env)
+    return _OrderEnforcing(env)
+
+
+def wrap_plain(env: AECEnv) -> AECEnv:
+    """The same wrappers without the forwarding properties (for comparison benchmarks)."""
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(n)`` whose ``contains`` answers a plain ``int`` at once.
+
+    ``AssertOutOfBoundsWrapper`` checks every action with ``contains``; gymnasium's builds
+    ``np.iinfo`` and a numpy scalar for each. Anything but a plain int takes that path.
+    """
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return bool(self.start <= x < self.start + self.n)
+        return super().contains(x)
+
+
+class TableRender:
+    """``render()`` for an env with ``render_mode``, ``table_text()`` and ``_table_image()``:
+    ``"ansi"`` returns the text, ``"human"`` prints it, ``"rgb_array"`` draws the table."""
+
+    render_mode: str | None
+
+    def table_text(self, show_all: bool = False) -> str:
+        raise NotImplementedError
+
+    def _table_image(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            from gymnasium import logger
+
+            logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        if self.render_mode == "rgb_array":
+            return self._table_image()
+        text = self.table_text()
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
