@@ -49,7 +49,7 @@ class RandomPolicy:
 class SingleAgentEnv(gym.Env):
     """One learner against policies, over an AEC env (``raw_env`` of one of our games)."""
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"]}
 
     def __init__(
         self,
