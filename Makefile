@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-rllib lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -30,4 +30,18 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_env.py
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(RLLIB_VENV)
+
+# RLlib lives in its own venv: ray[rllib] pins a gymnasium older than the core install's.
+RLLIB_VENV := .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+
+$(RLLIB_STAMP): pyproject.toml
+	test -x $(RLLIB_VENV)/bin/python || $(PY) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/pip install -q --upgrade pip
+	$(RLLIB_VENV)/bin/python -c "import torch" 2>/dev/null || $(RLLIB_VENV)/bin/pip install -q torch==2.13.0
+	$(RLLIB_VENV)/bin/pip install -q -e ".[rllib]" pytest
+	touch $(RLLIB_STAMP)
+
+test-rllib: $(RLLIB_STAMP)
+	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py
