@@ -7,6 +7,9 @@ stable-baselines3, and the file stays small. :func:`load` also accepts a full
 sb3-contrib ``MaskablePPO`` checkpoint (as written by ``training/train_ppo.py``); that
 path imports sb3-contrib lazily and converts the actor.
 
+A network whose input is the observation followed by the action mask (``--mask-in-obs``
+in training) gets the mask appended here; the size of its first layer says which.
+
 The agent picks the legal action with the highest logit (deterministic); with
 ``deterministic=False`` it samples from the masked softmax with the ``rng`` it is given.
 
@@ -92,7 +95,10 @@ class MLPAgent:
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if not mask.any():
             raise ValueError("the action mask has no legal action: this agent is not to act")
-        logits = self.logits(observation["observation"])
+        x = np.asarray(observation["observation"], np.float32)
+        if self.obs_size == len(x) + len(mask):  # trained with the legal mask as input too
+            x = np.concatenate([x, mask.astype(np.float32)])
+        logits = self.logits(x)
         masked = np.where(mask, logits, -np.inf)
         if self.deterministic:
             return int(np.argmax(masked))

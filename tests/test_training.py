@@ -59,19 +59,27 @@ def test_parse_args_reads_typed_flags_and_rejects_bad_values() -> None:
 
 
 # -- checkpoints ----------------------------------------------------------------------------
-def test_exported_checkpoint_loads_and_acts_deterministically(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mask_in_obs", [False, True])
+def test_exported_checkpoint_loads_and_acts_deterministically(
+    tmp_path: Path, mask_in_obs: bool
+) -> None:
     from sb3_contrib import MaskablePPO
 
-    args = tiny_args(tmp_path, "gin")
+    args = tiny_args(tmp_path, "gin", mask_in_obs=mask_in_obs)
     train(args)
     path = export(args.run_dir, "tiny", directory=tmp_path)
     agent = load(path)
     again = load(path)
+    assert agent.obs_size == 436 + 109 * mask_in_obs
     model = MaskablePPO.load(latest_checkpoint(args.run_dir) / "model.zip", device="cpu")  # type: ignore[operator]
-    env = LeagueEnv(make_env("gin"), [Member("random", make_opponent("random"))])
+    env = LeagueEnv(
+        make_env("gin"), [Member("random", make_opponent("random"))], mask_in_obs=mask_in_obs
+    )
     obs, _ = env.reset(seed=11)
     for _ in range(60):
-        ob = {"observation": obs, "action_mask": env.action_masks().astype(np.int8)}
+        ob = {"observation": obs[:436], "action_mask": env.action_masks().astype(np.int8)}
+        if mask_in_obs:  # the env's vector ends with the mask; the agent appends it itself
+            assert np.array_equal(obs[436:], ob["action_mask"])
         a = agent.act(ob)
         assert a == agent.act(ob) == again.act(ob)
         expected, _ = model.predict(obs, deterministic=True, action_masks=env.action_masks())

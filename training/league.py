@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from agents.trained import MLPAgent
@@ -103,8 +104,15 @@ class LeagueEnv(SingleAgentEnv):
         members: Sequence[Member],
         weights: Sequence[float] | None = None,
         learner: str = "random",
+        mask_in_obs: bool = False,
     ) -> None:
         super().__init__(aec_env, learner=learner, opponents=RandomPolicy())
+        self.mask_in_obs = mask_in_obs
+        self._base_size = int(self.observation_space.shape[0])  # type: ignore[index]
+        if mask_in_obs:
+            # The legal actions as input features: the policy sees what it may do (a knock).
+            n = self._base_size + int(self.action_space.n)  # type: ignore[attr-defined]
+            self.observation_space = gym.spaces.Box(0.0, 1.0, (n,), np.float32)
         self.members: list[Member] = []
         self.weights = np.ones(0)
         self.set_pool(members, weights)
@@ -139,7 +147,19 @@ class LeagueEnv(SingleAgentEnv):
             a: self.members[int(i)].name
             for a, i in zip(self.aec.possible_agents, picks, strict=True)
         }
-        return super().reset(seed=seed, options=options)
+        obs, info = super().reset(seed=seed, options=options)
+        return self._extend(obs), info
+
+    def _extend(self, obs: np.ndarray) -> np.ndarray:
+        # SingleAgentEnv.reset may call reset again (a hand over before the learner acted):
+        # the inner call has extended the vector already.
+        if not self.mask_in_obs or len(obs) != self._base_size:
+            return obs
+        return np.concatenate([obs, self._mask.astype(np.float32)])
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = super().step(action)
+        return self._extend(obs), reward, terminated, truncated, info
 
 
 @dataclass

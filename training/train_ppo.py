@@ -91,6 +91,8 @@ class Args:
     eval_every: int = 100_000
     eval_pairs: int = 100
     eval_opponents: str = "simple,heuristic"
+    mask_in_obs: bool = False
+    """Feed the legal-action mask to the network with the observation (fresh runs only)."""
     bc_hands: int = 0
     """Warm start (fresh runs only): imitate ``bc_teacher`` on this many self-play hands
     (every seat, adviser turns included) before PPO; 0: start from scratch."""
@@ -270,7 +272,8 @@ def collect_teacher_data(args: Args) -> dict[str, np.ndarray]:
                 env.step(None)
                 continue
             action = teacher.act(ob, rng)
-            obs_l.append(ob["observation"])
+            x = ob["observation"]
+            obs_l.append(np.concatenate([x, ob["action_mask"]]) if args.mask_in_obs else x)
             mask_l.append(ob["action_mask"].astype(bool))
             act_l.append(action)
             agents_of.append(agent)
@@ -329,7 +332,8 @@ def _make_vec_env(args: Args, league: Any, seed: int) -> Any:
 
     def factory(rank: int) -> Any:
         def thunk() -> Any:
-            env = LeagueEnv(make_env(args.env, reward_scale=args.reward_scale), members, weights)
+            aec = make_env(args.env, reward_scale=args.reward_scale)
+            env = LeagueEnv(aec, members, weights, mask_in_obs=args.mask_in_obs)
             env.reset(seed=seed + 1000 * rank)
             return env
 
@@ -362,6 +366,8 @@ def train(args: Args) -> dict[str, Any]:
         with open(ckpt / "state.pkl", "rb") as fh:
             state = pickle.load(fh)
         league = League.load(ckpt / "league")
+        # The network's input size is fixed at the start: keep the run's choice.
+        args.mask_in_obs = bool(state["args"].get("mask_in_obs", False))
         for name in _names(args.opponents):  # fixed opponents named on resume join the pool
             if name not in league.fixed:
                 league.add_fixed(name)
