@@ -7,8 +7,10 @@ stable-baselines3, and the file stays small. :func:`load` also accepts a full
 sb3-contrib ``MaskablePPO`` checkpoint (as written by ``training/train_ppo.py``); that
 path imports sb3-contrib lazily and converts the actor.
 
-A network whose input is the observation followed by the action mask (``--mask-in-obs``
-in training) gets the mask appended here; the size of its first layer says which.
+A network whose input is the observation followed by the action mask (``--inputs
+obs+mask`` in training), and possibly the deadwood after each discard
+(``obs+mask+features``, :func:`deadwood_features`), gets them appended here; the size of
+its first layer says which.
 
 The agent picks the legal action with the highest logit (deterministic); with
 ``deterministic=False`` it samples from the masked softmax with the ``rng`` it is given.
@@ -35,11 +37,54 @@ __all__ = [
     "load",
     "save_actor",
     "actor_from_sb3",
+    "deadwood_features",
+    "policy_input",
 ]
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 ACTIVATIONS = ("tanh", "relu")
 FORMAT = "gin-env-actor-v1"
+
+
+OBS_SIZE, NUM_ACTIONS, NUM_FEATURES = 436, 109, 53
+INPUT_KINDS = {OBS_SIZE: "obs", OBS_SIZE + NUM_ACTIONS: "obs+mask",
+               OBS_SIZE + NUM_ACTIONS + NUM_FEATURES: "obs+mask+features"}  # fmt: skip
+
+
+def deadwood_features(obs: np.ndarray) -> np.ndarray:
+    """53 numbers a player works out at the table, from the observed hand alone.
+
+    With 11 cards (a discard to make): entry ``c`` is the deadwood left after discarding
+    card ``c`` (1 for cards not held). With 10 cards and an upcard / top discard: entry 52
+    is the least deadwood after taking it and discarding another card. All / 100.
+    """
+    from gin_env.encoding import OBS_SLICES
+    from gin_env.melds import discard_deadwoods
+
+    out = np.ones(NUM_FEATURES, np.float32)
+    held = np.flatnonzero(obs[OBS_SLICES["hand"]] > 0.5)
+    hand = sum(1 << int(c) for c in held)
+    if len(held) == 11:
+        for card, value in discard_deadwoods(hand).items():
+            out[card] = value / 100
+    elif len(held) == 10:
+        top = np.flatnonzero(obs[OBS_SLICES["top_discard"]] > 0.5)
+        if len(top):
+            dws = discard_deadwoods(hand | (1 << int(top[0])))
+            out[52] = min(v for c, v in dws.items() if c != int(top[0])) / 100
+    return out
+
+
+def policy_input(obs: np.ndarray, mask: np.ndarray, kind: str) -> np.ndarray:
+    """The network's input: the observation, then (by ``kind``) the legal-action mask and
+    the :func:`deadwood_features`."""
+    x = np.asarray(obs, np.float32)
+    if kind == "obs":
+        return x
+    parts = [x, np.asarray(mask, np.float32)]
+    if kind == "obs+mask+features":
+        parts.append(deadwood_features(x))
+    return np.concatenate(parts)
 
 
 def _activate(x: np.ndarray, name: str) -> np.ndarray:
@@ -95,10 +140,8 @@ class MLPAgent:
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if not mask.any():
             raise ValueError("the action mask has no legal action: this agent is not to act")
-        x = np.asarray(observation["observation"], np.float32)
-        if self.obs_size == len(x) + len(mask):  # trained with the legal mask as input too
-            x = np.concatenate([x, mask.astype(np.float32)])
-        logits = self.logits(x)
+        kind = INPUT_KINDS.get(self.obs_size, "obs")
+        logits = self.logits(policy_input(observation["observation"], mask, kind))
         masked = np.where(mask, logits, -np.inf)
         if self.deterministic:
             return int(np.argmax(masked))

@@ -59,27 +59,23 @@ def test_parse_args_reads_typed_flags_and_rejects_bad_values() -> None:
 
 
 # -- checkpoints ----------------------------------------------------------------------------
-@pytest.mark.parametrize("mask_in_obs", [False, True])
-def test_exported_checkpoint_loads_and_acts_deterministically(
-    tmp_path: Path, mask_in_obs: bool
-) -> None:
+@pytest.mark.parametrize("inputs", ["obs", "obs+mask", "obs+mask+features"])
+def test_exported_checkpoint_loads_and_acts_deterministically(tmp_path: Path, inputs: str) -> None:
     from sb3_contrib import MaskablePPO
 
-    args = tiny_args(tmp_path, "gin", mask_in_obs=mask_in_obs)
+    args = tiny_args(tmp_path, "gin", inputs=inputs)
     train(args)
     path = export(args.run_dir, "tiny", directory=tmp_path)
     agent = load(path)
     again = load(path)
-    assert agent.obs_size == 436 + 109 * mask_in_obs
+    assert agent.obs_size == {"obs": 436, "obs+mask": 545, "obs+mask+features": 598}[inputs]
     model = MaskablePPO.load(latest_checkpoint(args.run_dir) / "model.zip", device="cpu")  # type: ignore[operator]
-    env = LeagueEnv(
-        make_env("gin"), [Member("random", make_opponent("random"))], mask_in_obs=mask_in_obs
-    )
+    env = LeagueEnv(make_env("gin"), [Member("random", make_opponent("random"))], inputs=inputs)
     obs, _ = env.reset(seed=11)
     for _ in range(60):
         ob = {"observation": obs[:436], "action_mask": env.action_masks().astype(np.int8)}
-        if mask_in_obs:  # the env's vector ends with the mask; the agent appends it itself
-            assert np.array_equal(obs[436:], ob["action_mask"])
+        if inputs != "obs":  # the env's vector goes on with the mask; the agent appends it itself
+            assert np.array_equal(obs[436:545], ob["action_mask"])
         a = agent.act(ob)
         assert a == agent.act(ob) == again.act(ob)
         expected, _ = model.predict(obs, deterministic=True, action_masks=env.action_masks())

@@ -24,7 +24,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.trained import MLPAgent
+from agents.trained import INPUT_KINDS, MLPAgent, policy_input
 from gin_env.wrappers import Policy, RandomPolicy, SingleAgentEnv
 
 __all__ = [
@@ -104,14 +104,16 @@ class LeagueEnv(SingleAgentEnv):
         members: Sequence[Member],
         weights: Sequence[float] | None = None,
         learner: str = "random",
-        mask_in_obs: bool = False,
+        inputs: str = "obs",
     ) -> None:
         super().__init__(aec_env, learner=learner, opponents=RandomPolicy())
-        self.mask_in_obs = mask_in_obs
+        if inputs not in INPUT_KINDS.values():
+            raise ValueError(f"inputs must be one of {list(INPUT_KINDS.values())}; got {inputs!r}")
+        self.inputs = inputs
         self._base_size = int(self.observation_space.shape[0])  # type: ignore[index]
-        if mask_in_obs:
-            # The legal actions as input features: the policy sees what it may do (a knock).
-            n = self._base_size + int(self.action_space.n)  # type: ignore[attr-defined]
+        if inputs != "obs":
+            # The legal actions (and deadwood features) as input: the policy sees what it may do.
+            n = {v: k for k, v in INPUT_KINDS.items()}[inputs]
             self.observation_space = gym.spaces.Box(0.0, 1.0, (n,), np.float32)
         self.members: list[Member] = []
         self.weights = np.ones(0)
@@ -153,9 +155,9 @@ class LeagueEnv(SingleAgentEnv):
     def _extend(self, obs: np.ndarray) -> np.ndarray:
         # SingleAgentEnv.reset may call reset again (a hand over before the learner acted):
         # the inner call has extended the vector already.
-        if not self.mask_in_obs or len(obs) != self._base_size:
+        if self.inputs == "obs" or len(obs) != self._base_size:
             return obs
-        return np.concatenate([obs, self._mask.astype(np.float32)])
+        return policy_input(obs, self._mask, self.inputs)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = super().step(action)

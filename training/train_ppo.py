@@ -91,8 +91,10 @@ class Args:
     eval_every: int = 100_000
     eval_pairs: int = 100
     eval_opponents: str = "simple,heuristic"
-    mask_in_obs: bool = False
-    """Feed the legal-action mask to the network with the observation (fresh runs only)."""
+    inputs: str = "obs"
+    """The network's input (fresh runs only): ``obs``, ``obs+mask`` (the legal actions too)
+    or ``obs+mask+features`` (and the deadwood after each discard, see
+    :func:`agents.trained.deadwood_features`)."""
     bc_hands: int = 0
     """Warm start (fresh runs only): imitate ``bc_teacher`` on this many self-play hands
     (every seat, adviser turns included) before PPO; 0: start from scratch."""
@@ -140,6 +142,10 @@ def _check(args: Args) -> None:
     for name in _names(args.opponents) + _names(args.eval_opponents):
         if name not in FIXED_OPPONENTS:
             raise ValueError(f"opponents must be among {', '.join(FIXED_OPPONENTS)}; got {name!r}")
+    if args.inputs not in ("obs", "obs+mask", "obs+mask+features"):
+        raise ValueError(
+            f"inputs must be 'obs', 'obs+mask' or 'obs+mask+features'; got {args.inputs!r}"
+        )
     if args.bc_teacher not in FIXED_OPPONENTS:
         raise ValueError(
             f"bc_teacher must be one of {', '.join(FIXED_OPPONENTS)}; got {args.bc_teacher!r}"
@@ -255,6 +261,7 @@ def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
 def collect_teacher_data(args: Args) -> dict[str, np.ndarray]:
     """Observations, masks, actions and final rewards of every decision in ``bc_hands``
     hands the teacher plays against itself (all seats, so every role is covered)."""
+    from agents.trained import policy_input
     from training.league import make_env, make_opponent
 
     teacher = make_opponent(args.bc_teacher)
@@ -272,8 +279,7 @@ def collect_teacher_data(args: Args) -> dict[str, np.ndarray]:
                 env.step(None)
                 continue
             action = teacher.act(ob, rng)
-            x = ob["observation"]
-            obs_l.append(np.concatenate([x, ob["action_mask"]]) if args.mask_in_obs else x)
+            obs_l.append(policy_input(ob["observation"], ob["action_mask"], args.inputs))
             mask_l.append(ob["action_mask"].astype(bool))
             act_l.append(action)
             agents_of.append(agent)
@@ -333,7 +339,7 @@ def _make_vec_env(args: Args, league: Any, seed: int) -> Any:
     def factory(rank: int) -> Any:
         def thunk() -> Any:
             aec = make_env(args.env, reward_scale=args.reward_scale)
-            env = LeagueEnv(aec, members, weights, mask_in_obs=args.mask_in_obs)
+            env = LeagueEnv(aec, members, weights, inputs=args.inputs)
             env.reset(seed=seed + 1000 * rank)
             return env
 
@@ -367,7 +373,7 @@ def train(args: Args) -> dict[str, Any]:
             state = pickle.load(fh)
         league = League.load(ckpt / "league")
         # The network's input size is fixed at the start: keep the run's choice.
-        args.mask_in_obs = bool(state["args"].get("mask_in_obs", False))
+        args.inputs = str(state["args"].get("inputs", "obs"))
         for name in _names(args.opponents):  # fixed opponents named on resume join the pool
             if name not in league.fixed:
                 league.add_fixed(name)
