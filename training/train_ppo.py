@@ -572,6 +572,9 @@ def export(run_dir: str | Path, name: str, directory: str | Path | None = None) 
     out_dir = Path(directory) if directory is not None else CHECKPOINT_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
     actor = actor_from_sb3(model, name=name)
+    curve = Path(run_dir) / "learning_curve.png"
+    if curve.is_file():
+        shutil.copyfile(curve, out_dir / f"{name}-learning-curve.png")
     return save_actor(actor, out_dir / f"{name}.zip", name=name, env=state["args"]["env"],
                       steps=int(state["num_timesteps"]), wall_s=round(state["wall_s"], 1),
                       args=state["args"], commands=_commands(state), bc=state.get("bc"),
@@ -693,6 +696,11 @@ def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
         "",
         *_eval_history(meta.get("evals", [])),
         "",
+        *(
+            [f"![learning curve]({name}-learning-curve.png)", ""]
+            if (CHECKPOINT_DIR / f"{name}-learning-curve.png").is_file()
+            else []
+        ),
         "## Evaluation",
         "",
         f"Measured by `{command}` (training.evaluate, seed {results.get('seed')}).",
