@@ -27,7 +27,16 @@ from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.melds import best_arrangement, deadwood_mask, discard_deadwoods
 
-__all__ = ["HeuristicAgent", "HeuristicParams", "near_cards", "meld_outs", "potential", "danger"]
+__all__ = [
+    "HeuristicAgent",
+    "HeuristicParams",
+    "near_cards",
+    "meld_outs",
+    "potential",
+    "danger",
+    "expected_deadwood",
+    "knock_chance",
+]
 
 FULL = (1 << NUM_CARDS) - 1
 _SUIT = (1 << 13) - 1
@@ -39,16 +48,20 @@ class HeuristicParams:
     """Weights of the heuristic (defaults tuned by duplicate play against L1)."""
 
     potential_weight: float = 1.0  # per draw likely left, up to ``potential_draws``
-    potential_draws: float = 4.0
+    potential_draws: float = 6.0
+    potential_div: float = 6.0  # weight (stock - 2) / this: meld chances count most early
     lookahead: bool = (
         False  # potential as the one-draw expected fall in deadwood (see ``improvement``)
     )
-    danger_weight: float = 8.0  # pips charged for a discard the opponent surely melds
+    danger_weight: float = 5.0  # pips charged for a discard the opponent surely melds
+    exact_draw: bool = False  # blind draw valued by :func:`expected_deadwood`
+    passed_factor: float = 0.3  # danger of partners that would have melded a passed card
+    knock_weight: float = 0.0  # pips for the chance to knock after the next draw
     take_margin: float = 0.5  # a taken card also tells the opponent something
     knock_early: int = 10  # knock threshold with a full stock ...
     knock_late: int = 10  # ... and with an empty one
-    knock_shown_meld: int = 1  # lower the threshold this much per card the opponent took
-    gin_outs: int = 3  # keep going for gin with this many live gin cards ...
+    knock_shown_meld: int = 0  # lower the threshold this much per card the opponent took
+    gin_outs: int = 99  # keep going for gin with this many live gin cards (99: never) ...
     gin_stock: int = 12  # ... while the stock holds more than this
     gin_deadwood: int = 3  # ... and the knock would score little (deadwood above 0, <= this)
 
@@ -101,11 +114,21 @@ def potential(hand: int, unseen: int, base: int | None = None) -> float:
     return total / n
 
 
-def danger(card: int, opp_took: int, unseen: int, opp_hidden: int) -> float:
+def danger(
+    card: int,
+    opp_took: int,
+    unseen: int,
+    opp_hidden: int,
+    opp_passed: int = 0,
+    passed_factor: float = 0.3,
+) -> float:
     """Chance (capped at 1) that the opponent can meld ``card`` if it is discarded.
 
     Cards he took are in his hand; each unseen card is his with probability
     ``opp_hidden / unseen``; anything else (the pile, our hand, his discards) is dead.
+    A pair of partners that would also have melded a card he passed (``opp_passed``: our
+    discards he left on the pile) is less likely in his hand: its chance is multiplied by
+    ``passed_factor``.
     """
     n = unseen.bit_count()
     p = opp_hidden / n if n else 0.0
@@ -116,13 +139,19 @@ def danger(card: int, opp_took: int, unseen: int, opp_hidden: int) -> float:
         bit = 1 << c
         return 1.0 if opp_took & bit else (p if unseen & bit else 0.0)
 
+    def both(x: int, y: int) -> float:
+        chance = w(x) * w(y)
+        if chance and opp_passed and meld_outs(1 << x | 1 << y) & opp_passed:
+            chance *= passed_factor
+        return chance
+
     r, s = card % 13, card // 13
-    others = [w(13 * t + r) for t in range(4) if t != s]
-    total = others[0] * others[1] + others[0] * others[2] + others[1] * others[2]
+    others = [13 * t + r for t in range(4) if t != s]
+    total = both(others[0], others[1]) + both(others[0], others[2]) + both(others[1], others[2])
     base = 13 * s
     for lo, hi in ((r - 2, r - 1), (r - 1, r + 1), (r + 1, r + 2)):
         if 0 <= lo and hi < 13:
-            total += w(base + lo) * w(base + hi)
+            total += both(base + lo, base + hi)
     return min(total, 1.0)
 
 
@@ -155,6 +184,53 @@ def improvement(hand: int, unseen: int, dw: int, max_dead: int) -> float:
     return total / n
 
 
+def expected_deadwood(hand: int, unseen: int) -> float:
+    """Exact mean deadwood of ``hand`` (10 cards) after drawing one card of ``unseen`` and
+    making the best discard (the drawn card included).
+
+    A card that melds with none of the hand stays deadwood in every arrangement, so it is
+    discarded or replaces the best single discard of the hand: only meld outs need the
+    11-card search.
+    """
+    n = unseen.bit_count()
+    dw = deadwood_mask(hand)
+    if n == 0:
+        return float(dw)
+    best10 = min(discard_deadwoods(hand).values())
+    outs = meld_outs(hand) & unseen
+    total = 0
+    for u in _bits(outs):
+        total += min(discard_deadwoods(hand | 1 << u).values())
+    rest = unseen & ~outs
+    for p in range(1, 11):
+        k = (rest & _PIP_MASKS[p]).bit_count()
+        if k:
+            total += k * min(dw, p + best10)
+    return total / n
+
+
+def knock_chance(hand: int, unseen: int, limit: int) -> float:
+    """Chance that one card drawn from ``unseen`` lets ``hand`` (10 cards) knock with a
+    deadwood of at most ``limit``."""
+    n = unseen.bit_count()
+    if n == 0 or limit < 0:
+        return 0.0
+    dw = deadwood_mask(hand)
+    best10 = min(discard_deadwoods(hand).values())
+    outs = meld_outs(hand) & unseen
+    hits = 0
+    for u in _bits(outs):
+        if min(discard_deadwoods(hand | 1 << u).values()) <= limit:
+            hits += 1
+    rest = unseen & ~outs
+    if dw <= limit:
+        hits += rest.bit_count()
+    else:
+        for p in range(1, min(10, limit - best10) + 1):
+            hits += (rest & _PIP_MASKS[p]).bit_count()
+    return hits / n
+
+
 class HeuristicAgent(ViewAgent):
     """Level 2: deadwood + meld potential + safe discards, with a stock-aware knock."""
 
@@ -166,7 +242,8 @@ class HeuristicAgent(ViewAgent):
     # -- pieces ---------------------------------------------------------------------------
     def _draws_left(self, view: SeatView) -> float:
         # Each of us draws about half of what is left above the two dead cards.
-        return min(self.params.potential_draws, max(0.0, (view.stock_size - 2) / 2))
+        prm = self.params
+        return min(prm.potential_draws, max(0.0, (view.stock_size - 2) / prm.potential_div))
 
     def keep_scores(
         self, view: SeatView, hand11: int, banned: int = -1
@@ -177,8 +254,11 @@ class HeuristicAgent(ViewAgent):
         dws = discard_deadwoods(hand11)
         unseen = FULL & ~(hand11 | view.discard_pile | view.opponent_took)
         opp_hidden = max(0, 10 - view.opponent_took.bit_count())
+        # Our discards he left on the pile: he could not (or chose not to) meld them.
+        passed = view.own_discarded & ~view.opponent_took
         weight = prm.potential_weight * self._draws_left(view)
         best = min(v for c, v in dws.items() if c != banned)
+        limit = self.knock_limit(view)
         dead11 = best_arrangement(hand11)[1] if prm.lookahead else 0
         scores = {}
         for c, v in dws.items():
@@ -198,8 +278,10 @@ class HeuristicAgent(ViewAgent):
                 pot = improvement(kept, unseen, v, md)
             else:
                 pot = potential(kept, unseen, v)
-            risk = danger(c, view.opponent_took, unseen, opp_hidden)
+            risk = danger(c, view.opponent_took, unseen, opp_hidden, passed, prm.passed_factor)
             scores[c] = v - weight * pot + prm.danger_weight * risk * (1 + POINTS[c] / 10)
+            if prm.knock_weight and v > limit and v <= best + 10:
+                scores[c] -= prm.knock_weight * knock_chance(kept, unseen, limit)
         return scores, dws
 
     def knock_limit(self, view: SeatView) -> int:
@@ -272,5 +354,11 @@ class HeuristicAgent(ViewAgent):
             pot = improvement(hand, unseen, dw, _max_dead(hand))
         else:
             pot = potential(hand, unseen, dw)
-        blind_score = dw - pot * (1 + prm.potential_weight * self._draws_left(view))
+        if prm.exact_draw:
+            # The stock's card may meld or replace a dead card: the exact expectation.
+            blind_score = expected_deadwood(hand, unseen) - pot * prm.potential_weight * (
+                self._draws_left(view)
+            )
+        else:
+            blind_score = dw - pot * (1 + prm.potential_weight * self._draws_left(view))
         return A.TAKE_DISCARD if best + prm.take_margin < blind_score else blind
