@@ -13,11 +13,21 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents.base import SeatView, ViewAgent
-from gin_env.cards import NUM_CARDS
+from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.config import HandRules
-from gin_env.hand import GinHand, HandResult, Phase
+from gin_env.hand import DRAW_AT_STOCK, GinHand, HandResult, Phase
+from gin_env.melds import deadwood_mask, discard_deadwoods, showdown
 
-__all__ = ["hand_from_state", "view_of", "play_out", "play_deal", "seat_points"]
+__all__ = [
+    "hand_from_state",
+    "view_of",
+    "play_out",
+    "play_deal",
+    "seat_points",
+    "greedy_discard",
+    "greedy_takes",
+    "fast_playout",
+]
 
 
 def _bits(mask: int) -> list[int]:
@@ -120,3 +130,66 @@ def play_deal(
 ) -> HandResult:
     """Deal ``deck`` and play the hand through (no env; for tuning and tests)."""
     return play_out(GinHand(deck, rules, dealer=dealer), policies, rng)
+
+
+# -- fast greedy playouts on masks (search rollouts) ------------------------------------------
+def greedy_discard(hand11: int, banned: int = -1) -> tuple[int, int]:
+    """(card, deadwood left) of the discard that leaves the least deadwood, ties to the
+    higher card: what a greedy player throws from an 11-card hand."""
+    best = (1 << 30, 0, -1)
+    for c, v in discard_deadwoods(hand11).items():
+        if c != banned:
+            key = (v, -POINTS[c], c)
+            if key < best:
+                best = key
+    return best[2], best[0]
+
+
+def greedy_takes(hand10: int, card: int) -> bool:
+    """Does taking ``card`` lower the deadwood of ``hand10`` after the best discard?"""
+    return greedy_discard(hand10 | 1 << card, card)[1] < deadwood_mask(hand10)
+
+
+def fast_playout(
+    hands: list[int],
+    pile: list[int],
+    stock: list[int],
+    current: int,
+    rules: HandRules,
+    *,
+    must_draw_stock: bool = False,
+    max_turns: int = 60,
+) -> tuple[int | None, int]:
+    """Play a hand from ``current``'s draw to its end with the greedy policy for both seats
+    (take a discard that lowers the deadwood, throw the discard that leaves the least,
+    knock as soon as allowed) straight on masks: tens of times faster than :func:`play_out`.
+
+    ``hands``, ``pile`` (bottom first) and ``stock`` (top first) are consumed. Returns
+    (scoring seat or None for a draw, points).
+    """
+    limit = rules.knock_limit
+    pos = 0
+    for _ in range(max_turns):
+        seat = current
+        hand = hands[seat]
+        banned = -1
+        if not must_draw_stock and pile and greedy_takes(hand, pile[-1]):
+            banned = pile.pop()
+            hand |= 1 << banned
+        else:
+            hand |= 1 << stock[pos]
+            pos += 1
+        must_draw_stock = False
+        card, dw = greedy_discard(hand, banned)
+        hand &= ~(1 << card)
+        hands[seat] = hand
+        pile.append(card)
+        if dw <= limit:
+            sd = showdown(hand, hands[1 - seat], limit, rules.gin_bonus, rules.undercut_bonus)
+            if sd.kind == "undercut":
+                return 1 - seat, sd.defender_points
+            return seat, sd.knocker_points
+        if len(stock) - pos <= DRAW_AT_STOCK:
+            return None, 0
+        current = 1 - seat
+    return None, 0

@@ -200,3 +200,73 @@ def test_captain_follow_plays_the_suggestion() -> None:
             checked += 1
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert checked > 5
+
+
+def _random_hand(rng: np.random.Generator, n: int) -> int:
+    return to_mask(int(c) for c in rng.permutation(52)[:n])
+
+
+def test_one_draw_expectations_match_brute_force() -> None:
+    from agents.heuristic import FULL, expected_deadwood, knock_chance
+    from gin_env.melds import discard_deadwoods
+
+    rng = np.random.default_rng(12)
+    for _ in range(15):
+        hand = _random_hand(rng, 10)
+        unseen = FULL & ~hand & ~_random_hand(rng, 14)
+        after = [
+            min(discard_deadwoods(hand | 1 << u).values())
+            for u in range(52)
+            if (unseen & ~hand) >> u & 1
+        ]
+        assert expected_deadwood(hand, unseen & ~hand) == pytest.approx(np.mean(after))
+        for limit in (0, 5, 10):
+            want = np.mean([v <= limit for v in after])
+            assert knock_chance(hand, unseen & ~hand, limit) == pytest.approx(want)
+
+
+def test_danger_is_lower_next_to_a_card_the_opponent_passed() -> None:
+    from agents.heuristic import FULL, danger
+
+    card = parse_cards("7H")[0]
+    took = to_mask(parse_cards("8H"))
+    unseen = FULL & ~to_mask(parse_cards("7H 8H"))
+    plain = danger(card, took, unseen, 9)
+    passed = danger(card, took, unseen, 9, to_mask(parse_cards("TH")), 0.2)
+    assert 0 < passed < plain  # 8H-9H would have melded TH, which he left
+
+
+def test_fast_playout_ends_the_hand_like_the_engine() -> None:
+    from agents.simulate import fast_playout, greedy_discard
+    from gin_env.config import HandRules
+    from gin_env.hand import GinHand
+    from gin_env.melds import discard_deadwoods
+
+    rng = np.random.default_rng(3)
+    rules = HandRules()
+    for _ in range(30):
+        deck = rng.permutation(52).tolist()
+        hand = GinHand(deck, rules, dealer=1)
+        winner, pts = fast_playout(
+            list(hand.hands), list(hand.discard_pile), hand.stock, 0, rules, must_draw_stock=True
+        )
+        assert winner in (None, 0, 1) and pts >= 0
+        assert winner is not None or pts == 0
+        # The greedy rollout's first move is the engine's: a stock draw and the best discard.
+        h0 = hand.hands[0] | 1 << hand.stock[0]
+        card, dw = greedy_discard(h0)
+        assert dw == min(discard_deadwoods(h0).values())
+        assert h0 >> card & 1
+
+
+def test_search_keeps_the_heuristic_move_without_evidence_and_takes_a_sure_gain() -> None:
+    """With a huge margin (in standard errors) the search plays the heuristic's move (bar
+    worlds where a candidate wins by the same points in every world)."""
+    states = _states(gin_v0.raw_env(), 60, seed=6)
+    h = HeuristicAgent()
+    stubborn = SearchAgent(budget=None, worlds=8, margin=1e9)
+    same = [
+        stubborn.act(obs, np.random.default_rng(0)) == h.act(obs, np.random.default_rng(0))
+        for obs in states
+    ]
+    assert np.mean(same) >= 0.9
