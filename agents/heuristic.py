@@ -5,12 +5,18 @@ Every decision scores the 10-card hand it would keep:
 - **deadwood** of the hand (exact, :func:`gin_env.melds.discard_deadwoods`);
 - **meld potential**: over the cards this seat has not seen (they may still come from the
   stock), the mean pips a draw would take out of the deadwood by completing a meld (a pair
-  becoming a set, a near run filled or extended), weighted by the draws likely left;
+  becoming a set, a near run filled or extended), weighted by ``(stock - 2) / 6``: meld
+  chances are worth most early, while the opponent is still far from knocking;
 - **danger** of the discard: the chance the opponent can meld it, from what the opponent
   took (those cards are in his hand) and what is still unseen (cards he or the pile threw
-  are dead, so discards next to them are safe), weighted by how much it would help him;
-- the **knock** threshold falls as the stock runs down and as the opponent shows melds
-  (undercut risk); with many gin outs and plenty of stock it keeps going for gin.
+  are dead, so discards next to them are safe; partners that would have melded one of our
+  discards he passed are unlikely), weighted by how much it would help him;
+- the **knock**: by default as soon as the rules allow (duplicate play showed waiting for
+  gin, or a threshold lowered by the opponent's shown melds, to cost points against L1);
+  both remain options of :class:`HeuristicParams`.
+
+:func:`expected_deadwood` and :func:`knock_chance` are exact one-draw expectations over the
+unseen cards (options ``exact_draw`` and ``knock_weight``; off by default, no gain measured).
 
 It takes the upcard / top discard when the best hand it can keep after taking scores
 better than the expected hand after a blind draw from the stock.

@@ -278,6 +278,7 @@ class SearchAgent(ViewAgent):
             rules=self.rules,
         )
         hand.step(action)
+        assert self.policy is not None
         result = play_out(hand, (self.policy, self.policy))
         return float(seat_points(result, me))
 
@@ -313,7 +314,7 @@ class SearchAgent(ViewAgent):
             if self.worlds is not None:
                 if n >= self.worlds:
                     break
-            else:
+            elif self.budget is not None:
                 # Stop when another world would overrun the budget (mean world time so far).
                 elapsed = time.perf_counter() - start
                 if elapsed * (n + 1) / n > self.budget:
