@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m gin_env.demo
+	$(BIN)/gin-rummy match --agents heuristic,simple,random --seed 1
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
