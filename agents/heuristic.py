@@ -55,6 +55,7 @@ class HeuristicParams:
 
     potential_weight: float = 1.0  # per draw likely left, up to ``potential_draws``
     potential_draws: float = 6.0
+    potential_floor: float = 2.0  # stock size where the potential stops counting
     potential_div: float = 6.0  # weight (stock - 2) / this: meld chances count most early
     lookahead: bool = (
         False  # potential as the one-draw expected fall in deadwood (see ``improvement``)
@@ -249,7 +250,10 @@ class HeuristicAgent(ViewAgent):
     def _draws_left(self, view: SeatView) -> float:
         # Each of us draws about half of what is left above the two dead cards.
         prm = self.params
-        return min(prm.potential_draws, max(0.0, (view.stock_size - 2) / prm.potential_div))
+        return min(
+            prm.potential_draws,
+            max(0.0, (view.stock_size - prm.potential_floor) / prm.potential_div),
+        )
 
     def keep_scores(
         self, view: SeatView, hand11: int, banned: int = -1
