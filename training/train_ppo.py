@@ -267,7 +267,10 @@ def collect_teacher_data(args: Args) -> dict[str, np.ndarray]:
     teacher = make_opponent(args.bc_teacher)
     env = make_env(args.env, reward_scale=args.reward_scale)
     rng = np.random.default_rng(args.seed + 99)
-    obs_l, mask_l, act_l, ret_l = [], [], [], []
+    obs_l: list[np.ndarray] = []
+    mask_l: list[np.ndarray] = []
+    act_l: list[int] = []
+    ret_l: list[float] = []
     for hand in range(args.bc_hands):
         env.reset(seed=args.seed * 100_003 + hand)
         agents_of: list[str] = []
