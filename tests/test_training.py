@@ -208,6 +208,36 @@ def test_behaviour_cloning_warm_start_fits_the_teacher(tmp_path: Path) -> None:
     assert stats["bc_accuracy"] > chance + 0.2
 
 
+def test_dagger_then_keep_best_exports_the_best_evaluation(tmp_path: Path) -> None:
+    from training.train_ppo import collect_teacher_data
+
+    args = tiny_args(tmp_path, "gin", total=512, bc_hands=4, bc_dagger_hands=3,
+                     bc_teacher="simple", bc_epochs=2, keep_best=True, eval_every=128,
+                     eval_pairs=2)  # fmt: skip
+    teacher_only = len(collect_teacher_data(args)["action"])
+    summary = train(args)
+    root = Path(args.run_dir) / "checkpoints"
+    with open(root / "best" / "state.pkl", "rb") as fh:
+        best_state = pickle.load(fh)
+    bc = best_state["bc"]
+    assert bc["dagger_hands"] == 3 and bc["bc_samples"] > teacher_only  # DAgger data added
+    assert 0.0 <= bc["bc_val_accuracy"] <= 1.0
+    scores = [e["random/hand_win_rate"] for e in summary["evals"]]
+    assert len(scores) >= 3 and summary["evals"][0]["step"] == 0
+    best = summary["best"]
+    assert best["score"] == max(scores)
+    first_best = next(e for e in summary["evals"] if e["random/hand_win_rate"] == max(scores))
+    assert best["step"] == int(first_best["step"]) == best_state["num_timesteps"]
+    path = export(args.run_dir, "tiny-best", directory=tmp_path, best=True)
+    agent = load(path)
+    assert agent.meta["steps"] == best["step"]
+    assert agent.meta["run_steps"] == summary["num_timesteps"] >= 512
+    full = load(root / "best" / "model.zip")
+    assert all(
+        np.array_equal(w1, w2) for (w1, _), (w2, _) in zip(full.layers, agent.layers, strict=True)
+    )
+
+
 @pytest.mark.slow
 def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
     """SIGKILL mid-run (no chance to clean up), then ``--resume`` through the CLI entry."""

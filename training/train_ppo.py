@@ -100,6 +100,15 @@ class Args:
     (every seat, adviser turns included) before PPO; 0: start from scratch."""
     bc_teacher: str = "heuristic"
     bc_epochs: int = 4
+    bc_lr: float = 1e-3
+    """Behaviour cloning's starting learning rate (cosine decay to 1% of it per phase)."""
+    bc_dagger_hands: int = 0
+    """DAgger: after cloning, the student plays this many hands against itself, the teacher
+    labels every decision, and cloning continues on all the data (fixes the states the
+    student reaches but the teacher never does)."""
+    keep_best: bool = False
+    """Keep the checkpoint with the most hands won against the first ``eval_opponents``
+    member (``<run-dir>/checkpoints/best``); ``--export`` then ships it (early stopping)."""
     max_minutes: float = 0.0
     """Stop (with a checkpoint) after this much wall time; 0: no limit."""
     resume: bool = False
@@ -150,6 +159,8 @@ def _check(args: Args) -> None:
         raise ValueError(
             f"bc_teacher must be one of {', '.join(FIXED_OPPONENTS)}; got {args.bc_teacher!r}"
         )
+    if args.bc_dagger_hands < 0 or args.bc_hands < 0:
+        raise ValueError("bc_hands and bc_dagger_hands must be >= 0")
     for key in ("total_steps", "n_envs", "n_steps", "batch_size", "checkpoint_every"):
         if getattr(args, key) < 1:
             raise ValueError(f"{key} must be a positive integer; got {getattr(args, key)!r}")
@@ -200,11 +211,12 @@ def _set_rng_states(states: dict[str, Any]) -> None:
 
 
 def save_checkpoint(
-    run_dir: Path, model: Any, league: Any, state: dict[str, Any], keep: int
+    run_dir: Path, model: Any, league: Any, state: dict[str, Any], keep: int, best: bool = False
 ) -> Path:
-    """Write a complete checkpoint, then move the ``latest`` pointer to it (atomically)."""
+    """Write a complete checkpoint, then move the ``latest`` pointer to it (atomically).
+    With ``best``, write ``checkpoints/best`` instead and leave the pointer alone."""
     root = run_dir / "checkpoints"
-    name = f"step_{model.num_timesteps:010d}"
+    name = "best" if best else f"step_{model.num_timesteps:010d}"
     tmp = root / (name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -216,6 +228,8 @@ def save_checkpoint(
     final = root / name
     shutil.rmtree(final, ignore_errors=True)
     tmp.rename(final)
+    if best:
+        return final
     pointer_tmp = root / "latest.tmp"
     pointer_tmp.write_text(name)
     os.replace(pointer_tmp, root / "latest")
@@ -258,9 +272,14 @@ def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
 # ==========================================================================================
 # Warm start: behaviour cloning of a teacher
 # ==========================================================================================
-def collect_teacher_data(args: Args) -> dict[str, np.ndarray]:
+def collect_teacher_data(
+    args: Args, student: Any = None, hands: int | None = None, seed_offset: int = 0
+) -> dict[str, np.ndarray]:
     """Observations, masks, actions and final rewards of every decision in ``bc_hands``
-    hands the teacher plays against itself (all seats, so every role is covered)."""
+    hands the teacher plays against itself (all seats, so every role is covered).
+
+    With a ``student`` (DAgger), the student plays every seat and the teacher only labels
+    the decisions: the data then covers the states the student actually reaches."""
     from agents.trained import policy_input
     from training.league import make_env, make_opponent
 
@@ -271,8 +290,8 @@ def collect_teacher_data(args: Args) -> dict[str, np.ndarray]:
     mask_l: list[np.ndarray] = []
     act_l: list[int] = []
     ret_l: list[float] = []
-    for hand in range(args.bc_hands):
-        env.reset(seed=args.seed * 100_003 + hand)
+    for hand in range(args.bc_hands if hands is None else hands):
+        env.reset(seed=args.seed * 100_003 + seed_offset + hand)
         agents_of: list[str] = []
         final: dict[str, float] = {}
         for agent in env.agent_iter():
@@ -286,7 +305,7 @@ def collect_teacher_data(args: Args) -> dict[str, np.ndarray]:
             mask_l.append(ob["action_mask"].astype(bool))
             act_l.append(action)
             agents_of.append(agent)
-            env.step(action)
+            env.step(action if student is None else student.act(ob, rng))
         ret_l.extend(final.get(a, 0.0) for a in agents_of)
     return {
         "obs": np.asarray(obs_l, np.float32),
@@ -298,19 +317,32 @@ def collect_teacher_data(args: Args) -> dict[str, np.ndarray]:
 
 def behaviour_cloning(model: Any, data: dict[str, np.ndarray], args: Args) -> dict[str, float]:
     """Fit the actor to the teacher's actions (masked cross-entropy) and the critic to the
-    hands' outcomes, so PPO starts from the teacher's play with a value net that agrees."""
+    hands' outcomes, so PPO starts from the teacher's play with a value net that agrees.
+
+    5% of the decisions are held out: ``bc_val_accuracy`` is how often the student picks
+    the teacher's move on decisions it never trained on. The learning rate decays from
+    ``bc_lr`` to 1% of it over ``bc_epochs`` (cosine)."""
     import torch as th
 
     policy = model.policy
-    opt = th.optim.Adam(policy.parameters(), lr=1e-3)
+    opt = th.optim.Adam(policy.parameters(), lr=args.bc_lr)
     n = len(data["action"])
     tensors = {k: th.as_tensor(v) for k, v in data.items()}
     gen = np.random.default_rng(args.seed)
+    perm = gen.permutation(n)
+    n_val = max(1, n // 20)
+    val_idx, train_idx = th.as_tensor(perm[:n_val]), perm[n_val:]
+    batches_per_epoch = -(-len(train_idx) // 256)
+    total_batches = max(1, args.bc_epochs * batches_per_epoch)
+    sched = th.optim.lr_scheduler.LambdaLR(
+        opt,
+        lambda b: 0.01 + 0.99 * 0.5 * (1 + np.cos(np.pi * min(b, total_batches) / total_batches)),
+    )
     stats: dict[str, float] = {}
     for _epoch in range(args.bc_epochs):
-        order = gen.permutation(n)
+        order = gen.permutation(train_idx)
         total, correct, count = 0.0, 0, 0
-        for start in range(0, n, 256):
+        for start in range(0, len(order), 256):
             idx = th.as_tensor(order[start : start + 256])
             ob, mk = tensors["obs"][idx], tensors["mask"][idx]
             act, ret = tensors["action"][idx], tensors["return"][idx]
@@ -319,14 +351,48 @@ def behaviour_cloning(model: Any, data: dict[str, np.ndarray], args: Args) -> di
             opt.zero_grad()
             loss.backward()
             opt.step()
-            with th.no_grad():
-                pred = policy.get_distribution(ob, action_masks=mk.numpy()).mode()
-            correct += int((pred == act).sum())
+            sched.step()
             total += loss.item() * len(idx)
             count += len(idx)
-        stats = {"bc_loss": total / count, "bc_accuracy": correct / count, "bc_samples": n}
+        with th.no_grad():
+            for start in range(0, len(train_idx), 4096):  # train accuracy after the epoch
+                idx = th.as_tensor(train_idx[start : start + 4096])
+                pred = policy.get_distribution(
+                    tensors["obs"][idx], action_masks=tensors["mask"][idx].numpy()
+                ).mode()
+                correct += int((pred == tensors["action"][idx]).sum())
+            vpred = policy.get_distribution(
+                tensors["obs"][val_idx], action_masks=tensors["mask"][val_idx].numpy()
+            ).mode()
+            val_acc = float((vpred == tensors["action"][val_idx]).float().mean())
+        stats = {"bc_loss": total / count, "bc_accuracy": correct / len(train_idx),
+                 "bc_val_accuracy": val_acc, "bc_samples": n}  # fmt: skip
         print(f"behaviour cloning: {json.dumps(stats)}", flush=True)
     return stats
+
+
+def warm_start(model: Any, args: Args) -> dict[str, Any]:
+    """Behaviour cloning of ``bc_teacher``, then ``bc_dagger_hands`` of DAgger."""
+    from agents.trained import actor_from_sb3
+
+    data = collect_teacher_data(args)
+    print(f"teacher data: {len(data['action'])} decisions", flush=True)
+    stats: dict[str, Any] = dict(behaviour_cloning(model, data, args))
+    if args.bc_dagger_hands > 0:
+        student = actor_from_sb3(model, name="student")
+        more = collect_teacher_data(args, student, args.bc_dagger_hands, seed_offset=50_000_000)
+        agree = float(np.mean(more["action"] == _student_actions(student, more)))
+        print(f"DAgger: {len(more['action'])} student decisions, student agrees with the "
+              f"teacher on {agree:.3f}", flush=True)  # fmt: skip
+        data = {k: np.concatenate([data[k], more[k]]) for k in data}
+        stats = {**behaviour_cloning(model, data, args), "dagger_on_policy_agreement": agree,
+                 "dagger_hands": args.bc_dagger_hands}  # fmt: skip
+    return stats
+
+
+def _student_actions(student: Any, data: dict[str, np.ndarray]) -> np.ndarray:
+    logits = student.logits(data["obs"])
+    return np.where(data["mask"], logits, -np.inf).argmax(axis=1)
 
 
 # ==========================================================================================
@@ -412,7 +478,7 @@ def train(args: Args) -> dict[str, Any]:
         )  # fmt: skip
         if args.bc_hands > 0:
             t_bc = time.time()
-            state["bc"] = behaviour_cloning(model, collect_teacher_data(args), args)
+            state["bc"] = warm_start(model, args)
             state["bc"]["bc_wall_s"] = round(time.time() - t_bc, 1)
             state["wall_s"] = time.time() - t_bc
             state["evals"].append(evaluate_actor(actor_from_sb3(model), args, 0))
@@ -444,6 +510,7 @@ def train(args: Args) -> dict[str, Any]:
                 "args": state["args"],
                 "commands": state["commands"],
                 "bc": state.get("bc"),
+                "best": state.get("best"),
                 "next_ckpt": self.next_ckpt,
                 "next_gate": self.next_gate,
                 "next_eval": self.next_eval,
@@ -453,6 +520,18 @@ def train(args: Args) -> dict[str, Any]:
             save_checkpoint(
                 run_dir, self.model, league, self._snapshot_state(), args.keep_checkpoints
             )
+
+        def consider_best(self, res: dict[str, float]) -> None:
+            """Early stopping: keep the weights that won the most evaluation hands."""
+            if not args.keep_best:
+                return
+            key = f"{_names(args.eval_opponents)[0]}/hand_win_rate"
+            best = state.get("best")
+            if best is None or res[key] > best["score"]:
+                state["best"] = {"step": int(res["step"]), "score": float(res[key]), "key": key}
+                save_checkpoint(run_dir, self.model, league, self._snapshot_state(),
+                                args.keep_checkpoints, best=True)  # fmt: skip
+                print(f"[{int(res['step'])}] new best {key} {res[key]:.3f}", flush=True)
 
         def _on_rollout_start(self) -> None:
             # Between rollouts the weights are fresh from the last update and nothing is half-done.
@@ -475,6 +554,7 @@ def train(args: Args) -> dict[str, Any]:
                     if k != "step":
                         self.logger.record(f"eval/{k}", v)
                 print(f"[{n}] eval {json.dumps(res)}", flush=True)
+                self.consider_best(res)
             if n >= self.next_ckpt:
                 self.next_ckpt = n + args.checkpoint_every
                 self.checkpoint()
@@ -487,6 +567,9 @@ def train(args: Args) -> dict[str, Any]:
             return True
 
     callback = LeagueCallback()
+    if args.keep_best and ckpt is None and state["evals"]:
+        callback.model = model
+        callback.consider_best(state["evals"][-1])
     remaining = args.total_steps - start_steps
     if remaining > 0:
         model.learn(remaining, callback=callback, reset_num_timesteps=ckpt is None,
@@ -502,6 +585,7 @@ def train(args: Args) -> dict[str, Any]:
         "wall_s": round(wall, 1),
         "finished": finished,
         "pool": league.names(),
+        "best": state.get("best"),
         "evals": state["evals"],
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
@@ -511,7 +595,7 @@ def train(args: Args) -> dict[str, Any]:
     except Exception as exc:  # a plot is a nicety; never lose a run over it
         print(f"no learning curve: {exc}", file=sys.stderr)
     if args.export:
-        export(run_dir, args.export)
+        export(run_dir, args.export, best=args.keep_best)
     vec_env.close()
     return summary
 
@@ -560,17 +644,32 @@ def _commands(state: dict[str, Any]) -> list[str]:
     return commands
 
 
-def export(run_dir: str | Path, name: str, directory: str | Path | None = None) -> Path:
-    """Write the latest checkpoint's actor as ``<directory>/<name>.zip`` (actor only, small)."""
+def export(
+    run_dir: str | Path, name: str, directory: str | Path | None = None, best: bool = False
+) -> Path:
+    """Write the latest checkpoint's actor (with ``best``: the kept best one, see
+    ``--keep-best``) as ``<directory>/<name>.zip`` (actor only, small)."""
     from sb3_contrib import MaskablePPO
 
     from agents.trained import CHECKPOINT_DIR, actor_from_sb3, save_actor
 
-    ckpt = latest_checkpoint(run_dir)
-    if ckpt is None:
+    last = latest_checkpoint(run_dir)
+    ckpt = Path(run_dir) / "checkpoints" / "best" if best else last
+    if ckpt is None or not ckpt.is_dir():
         raise ValueError(f"run_dir {str(run_dir)!r} has no checkpoint to export")
     with open(ckpt / "state.pkl", "rb") as fh:
         state = pickle.load(fh)
+    run_total: dict[str, Any] = {}
+    if best and last is not None:  # the whole run's length and evaluations, for the card
+        with open(last / "state.pkl", "rb") as fh:
+            final = pickle.load(fh)
+        run_total = {
+            "run_steps": int(final["num_timesteps"]),
+            "run_wall_s": round(final["wall_s"], 1),
+            "best": final.get("best"),
+        }
+        state["evals"] = final.get("evals", state.get("evals", []))
+        state["commands"] = final.get("commands", state.get("commands", []))
     model = MaskablePPO.load(ckpt / "model.zip", device="cpu")
     out_dir = Path(directory) if directory is not None else CHECKPOINT_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -581,7 +680,7 @@ def export(run_dir: str | Path, name: str, directory: str | Path | None = None) 
     return save_actor(actor, out_dir / f"{name}.zip", name=name, env=state["args"]["env"],
                       steps=int(state["num_timesteps"]), wall_s=round(state["wall_s"], 1),
                       args=state["args"], commands=_commands(state), bc=state.get("bc"),
-                      evals=state.get("evals", []))  # fmt: skip
+                      evals=state.get("evals", []), **run_total)  # fmt: skip
 
 
 # ==========================================================================================
@@ -633,11 +732,20 @@ def _fmt(value: Any) -> str:
 def _warm_start(a: dict[str, Any], bc: dict[str, Any] | None) -> str:
     if not bc:
         return "none (PPO from a random initialisation)"
-    return (
-        f"behaviour cloning of `{a.get('bc_teacher')}` on {a.get('bc_hands')} self-play hands "
-        f"({bc['bc_samples']} decisions, {a.get('bc_epochs')} epochs, final train accuracy "
-        f"{bc['bc_accuracy']:.3f}), then PPO"
+    text = f"behaviour cloning of `{a.get('bc_teacher')}` on {a.get('bc_hands')} self-play hands"
+    if bc.get("dagger_hands"):
+        text += (
+            f" + {bc['dagger_hands']} DAgger hands (the student plays, the teacher labels; "
+            f"before them the student agreed with the teacher on "
+            f"{bc['dagger_on_policy_agreement']:.3f} of its own decisions)"
+        )
+    text += (
+        f": {bc['bc_samples']} decisions, {a.get('bc_epochs')} epochs per phase, final train "
+        f"accuracy {bc['bc_accuracy']:.3f}"
     )
+    if "bc_val_accuracy" in bc:
+        text += f", held-out accuracy {bc['bc_val_accuracy']:.3f}"
+    return text + "; then PPO"
 
 
 def _eval_history(evals: list[dict[str, float]]) -> list[str]:
@@ -680,7 +788,18 @@ def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
         "| | |",
         "|---|---|",
         f"| Steps | {meta['steps']:,} learner decisions |",
-        f"| Wall time | {meta['wall_s'] / 60:.1f} min on a shared 2-core CPU machine |",
+        *(
+            [
+                f"| Chosen | early stopping: of the run's {meta['run_steps']:,} steps, the "
+                f"checkpoint at step {meta['best']['step']:,} won the most evaluation hands "
+                f"(`{meta['best']['key']}` {meta['best']['score']:.3f}, eval seed 10007; the "
+                "figures below use another seed) |",
+                f"| Wall time | {meta['run_wall_s'] / 60:.1f} min for the whole run (warm start "
+                "included) on a shared 2-core CPU machine |",
+            ]
+            if meta.get("best")
+            else [f"| Wall time | {meta['wall_s'] / 60:.1f} min on a shared 2-core CPU machine |"]
+        ),
         f"| Network | MLP {'-'.join(map(str, sizes))}, {meta['activation']} "
         "(actor; critic the same shape, not shipped) |",
         "| Episodes | one hand, learner in a random seat (every role) |",
