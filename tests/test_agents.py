@@ -270,3 +270,20 @@ def test_search_keeps_the_heuristic_move_without_evidence_and_takes_a_sure_gain(
         for obs in states
     ]
     assert np.mean(same) >= 0.9
+
+
+def test_search_decisions_option() -> None:
+    """A search limited to knock-or-go-on plays the heuristic's move at every draw; bad
+    kinds are a ValueError that names the allowed ones."""
+    states = _states(gin_v0.raw_env(), 60, seed=8)
+    h = HeuristicAgent()
+    knock_only = SearchAgent(budget=None, worlds=4, margin=0.0, decisions="knock")
+    draws = 0
+    for obs in states:
+        if decode(obs).phase != 3:  # not a discard: the heuristic's move, never searched
+            draws += 1
+            rng = np.random.default_rng(0)
+            assert knock_only.act(obs, rng) == h.act(obs, np.random.default_rng(0))
+    assert draws > 10
+    with pytest.raises(ValueError, match="draw, knock, discard"):
+        SearchAgent(decisions="bluff")
