@@ -30,7 +30,7 @@ import numpy as np
 
 from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions
 from gin_env import actions as A
-from gin_env.cards import NUM_CARDS, POINTS
+from gin_env.cards import NUM_CARDS, POINTS, from_mask
 from gin_env.melds import best_arrangement, deadwood_mask, discard_deadwoods
 
 __all__ = [
@@ -73,15 +73,6 @@ class HeuristicParams:
     gin_deadwood: int = 3  # ... and the knock would score little (deadwood above 0, <= this)
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def near_cards(hand: int) -> int:
     """Cards that could meld with a card of ``hand``: same rank, or within two in a suit."""
     out = 0
@@ -114,7 +105,7 @@ def potential(hand: int, unseen: int, base: int | None = None) -> float:
         return 0.0
     dw = deadwood_mask(hand) if base is None else base
     total = 0
-    for u in _bits(meld_outs(hand) & unseen):
+    for u in from_mask(meld_outs(hand) & unseen):
         gain = dw + POINTS[u] - deadwood_mask(hand | 1 << u)
         if gain > 0:
             total += gain
@@ -168,7 +159,7 @@ _PIP_MASKS = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] == p) for p
 def _max_dead(hand: int) -> int:
     """Pips of the highest card left out of the best arrangement of ``hand``."""
     _, dead = best_arrangement(hand)
-    return max((POINTS[c] for c in _bits(dead)), default=0)
+    return max((POINTS[c] for c in from_mask(dead)), default=0)
 
 
 def improvement(hand: int, unseen: int, dw: int, max_dead: int) -> float:
@@ -180,7 +171,7 @@ def improvement(hand: int, unseen: int, dw: int, max_dead: int) -> float:
         return 0.0
     outs = meld_outs(hand) & unseen
     total = 0.0
-    for u in _bits(outs):
+    for u in from_mask(outs):
         after = deadwood_mask(hand | 1 << u) - max_dead
         total += dw - min(dw, max(0, after))
     rest = unseen & ~outs
@@ -206,7 +197,7 @@ def expected_deadwood(hand: int, unseen: int) -> float:
     best10 = min(discard_deadwoods(hand).values())
     outs = meld_outs(hand) & unseen
     total = 0
-    for u in _bits(outs):
+    for u in from_mask(outs):
         total += min(discard_deadwoods(hand | 1 << u).values())
     rest = unseen & ~outs
     for p in range(1, 11):
@@ -226,7 +217,7 @@ def knock_chance(hand: int, unseen: int, limit: int) -> float:
     best10 = min(discard_deadwoods(hand).values())
     outs = meld_outs(hand) & unseen
     hits = 0
-    for u in _bits(outs):
+    for u in from_mask(outs):
         if min(discard_deadwoods(hand | 1 << u).values()) <= limit:
             hits += 1
     rest = unseen & ~outs
@@ -282,7 +273,7 @@ class HeuristicAgent(ViewAgent):
                 pot = 0.0
             elif prm.lookahead:
                 if dead11 >> c & 1:  # the arrangement stays optimal without a dead card
-                    md = max((POINTS[x] for x in _bits(dead11 & ~(1 << c))), default=0)
+                    md = max((POINTS[x] for x in from_mask(dead11 & ~(1 << c))), default=0)
                 else:
                     md = _max_dead(kept)
                 pot = improvement(kept, unseen, v, md)
@@ -304,7 +295,7 @@ class HeuristicAgent(ViewAgent):
     def gin_outs(self, hand10: int, unseen: int) -> int:
         return sum(
             1
-            for u in _bits(meld_outs(hand10) & unseen)
+            for u in from_mask(meld_outs(hand10) & unseen)
             if min(discard_deadwoods(hand10 | 1 << u).values()) == 0
         )
 
@@ -323,7 +314,7 @@ class HeuristicAgent(ViewAgent):
         discards = [a - A.DISCARD for a in legal if A.DISCARD <= a < A.KNOCK]
         knocks = [a - A.KNOCK for a in legal if A.KNOCK <= a < A.BIG_GIN]
         allowed = set(discards)
-        banned = next((c for c in _bits(view.hand) if c not in allowed), -1)
+        banned = next((c for c in from_mask(view.hand) if c not in allowed), -1)
         scores, dws = self.keep_scores(view, view.hand, banned)
         if knocks:
             k = min(knocks, key=lambda c: (dws[c], scores.get(c, 0.0), c))

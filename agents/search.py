@@ -46,21 +46,13 @@ from agents.simulate import (
     seat_points,
 )
 from gin_env import actions as A
+from gin_env.cards import from_mask
 from gin_env.config import HandRules
 from gin_env.encoding import FULL_STOCK
 from gin_env.hand import DRAW_AT_STOCK, Phase
 from gin_env.melds import deadwood_mask, showdown
 
 __all__ = ["SearchAgent"]
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class SearchAgent(ViewAgent):
@@ -140,7 +132,7 @@ class SearchAgent(ViewAgent):
             discards = [a - A.DISCARD for a in legal if A.DISCARD <= a < A.KNOCK]
             knocks = [a - A.KNOCK for a in legal if A.KNOCK <= a < A.BIG_GIN]
             allowed = set(discards)
-            banned = next((c for c in _bits(view.hand) if c not in allowed), -1)
+            banned = next((c for c in from_mask(view.hand) if c not in allowed), -1)
             scores, dws = h.keep_scores(view, view.hand, banned)
             if knocks:
                 k = min(knocks, key=lambda c: (dws[c], scores.get(c, 0.0), c))
@@ -170,7 +162,7 @@ class SearchAgent(ViewAgent):
     ) -> tuple[int, list[int], list[int]] | None:
         """(opponent's hand, discard pile bottom first, stock top first), or None when the
         view is not consistent with one (e.g. an adviser who does not see the hand)."""
-        unseen = _bits(FULL & ~view.known)
+        unseen = from_mask(FULL & ~view.known)
         hidden = 10 - view.opponent_took.bit_count()
         if hidden < 0 or len(unseen) != hidden + view.stock_size or view.top_discard < 0:
             return None
@@ -195,7 +187,7 @@ class SearchAgent(ViewAgent):
         assert best is not None
         _, opp, perm = best
         stock = [unseen[i] for i in perm[hidden:]]
-        buried = _bits(view.discard_pile & ~(1 << view.top_discard))
+        buried = from_mask(view.discard_pile & ~(1 << view.top_discard))
         order = rng.permutation(len(buried))
         pile = [buried[i] for i in order] + [view.top_discard]
         return opp, pile, stock
@@ -277,7 +269,7 @@ class SearchAgent(ViewAgent):
         banned = -1
         if phase is Phase.DISCARD:
             allowed = {a - A.DISCARD for a in view.legal if A.DISCARD <= a < A.KNOCK}
-            banned = next((c for c in _bits(view.hand) if c not in allowed), -1)
+            banned = next((c for c in from_mask(view.hand) if c not in allowed), -1)
         must_stock = view.phase == PHASE_DRAW and A.TAKE_DISCARD not in view.legal
         hands = (view.hand, opp) if me == 0 else (opp, view.hand)
         took = (0, view.opponent_took) if me == 0 else (view.opponent_took, 0)

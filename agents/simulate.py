@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents.base import SeatView, ViewAgent
-from gin_env.cards import NUM_CARDS, POINTS
+from gin_env.cards import NUM_CARDS, POINTS, from_mask
 from gin_env.config import HandRules
 from gin_env.hand import DRAW_AT_STOCK, GinHand, HandResult, Phase
 from gin_env.melds import deadwood_mask, discard_deadwoods, showdown
@@ -28,15 +28,6 @@ __all__ = [
     "greedy_takes",
     "fast_playout",
 ]
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def hand_from_state(
@@ -58,7 +49,7 @@ def hand_from_state(
     in_play = hands[0] | hands[1]
     for c in discard_pile:
         in_play |= 1 << c
-    order = _bits(in_play)
+    order = from_mask(in_play)
     deck = order + list(stock)
     if len(deck) != NUM_CARDS or len(set(deck)) != NUM_CARDS:
         raise ValueError("hands, discard_pile and stock must hold the 52 cards exactly once")
