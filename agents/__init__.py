@@ -13,7 +13,7 @@ name            level  what it is
 Every agent has ``act(observation, rng=None) -> int`` and sees only its seat's observation.
 :func:`make` takes a name or a spec with options, ``"search:budget=0.05"`` or
 ``"search:worlds=8,candidates=2"`` (values are read as Python literals). Names that are not
-registered are handed to ``agents.trained.load(name)`` when that module exists (trained
+registered are handed to :func:`load`, i.e. ``agents.trained.load(name)`` (trained
 checkpoints such as ``"gin-ppo"``).
 
 >>> make("simple").name
@@ -47,6 +47,7 @@ __all__ = [
     "HeuristicParams",
     "SearchAgent",
     "make",
+    "load",
     "names",
     "register",
     "parse_spec",
@@ -106,15 +107,19 @@ def make(name: str, **kwargs: Any) -> Any:
     factory = _REGISTRY.get(base)
     if factory is not None:
         return factory(**options)
-    if importlib.util.find_spec("agents.trained") is not None:
-        trained = importlib.import_module("agents.trained")
-        try:
-            return trained.load(name, **kwargs) if kwargs else trained.load(name)
-        except (FileNotFoundError, KeyError) as err:
-            raise ValueError(
-                f"unknown agent {name!r}; registered: {', '.join(names())} ({err})"
-            ) from None
-    raise ValueError(f"unknown agent {name!r}; registered: {', '.join(names())}")
+    try:
+        return load(name, **kwargs)
+    except (ValueError, FileNotFoundError, KeyError) as err:
+        registered = ", ".join(names())
+        raise ValueError(f"unknown agent {name!r}: registered {registered}; {err}") from None
+
+
+def load(name_or_path: str, **kwargs: Any) -> Any:
+    """A trained agent: a shipped checkpoint by name (``"gin-ppo"``, ``"three-handed-ppo"``)
+    or a checkpoint file (:func:`agents.trained.load`)."""
+    from agents import trained  # numpy only, but kept out of the import of the baselines
+
+    return trained.load(name_or_path, **kwargs)
 
 
 register("random", RandomAgent)
