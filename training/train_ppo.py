@@ -787,7 +787,12 @@ def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
         "",
         "| | |",
         "|---|---|",
-        f"| Steps | {meta['steps']:,} learner decisions |",
+        f"| Steps | {meta['steps']:,} learner decisions of PPO"
+        + (
+            " (none: the shipped actor is the warm start itself, which no later evaluation beat) |"
+            if meta["steps"] == 0
+            else " |"
+        ),
         *(
             [
                 f"| Chosen | early stopping: of the run's {meta['run_steps']:,} steps, the "
