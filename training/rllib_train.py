@@ -8,7 +8,7 @@ A cluster (after ``ray start --head`` / ``ray start --address=HEAD:6379`` on the
 
     python -m training.rllib_train --address auto --num-env-runners 32 ...
 
-What it sets up (see ``docs/rllib.md``):
+What it sets up (see the README, "Scale-out: multi-agent training on Ray RLlib"):
 
 - the env: :class:`training.rllib_env.RLlibGinEnv`, agent ids are roles;
 - the modules: RLlib's ``ActionMaskingTorchRLModule`` (PPO), one shared ``main`` or one
