@@ -16,7 +16,7 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
 from gin_env import actions as A
-from gin_env.aec_tools import RENDER_MODES, ActionSpace, TableRender, wrap
+from gin_env.aec_tools import RENDER_MODES, ActionSpace, TableRender
 from gin_env.cards import NUM_CARDS, cards_str
 from gin_env.config import HandRules, check_choice, check_int
 from gin_env.encoding import OBS_SIZE, action_mask, encode_observation
