@@ -12,7 +12,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-__all__ = ["RENDER_MODES", "ActionSpace", "TableRender", "wrap", "wrap_plain"]
+__all__ = ["RENDER_MODES", "ActionSpace", "AgentSpaces", "TableRender", "wrap", "wrap_plain"]
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
@@ -131,3 +131,17 @@ class TableRender:
             print(text, end="\n\n")
             return None
         return text
+
+
+class AgentSpaces:
+    """``observation_space(agent)`` / ``action_space(agent)`` read from the dicts an env
+    fills once in ``__init__`` (PettingZoo wants the same object on every call)."""
+
+    observation_spaces: dict[str, spaces.Space]
+    action_spaces: dict[str, spaces.Space]
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]

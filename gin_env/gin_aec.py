@@ -16,7 +16,7 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
 from gin_env import actions as A
-from gin_env.aec_tools import RENDER_MODES, ActionSpace, TableRender
+from gin_env.aec_tools import RENDER_MODES, ActionSpace, AgentSpaces, TableRender
 from gin_env.cards import NUM_CARDS, cards_str
 from gin_env.config import HandRules, check_choice, check_int
 from gin_env.encoding import OBS_SIZE, action_mask, encode_observation
@@ -30,7 +30,7 @@ EPISODE_MODES = ("match", "hand")
 C = TypeVar("C", bound=HandRules)
 
 
-class GinFamilyEnv(TableRender, AECEnv, EzPickle):
+class GinFamilyEnv(AgentSpaces, TableRender, AECEnv, EzPickle):
     """Base AEC env over a :class:`~gin_env.match.Match`; subclasses make the match."""
 
     metadata: dict[str, Any] = {
@@ -93,13 +93,6 @@ class GinFamilyEnv(TableRender, AECEnv, EzPickle):
 
     def _adviser_sees_hand(self) -> bool:
         return True
-
-    # -- spaces ---------------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # -- the AEC API ----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

@@ -128,7 +128,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
-from gin_env.aec_tools import RENDER_MODES, ActionSpace, TableRender, wrap
+from gin_env.aec_tools import RENDER_MODES, ActionSpace, AgentSpaces, TableRender, wrap
 from gin_env.cards import NUM_CARDS, card_str, cards_str
 from gin_env.rummy import Phase, RummyConfig, RummyGame
 from gin_env.rummy_actions import NUM_ACTIONS, action_str
@@ -142,7 +142,7 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap(raw_env(**kwargs))
 
 
-class raw_env(TableRender, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
+class raw_env(AgentSpaces, TableRender, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
     """Basic rummy for 2-6 players as a PettingZoo AEC env (see the module docstring)."""
 
     metadata = {
@@ -188,13 +188,6 @@ class raw_env(TableRender, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
         self._deck_rng: np.random.Generator | None = None
         self._hand_info_shown = False
         self.last_action: tuple[str, int] | None = None
-
-    # -- spaces -----------------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # -- the AEC API ------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

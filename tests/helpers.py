@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from gin_env import actions as A
 from gin_env.cards import parse_cards
@@ -243,3 +244,25 @@ def knocky_policy(
     if discards and discard_deadwoods and rng.random() < greedy_p:
         return min(discards, key=lambda a: (discard_deadwoods[a - A.DISCARD], rng.random()))
     return rng.choice(legal)
+
+
+#: The 52-card parts of a gin observation vector.
+CARD_PARTS = (
+    "hand",
+    "top_discard",
+    "discard_pile",
+    "opponent_took",
+    "opponent_discarded",
+    "partner_discarded",
+)
+
+
+def env_choice(env: Any, obs: dict[str, Any], rng: random.Random) -> int:
+    """Knock-happy random play through an env (greedy discards 70% of the time, peeking at
+    the engine for the deadwood after each discard)."""
+    from gin_env.hand import Phase
+
+    legal = [int(a) for a in obs["action_mask"].nonzero()[0]]
+    hand = env.unwrapped.match.hand
+    dws = hand.discard_deadwoods() if hand.phase is Phase.DISCARD else None
+    return knocky_policy(legal, rng, dws)

@@ -9,30 +9,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import knocky_policy
+from helpers import CARD_PARTS
+from helpers import env_choice as choose
 from pettingzoo.test import api_test, seed_test
 
 from gin_env import actions as A
 from gin_env import gin_v0
 from gin_env.encoding import cards_in, views
-from gin_env.hand import Phase
 
 REWARDS = ("team", "zero_sum", "individual", "match")
-CARD_PARTS = (
-    "hand",
-    "top_discard",
-    "discard_pile",
-    "opponent_took",
-    "opponent_discarded",
-    "partner_discarded",
-)
-
-
-def choose(env: Any, obs: dict[str, np.ndarray], rng: random.Random) -> int:
-    legal = np.flatnonzero(obs["action_mask"]).tolist()
-    hand = env.unwrapped.match.hand
-    dws = hand.discard_deadwoods() if hand.phase is Phase.DISCARD else None
-    return knocky_policy(legal, rng, dws)
 
 
 @pytest.mark.parametrize("episode", ["match", "hand"])

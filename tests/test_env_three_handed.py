@@ -10,32 +10,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import knocky_policy, make_deck
+from helpers import CARD_PARTS, make_deck
+from helpers import env_choice as choose
 from pettingzoo.test import api_test, seed_test
 
 from gin_env import actions as A
 from gin_env import three_handed_gin_v0
 from gin_env.encoding import OBS_SLICES, cards_in, views
-from gin_env.hand import Phase
 
 REWARDS = ("team", "zero_sum", "individual", "match")
 EPISODES = ("match", "hand")
-CARD_PARTS = (
-    "hand",
-    "top_discard",
-    "discard_pile",
-    "opponent_took",
-    "opponent_discarded",
-    "partner_discarded",
-)
-
-
-def choose(env: Any, obs: dict[str, np.ndarray], rng: random.Random) -> int:
-    """Knock-happy random play (greedy discards 70% of the time, peeking at the engine)."""
-    legal = np.flatnonzero(obs["action_mask"]).tolist()
-    hand = env.unwrapped.match.hand
-    dws = hand.discard_deadwoods() if hand.phase is Phase.DISCARD else None
-    return knocky_policy(legal, rng, dws)
 
 
 def play(env: Any, rng: random.Random, on_step: Callable[..., None] | None = None) -> None:
