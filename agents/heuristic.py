@@ -73,6 +73,12 @@ class HeuristicParams:
     gin_deadwood: int = 3  # ... and the knock would score little (deadwood above 0, <= this)
 
 
+def banned_card(hand: int, legal: list[int]) -> int:
+    """The held card that may not be discarded (just taken from the pile), or -1."""
+    allowed = {a - A.DISCARD for a in legal if A.DISCARD <= a < A.KNOCK}
+    return next((c for c in from_mask(hand) if c not in allowed), -1)
+
+
 def near_cards(hand: int) -> int:
     """Cards that could meld with a card of ``hand``: same rank, or within two in a suit."""
     out = 0
@@ -308,14 +314,20 @@ class HeuristicAgent(ViewAgent):
             return self._discard(view, legal)
         return self._draw(view, legal)
 
+    def discard_options(
+        self, view: SeatView, legal: list[int]
+    ) -> tuple[list[int], list[int], dict[int, float], dict[int, int]]:
+        """The legal discards and knock discards (as cards), with :meth:`keep_scores` of the
+        hand; a held card that is not a legal discard is the one just taken from the pile."""
+        discards = [a - A.DISCARD for a in legal if A.DISCARD <= a < A.KNOCK]
+        knocks = [a - A.KNOCK for a in legal if A.KNOCK <= a < A.BIG_GIN]
+        scores, dws = self.keep_scores(view, view.hand, banned_card(view.hand, legal))
+        return discards, knocks, scores, dws
+
     def _discard(self, view: SeatView, legal: list[int]) -> int:
         if A.BIG_GIN in legal:
             return A.BIG_GIN
-        discards = [a - A.DISCARD for a in legal if A.DISCARD <= a < A.KNOCK]
-        knocks = [a - A.KNOCK for a in legal if A.KNOCK <= a < A.BIG_GIN]
-        allowed = set(discards)
-        banned = next((c for c in from_mask(view.hand) if c not in allowed), -1)
-        scores, dws = self.keep_scores(view, view.hand, banned)
+        discards, knocks, scores, dws = self.discard_options(view, legal)
         if knocks:
             k = min(knocks, key=lambda c: (dws[c], scores.get(c, 0.0), c))
             if self._should_knock(view, k, dws[k]):

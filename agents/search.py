@@ -36,7 +36,7 @@ from agents.base import (
     ViewAgent,
     game_actions,
 )
-from agents.heuristic import FULL, HeuristicAgent, near_cards
+from agents.heuristic import FULL, HeuristicAgent, banned_card, near_cards
 from agents.simulate import (
     fast_playout,
     greedy_discard,
@@ -129,11 +129,7 @@ class SearchAgent(ViewAgent):
         if view.phase == PHASE_DISCARD:
             if A.BIG_GIN in legal:
                 return [A.BIG_GIN]
-            discards = [a - A.DISCARD for a in legal if A.DISCARD <= a < A.KNOCK]
-            knocks = [a - A.KNOCK for a in legal if A.KNOCK <= a < A.BIG_GIN]
-            allowed = set(discards)
-            banned = next((c for c in from_mask(view.hand) if c not in allowed), -1)
-            scores, dws = h.keep_scores(view, view.hand, banned)
+            discards, knocks, scores, dws = h.discard_options(view, legal)
             if knocks:
                 k = min(knocks, key=lambda c: (dws[c], scores.get(c, 0.0), c))
                 if dws[k] == 0:
@@ -268,8 +264,7 @@ class SearchAgent(ViewAgent):
         phase = Phase(view.phase)
         banned = -1
         if phase is Phase.DISCARD:
-            allowed = {a - A.DISCARD for a in view.legal if A.DISCARD <= a < A.KNOCK}
-            banned = next((c for c in from_mask(view.hand) if c not in allowed), -1)
+            banned = banned_card(view.hand, view.legal)
         must_stock = view.phase == PHASE_DRAW and A.TAKE_DISCARD not in view.legal
         hands = (view.hand, opp) if me == 0 else (opp, view.hand)
         took = (0, view.opponent_took) if me == 0 else (view.opponent_took, 0)
