@@ -5,12 +5,16 @@ Every decision scores the 10-card hand it would keep:
 - **deadwood** of the hand (exact, :func:`gin_env.melds.discard_deadwoods`);
 - **meld potential**: over the cards this seat has not seen (they may still come from the
   stock), the mean pips a draw would take out of the deadwood by completing a meld (a pair
-  becoming a set, a near run filled or extended), weighted by ``(stock - 2) / 6``: meld
-  chances are worth most early, while the opponent is still far from knocking;
+  becoming a set, a near run filled or extended), weighted by ``(stock - 2) / 6`` draws
+  and divided by ``1 + 0.5 x`` the cards the opponent took: meld chances are worth most
+  early, while the opponent is still far from knocking, and a player who has picked up
+  melds is closer to it;
 - **danger** of the discard: the chance the opponent can meld it, from what the opponent
   took (those cards are in his hand) and what is still unseen (cards he or the pile threw
-  are dead, so discards next to them are safe; partners that would have melded one of our
-  discards he passed are unlikely), weighted by how much it would help him;
+  are dead, so discards next to them are safe; partners that would have melded a card
+  that went by him, one of our discards he passed or one of his own, are unlikely; a
+  player who just threw a card of ``p`` pips keeps few loose cards above ``p``, so unseen
+  cards above it are less likely his), weighted by how much it would help him;
 - the **knock**: by default as soon as the rules allow (duplicate play showed waiting for
   gin, or a threshold lowered by the opponent's shown melds, to cost points against L1);
   both remain options of :class:`HeuristicParams`.
@@ -40,6 +44,7 @@ __all__ = [
     "meld_outs",
     "potential",
     "danger",
+    "opponent_last_discard",
     "expected_deadwood",
     "knock_chance",
 ]
@@ -47,6 +52,8 @@ __all__ = [
 FULL = (1 << NUM_CARDS) - 1
 _SUIT = (1 << 13) - 1
 _RANKS_TO_ALL = 1 | 1 << 13 | 1 << 26 | 1 << 39
+_PIP_MASKS = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] == p) for p in range(11))
+_ABOVE = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] > p) for p in range(11))
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,8 @@ class HeuristicParams:
     danger_weight: float = 5.0  # pips charged for a discard the opponent surely melds
     exact_draw: bool = False  # blind draw valued by :func:`expected_deadwood`
     passed_factor: float = 0.3  # danger of partners that would have melded a passed card
+    high_factor: float = 0.3  # his chance of an unseen card above his last discard's pips
+    took_hazard: float = 0.5  # potential's draws / (1 + this x cards the opponent took)
     knock_weight: float = 0.0  # pips for the chance to knock after the next draw
     take_margin: float = 0.5  # a taken card also tells the opponent something
     knock_early: int = 10  # knock threshold with a full stock ...
@@ -77,6 +86,13 @@ def banned_card(hand: int, legal: list[int]) -> int:
     """The held card that may not be discarded (just taken from the pile), or -1."""
     allowed = {a - A.DISCARD for a in legal if A.DISCARD <= a < A.KNOCK}
     return next((c for c in from_mask(hand) if c not in allowed), -1)
+
+
+def opponent_last_discard(view: SeatView, banned: int) -> int:
+    """The card the opponent threw last, or -1 before his first discard: the card this
+    seat just took from the pile (``banned``), else the top of the pile."""
+    card = banned if banned >= 0 else view.top_discard
+    return card if card >= 0 and view.opponent_discarded >> card & 1 else -1
 
 
 def near_cards(hand: int) -> int:
@@ -125,23 +141,34 @@ def danger(
     opp_hidden: int,
     opp_passed: int = 0,
     passed_factor: float = 0.3,
+    high_pips: int = 10,
+    high_factor: float = 1.0,
 ) -> float:
     """Chance (capped at 1) that the opponent can meld ``card`` if it is discarded.
 
-    Cards he took are in his hand; each unseen card is his with probability
-    ``opp_hidden / unseen``; anything else (the pile, our hand, his discards) is dead.
-    A pair of partners that would also have melded a card he passed (``opp_passed``: our
-    discards he left on the pile) is less likely in his hand: its chance is multiplied by
-    ``passed_factor``.
+    Cards he took are in his hand; the ``opp_hidden`` others are among the unseen, an
+    unseen card worth more than ``high_pips`` being ``high_factor`` times as likely his as
+    one worth less (a player who just threw a card of ``high_pips`` keeps few loose cards
+    above it); anything else (the pile, our hand, his discards) is dead. A pair of
+    partners that would also have melded a card that went by him (``opp_passed``: our
+    discards he left on the pile, his own discards) is less likely in his hand: its chance
+    is multiplied by ``passed_factor``.
     """
-    n = unseen.bit_count()
-    p = opp_hidden / n if n else 0.0
+    high = unseen & _ABOVE[high_pips]
+    weight = (unseen & ~high).bit_count() + high_factor * high.bit_count()
+    p = opp_hidden / weight if weight else 0.0
+    p_high = min(1.0, p * high_factor)
+    p = min(1.0, p)
 
     def w(c: int) -> float:
         if c < 0 or c >= NUM_CARDS:
             return 0.0
         bit = 1 << c
-        return 1.0 if opp_took & bit else (p if unseen & bit else 0.0)
+        if opp_took & bit:
+            return 1.0
+        if not unseen & bit:
+            return 0.0
+        return p_high if high & bit else p
 
     def both(x: int, y: int) -> float:
         chance = w(x) * w(y)
@@ -157,9 +184,6 @@ def danger(
         if 0 <= lo and hi < 13:
             total += both(base + lo, base + hi)
     return min(total, 1.0)
-
-
-_PIP_MASKS = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] == p) for p in range(11))
 
 
 def _max_dead(hand: int) -> int:
@@ -245,12 +269,14 @@ class HeuristicAgent(ViewAgent):
 
     # -- pieces ---------------------------------------------------------------------------
     def _draws_left(self, view: SeatView) -> float:
-        # Each of us draws about half of what is left above the two dead cards.
+        # Each of us draws about half of what is left above the two dead cards; fewer
+        # when his pickups show him closer to knocking.
         prm = self.params
-        return min(
+        draws = min(
             prm.potential_draws,
             max(0.0, (view.stock_size - prm.potential_floor) / prm.potential_div),
         )
+        return draws / (1 + prm.took_hazard * view.opponent_took.bit_count())
 
     def keep_scores(
         self, view: SeatView, hand11: int, banned: int = -1
@@ -261,8 +287,11 @@ class HeuristicAgent(ViewAgent):
         dws = discard_deadwoods(hand11)
         unseen = FULL & ~(hand11 | view.discard_pile | view.opponent_took)
         opp_hidden = max(0, 10 - view.opponent_took.bit_count())
-        # Our discards he left on the pile: he could not (or chose not to) meld them.
-        passed = view.own_discarded & ~view.opponent_took
+        # Cards that went by him (ours he left on the pile, his own discards): he could
+        # not (or chose not to) meld them.
+        passed = (view.own_discarded | view.opponent_discarded) & ~view.opponent_took
+        last = opponent_last_discard(view, banned)
+        high_pips = POINTS[last] if last >= 0 else 10
         weight = prm.potential_weight * self._draws_left(view)
         best = min(v for c, v in dws.items() if c != banned)
         limit = self.knock_limit(view)
@@ -285,7 +314,16 @@ class HeuristicAgent(ViewAgent):
                 pot = improvement(kept, unseen, v, md)
             else:
                 pot = potential(kept, unseen, v)
-            risk = danger(c, view.opponent_took, unseen, opp_hidden, passed, prm.passed_factor)
+            risk = danger(
+                c,
+                view.opponent_took,
+                unseen,
+                opp_hidden,
+                passed,
+                prm.passed_factor,
+                high_pips,
+                prm.high_factor,
+            )
             scores[c] = v - weight * pot + prm.danger_weight * risk * (1 + POINTS[c] / 10)
             if prm.knock_weight and v > limit and v <= best + 10:
                 scores[c] -= prm.knock_weight * knock_chance(kept, unseen, limit)

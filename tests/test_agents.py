@@ -236,6 +236,57 @@ def test_danger_is_lower_next_to_a_card_the_opponent_passed() -> None:
     assert 0 < passed < plain  # 8H-9H would have melded TH, which he left
 
 
+def test_danger_reads_the_opponents_last_discard() -> None:
+    """A player who just threw a 4 keeps few loose cards above 4 pips: a discard whose
+    partners are high is safer, one whose partners are low more dangerous."""
+    from agents.heuristic import FULL, danger
+
+    unseen = FULL & ~to_mask(parse_cards("KS 3S"))
+    king, three = parse_cards("KS 3S")
+    for card in (king, three):
+        assert danger(card, 0, unseen, 10, high_pips=10, high_factor=0.3) == pytest.approx(
+            danger(card, 0, unseen, 10)
+        )  # nothing is above 10 pips: the factor changes nothing
+    assert danger(king, 0, unseen, 10, high_pips=4, high_factor=0.3) < danger(king, 0, unseen, 10)
+    assert danger(three, 0, unseen, 10, high_pips=4, high_factor=0.3) > danger(three, 0, unseen, 10)
+
+
+def test_opponent_last_discard_is_the_top_or_the_card_just_taken() -> None:
+    from agents.base import SeatView
+    from agents.heuristic import opponent_last_discard
+
+    seven, nine, upcard = parse_cards("7H 9C 2D")
+
+    def view(top: int) -> SeatView:
+        return SeatView(
+            role=0, phase=2, advising=False, hand=0, top_discard=top,
+            discard_pile=to_mask([seven, nine, upcard]), opponent_took=0,
+            opponent_discarded=to_mask([seven, nine]), own_discarded=0, stock_size=20,
+            suggestion=-1, legal=[0, 1],
+        )  # fmt: skip
+
+    assert opponent_last_discard(view(nine), -1) == nine
+    assert opponent_last_discard(view(upcard), -1) == -1  # the upcard is nobody's discard
+    assert opponent_last_discard(view(upcard), seven) == seven  # just taken from the pile
+    assert opponent_last_discard(view(-1), -1) == -1
+
+
+def test_heuristic_values_meld_chances_less_once_the_opponent_has_picked_up() -> None:
+    from agents.base import SeatView
+    from agents.heuristic import HeuristicParams
+
+    def draws(took: str, hazard: float) -> float:
+        view = SeatView(
+            role=0, phase=2, advising=False, hand=0, top_discard=-1, discard_pile=0,
+            opponent_took=to_mask(parse_cards(took)), opponent_discarded=0, own_discarded=0,
+            stock_size=26, suggestion=-1, legal=[0, 1],
+        )  # fmt: skip
+        return HeuristicAgent(HeuristicParams(took_hazard=hazard))._draws_left(view)
+
+    assert draws("", 0.5) == draws("5H 9C", 0.0) == pytest.approx(4.0)
+    assert draws("5H 9C", 0.5) == pytest.approx(2.0)
+
+
 def test_fast_playout_ends_the_hand_like_the_engine() -> None:
     from agents.simulate import fast_playout, greedy_discard
     from gin_env.config import HandRules
