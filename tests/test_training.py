@@ -283,3 +283,14 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
     with open(after / "state.pkl", "rb") as fh:
         state = pickle.load(fh)
     assert any("--resume" in c for c in state["commands"])
+
+
+def test_a_remeasured_model_card_keeps_its_hand_written_sections() -> None:
+    from training.train_ppo import _notes_after_evaluation
+
+    card = (
+        "# gin-ppo\n\n## Training\n\n| a | b |\n\n## Evaluation\n\n### vs L0 (random)\n\n"
+        "| metric | value |\n\n## Runs compared\n\nTwo runs were made.\n"
+    )
+    assert _notes_after_evaluation(card) == "\n## Runs compared\n\nTwo runs were made.\n"
+    assert _notes_after_evaluation(card.split("## Runs")[0]) == ""  # nothing hand-written

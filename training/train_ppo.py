@@ -840,8 +840,19 @@ def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
         lines += [f"| {k} | {_fmt(v)} |" for k, v in res.items()]
         lines.append("")
     path = CHECKPOINT_DIR / f"{name}.md"
-    path.write_text("\n".join(lines))
+    text = "\n".join(lines)
+    if path.is_file():
+        text += _notes_after_evaluation(path.read_text())
+    path.write_text(text)
     return path
+
+
+def _notes_after_evaluation(card: str) -> str:
+    """The hand-written sections (``## ...``) that follow a card's generated evaluation:
+    a re-measured card keeps them."""
+    start = card.find("\n## Evaluation")
+    notes = card.find("\n## ", start + 1) if start >= 0 else -1
+    return "\n" + card[notes:].lstrip("\n") if notes >= 0 else ""
 
 
 def card_main(argv: list[str]) -> int:
