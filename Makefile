@@ -21,7 +21,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check gin_env agents training tests benchmarks
+	$(BIN)/ruff check gin_env agents training tests benchmarks notebooks
 	$(BIN)/ruff format --check gin_env agents training tests benchmarks
 	$(BIN)/mypy gin_env
 
