@@ -52,6 +52,7 @@ __all__ = [
     "meld_outs",
     "potential",
     "danger",
+    "partner_pairs",
     "opponent_last_discard",
     "expected_deadwood",
     "knock_chance",
@@ -178,20 +179,26 @@ def danger(
             return 0.0
         return p_high if high & bit else p
 
-    def both(x: int, y: int) -> float:
+    total = 0.0
+    for x, y in partner_pairs(card):
         chance = w(x) * w(y)
         if chance and opp_passed and meld_outs(1 << x | 1 << y) & opp_passed:
             chance *= passed_factor
-        return chance
+        total += chance
+    return min(total, 1.0)
 
+
+def partner_pairs(card: int) -> list[tuple[int, int]]:
+    """The pairs of cards that make a meld with ``card``: two of its rank, or two next to
+    it in its suit."""
     r, s = card % 13, card // 13
     others = [13 * t + r for t in range(4) if t != s]
-    total = both(others[0], others[1]) + both(others[0], others[2]) + both(others[1], others[2])
+    out = [(others[0], others[1]), (others[0], others[2]), (others[1], others[2])]
     base = 13 * s
     for lo, hi in ((r - 2, r - 1), (r - 1, r + 1), (r + 1, r + 2)):
         if 0 <= lo and hi < 13:
-            total += both(base + lo, base + hi)
-    return min(total, 1.0)
+            out.append((base + lo, base + hi))
+    return out
 
 
 def _max_dead(hand: int) -> int:

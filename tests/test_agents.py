@@ -236,6 +236,20 @@ def test_danger_is_lower_next_to_a_card_the_opponent_passed() -> None:
     assert 0 < passed < plain  # 8H-9H would have melded TH, which he left
 
 
+def test_partner_pairs_are_the_sets_and_runs_a_card_can_join() -> None:
+    from agents.heuristic import partner_pairs
+
+    def named(card: str) -> set[frozenset[int]]:
+        return {frozenset(p) for p in partner_pairs(parse_cards(card)[0])}
+
+    def pairs(*texts: str) -> set[frozenset[int]]:
+        return {frozenset(parse_cards(t)) for t in texts}
+
+    assert named("AS") == pairs("AH AD", "AH AC", "AD AC", "2S 3S")
+    assert named("7H") == pairs("7S 7D", "7S 7C", "7D 7C", "5H 6H", "6H 8H", "8H 9H")
+    assert named("KD") == pairs("KS KH", "KS KC", "KH KC", "JD QD")
+
+
 def test_danger_reads_the_opponents_last_discard() -> None:
     """A player who just threw a 4 keeps few loose cards above 4 pips: a discard whose
     partners are high is safer, one whose partners are low more dangerous."""
