@@ -170,8 +170,6 @@ def danger(
     p = min(1.0, p)
 
     def w(c: int) -> float:
-        if c < 0 or c >= NUM_CARDS:
-            return 0.0
         bit = 1 << c
         if opp_took & bit:
             return 1.0
