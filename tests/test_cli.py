@@ -171,6 +171,24 @@ def test_play_a_whole_hand_through_stdin() -> None:
     assert "You left the table" in out
 
 
+def test_play_rummy_through_stdin() -> None:
+    # A blank line is skipped; a malformed and an illegal move are explained and asked
+    # again; ? lists the legal moves and hint asks the simple agent; quit leaves.
+    script = ["", "flip the table", "discard ks", "?", "hint", "draw", "quit"]
+    result = run(["play", "-g", "rummy", "--seed", "3", "--seat", "0", "--opponents",
+                  "simple", "--no-color"], input="\n".join(script) + "\n")  # fmt: skip
+    out = result.output
+    assert result.exit_code == 0, out
+    assert "bad action text 'flip the table'" in out
+    assert "not legal:" in out and "is not legal now" in out
+    assert "legal: draw, take discard" in out
+    assert "hint: " in out
+    assert out.count("Your move") == 7  # six lines read for the first move, one for the next
+    assert "You left the table." in out
+    result = run(["play", "-g", "rummy", "--seed", "3", "--seat", "0"], input="")
+    assert result.exit_code == 0 and "(input ended)" in result.output
+
+
 def test_eval_with_a_tiny_budget(tmp_path) -> None:
     if not _has("training.evaluate"):
         pytest.skip("training.evaluate is not written yet")

@@ -26,7 +26,7 @@ import importlib
 import importlib.util
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -477,9 +477,38 @@ def _ask_human(
     (or input ends)."""
     console.print()
     console.print(human_view(env, seat))
-    legal = env.legal_actions()
+
+    def hint() -> str:
+        if not hint_agent:
+            hint_agent.append(make_agent("heuristic", game))
+        return A.action_str(int(hint_agent[0].act(env.observe(env.agent_selection))))
+
     adviser = getattr(env.match, "advising", False)
-    prompt = "Your advice" if adviser else "Your move"
+    return _read_move(
+        console,
+        reader,
+        "Your advice" if adviser else "Your move",
+        env.legal_actions(),
+        A.parse_action,
+        _legal_words,
+        lambda action: explain_illegal(env, action),
+        hint,
+    )
+
+
+def _read_move(
+    console: Any,
+    reader: Any,
+    prompt: str,
+    legal: Sequence[int],
+    parse: Callable[[str], int],
+    legal_words: Callable[[Sequence[int]], str],
+    explain: Callable[[int], str],
+    hint: Callable[[], str] | None = None,
+) -> int | None:
+    """Read lines until one is a legal move: ``?`` lists the legal moves, ``hint`` asks for
+    a suggestion where there is one, a bad or illegal move says why; None when the person
+    quits or the input ends."""
     while True:
         console.print(f"[bold green]{prompt}[/] ([dim]? for the legal moves[/]): ", end="")
         line = reader.readline()
@@ -487,28 +516,25 @@ def _ask_human(
             console.print("\n(input ended)")
             return None
         text = line.strip()
+        low = text.lower()
         if not text:
             continue
-        low = text.lower()
         if low in ("quit", "exit", "q"):
             return None
         if low in ("?", "help", "legal", "moves"):
-            console.print("  legal: " + _legal_words(legal))
+            console.print("  legal: " + legal_words(legal))
             continue
-        if low == "hint":
-            if not hint_agent:
-                hint_agent.append(make_agent("heuristic", game))
-            obs = env.observe(env.agent_selection)
-            console.print(f"  hint: {A.action_str(int(hint_agent[0].act(obs)))}")
+        if low == "hint" and hint is not None:
+            console.print(f"  hint: {hint()}")
             continue
         try:
-            action = A.parse_action(text)
+            action = parse(text)
         except ValueError as err:
             console.print(f"  [red]{err}[/]")
             continue
         if action not in legal:
-            console.print(f"  [red]not legal: {explain_illegal(env, action)}[/]")
-            console.print("  legal: " + _legal_words(legal))
+            console.print(f"  [red]not legal: {explain(action)}[/]")
+            console.print("  legal: " + legal_words(legal))
             continue
         return action
 
@@ -520,6 +546,7 @@ def _play_rummy(
     from gin_env import rummy_actions as R
 
     me = env.possible_agents[seat]
+    hint_agent = make_agent("simple", "rummy")
     while not all(env.terminations.values()) and not all(env.truncations.values()):
         agent = env.agent_selection
         if agent != me:
@@ -530,27 +557,19 @@ def _play_rummy(
         console.print()
         console.print(env.table_text())
         console.print(f"  your hand: {cards_markup(env.game.hands[seat])}")
-        legal = env.game.legal_actions()
-        while True:
-            console.print("[bold green]Your move[/] ([dim]? for the legal moves[/]): ", end="")
-            line = reader.readline()
-            if not line or line.strip().lower() in ("quit", "exit", "q"):
-                console.print("You left the table.")
-                return
-            text = line.strip()
-            if text in ("?", "help", "legal"):
-                console.print("  legal: " + ", ".join(R.action_str(a) for a in legal))
-                continue
-            try:
-                action = R.parse_action(text)
-            except ValueError as err:
-                console.print(f"  [red]{err}[/]")
-                continue
-            if action not in legal:
-                console.print(f"  [red]not legal now: {R.action_str(action)}[/]")
-                console.print("  legal: " + ", ".join(R.action_str(a) for a in legal))
-                continue
-            break
+        action = _read_move(
+            console,
+            reader,
+            "Your move",
+            env.game.legal_actions(),
+            R.parse_action,
+            lambda legal: ", ".join(R.action_str(a) for a in legal),
+            lambda action: f"{R.action_str(action)} is not legal now",
+            lambda: R.action_str(int(hint_agent.act(env.observe(me)))),
+        )
+        if action is None:
+            console.print("You left the table.")
+            return
         env.step(action)
     console.print(env.table_text(show_all=True))
 
