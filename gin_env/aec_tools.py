@@ -145,3 +145,33 @@ class AgentSpaces:
 
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
+
+
+class TurnChecks:
+    """The checks every turn-based env here makes before it observes or steps: whose turn
+    it is, PettingZoo's dead step for a finished agent, and ``None`` refused for a live
+    one; and a ``close`` with nothing to release."""
+
+    agent_selection: str
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
+
+    def _to_act(self, agent: str) -> bool:
+        """Is ``agent`` the one to act, and still playing?"""
+        return agent == self.agent_selection and not (
+            self.terminations[agent] or self.truncations[agent]
+        )
+
+    def _dead_step(self, action: int | None) -> bool:
+        """True when the agent to act has finished (the step is PettingZoo's dead step);
+        a live agent's ``None`` is refused."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)  # type: ignore[attr-defined]
+            return True
+        if action is None:
+            raise ValueError(f"{agent} must act: action None is only for finished agents")
+        return False
+
+    def close(self) -> None:
+        pass

@@ -16,7 +16,7 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
 from gin_env import actions as A
-from gin_env.aec_tools import RENDER_MODES, ActionSpace, AgentSpaces, TableRender
+from gin_env.aec_tools import RENDER_MODES, ActionSpace, AgentSpaces, TableRender, TurnChecks
 from gin_env.cards import NUM_CARDS, cards_str
 from gin_env.config import HandRules, check_choice, check_int
 from gin_env.encoding import OBS_SIZE, action_mask, encode_observation
@@ -30,7 +30,7 @@ EPISODE_MODES = ("match", "hand")
 C = TypeVar("C", bound=HandRules)
 
 
-class GinFamilyEnv(AgentSpaces, TableRender, AECEnv, EzPickle):
+class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
     """Base AEC env over a :class:`~gin_env.match.Match`; subclasses make the match."""
 
     metadata: dict[str, Any] = {
@@ -132,22 +132,18 @@ class GinFamilyEnv(AgentSpaces, TableRender, AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         match = self._require_match()
         obs = encode_observation(match, self._player_of[agent], self._adviser_sees_hand())
-        if agent == self.agent_selection and not (
-            self.terminations[agent] or self.truncations[agent]
-        ):
+        if self._to_act(agent):
             mask = action_mask(match.legal_actions())
         else:
             mask = np.zeros(A.NUM_ACTIONS, np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if self._dead_step(action):
             return
+        assert action is not None  # refused for a live agent
+        agent = self.agent_selection
         match = self._require_match()
-        if action is None:
-            raise ValueError(f"{agent} must act: action None is only for finished agents")
         action = int(action)
         # The engine raises on an illegal action before it changes anything.
         record = match.step(action)
@@ -283,9 +279,6 @@ class GinFamilyEnv(AgentSpaces, TableRender, AECEnv, EzPickle):
         if match.is_over:
             lines.append(f"  match over: {self.possible_agents[match.winner or 0]} wins")
         return "\n".join(lines)
-
-    def close(self) -> None:
-        pass
 
 
 def role_names_for(num_players: int) -> tuple[str, ...]:

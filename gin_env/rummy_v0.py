@@ -128,7 +128,14 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
-from gin_env.aec_tools import RENDER_MODES, ActionSpace, AgentSpaces, TableRender, wrap
+from gin_env.aec_tools import (
+    RENDER_MODES,
+    ActionSpace,
+    AgentSpaces,
+    TableRender,
+    TurnChecks,
+    wrap,
+)
 from gin_env.cards import NUM_CARDS, card_str, cards_str
 from gin_env.rummy import Phase, RummyConfig, RummyGame
 from gin_env.rummy_actions import NUM_ACTIONS, action_str
@@ -142,7 +149,7 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap(raw_env(**kwargs))
 
 
-class raw_env(AgentSpaces, TableRender, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
+class raw_env(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
     """Basic rummy for 2-6 players as a PettingZoo AEC env (see the module docstring)."""
 
     metadata = {
@@ -220,23 +227,17 @@ class raw_env(AgentSpaces, TableRender, AECEnv, EzPickle):  # noqa: N801 - Petti
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         obs = encode_observation(self.game, seat)
-        if (
-            agent == self.agent_selection
-            and self.game.phase != Phase.OVER
-            and not (self.terminations[agent] or self.truncations[agent])
-        ):
+        if self._to_act(agent) and self.game.phase != Phase.OVER:
             mask = action_mask(self.game.legal_actions())
         else:
             mask = np.zeros(NUM_ACTIONS, np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if self._dead_step(action):
             return
-        if action is None:
-            raise ValueError(f"{agent} must act: action None is only for finished agents")
+        assert action is not None  # refused for a live agent
+        agent = self.agent_selection
         game = self.game
         # The engine raises on an illegal action before it changes anything.
         game.step(int(action))
@@ -319,6 +320,3 @@ class raw_env(AgentSpaces, TableRender, AECEnv, EzPickle):  # noqa: N801 - Petti
                     f"went out{rummy}: {pays}"
                 )
         return "\n".join(lines)
-
-    def close(self) -> None:
-        pass
