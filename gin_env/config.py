@@ -83,17 +83,26 @@ class HandRules:
 
 @dataclass(frozen=True)
 class GinConfig(HandRules):
-    """Two-player gin: hand options plus ``target_score`` and ``dealer_rule``
-    (``alternate``, ``winner`` deals next, or ``loser`` deals next; a draw keeps the dealer
-    under ``winner``/``loser``)."""
+    """Two-player gin: hand options plus ``target_score``, ``dealer_rule`` (``alternate``,
+    ``winner`` deals next, or ``loser`` deals next; a draw keeps the dealer under
+    ``winner``/``loser``) and ``hollywood``.
+
+    ``hollywood=True`` scores three games at once (RULES.md section 4). Decided here:
+    a player's n-th winning hand is entered in the first n games still open (all of them
+    from his third win on); a game closes when a player reaches ``target_score`` in it,
+    and he wins that game; the match ends when all three are closed and goes to the
+    player who won two or more. There are no game or box bonuses, as in the plain match.
+    """
 
     target_score: int = 100
     dealer_rule: str = "alternate"
+    hollywood: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
         check_int("target_score", self.target_score, 1, 100000)
         check_choice("dealer_rule", self.dealer_rule, DEALER_RULES)
+        check_bool("hollywood", self.hollywood)
 
 
 @dataclass(frozen=True)

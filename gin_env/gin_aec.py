@@ -218,7 +218,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
                 continue  # already removed by _was_dead_step
             info: dict[str, Any] = {
                 "role": self.role_names[roles[i]],
-                "scores": list(match.scores),
+                **match.standings(),
                 "hand_over": hand_over,
             }
             if self._last_hand_result is not None:
@@ -253,6 +253,14 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
         lines = [f"Hand {rec.index + 1}   scores: " + ", ".join(
             f"{a} {s}" for a, s in zip(self.possible_agents, match.scores, strict=True)
         )]  # fmt: skip
+        standings = match.standings()
+        if "games" in standings:  # Hollywood scoring: three games at once
+            lines[0] += "   games: " + "  ".join(
+                f"{g + 1}) {a}-{b}" + ("" if w is None else f" won by {self.possible_agents[w]}")
+                for g, ((a, b), w) in enumerate(
+                    zip(standings["games"], standings["game_winners"], strict=True)
+                )
+            )
         for seat in (0, 1):
             p = rec.players[seat]
             role = self.role_names[rec.roles[p]]

@@ -20,6 +20,13 @@ first; then ``dealer_rule`` decides: ``"alternate"`` (default), ``"winner"`` or
 the first upcard option. ``oklahoma=True`` plays Oklahoma gin: the knock limit is the
 upcard's value (ace: gin only) and a spade upcard doubles the hand.
 
+``hollywood=True`` scores three games at once: a player's n-th winning hand counts in
+the first n games still open (all of them from his third win on); a game closes when a
+player reaches ``target_score`` in it; the match ends when all three are closed and goes
+to the player who won two. ``scores`` (in the observation and ``infos``) follow the first
+game still open; ``infos`` also carry ``games`` (each game's two scores) and
+``game_winners``.
+
 Actions
 -------
 The ids of :mod:`gin_env.actions` (see ``three_handed_gin_v0``); ``NO_ADVICE`` is never
@@ -41,13 +48,14 @@ Options
 -------
 Rules: ``knock_limit``, ``gin_bonus``, ``undercut_bonus``, ``big_gin_bonus``,
 ``allow_discard_of_taken_card``, ``max_turns_per_hand``, ``oklahoma``, ``target_score``,
-``dealer_rule``; and ``reward``, ``reward_scale``, ``episode`` (``"match"`` or ``"hand"``),
-``max_hands``, ``render_mode`` as in ``three_handed_gin_v0``. Seeds, deals, illegal
-actions and ``infos`` behave as there.
+``dealer_rule``, ``hollywood``; and ``reward``, ``reward_scale``, ``episode``
+(``"match"`` or ``"hand"``), ``max_hands``, ``render_mode`` as in
+``three_handed_gin_v0``. Seeds, deals, illegal actions and ``infos`` behave as there.
 
 Version history
 ---------------
-- v0: initial release.
+- v0: initial release; ``hollywood`` scoring added later as an option (off by default:
+  the default game is unchanged).
 """
 
 from __future__ import annotations

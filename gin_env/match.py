@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gin_env import actions as A
 from gin_env.cards import card_str, rank
@@ -40,6 +41,8 @@ BOX, CAPTAIN, ADVISER = 0, 1, 2
 ROLE_NAMES = ("box", "captain", "adviser")
 #: For two-player gin, the "roles" are dealer and non-dealer.
 DEALER, NONDEALER = 0, 1
+#: Games scored at once under Hollywood scoring.
+HOLLYWOOD_GAMES = 3
 
 
 def draw_for_order(
@@ -165,17 +168,25 @@ class Match:
         record = self.record
         record.result = result
         if result.winner is not None:
-            self.scores[record.players[result.winner]] += result.points
+            self._enter_points(record.players[result.winner], result.points)
         record.scores_after = tuple(self.scores)
         self._after_hand(result, record.players)
-        target = self.target_score
-        leaders = [p for p in range(self.num_players) if self.scores[p] >= target]
-        if leaders:
-            # Only the hand's scorer can cross the target, so there is exactly one.
-            self.winner = leaders[0]
-        else:
+        self.winner = self._match_winner()
+        if self.winner is None:
             self._start_hand()
         return record
+
+    def _enter_points(self, player: int, points: int) -> None:
+        self.scores[player] += points
+
+    def standings(self) -> dict[str, Any]:
+        """The scores as the env's ``infos`` report them."""
+        return {"scores": list(self.scores)}
+
+    def _match_winner(self) -> int | None:
+        leaders = [p for p in range(self.num_players) if self.scores[p] >= self.target_score]
+        # Only the hand's scorer can cross the target, so there is at most one.
+        return leaders[0] if leaders else None
 
     @property
     def target_score(self) -> int:
@@ -297,6 +308,10 @@ class GinMatch(Match):
     """Two-player gin to ``config.target_score``; players 0 and 1.
 
     The lower card of the initial draw deals first; then ``config.dealer_rule`` decides.
+    With ``config.hollywood`` three games are scored at once (see
+    :class:`~gin_env.config.GinConfig`): :attr:`games` holds each game's two scores,
+    :attr:`game_winners` who closed it, and :attr:`scores` follows the first game still
+    open (the last game once all are closed).
     """
 
     num_players = 2
@@ -312,8 +327,38 @@ class GinMatch(Match):
         self.role_deck = check_deck(role_deck)
         order, self.role_draws = draw_for_order(self.role_deck, (0, 1))
         self.dealer = order[1]
+        self.hands_won = [0, 0]
+        self.games = [[0, 0] for _ in range(HOLLYWOOD_GAMES)]
+        self.game_winners: list[int | None] = [None] * HOLLYWOOD_GAMES
         super().__init__(deal)
         self._start_hand()
+
+    def _enter_points(self, player: int, points: int) -> None:
+        if not self.config.hollywood:
+            super()._enter_points(player, points)
+            return
+        self.hands_won[player] += 1
+        open_games = [g for g, w in enumerate(self.game_winners) if w is None]
+        for g in open_games[: self.hands_won[player]]:
+            self.games[g][player] += points
+            if self.games[g][player] >= self.target_score:
+                self.game_winners[g] = player
+        still_open = [g for g, w in enumerate(self.game_winners) if w is None]
+        self.scores = list(self.games[still_open[0] if still_open else -1])
+
+    def standings(self) -> dict[str, Any]:
+        out = super().standings()
+        if self.config.hollywood:
+            out["games"] = [list(g) for g in self.games]
+            out["game_winners"] = list(self.game_winners)
+        return out
+
+    def _match_winner(self) -> int | None:
+        if not self.config.hollywood:
+            return super()._match_winner()
+        if None in self.game_winners:
+            return None
+        return max((0, 1), key=self.game_winners.count)
 
     def _seating(self) -> tuple[tuple[int, int], tuple[int, ...]]:
         roles = [NONDEALER, NONDEALER]

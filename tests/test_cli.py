@@ -72,6 +72,17 @@ def test_match_prints_hands_and_saves_a_replay(tmp_path) -> None:
     assert f"scores {data['scores']}" in result.output
 
 
+def test_match_with_hollywood_scoring_and_its_replay(tmp_path) -> None:
+    path = tmp_path / "h.json"
+    args = ["match", "-g", "gin", "--agents", "simple,heuristic", "--seed", "2"]
+    result = run(args + ["-o", "hollywood=true", "-o", "target_score=30", "--save", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "wins the match" in result.output and "games [[" in result.output
+    replayed = run(["replay", str(path), "--no-actions"])
+    assert replayed.exit_code == 0, replayed.output
+    assert result.output.strip().splitlines()[-2] in replayed.output  # the same outcome line
+
+
 def test_match_gin_and_several_matches() -> None:
     result = run(["match", "-g", "gin", "--agents", "random,simple", "--matches", "3",
                   "-o", "target_score=10", "--no-color"])  # fmt: skip

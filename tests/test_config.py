@@ -94,6 +94,12 @@ def test_good_values_accepted(options):
             assert getattr(cfg, name) == value
 
 
+@pytest.mark.parametrize("value", [1, "True", None])
+def test_hollywood_must_be_a_bool(value):
+    with pytest.raises(ValueError, match="hollywood must be True or False"):
+        GinConfig(hollywood=value)
+
+
 def test_defaults_match_rules():
     cfg = ThreeHandedConfig()
     assert cfg.knock_limit == 10
@@ -105,6 +111,7 @@ def test_defaults_match_rules():
     assert cfg.oklahoma is False
     assert cfg.target_score == 100
     assert GinConfig().dealer_rule == "alternate"
+    assert GinConfig().hollywood is False
 
 
 def test_configs_are_frozen_and_hand_rules_projects():

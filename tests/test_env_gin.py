@@ -193,3 +193,17 @@ def test_benchmark_runs_and_prints_side_by_side(capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     for name in ("gin_v0 env()", "gin_v0 raw_env", "three_handed_gin_v0 env()"):
         assert name in out
+
+
+def test_hollywood_games_in_infos_and_table() -> None:
+    env = gin_v0.raw_env(target_score=30, hollywood=True, reward="match")
+    rng = random.Random(6)
+    env.reset(seed=2)
+    assert env.infos["player_0"]["games"] == [[0, 0]] * 3
+    while not all(env.terminations.values()):
+        env.step(choose(env, env.observe(env.agent_selection), rng))
+    info = env.infos["player_0"]
+    winner = env.match.winner
+    assert info["game_winners"].count(winner) >= 2 and None not in info["game_winners"]
+    assert env.rewards[env.possible_agents[winner]] == 1.0
+    assert "games: 1) " in env.table_text() and "won by" in env.table_text()

@@ -204,6 +204,33 @@ def test_gin_match_dealer_rule(rule):
             dealer = winner if rule == "winner" else 1 - winner
 
 
+def test_hollywood_scores_three_games_at_once():
+    # Every hand is a gin for 25; to 50, one player's wins close a game every second win.
+    config = GinConfig(hollywood=True, dealer_rule="alternate", **{**SCRIPTED, "target_score": 50})
+    m = GinMatch(config, role_deck("KS 5S"), lambda i: GIN_DECK)
+    expected = [  # winner, games after, game winners after, scores after
+        (0, [[25, 0], [0, 0], [0, 0]], [None, None, None], [25, 0]),
+        (None, [[25, 0], [0, 0], [0, 0]], [None, None, None], [25, 0]),  # a draw
+        # his second win counts in games 1 and 2, and closes game 1
+        (0, [[50, 0], [25, 0], [0, 0]], [0, None, None], [25, 0]),
+        # the other's first win goes to the first game still open
+        (1, [[50, 0], [25, 25], [0, 0]], [0, None, None], [25, 25]),
+        (1, [[50, 0], [25, 50], [0, 25]], [0, 1, None], [0, 25]),
+        (0, [[50, 0], [25, 50], [25, 25]], [0, 1, None], [25, 25]),
+        (0, [[50, 0], [25, 50], [50, 25]], [0, 1, 0], [50, 25]),
+    ]
+    for winner, games, winners, scores in expected:
+        assert not m.is_over
+        outcome = "draw" if winner is None else "dealer" if winner == m.dealer else "nondealer"
+        for action in SCRIPTS[outcome]:
+            m.step(action)
+        assert (m.games, m.game_winners, m.scores) == (games, winners, scores)
+    assert m.is_over and m.winner == 0  # two games of three
+    assert m.standings() == {"scores": [50, 25], "games": games, "game_winners": winners}
+    plain = GinMatch(GinConfig(**{**SCRIPTED, "target_score": 50}))
+    assert plain.standings() == {"scores": [0, 0]}
+
+
 def record_player(dealer: int, seat: int) -> int:
     return dealer if seat == 1 else 1 - dealer
 
@@ -232,25 +259,30 @@ def play_random_match(seed: int, config, cls=ThreeHandedMatch, check: bool = Tru
         hand = m.hand
         dws = hand.discard_deadwoods() if hand.phase is Phase.DISCARD else None
         action = knocky_policy(legal, rng, dws)
-        before = list(m.scores)
+        hollywood = getattr(config, "hollywood", False)
+        # Under Hollywood scoring a hand's points go to up to three games at once.
+        totals = (lambda: [sum(g[p] for g in m.games) for p in (0, 1)]) if hollywood else None
+        before = totals() if totals else list(m.scores)
         record = m.step(action)
         steps += 1
         assert steps < 100_000, "match does not end"
+        after = totals() if totals else m.scores
         if record is None:
-            assert m.scores == before
+            assert after == before
         else:
             r = record.result
             for p in range(len(before)):
-                gained = m.scores[p] - before[p]
+                gained = after[p] - before[p]
                 if r.winner is not None and p == record.players[r.winner]:
-                    assert gained == r.points >= 0
+                    assert gained in ([r.points * k for k in (1, 2, 3)] if totals else [r.points])
                 else:
                     assert gained == 0
             if cls is ThreeHandedMatch:
                 assert record.roles[record.players[0]] == CAPTAIN
                 assert record.roles[record.players[1]] == BOX
-    assert m.winner is not None and m.scores[m.winner] >= config.target_score
-    assert sum(s >= config.target_score for s in m.scores) == 1
+    assert m.winner is not None
+    for scores in m.games if getattr(config, "hollywood", False) else [m.scores]:
+        assert sum(s >= config.target_score for s in scores) == 1
     return m
 
 
@@ -302,10 +334,16 @@ def test_random_three_handed_matches():
 def test_random_gin_matches():
     for seed in range(20):
         rule = ("alternate", "winner", "loser")[seed % 3]
-        config = GinConfig(dealer_rule=rule, target_score=60)
+        config = GinConfig(dealer_rule=rule, target_score=60, hollywood=seed % 2 == 1)
         m = play_random_match(seed, config, cls=GinMatch)
         replayed = GinMatch.replay(config, m.role_deck, m.history)
         assert match_summary(replayed) == match_summary(m)
+        assert replayed.standings() == m.standings()
+        if config.hollywood:
+            # Every game closed by its winner alone, and the match to whoever won two.
+            for (a, b), w in zip(m.games, m.game_winners, strict=True):
+                assert w is not None and [a, b][w] >= 60 > [a, b][1 - w]
+            assert m.game_winners.count(m.winner) >= 2
 
 
 def test_replay_detects_a_wrong_history():

@@ -605,7 +605,7 @@ def match(
     color: bool,
 ) -> None:
     """Agents play a match, printed hand by hand (or several, summed up)."""
-    from training.replay import save_match
+    from training.replay import match_outcome, save_match
 
     console = _console(color)
     options = _options(rule_options)
@@ -642,12 +642,7 @@ def match(
             progress.advance(task)
     if one:
         if game != "rummy":
-            result = "wins the match" if env.match.is_over else "leads (match not finished)"
-            best = int(np.argmax(env.match.scores))
-            console.print(
-                f"[bold green]{env.possible_agents[best]} {result}[/] after "
-                f"{len(env.match.history)} hands: scores {env.match.scores}"
-            )
+            console.print(f"[bold green]{match_outcome(env)}[/]")
         if save_path:
             save_match(
                 save_path, seed, options, env, dict(zip(env.possible_agents, names, strict=True))

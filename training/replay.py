@@ -212,14 +212,20 @@ def replay_text(data: Mapping[str, Any], actions: bool = True) -> str:
     for rec in match.history:
         if rec.result is not None:
             lines += hand_lines(rec, env.possible_agents, env.role_names, actions)
-    if match.is_over:
-        lines.append(
-            f"{env.possible_agents[match.winner]} wins the match after {len(match.history)} "
-            f"hands: scores {match.scores}"
-        )
-    else:
-        lines.append(f"match not finished after {len(match.history)} hands: {match.scores}")
+    lines.append(match_outcome(env))
     return "\n".join(lines)
+
+
+def match_outcome(env: Any) -> str:
+    """The match's last line: who won (or that it is not finished), after how many hands,
+    and the scores (under Hollywood scoring, the three games)."""
+    match = env.match
+    games = match.standings().get("games")
+    tally = f"games {games}" if games else f"scores {match.scores}"
+    n = len(match.history)
+    if match.is_over:
+        return f"{env.possible_agents[match.winner]} wins the match after {n} hands: {tally}"
+    return f"match not finished after {n} hands: {tally}"
 
 
 def replay_gif(
