@@ -25,8 +25,11 @@ checkpoints such as ``"gin-ppo"``).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import importlib.util
+import inspect
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -83,9 +86,12 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), options
 
 
+def _rummy_simple_class() -> Any:
+    return importlib.import_module("agents.rummy_simple").RummySimpleAgent
+
+
 def _rummy_simple(**kwargs: Any) -> Any:
-    module = importlib.import_module("agents.rummy_simple")
-    return module.RummySimpleAgent(**kwargs)
+    return _rummy_simple_class()(**kwargs)
 
 
 def _search(**kwargs: Any) -> SearchAgent:
@@ -106,12 +112,37 @@ def make(name: str, **kwargs: Any) -> Any:
     options.update(kwargs)
     factory = _REGISTRY.get(base)
     if factory is not None:
-        return factory(**options)
+        try:
+            return factory(**options)
+        except TypeError as err:
+            # An option the factory does not take: say which, and what it does take.
+            bad = re.search(r"unexpected keyword argument '(\w+)'|takes no arguments", str(err))
+            if bad is None or not options:
+                raise
+            option = bad.group(1) or next(iter(options))
+            raise ValueError(
+                f"agent {base!r} has no option {option!r}; it takes: {_option_names(base)}"
+            ) from None
     try:
         return load(name, **kwargs)
     except (ValueError, FileNotFoundError, KeyError) as err:
         registered = ", ".join(names())
         raise ValueError(f"unknown agent {name!r}: registered {registered}; {err}") from None
+
+
+def _option_names(name: str) -> str:
+    """The options an agent's spec may set, for error messages."""
+    if name == "heuristic":
+        found = [f.name for f in dataclasses.fields(HeuristicParams)]
+    else:
+        classes = {"search": SearchAgent, "rummy-simple": _rummy_simple_class()}
+        target = classes.get(name, _REGISTRY[name])
+        found = [
+            p.name
+            for p in inspect.signature(target).parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        ]
+    return ", ".join(found) or "no options"
 
 
 def load(name_or_path: str, **kwargs: Any) -> Any:

@@ -40,7 +40,7 @@ L2 (1,000 pairs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -93,6 +93,15 @@ class HeuristicParams:
     gin_outs: int = 99  # keep going for gin with this many live gin cards (99: never) ...
     gin_stock: int = 12  # ... while the stock holds more than this
     gin_deadwood: int = 3  # ... and the knock would score little (deadwood above 0, <= this)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(f.default, bool):
+                if not isinstance(value, bool):
+                    raise ValueError(f"{f.name} must be True or False, got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{f.name} must be a number, got {value!r}")
 
 
 def banned_card(hand: int, legal: list[int]) -> int:

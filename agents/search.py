@@ -55,6 +55,10 @@ from gin_env.melds import deadwood_mask, showdown
 __all__ = ["SearchAgent"]
 
 
+def _is_number(x: object) -> bool:
+    return not isinstance(x, bool) and isinstance(x, int | float)
+
+
 class SearchAgent(ViewAgent):
     """Level 4: determinised Monte Carlo rollouts that can overrule the heuristic (L2).
 
@@ -99,13 +103,13 @@ class SearchAgent(ViewAgent):
     ) -> None:
         if budget is None and worlds is None:
             raise ValueError("SearchAgent needs a budget (seconds) or worlds (a count)")
-        if budget is not None and not budget > 0:
+        if budget is not None and not (_is_number(budget) and budget > 0):
             raise ValueError(f"budget must be a positive number of seconds, got {budget!r}")
         if worlds is not None and (not isinstance(worlds, int) or worlds < 1):
             raise ValueError(f"worlds must be a positive int, got {worlds!r}")
         if not isinstance(candidates, int) or candidates < 1:
             raise ValueError(f"candidates must be a positive int, got {candidates!r}")
-        if not margin >= 0:
+        if not (_is_number(margin) and margin >= 0):
             raise ValueError(f"margin must be a number >= 0 (standard errors), got {margin!r}")
         if not isinstance(opponent_samples, int) or opponent_samples < 1:
             raise ValueError(f"opponent_samples must be a positive int, got {opponent_samples!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 
 import numpy as np
 import pytest
@@ -181,6 +182,24 @@ def test_registry() -> None:
         Captain(SimpleAgent(), "obey")
     agents.register("my-simple", SimpleAgent)
     assert isinstance(agents.make("my-simple"), SimpleAgent)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("search:bogus=1", "agent 'search' has no option 'bogus'; it takes: budget, worlds"),
+        ("heuristic:x=1", "agent 'heuristic' has no option 'x'; it takes: potential_weight"),
+        ("simple:depth=2", "agent 'simple' has no option 'depth'; it takes: no options"),
+        ("captain:agent=random,zz=1", "agent 'random' has no option 'zz'"),
+        ("search:budget=fast", "budget must be a positive number of seconds, got 'fast'"),
+        ("search:margin=wide", "margin must be a number >= 0"),
+        ("heuristic:danger_weight=high", "danger_weight must be a number, got 'high'"),
+        ("heuristic:lookahead=1", "lookahead must be True or False, got 1"),
+    ],
+)
+def test_bad_agent_options_name_the_option(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        agents.make(spec)
 
 
 def test_captain_follow_plays_the_suggestion() -> None:
