@@ -164,13 +164,16 @@ class TurnChecks:
 
     def _dead_step(self, action: int | None) -> bool:
         """True when the agent to act has finished (the step is PettingZoo's dead step);
-        a live agent's ``None`` is refused."""
+        a live agent's ``None``, or an action that is not an int, is refused."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)  # type: ignore[attr-defined]
             return True
         if action is None:
             raise ValueError(f"{agent} must act: action None is only for finished agents")
+        if isinstance(action, bool) or not hasattr(action, "__index__"):  # 3.5 is not 3
+            n = self.action_space(agent).n  # type: ignore[attr-defined]
+            raise ValueError(f"action must be an int in 0..{n - 1}, got {action!r}")
         return False
 
     def close(self) -> None:

@@ -73,6 +73,13 @@ class SingleAgentEnv(gym.Env):
         self.learner_spec = learner
         self.learner = agents[0] if learner not in agents else learner
         self.opponents = opponents if opponents is not None else RandomPolicy()
+        policies = opponents.values() if isinstance(opponents, Mapping) else [self.opponents]
+        for policy in policies:
+            if not callable(getattr(policy, "act", None)):
+                raise ValueError(
+                    "opponents must be a policy with act(observation, rng) -> action, or a "
+                    f"mapping from agent names to such policies; got {policy!r}"
+                )
         space = aec_env.observation_space(agents[0])
         self.observation_space = space["observation"]
         self.action_space = aec_env.action_space(agents[0])

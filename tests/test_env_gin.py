@@ -4,6 +4,7 @@ dealer rotation, illegal actions, seeds, decks and options."""
 from __future__ import annotations
 
 import random
+import re
 import warnings
 from typing import Any
 
@@ -14,7 +15,7 @@ from helpers import env_choice as choose
 from pettingzoo.test import api_test, seed_test
 
 from gin_env import actions as A
-from gin_env import gin_v0
+from gin_env import gin_v0, rummy_v0
 from gin_env.encoding import cards_in, views
 
 REWARDS = ("team", "zero_sum", "individual", "match")
@@ -46,6 +47,18 @@ def test_raw_env_rejects_illegal_action_and_changes_nothing() -> None:
         after = (env.agent_selection, tuple(env.match.hand.hands))
         assert after + (env.observe(agent)["observation"].tobytes(),) == before
         env.step(choose(env, obs, rng))
+
+
+@pytest.mark.parametrize("module", [gin_v0, rummy_v0])
+@pytest.mark.parametrize("bad", ["draw", 3.5, True])
+def test_an_action_that_is_not_an_int_is_refused(module: Any, bad: Any) -> None:
+    env = module.raw_env()
+    env.reset(seed=0)
+    n = env.action_space(env.agent_selection).n
+    before = env.observe(env.agent_selection)["observation"].tobytes()
+    with pytest.raises(ValueError, match=re.escape(f"action must be an int in 0..{n - 1}")):
+        env.step(bad)
+    assert env.observe(env.agent_selection)["observation"].tobytes() == before
 
 
 def test_wrapped_env_penalises_illegal_action() -> None:

@@ -76,6 +76,9 @@ def test_bad_learner_and_illegal_mode() -> None:
         gin_env.make_gin(learner="box")
     with pytest.raises(ValueError, match="illegal"):
         SingleAgentEnv(gin_v0.raw_env(), illegal="ignore")
+    for opponents in ("heuristic", {"player_1": None}):
+        with pytest.raises(ValueError, match="opponents must be a policy with act"):
+            SingleAgentEnv(gin_v0.raw_env(), opponents=opponents)
 
 
 def test_illegal_action_ends_episode_with_penalty_or_raises() -> None:
