@@ -106,6 +106,23 @@ def test_tiny_runs_end_to_end(tmp_path) -> None:  # noqa: ANN001
     assert out["n_hands"] == 4
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["gin", "--agents", "simple"], "gin needs exactly 2 agents"),
+        (["gin", "--agents", "simple,random", "--pairs", "0"], "pairs must be an int >= 1"),
+        (["three", "--agents", "simple,random"], "needs exactly 3 agents"),
+        (["ladder", "--agents", "simple,no-such-agent"], "unknown agent 'no-such-agent'"),
+    ],
+)
+def test_bad_command_lines_are_usage_errors(argv, message, tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        ev.main(argv + ["--out", str(tmp_path), "--no-progress", "--workers", "1"])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not list(tmp_path.iterdir()), "nothing is written"
+
+
 def test_same_seed_same_results() -> None:
     def run(workers: int) -> dict:
         r = ev.gin_duplicate(

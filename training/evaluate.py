@@ -587,6 +587,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     lad = sub.add_parser("ladder", parents=[common], help="round-robin ladder with ratings")
     lad.add_argument("--pairs", type=int, default=200)
     args = p.parse_args(argv)
+    try:
+        return _run(args)
+    except ValueError as err:  # a bad value (pairs 0, an unknown agent): a usage error
+        p.error(str(err))
+
+
+def _run(args: argparse.Namespace) -> dict[str, Any]:
     specs = [s.strip() for s in args.agents.split(";" if ";" in args.agents else ",") if s.strip()]
     out = Path(args.out)
     progress = not args.no_progress
@@ -595,7 +602,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     )
     if args.cmd == "gin":
         if len(specs) != 2:
-            raise SystemExit(f"gin needs exactly 2 agents, got {specs}")
+            raise ValueError(f"gin needs exactly 2 agents, got {specs}")
         r = gin_duplicate(
             specs[0],
             specs[1],
