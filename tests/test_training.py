@@ -52,10 +52,23 @@ def test_parse_args_reads_typed_flags_and_rejects_bad_values() -> None:
         True,
         False,
     )
-    with pytest.raises(ValueError, match="env must be one of"):
-        parse_args(["--env", "poker"])
-    with pytest.raises(ValueError, match="opponents must be among"):
-        parse_args(["--opponents", "simple,grandmaster"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--env", "poker"], "env must be one of"),
+        (["--opponents", "simple,grandmaster"], "opponents must be among"),
+        (["--total-steps", "0"], "total_steps must be a positive integer; got 0"),
+        (["--learning-rate", "-1"], "learning_rate must be a positive number"),
+        (["--gamma", "1.5"], "gamma must be in (0, 1]"),
+        (["--net-arch", "64,x"], "net_arch must be comma-separated layer sizes"),
+    ],
+)
+def test_bad_flags_are_usage_errors(argv: list[str], message: str, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
 
 
 # -- checkpoints ----------------------------------------------------------------------------

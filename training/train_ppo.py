@@ -137,7 +137,10 @@ def parse_args(argv: list[str] | None = None) -> Args:
             kind = {"int": int, "float": float, "str": str}[str(f.type)]
             parser.add_argument(flag, type=kind, default=f.default)
     args = Args(**vars(parser.parse_args(argv)))
-    _check(args)
+    try:
+        _check(args)
+    except ValueError as err:  # a bad value is a usage error, before anything runs
+        parser.error(str(err))
     return args
 
 
@@ -164,6 +167,19 @@ def _check(args: Args) -> None:
     for key in ("total_steps", "n_envs", "n_steps", "batch_size", "checkpoint_every"):
         if getattr(args, key) < 1:
             raise ValueError(f"{key} must be a positive integer; got {getattr(args, key)!r}")
+    for key in ("learning_rate", "bc_lr", "clip_range", "reward_scale"):
+        if not getattr(args, key) > 0:
+            raise ValueError(f"{key} must be a positive number; got {getattr(args, key)!r}")
+    for key in ("gamma", "gae_lambda"):
+        if not 0 < getattr(args, key) <= 1:
+            raise ValueError(f"{key} must be in (0, 1]; got {getattr(args, key)!r}")
+    if args.ent_coef < 0:
+        raise ValueError(f"ent_coef must be >= 0; got {args.ent_coef!r}")
+    arch = _names(args.net_arch)
+    if not arch or not all(x.isdigit() and int(x) > 0 for x in arch):
+        raise ValueError(
+            f"net_arch must be comma-separated layer sizes (e.g. 256,256); got {args.net_arch!r}"
+        )
 
 
 def command_line(args: Args) -> str:
