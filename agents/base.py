@@ -19,13 +19,14 @@ run on observations detached from any env. The search agent's simulator builds t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from gin_env import actions as A
-from gin_env.encoding import FULL_STOCK, OBS_SLICES
+from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SLICES
 
 __all__ = [
     "Agent",
@@ -102,7 +103,20 @@ def legal_actions(observation: dict[str, Any]) -> list[int]:
 
 def decode(observation: dict[str, Any]) -> SeatView:
     """The :class:`SeatView` of an observation dict ``{"observation", "action_mask"}``."""
+    if not isinstance(observation, Mapping) or not {"observation", "action_mask"} <= set(
+        observation
+    ):
+        raise ValueError(
+            "an agent acts on the env's observation dict {'observation', 'action_mask'}; "
+            f"got {type(observation).__name__}"
+            + (f" with keys {sorted(observation)}" if isinstance(observation, Mapping) else "")
+        )
     obs = np.asarray(observation["observation"])
+    if obs.shape != (OBS_SIZE,):
+        raise ValueError(f"observation must have shape ({OBS_SIZE},), got {obs.shape}")
+    mask_shape = np.shape(observation["action_mask"])
+    if mask_shape != (A.NUM_ACTIONS,):
+        raise ValueError(f"action_mask must have shape ({A.NUM_ACTIONS},), got {mask_shape}")
     legal = legal_actions(observation)
     top = np.flatnonzero(obs[_S["top_discard"]])
     sugg = np.flatnonzero(obs[_S["suggestion"]])

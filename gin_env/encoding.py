@@ -108,7 +108,18 @@ _REVERSE_BITS = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
 
 def views(obs: np.ndarray) -> dict[str, np.ndarray]:
     """The named parts of an observation vector (views, not copies)."""
+    obs = _checked(obs)
     return {name: obs[..., s] for name, s in OBS_SLICES.items()}
+
+
+def _checked(obs: np.ndarray) -> np.ndarray:
+    obs = np.asarray(obs)
+    if obs.ndim == 0 or obs.shape[-1] != OBS_SIZE:
+        raise ValueError(
+            f"an observation vector has {OBS_SIZE} entries (the last axis), got shape "
+            f"{obs.shape}; pass observation['observation'], not the dict"
+        )
+    return obs
 
 
 def _bits(mask: int) -> np.ndarray:
@@ -122,8 +133,11 @@ def mask_to_cards(part: np.ndarray) -> list[int]:
 
 
 def cards_in(obs: np.ndarray, part: str) -> list[int]:
-    """Card ints set in a 52-card part of an observation vector, e.g. ``cards_in(o, "hand")``."""
-    return mask_to_cards(obs[OBS_SLICES[part]])
+    """Card ints set in a 52-card part of an observation vector, e.g. ``cards_in(o, "hand")``
+    (action ids for ``suggestion``)."""
+    if part not in OBS_SLICES:
+        raise ValueError(f"part must be one of {', '.join(OBS_SLICES)}; got {part!r}")
+    return mask_to_cards(_checked(obs)[OBS_SLICES[part]])
 
 
 def hand_mask(obs: np.ndarray, part: str = "hand") -> int:

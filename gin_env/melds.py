@@ -21,7 +21,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gin_env.cards import NUM_RANKS, POINTS, cards_str, from_mask, mask_points, to_mask
+from gin_env.cards import (
+    NUM_RANKS,
+    POINTS,
+    cards_str,
+    check_card,
+    from_mask,
+    mask_points,
+    to_mask,
+)
 
 __all__ = [
     "MeldTable",
@@ -373,8 +381,12 @@ candidate_melds = GIN_MELDS.candidate_melds
 
 
 def deadwood(cards: Iterable[int]) -> int:
-    """Exact minimum deadwood (gin rules, ace low) of any iterable of card ints."""
-    return deadwood_mask(to_mask(cards))
+    """Exact minimum deadwood (gin rules, ace low) of any iterable of distinct card ints."""
+    cards = [check_card(c) for c in cards]
+    mask = to_mask(cards)
+    if mask.bit_count() != len(cards):
+        raise ValueError(f"cards must be distinct, got {cards_str(cards)}")
+    return deadwood_mask(mask)
 
 
 def knock_discards(hand: int, knock_limit: int) -> dict[int, int]:

@@ -202,6 +202,21 @@ def test_bad_agent_options_name_the_option(spec: str, message: str) -> None:
         agents.make(spec)
 
 
+def test_agents_refuse_what_is_not_an_observation_dict() -> None:
+    env = gin_v0.raw_env()
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    for agent in (SimpleAgent(), HeuristicAgent(), SearchAgent(budget=None, worlds=1)):
+        with pytest.raises(ValueError, match="observation dict"):
+            agent.act(obs["observation"])
+        with pytest.raises(ValueError, match=r"keys \['observation'\]"):
+            agent.act({"observation": obs["observation"]})
+        with pytest.raises(ValueError, match=r"observation must have shape \(436,\)"):
+            agent.act({**obs, "observation": obs["observation"][:10]})
+        with pytest.raises(ValueError, match=r"action_mask must have shape \(109,\)"):
+            agent.act({**obs, "action_mask": obs["action_mask"][:5]})
+
+
 def test_captain_follow_plays_the_suggestion() -> None:
     env = three_handed_gin_v0.raw_env()
     env.reset(seed=2)

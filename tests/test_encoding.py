@@ -46,6 +46,16 @@ def test_views_are_named_writable_views() -> None:
     assert views(batch)["suggestion"].shape == (5, A.NUM_ACTIONS)
 
 
+def test_helpers_refuse_a_wrong_part_or_vector() -> None:
+    obs = np.zeros(OBS_SIZE, np.float32)
+    with pytest.raises(ValueError, match="part must be one of role, phase"):
+        cards_in(obs, "stock")
+    with pytest.raises(ValueError, match=f"an observation vector has {OBS_SIZE} entries"):
+        cards_in(np.zeros(52), "hand")
+    with pytest.raises(ValueError, match="not the dict"):
+        views(np.zeros(3))
+
+
 def test_action_mask_round_trip() -> None:
     legal = [A.DRAW_STOCK, A.discard(7), A.knock(51)]
     mask = action_mask(legal)

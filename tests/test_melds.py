@@ -126,6 +126,16 @@ def test_deadwood_accepts_any_iterable():
     assert deadwood(()) == 0
 
 
+@pytest.mark.parametrize(
+    ("cards", "message"),
+    [([0, 0, 1], "cards must be distinct"), ([52], "card must be an int in 0..51, got 52"),
+     (["AS"], "card must be an int in 0..51")],
+)  # fmt: skip
+def test_deadwood_refuses_bad_cards(cards, message):
+    with pytest.raises(ValueError, match=message):
+        deadwood(cards)
+
+
 def test_large_hands():
     rng = random.Random(SEED)
     for n in (12, 14, 16, 20, 28):
