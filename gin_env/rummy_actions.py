@@ -91,7 +91,11 @@ def meld(mask: int) -> int:
     try:
         return MELD + MELD_ID[mask]
     except (KeyError, TypeError):
-        raise ValueError(f"not a meld: {mask!r}") from None
+        shown = cards_str(mask) if isinstance(mask, int) and 0 <= mask < 1 << NUM_CARDS else mask
+        raise ValueError(
+            f"not a meld: {shown!r} (a meld is a set of 3-4 cards of a rank or a run of 3 or "
+            "more in a suit)"
+        ) from None
 
 
 def lay_off_set(card: int) -> int:

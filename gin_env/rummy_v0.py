@@ -166,7 +166,13 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):  # noqa: 
         max_turns: int = 500,
         target_score: int | None = None,
         render_mode: str | None = None,
+        **unknown: Any,
     ) -> None:
+        if unknown:  # a ValueError naming what is allowed, as the gin envs do
+            raise ValueError(
+                f"unknown option(s) {', '.join(sorted(unknown))}; allowed: num_players, "
+                "ace_high_or_low, max_turns, target_score, render_mode"
+            )
         EzPickle.__init__(self, num_players, ace_high_or_low, max_turns, target_score, render_mode)
         super().__init__()
         self.config = RummyConfig(num_players, ace_high_or_low, max_turns, target_score)
