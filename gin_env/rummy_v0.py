@@ -91,8 +91,8 @@ in the other hands (ace 1, 2-10 face value, J Q K 10), and each other player rec
 his own pips; both doubled for rummy. A hand truncated after `max_turns` turns gives 0 to
 everyone. With `target_score` the rewards of every hand of the match arrive as each hand
 ends. An illegal action through `env()` ends the game with -1 for the agent who made it
-(PettingZoo's `TerminateIllegalWrapper`); `raw_env.step` raises `ValueError` instead,
-changing nothing.
+(PettingZoo's `TerminateIllegalWrapper`); `raw_env.step` raises `ValueError` instead
+(also for an action that is not an int), changing nothing.
 
 ### Options
 

@@ -119,11 +119,12 @@ never on the actions, so two runs with one seed see the same deals.
 ``reset(options={"deck": [52 card ints]})`` plays that deck for the first hand (a bad
 deck is a ``ValueError``); other keys of ``options`` are ignored.
 
-``raw_env.step`` raises ``ValueError`` on an illegal action (naming it and what is legal)
-and changes nothing; ``env()`` adds PettingZoo's standard wrappers, under which an
-illegal action ends the game with reward -1 for the agent who made it. (They are
-subclassed only to read the env's attributes through properties instead of a chain of
-``__getattr__`` calls, which halves the cost of a step; see ``gin_env.gin_aec.wrap``.)
+``raw_env.step`` raises ``ValueError`` on an illegal action (naming it and what is legal),
+or on one that is not an int (``3.5`` is not ``3``), and changes nothing; ``env()`` adds
+PettingZoo's standard wrappers, under which an illegal action ends the game with reward -1
+for the agent who made it. (They are subclassed only to read the env's attributes through
+properties instead of a chain of ``__getattr__`` calls, which halves the cost of a step;
+see ``gin_env.gin_aec.wrap``.)
 
 Version history
 ---------------
