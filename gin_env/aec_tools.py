@@ -149,8 +149,8 @@ class AgentSpaces:
 
 class TurnChecks:
     """The checks every turn-based env here makes before it observes or steps: whose turn
-    it is, PettingZoo's dead step for a finished agent, and ``None`` refused for a live
-    one; and a ``close`` with nothing to release."""
+    it is, PettingZoo's dead step for a finished agent, ``None`` or a non-int refused for a
+    live one; and a ``close`` with nothing to release."""
 
     agent_selection: str
     terminations: dict[str, bool]
