@@ -156,6 +156,13 @@ class TurnChecks:
     terminations: dict[str, bool]
     truncations: dict[str, bool]
 
+    def _seat_of(self, agent: str, seats: dict[str, int]) -> int:
+        """``seats[agent]``, or a KeyError that lists the agents."""
+        try:
+            return seats[agent]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown agent {agent!r}; agents: {', '.join(seats)}") from None
+
     def _to_act(self, agent: str) -> bool:
         """Is ``agent`` the one to act, and still playing?"""
         return agent == self.agent_selection and not (

@@ -131,7 +131,8 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         match = self._require_match()
-        obs = encode_observation(match, self._player_of[agent], self._adviser_sees_hand())
+        player = self._seat_of(agent, self._player_of)
+        obs = encode_observation(match, player, self._adviser_sees_hand())
         if self._to_act(agent):
             mask = action_mask(match.legal_actions())
         else:

@@ -231,7 +231,7 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):  # noqa: 
         return self._deck_rng.permutation(NUM_CARDS).tolist()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
+        seat = self._seat_of(agent, self._seat)
         obs = encode_observation(self.game, seat)
         if self._to_act(agent) and self.game.phase != Phase.OVER:
             mask = action_mask(self.game.legal_actions())

@@ -61,6 +61,14 @@ def test_an_action_that_is_not_an_int_is_refused(module: Any, bad: Any) -> None:
     assert env.observe(env.agent_selection)["observation"].tobytes() == before
 
 
+@pytest.mark.parametrize("module", [gin_v0, rummy_v0])
+def test_observing_an_unknown_agent_names_the_agents(module: Any) -> None:
+    env = module.raw_env()
+    env.reset(seed=0)
+    with pytest.raises(KeyError, match="unknown agent 'player_9'; agents: player_0, player_1"):
+        env.observe("player_9")
+
+
 def test_wrapped_env_penalises_illegal_action() -> None:
     env = gin_v0.env()
     env.reset(seed=2)
