@@ -200,6 +200,13 @@ def test_play_rummy_through_stdin() -> None:
     assert result.exit_code == 0 and "(input ended)" in result.output
 
 
+def test_forwarded_usage_errors_name_the_front_door() -> None:
+    result = run(["eval", "gin", "--agents", "simple"])
+    assert result.exit_code == 2 and "gin-rummy eval: error: gin needs exactly 2" in result.output
+    result = run(["train", "--total-steps", "0"])
+    assert result.exit_code == 2 and "gin-rummy train: error: total_steps" in result.output
+
+
 def test_eval_with_a_tiny_budget(tmp_path) -> None:
     if not _has("training.evaluate"):
         pytest.skip("training.evaluate is not written yet")

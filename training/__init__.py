@@ -1,1 +1,9 @@
 """Training, evaluation and tournaments over the gin envs (see :mod:`training.evaluate`)."""
+
+import sys
+
+
+def prog_name(default: str) -> str:
+    """The command name for usage lines: ``gin-rummy eval`` / ``gin-rummy train`` when the
+    ``gin-rummy`` front door forwarded the call (it sets ``sys.argv[0]``), else ``default``."""
+    return sys.argv[0] if sys.argv[0].startswith("gin-rummy ") else default

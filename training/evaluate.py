@@ -33,6 +33,7 @@ import numpy as np
 import agents as agent_registry
 from gin_env import gin_v0, three_handed_gin_v0
 from gin_env.match import ROLE_NAMES
+from training import prog_name
 from training.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
 
 __all__ = [
@@ -567,7 +568,7 @@ def _three_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """CLI: ``python -m training.evaluate {gin,three,ladder} --agents a,b[,c] ...``."""
     p = argparse.ArgumentParser(
-        prog="python -m training.evaluate", description=__doc__.split("\n")[0]
+        prog=prog_name("python -m training.evaluate"), description=__doc__.split("\n")[0]
     )
     sub = p.add_subparsers(dest="cmd", required=True)
     common = argparse.ArgumentParser(add_help=False)

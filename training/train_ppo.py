@@ -39,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from training import prog_name
+
 __all__ = [
     "Args",
     "parse_args",
@@ -128,7 +130,9 @@ def _parse_bool(text: str) -> bool:
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    parser = argparse.ArgumentParser(prog="train_ppo", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog=prog_name("python -m training.train_ppo"), description=__doc__.split("\n")[0]
+    )
     for f in dataclasses.fields(Args):
         flag = "--" + f.name.replace("_", "-")
         if f.type in ("bool", bool):
