@@ -250,6 +250,12 @@ def play_random_match(seed: int, config, cls=ThreeHandedMatch, check: bool = Tru
 
     kwargs = {} if cls is GinMatch else {"advice": rng.random() < 0.5}
     m = cls(config, random_deck(rng), deal, **kwargs)
+    hollywood = getattr(config, "hollywood", False)
+    multiples = (1, 2, 3) if hollywood else (1,)  # a Hollywood win counts in up to 3 games
+
+    def tally() -> list[int]:
+        return [sum(g[p] for g in m.games) for p in (0, 1)] if hollywood else list(m.scores)
+
     steps = 0
     while not m.is_over:
         legal = m.legal_actions()
@@ -259,14 +265,11 @@ def play_random_match(seed: int, config, cls=ThreeHandedMatch, check: bool = Tru
         hand = m.hand
         dws = hand.discard_deadwoods() if hand.phase is Phase.DISCARD else None
         action = knocky_policy(legal, rng, dws)
-        hollywood = getattr(config, "hollywood", False)
-        # Under Hollywood scoring a hand's points go to up to three games at once.
-        totals = (lambda: [sum(g[p] for g in m.games) for p in (0, 1)]) if hollywood else None
-        before = totals() if totals else list(m.scores)
+        before = tally()
         record = m.step(action)
         steps += 1
         assert steps < 100_000, "match does not end"
-        after = totals() if totals else m.scores
+        after = tally()
         if record is None:
             assert after == before
         else:
@@ -274,14 +277,14 @@ def play_random_match(seed: int, config, cls=ThreeHandedMatch, check: bool = Tru
             for p in range(len(before)):
                 gained = after[p] - before[p]
                 if r.winner is not None and p == record.players[r.winner]:
-                    assert gained in ([r.points * k for k in (1, 2, 3)] if totals else [r.points])
+                    assert gained in [r.points * k for k in multiples]
                 else:
                     assert gained == 0
             if cls is ThreeHandedMatch:
                 assert record.roles[record.players[0]] == CAPTAIN
                 assert record.roles[record.players[1]] == BOX
     assert m.winner is not None
-    for scores in m.games if getattr(config, "hollywood", False) else [m.scores]:
+    for scores in m.games if hollywood else [m.scores]:
         assert sum(s >= config.target_score for s in scores) == 1
     return m
 
