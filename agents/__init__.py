@@ -135,8 +135,13 @@ def _option_names(name: str) -> str:
     if name == "heuristic":
         found = [f.name for f in dataclasses.fields(HeuristicParams)]
     else:
-        classes = {"search": SearchAgent, "rummy-simple": _rummy_simple_class()}
-        target = classes.get(name, _REGISTRY[name])
+        target = (
+            SearchAgent
+            if name == "search"
+            else _rummy_simple_class()
+            if name == "rummy-simple"
+            else _REGISTRY[name]
+        )
         found = [
             p.name
             for p in inspect.signature(target).parameters.values()
