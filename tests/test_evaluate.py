@@ -113,6 +113,11 @@ def test_tiny_runs_end_to_end(tmp_path) -> None:  # noqa: ANN001
         (["gin", "--agents", "simple,random", "--pairs", "0"], "pairs must be an int >= 1"),
         (["three", "--agents", "simple,random"], "needs exactly 3 agents"),
         (["ladder", "--agents", "simple,no-such-agent"], "unknown agent 'no-such-agent'"),
+        (["ladder", "--agents", "simple,random", "--pairs", "0"], "pairs must be an int >= 1"),
+        (
+            ["gin", "--agents", "simple,random", "--matches", "1", "--target", "0"],
+            "target_score must be an int in 1..100000",
+        ),
     ],
 )
 def test_bad_command_lines_are_usage_errors(argv, message, tmp_path, capsys) -> None:
@@ -121,6 +126,16 @@ def test_bad_command_lines_are_usage_errors(argv, message, tmp_path, capsys) -> 
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
     assert not list(tmp_path.iterdir()), "nothing is written"
+
+
+def test_bad_arguments_are_found_before_any_game() -> None:
+    # The rules are checked up front, not after the duplicate pairs have been played.
+    with pytest.raises(ev.OptionError, match="target_score"):
+        ev.gin_duplicate("simple", "random", pairs=10**9, workers=1, matches=1, target_score=0)
+    with pytest.raises(ev.OptionError, match="knock_limit"):
+        ev.three_handed(["simple"] * 3, matches=10**9, workers=1, rules={"knock_limit": 11})
+    with pytest.raises(ev.OptionError, match="unknown agent"):
+        ev.ladder(["simple", "random", "no-such-agent"], pairs=10**9, workers=1)
 
 
 def test_same_seed_same_results() -> None:

@@ -37,6 +37,7 @@ from training import prog_name
 from training.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
 
 __all__ = [
+    "OptionError",
     "gin_duplicate",
     "three_handed",
     "ladder",
@@ -202,10 +203,28 @@ class _Star:
         return self.fn(*job)
 
 
+class OptionError(ValueError):
+    """A bad argument to an evaluation (a count, the agents, the rules), found before any
+    game is played; the command line reports it as a usage error."""
+
+
 def _check_count(name: str, value: object, low: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        raise OptionError(f"{name} must be an int >= {low}, got {value!r}")
     return value
+
+
+def _check_setup(agents: Sequence[AgentSpec], make_env: Callable[[], Any]) -> None:
+    """Build the agents and an env with the rules once, up front, so that a bad spec or
+    rule option is an :class:`OptionError` before any game is played."""
+    try:
+        for spec in agents:
+            _agent(spec)
+        make_env()
+    except OptionError:
+        raise
+    except ValueError as err:
+        raise OptionError(str(err)) from None
 
 
 def gin_duplicate(
@@ -227,6 +246,10 @@ def gin_duplicate(
     _check_count("matches", matches, 0)
     _check_count("workers", workers)
     rules = dict(rules or {})
+    _check_setup(
+        (agent_a, agent_b),
+        lambda: gin_v0.raw_env(**dict(rules, target_score=target_score) if matches else rules),
+    )
     jobs = [(agent_a, agent_b, seed, i, rules) for i in range(pairs)]
     results = _pool_map(
         play_gin_pair, jobs, workers, progress, f"{_label(agent_a)} v {_label(agent_b)}"
@@ -386,10 +409,12 @@ def three_handed(
     same seeds, to show what advice is worth). Box points are + when the box scores.
     """
     if len(agents) != 3:
-        raise ValueError(f"three_handed needs exactly 3 agents, got {len(agents)}")
+        raise OptionError(f"three_handed needs exactly 3 agents, got {len(agents)}")
     if adviser not in ("suggest", "none", "both"):
-        raise ValueError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
+        raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
     _check_count("matches", matches)
+    _check_count("workers", workers)
+    _check_setup(agents, lambda: three_handed_gin_v0.raw_env(**(rules or {})))
     labels = [_label(a) for a in agents]
     if len(set(labels)) < 3:  # one agent several times: label the seats apart
         labels = [f"{lab}#{k}" if labels.count(lab) > 1 else lab for k, lab in enumerate(labels)]
@@ -422,7 +447,10 @@ def ladder(
     """Duplicate gin between every pair of ``agents``; OpenSkill and Elo (bootstrap) ratings
     from the duplicate pairs (a pair is won by the side with more points over both hands)."""
     if len(agents) < 2:
-        raise ValueError(f"ladder needs at least 2 agents, got {len(agents)}")
+        raise OptionError(f"ladder needs at least 2 agents, got {len(agents)}")
+    _check_count("pairs", pairs)
+    _check_count("workers", workers)
+    _check_setup(agents, gin_v0.raw_env)
     labels = [_label(a) for a in agents]
     games: list[tuple[int, int, float]] = []
     matrix: dict[str, dict[str, float]] = {n: {} for n in labels}
@@ -590,7 +618,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = p.parse_args(argv)
     try:
         return _run(args)
-    except ValueError as err:  # a bad value (pairs 0, an unknown agent): a usage error
+    except OptionError as err:  # pairs 0, an unknown agent, a bad rule: a usage error
         p.error(str(err))
 
 
@@ -603,7 +631,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
     )
     if args.cmd == "gin":
         if len(specs) != 2:
-            raise ValueError(f"gin needs exactly 2 agents, got {specs}")
+            raise OptionError(f"gin needs exactly 2 agents, got {specs}")
         r = gin_duplicate(
             specs[0],
             specs[1],
