@@ -82,3 +82,129 @@ def test_replay_gif(tmp_path) -> None:
     with pil.open(path) as gif:
         assert gif.n_frames == frames
         assert gif.size == (1040, 640)
+
+
+def test_binary_garbage_is_a_clear_error_naming_the_file(tmp_path) -> None:
+    bad = tmp_path / "garbage.json"
+    bad.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(ValueError, match=r"garbage\.json.*not UTF-8") as err:
+        replay.load(bad)
+    assert not isinstance(err.value, UnicodeDecodeError)
+
+
+def _saved(tmp_path, module=gin_v0, seed: int = 9, **options):
+    env = _random_match(module, seed, **(options or {"target_score": 30}))
+    path = tmp_path / "match.json"
+    replay.save_match(path, seed, options or {"target_score": 30}, env)
+    return path, json.loads(path.read_text())
+
+
+def _set(data, path, value):
+    """Set (value is not _DROP) or remove the field at ``path`` (a tuple of keys/indices)."""
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    if value is _DROP:
+        target.pop(path[-1])
+    else:
+        target[path[-1]] = value
+
+
+_DROP = object()
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        (("hands",), 5, "field hands: expected a list"),
+        (("hands", 0, "actions", 3), "x", r"field hands\[0\]\.actions\[3\]: expected a list"),
+        (("hands", 0, "actions", 3, 1), 500, r"hands\[0\]\.actions\[3\]\[1\] \(action id\)"),
+        (("hands", 0, "actions", 2, 0), 7, r"hands\[0\]\.actions\[2\]\[0\] \(player\)"),
+        (("hands", 0, "deck"), list(range(40)), r"hands\[0\]\.deck: expected 52 entries"),
+        (("hands", 0, "deck", 4), 1.5, r"hands\[0\]\.deck\[4\]: expected an integer"),
+        (("hands", 0, "scores_after"), 3, r"hands\[0\]\.scores_after: expected a list"),
+        (("hands", 0, "players"), [0], r"hands\[0\]\.players: expected 2 entries"),
+        (("hands", 0, "result", "kind"), "poker", r"hands\[0\]\.result\.kind"),
+        (("hands", 0, "result", "points"), "ten", r"hands\[0\]\.result\.points"),
+        (("hands", 0, "roles"), _DROP, r"field hands\[0\]: missing key\(s\) roles"),
+        (("hands", 0, "index"), 4, r"hands\[0\]\.index: expected an integer in 0\.\.0"),
+        (("scores",), [1, 2, 3], "field scores: expected 2 entries"),
+        (("seed",), "seven", "field seed"),
+        (("options",), [1], "field options: expected an object"),
+        (("agents",), {"player_0": 3}, r"field agents\.player_0"),
+        (("winner",), 2, r"field winner: expected an integer in 0\.\.1"),
+        (("seed",), True, "field seed"),
+    ],
+)
+def test_corrupt_structure_names_the_file_and_the_field(tmp_path, path, value, field) -> None:
+    file, data = _saved(tmp_path)
+    _set(data, path, value)
+    file.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match=field) as err:
+        replay.load(file)
+    assert "match.json" in str(err.value)
+
+
+def test_bad_options_in_a_replay_are_a_value_error_naming_the_field(tmp_path) -> None:
+    file, data = _saved(tmp_path)
+    data["options"] = {"knock_limit": 99}
+    with pytest.raises(ValueError, match="options.*knock_limit"):
+        replay.replay_env(data)
+    data["options"] = {"no_such_option": 1}
+    with pytest.raises(ValueError, match="options"):
+        replay.replay_env(data)
+
+
+def test_any_single_corruption_is_a_value_error(tmp_path) -> None:
+    """Every field of saved gin, Hollywood and three-handed replays, replaced by a value of
+    another type or range (or removed), is refused with a ValueError: by load's structure
+    check or by the playback's check against the record, never a TypeError/IndexError."""
+    records = [
+        _saved(tmp_path, gin_v0, 9, target_score=30)[1],
+        _saved(tmp_path, gin_v0, 2, target_score=30, hollywood=True)[1],
+        _saved(tmp_path, three_handed_gin_v0, 5, target_score=40)[1],
+    ]
+
+    def paths(x, prefix=()):
+        yield prefix
+        if isinstance(x, dict):
+            items = list(x.items())
+        else:
+            items = list(enumerate(x[:4])) if isinstance(x, list) else []
+        for k, v in items:
+            yield from paths(v, (*prefix, k))
+
+    values = [None, -1, 0, 1, 2, 3, 52, 108, 109, 1.5, "x", [], {}, [0, 0], True, [[0, 1]]]
+    rng = np.random.default_rng(0)
+    refused = 0
+    for trial in range(600):
+        data = json.loads(json.dumps(records[trial % 3]))
+        candidates = [p for p in paths(data) if p]
+        path = candidates[rng.integers(len(candidates))]
+        _set(data, path, _DROP if rng.random() < 0.15 else values[rng.integers(len(values))])
+        try:
+            replay.check(data, "f")
+            replay.replay_text(data)
+        except ValueError:
+            refused += 1
+    assert refused > 400  # most corruptions are caught; the rest replay (e.g. agents names)
+
+
+def test_cli_replay_of_a_bad_file_is_one_line_without_traceback(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from training.cli import cli
+
+    garbage = tmp_path / "garbage.json"
+    garbage.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe")
+    file, data = _saved(tmp_path)
+    data["hands"][0]["actions"] = 7
+    file.write_text(json.dumps(data))
+    for path, field in ((garbage, "not UTF-8"), (file, "hands[0].actions")):
+        result = CliRunner().invoke(cli, ["replay", str(path)])
+        assert result.exit_code == 1, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
+        assert path.name in lines[0] and field in lines[0]
+        assert "Traceback" not in result.output

@@ -732,7 +732,7 @@ def replay(file: str, gif_path: str | None, hands: str, max_frames: int, actions
                 progress=lambda k: progress.advance(task, k),
             )  # fmt: skip
         click.echo(f"{count} frames written to {gif_path}")
-    except ValueError as err:
+    except (ValueError, OSError) as err:  # a bad or unreadable file, an unwritable GIF path
         raise click.ClickException(str(err)) from None
 
 

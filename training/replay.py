@@ -11,8 +11,10 @@ every action ``(player, action id)``, its result and the scores after it::
 :func:`replay_env` plays the actions back through a fresh env made from the same options
 and seed (the seed alone fixes every deal) and checks, hand by hand, that the decks,
 results and scores come out as recorded; a file that does not reproduce raises
-``ValueError`` saying where it diverged. :func:`replay_text` and :func:`replay_gif` are
-built on it.
+``ValueError`` saying where it diverged. :func:`load` first checks the file's structure
+(:func:`check`: every field's type and range, hand by hand and action by action) and
+names the file and the bad field (``hands[2].actions[5][1] (action id)``).
+:func:`replay_text` and :func:`replay_gif` are built on it.
 
 >>> import numpy as np
 >>> from gin_env import gin_v0
@@ -32,7 +34,7 @@ import importlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from gin_env import actions as A
 from gin_env.match import HandRecord
@@ -43,6 +45,7 @@ __all__ = [
     "match_record",
     "save_match",
     "load",
+    "check",
     "make_env",
     "replay_env",
     "replay_frames",
@@ -53,6 +56,7 @@ __all__ = [
 
 FORMAT = 1
 GAMES = ("three_handed_gin_v0", "gin_v0")
+RESULT_KINDS = ("knock", "undercut", "gin", "big_gin", "draw")
 
 
 # -- saving ----------------------------------------------------------------------------------
@@ -100,16 +104,77 @@ def save_match(
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    """Read a replay file, checking its format and the fields a replay needs."""
+    """Read a replay file and check its structure: every field a replay needs, with the
+    right type and range (hand by hand, action by action). A file that is not UTF-8 JSON,
+    or whose structure is wrong, is a ``ValueError`` naming the file and the bad field."""
+    where = f"replay file {str(path)!r}"
+    raw = Path(path).read_bytes()
     try:
-        data = json.loads(Path(path).read_text())
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(
+            f"{where} is not a replay: not UTF-8 text (byte {err.start}; binary data?)"
+        ) from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ValueError(f"replay file {str(path)!r} is not valid JSON: {err}") from None
-    _check(data, str(path))
+        raise ValueError(f"{where} is not valid JSON: {err}") from None
+    check(data, where)
     return data
 
 
-def _check(data: Any, where: str = "replay") -> None:
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _Checker:
+    """Explicit structure checks with the path of the bad field in every message."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fail(self, field: str, message: str) -> NoReturn:
+        raise ValueError(f"{self.where}: field {field}: {message}")
+
+    def int_(self, value: Any, field: str, lo: int | None = None, hi: int | None = None) -> int:
+        if not _is_int(value):
+            self.fail(field, f"expected an integer, got {value!r}")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            span = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+            self.fail(field, f"expected an integer in {span}, got {value!r}")
+        return int(value)
+
+    def optional_int(self, value: Any, field: str, lo: int, hi: int) -> None:
+        if value is not None:
+            self.int_(value, field, lo, hi)
+
+    def list_(self, value: Any, field: str, length: int | None = None) -> list[Any]:
+        if not isinstance(value, list):
+            self.fail(field, f"expected a list, got {type(value).__name__}")
+        if length is not None and len(value) != length:
+            self.fail(field, f"expected {length} entries, got {len(value)}")
+        return value
+
+    def dict_(self, value: Any, field: str, keys: Sequence[str] = ()) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            self.fail(field, f"expected an object, got {type(value).__name__}")
+        missing = [k for k in keys if k not in value]
+        if missing:
+            self.fail(field, f"missing key(s) {', '.join(missing)}")
+        return value
+
+    def ints(
+        self, value: Any, field: str, lo: int, hi: int | None, length: int | None = None
+    ) -> None:
+        for i, x in enumerate(self.list_(value, field, length)):
+            self.int_(x, f"{field}[{i}]", lo, hi)
+
+
+def check(data: Any, where: str = "replay") -> None:
+    """Check a replay record's structure (see the module docstring); a ``ValueError`` names
+    ``where`` and the bad field (``hands[2].actions[5]``). Whether the record reproduces is
+    :func:`replay_env`'s check."""
+    c = _Checker(where)
     if not isinstance(data, dict):
         raise ValueError(f"{where}: a replay is a JSON object, got {type(data).__name__}")
     if data.get("format") != FORMAT:
@@ -119,14 +184,59 @@ def _check(data: Any, where: str = "replay") -> None:
         raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
     if data["game"] not in GAMES:
         raise ValueError(f"{where}: game must be one of {', '.join(GAMES)}, got {data['game']!r}")
+    players = 3 if data["game"] == "three_handed_gin_v0" else 2
+    if data["seed"] is not None:
+        c.int_(data["seed"], "seed", 0)
+    options = c.dict_(data["options"], "options")
+    for key in options:
+        if not key.isidentifier():
+            c.fail("options", f"option names are identifiers, got {key!r}")
+    agents = c.dict_(data.get("agents", {}), "agents")
+    for key, name in agents.items():
+        if not isinstance(name, str):
+            c.fail(f"agents.{key}", f"expected an agent name, got {name!r}")
+    if "role_deck" in data:
+        c.ints(data["role_deck"], "role_deck", 0, 51)
+    c.ints(data["scores"], "scores", 0, None, players)
+    c.optional_int(data.get("winner"), "winner", 0, players - 1)
+    keys = ("index", "deck", "players", "roles", "actions", "result", "scores_after")
+    for h, hand in enumerate(c.list_(data["hands"], "hands")):
+        at = f"hands[{h}]"
+        c.dict_(hand, at, keys)
+        c.int_(hand["index"], f"{at}.index", h, h)
+        c.ints(hand["deck"], f"{at}.deck", 0, 51, 52)
+        c.ints(hand["players"], f"{at}.players", 0, players - 1, 2)
+        c.ints(hand["roles"], f"{at}.roles", 0, players - 1, players)
+        for i, pair in enumerate(c.list_(hand["actions"], f"{at}.actions")):
+            c.list_(pair, f"{at}.actions[{i}]", 2)
+            c.int_(pair[0], f"{at}.actions[{i}][0] (player)", 0, players - 1)
+            c.int_(pair[1], f"{at}.actions[{i}][1] (action id)", 0, A.NUM_ACTIONS - 1)
+        result = hand["result"]
+        if result is not None:
+            res = f"{at}.result"
+            c.dict_(result, res, ("kind", "winner", "points", "knocker", "reason"))
+            if result["kind"] not in RESULT_KINDS:
+                c.fail(f"{res}.kind", f"expected one of {', '.join(RESULT_KINDS)}, "
+                       f"got {result['kind']!r}")  # fmt: skip
+            c.optional_int(result["winner"], f"{res}.winner", 0, players - 1)
+            c.optional_int(result["knocker"], f"{res}.knocker", 0, players - 1)
+            c.int_(result["points"], f"{res}.points", 0)
+            if not isinstance(result["reason"], str):
+                c.fail(f"{res}.reason", f"expected text, got {result['reason']!r}")
+        # Empty while the hand is unfinished, one score per player after it.
+        after = c.list_(hand["scores_after"], f"{at}.scores_after")
+        c.ints(after, f"{at}.scores_after", 0, None, players if after else 0)
 
 
 # -- playing back ----------------------------------------------------------------------------
 def make_env(data: Mapping[str, Any], **extra: Any) -> Any:
     """A fresh ``raw_env`` of the replay's game and options (``extra`` adds e.g. render_mode)."""
-    _check(dict(data))
+    check(data)
     module = importlib.import_module(f"gin_env.{data['game']}")
-    return module.raw_env(**{**data["options"], **extra})
+    try:
+        return module.raw_env(**{**data["options"], **extra})
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"replay field options: {err}") from None
 
 
 def replay_frames(data: Mapping[str, Any], **extra: Any) -> Iterator[tuple[Any, int | None]]:
@@ -143,12 +253,15 @@ def replay_frames(data: Mapping[str, Any], **extra: Any) -> Iterator[tuple[Any, 
         if rec is None or list(rec.deck) != list(hand["deck"]):
             raise ValueError(f"replay diverged: hand {h + 1}'s deck differs from the record")
         for player, action in hand["actions"]:
-            if env.agent_selection != names[player]:
+            if env.match.is_over or env.agent_selection != names[player]:
+                to_act = "nobody" if env.match.is_over else env.agent_selection
                 raise ValueError(
-                    f"replay diverged in hand {h + 1}: {names[player]} recorded, "
-                    f"{env.agent_selection} to act"
+                    f"replay diverged in hand {h + 1}: {names[player]} recorded, {to_act} to act"
                 )
-            env.step(int(action))
+            try:
+                env.step(int(action))
+            except ValueError as err:
+                raise ValueError(f"replay diverged in hand {h + 1}: {err}") from None
             yield env, h
         done = env.match.history[h]
         if done.to_dict()["result"] != hand["result"] or list(done.scores_after) != list(
