@@ -1,0 +1,249 @@
+"""The batched engine (gin_env.vector.VectorGinEnv) against the AEC envs it must equal.
+
+Every slot of a vector env is replayed through its own AEC ``raw_env`` (seeded ``seed + i``,
+plain ``reset()`` for each later episode, the same actions): the masks, the observations of
+the seat to act and of every other seat, the seat and role to act, the rewards, the hand
+ends, the hand results and the scores must be identical, under every option of the envs,
+with random, L1 (``simple``) and L2 (``heuristic``) play. The bulk (more than 10,000
+hands) is marked slow.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import agents
+from gin_env import actions as A
+from gin_env import gin_v0, three_handed_gin_v0
+from gin_env.vector import HAND_KINDS, VectorGinEnv
+
+BACKENDS = ["python"]  # "numba" joins once gin_env.fast_game lands
+GOLDEN = Path(__file__).resolve().parent / "golden" / "showdown.jsonl"
+
+#: Option sets that together touch every option of the two envs.
+GIN_OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"knock_limit": 0, "gin_bonus": 20},
+    {"knock_limit": 5, "undercut_bonus": 25, "big_gin_bonus": 31},
+    {"allow_discard_of_taken_card": True, "big_gin_bonus": 0, "target_score": 60},
+    {"oklahoma": True, "target_score": 50},
+    {"hollywood": True, "target_score": 30, "dealer_rule": "winner"},
+    {"dealer_rule": "loser", "reward": "individual", "episode": "hand"},
+    {"reward": "match", "target_score": 25, "max_turns_per_hand": 12},
+    {"max_hands": 3, "reward_scale": 0.01, "gin_bonus": 0, "undercut_bonus": 0},
+    {"hollywood": True, "oklahoma": True, "target_score": 15, "reward": "match"},
+    {"reward": "zero_sum", "max_turns_per_hand": 1, "max_hands": 4},
+]
+THREE_OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"adviser": "none"},
+    {"adviser_sees_hand": False},
+    {"adviser_sees_hand": False, "allow_discard_of_taken_card": True, "knock_limit": 7},
+    {"reward": "zero_sum", "oklahoma": True, "big_gin_bonus": 50},
+    {"reward": "individual", "episode": "hand", "knock_limit": 3},
+    {"reward": "match", "target_score": 40, "max_hands": 5},
+    {"max_turns_per_hand": 8, "undercut_bonus": 0, "gin_bonus": 0, "reward_scale": 2.5},
+    {"adviser": "none", "reward": "match", "target_score": 20, "knock_limit": 0},
+]
+CASES = [("gin", o) for o in GIN_OPTIONS] + [("three_handed", o) for o in THREE_OPTIONS]
+
+
+def _case_id(case: tuple[str, dict[str, Any]]) -> str:
+    game, options = case
+    return game + ("-" + "-".join(f"{k}={v}" for k, v in options.items()) if options else "")
+
+
+def _module(game: str) -> Any:
+    return gin_v0 if game == "gin" else three_handed_gin_v0
+
+
+class Chooser:
+    """Picks each slot's action: uniform random, or an agent of ``agents`` on the observation."""
+
+    def __init__(self, policy: str, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.agent = None if policy == "random" else agents.make(policy)
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        if self.agent is None:
+            legal = np.flatnonzero(mask)
+            return int(legal[self.rng.integers(len(legal))])
+        return int(self.agent.act({"observation": obs, "action_mask": mask.astype(np.int8)}))
+
+
+def replay_against_aec(
+    game: str,
+    options: dict[str, Any],
+    backend: str,
+    num_envs: int,
+    steps: int,
+    seed: int,
+    policy: str = "random",
+    all_seats_every: int = 1,
+) -> int:
+    """Play ``steps`` steps of a vector env and of one AEC env per slot side by side,
+    asserting they agree at every step; return the number of hands finished."""
+    module = _module(game)
+    venv = VectorGinEnv(num_envs, game, seed=seed, backend=backend, **options)
+    refs = [module.raw_env(**options) for _ in range(num_envs)]
+    for i, ref in enumerate(refs):
+        ref.reset(seed=seed + i)
+    players = venv.num_players
+    choose = Chooser(policy, seed)
+    out = venv.reset()
+    hands = 0
+    for t in range(steps):
+        actions = np.empty(num_envs, np.int64)
+        for i, ref in enumerate(refs):
+            agent = ref.agent_selection
+            player = ref.possible_agents.index(agent)
+            expected = ref.observe(agent)
+            where = f"slot {i} step {t}"
+            assert out["seat"][i] == player, where
+            assert out["role"][i] == ref.match.record.roles[player], where
+            np.testing.assert_array_equal(
+                out["action_mask"][i], expected["action_mask"] != 0, where
+            )
+            np.testing.assert_array_equal(out["observation"][i], expected["observation"], where)
+            actions[i] = choose(out["observation"][i], out["action_mask"][i])
+        if t % all_seats_every == 0:
+            for k in range(players):
+                seen = venv.observe(np.full(num_envs, k))
+                for i, ref in enumerate(refs):
+                    exp = ref.observe(ref.possible_agents[k])["observation"]
+                    np.testing.assert_array_equal(seen[i], exp, f"slot {i} step {t} seat {k}")
+        records = [ref.match.record for ref in refs]
+        out = venv.step(actions)
+        results = venv.hand_results()
+        for i, ref in enumerate(refs):
+            ref.step(int(actions[i]))
+            where = f"slot {i} step {t}"
+            expected_rewards = [ref.rewards[a] for a in ref.possible_agents]
+            np.testing.assert_array_equal(out["rewards"][i], np.float32(expected_rewards), where)
+            rec = records[i]
+            assert out["hand_over"][i] == (rec.result is not None), where
+            if rec.result is not None:
+                hands += 1
+                r = rec.result
+                got = {k: v[i].tolist() for k, v in results.items()}
+                assert got == {
+                    "kind": HAND_KINDS.index(r.kind),
+                    "points": r.points,
+                    "winner": -1 if r.winner is None else rec.players[r.winner],
+                    "knocker": -1 if r.knocker is None else rec.players[r.knocker],
+                    "scores": list(rec.scores_after),
+                }, where
+            ended = any(ref.terminations.values()) or any(ref.truncations.values())
+            assert out["done"][i] == ended, where
+            if ended:
+                ref.reset()
+    return hands
+
+
+# -- the API --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("game", ["gin", "three_handed"])
+def test_shapes_and_types(backend, game):
+    env = VectorGinEnv(3, game, seed=5, backend=backend)
+    out = env.reset()
+    assert out["observation"].shape == (3, 436) and out["observation"].dtype == np.float32
+    assert out["action_mask"].shape == (3, 109) and out["action_mask"].dtype == np.bool_
+    assert out["seat"].dtype == np.int64 and out["role"].dtype == np.int64
+    assert env.num_players == (2 if game == "gin" else 3)
+    first = np.array([np.flatnonzero(m)[0] for m in out["action_mask"]])
+    step = env.step(first)
+    assert step["rewards"].shape == (3, env.num_players) and step["rewards"].dtype == np.float32
+    assert step["hand_over"].dtype == np.bool_ and step["done"].dtype == np.bool_
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_illegal_action_names_slot_and_changes_nothing(backend):
+    env = VectorGinEnv(4, "three_handed", seed=3, backend=backend)
+    out = env.reset()
+    actions = np.array([np.flatnonzero(m)[0] for m in out["action_mask"]])
+    bad = actions.copy()
+    bad[2] = A.BIG_GIN  # never legal without big_gin_bonus
+    with pytest.raises(ValueError, match=r"slot 2: illegal action 108 \(big-gin\); legal: "):
+        env.step(bad)
+    for wrong in ([0.5] * 4, actions[:3], np.full(4, 200)):
+        with pytest.raises(ValueError, match="actions must be|illegal action"):
+            env.step(wrong)
+    seen = env.observe(np.zeros(4, np.int64))
+    # Nothing changed: the same actions now give what a fresh env gives.
+    twin = VectorGinEnv(4, "three_handed", seed=3, backend=backend)
+    twin.reset()
+    np.testing.assert_array_equal(seen, twin.observe(np.zeros(4, np.int64)))
+    a, b = env.step(actions), twin.step(actions)
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], key)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bad_options_are_the_aec_errors(backend):
+    with pytest.raises(ValueError, match="knock_limit must be an int in 0..10"):
+        VectorGinEnv(2, "gin", backend=backend, knock_limit=11)
+    with pytest.raises(ValueError, match="unknown option"):
+        VectorGinEnv(2, "gin", backend=backend, adviser="none")
+    with pytest.raises(ValueError, match="adviser must be one of"):
+        VectorGinEnv(2, "three_handed", backend=backend, adviser="whisper")
+    with pytest.raises(ValueError, match="game must be one of"):
+        VectorGinEnv(2, "rummy", backend=backend)
+    with pytest.raises(ValueError, match="num_envs must be an int"):
+        VectorGinEnv(0, "gin", backend=backend)
+    with pytest.raises(ValueError, match="render_mode"):
+        VectorGinEnv(2, "gin", backend=backend, render_mode="ansi")
+    with pytest.raises(ValueError, match="backend must be one of"):
+        VectorGinEnv(2, "gin", backend="cuda")
+    env = VectorGinEnv(2, "gin", seed=1, backend=backend)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step([0, 0])
+    env.reset()
+    with pytest.raises(ValueError, match="slot 1: seat 2 is not a player"):
+        env.observe([0, 2])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_seed_fixes_the_deals_and_reset_starts_next_episodes(backend):
+    a = VectorGinEnv(3, "gin", seed=11, backend=backend, episode="hand")
+    b = VectorGinEnv(3, "gin", seed=11, backend=backend, episode="hand")
+    c = VectorGinEnv(3, "gin", seed=12, backend=backend, episode="hand")
+    oa, ob, oc = a.reset(), b.reset(), c.reset()
+    np.testing.assert_array_equal(oa["observation"], ob["observation"])
+    # Slot i of seed 12 is slot i + 1 of seed 11.
+    np.testing.assert_array_equal(oa["observation"][1:], oc["observation"][:2])
+    # A plain reset() starts each slot's next episode, as the AEC env's plain reset does.
+    ref = gin_v0.raw_env(episode="hand")
+    ref.reset(seed=11)
+    ref.reset()
+    again = a.reset()
+    np.testing.assert_array_equal(
+        again["observation"][0], ref.observe(ref.agent_selection)["observation"]
+    )
+    np.testing.assert_array_equal(a.reset(seed=11)["observation"], oa["observation"])
+
+
+# -- differential: the backends against the AEC env ------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+def test_matches_aec_env_quick(backend, case):
+    game, options = case
+    hands = replay_against_aec(
+        game, options, backend, num_envs=3, steps=250 if game == "three_handed" else 150, seed=17
+    )
+    assert hands > 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("policy", ["simple", "heuristic"])
+@pytest.mark.parametrize("game", ["gin", "three_handed"])
+def test_matches_aec_env_with_agents_quick(backend, policy, game):
+    hands = replay_against_aec(game, {}, backend, num_envs=3, steps=250, seed=23, policy=policy)
+    assert hands > 0
