@@ -84,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--seconds", type=float, default=1.0, help="time per measurement (default 1)"
     )
     args = parser.parse_args(argv)
+    if not args.seconds > 0:
+        parser.error(f"--seconds must be > 0, got {args.seconds:g}")
     seconds = args.seconds
     try:
         import pyspiel  # type: ignore[import-not-found]

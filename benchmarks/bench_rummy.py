@@ -7,6 +7,7 @@ one ends. Run ``python benchmarks/bench_rummy.py [seconds]``.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -44,8 +45,11 @@ def rummy_agent_steps_per_second(num_players: int, seconds: float = 3.0) -> floa
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
-    seconds = float(args[0]) if args else 3.0
+    parser = argparse.ArgumentParser(prog=sys.argv[0], description=__doc__.split("\n")[0])
+    parser.add_argument("seconds", nargs="?", type=float, default=3.0, help="seconds per size")
+    seconds = parser.parse_args(argv).seconds
+    if not seconds > 0:
+        parser.error(f"seconds must be > 0, got {seconds:g}")
     print(f"rummy_v0 random play, full env() AEC loop, {seconds:g} s each")
     for n in (2, 4, 6):
         rate = rummy_agent_steps_per_second(n, seconds)

@@ -217,7 +217,7 @@ def test_eval_with_a_tiny_budget(tmp_path) -> None:
     assert list(tmp_path.glob("*.json")), "the evaluation writes its results"
 
 
-@pytest.mark.parametrize("which", ["rules", "env"])  # bench_rummy takes no --help
+@pytest.mark.parametrize("which", ["rules", "env", "rummy"])
 def test_bench_front_door_help(which: str) -> None:
     if not (Path(__file__).resolve().parents[1] / "benchmarks" / f"bench_{which}.py").exists():
         pytest.skip(f"benchmarks/bench_{which}.py is not written yet")
@@ -228,3 +228,33 @@ def test_bench_front_door_help(which: str) -> None:
 def test_bench_rejects_an_unknown_benchmark() -> None:
     result = run(["bench", "poker"])
     assert result.exit_code == 2 and "rules, env, rummy" in result.output
+
+
+@pytest.mark.parametrize("command", [["match", "--agents", "random"], ["play", "--seed", "0"]])
+def test_save_path_is_checked_before_anything_is_played(tmp_path, command) -> None:
+    missing = tmp_path / "no" / "dir" / "m.json"
+    for target, message in ((missing, "does not exist"), (tmp_path, "directory")):
+        result = run([*command, "--save", str(target)], input="quit\n")
+        assert result.exit_code == 2, result.output
+        assert "'--save'" in result.output and message in result.output
+        assert "hand 1" not in result.output.lower() and "Your move" not in result.output
+    assert not missing.parent.exists()
+
+
+def test_replay_gif_path_is_checked_before_drawing(tmp_path) -> None:
+    path = tmp_path / "m.json"
+    run(["match", "-g", "gin", "--agents", "random", "-o", "target_score=10",
+         "--save", str(path)])  # fmt: skip
+    result = run(["replay", str(path), "--gif", str(tmp_path / "no" / "m.gif")])
+    assert result.exit_code == 2 and "'--gif'" in result.output
+
+
+@pytest.mark.parametrize(
+    ("which", "args"),
+    [("rules", ["--seconds", "-1"]), ("rules", ["--seconds", "0"]), ("env", ["--seconds", "-1"]),
+     ("rummy", ["-1"]), ("rummy", ["fast"])],
+)  # fmt: skip
+def test_bench_with_a_bad_budget_is_a_usage_error(which: str, args: list[str]) -> None:
+    result = CliRunner().invoke(cli, ["bench", which, *args])
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)

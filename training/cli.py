@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -80,6 +81,25 @@ def make_env(game: str, options: dict[str, Any]) -> Any:
         return module.raw_env(**options)
     except (TypeError, ValueError) as err:
         raise click.UsageError(f"bad option for {game}: {err}") from None
+
+
+def _writable_path(ctx: Any, param: Any, value: str | None) -> str | None:
+    """A ``--save``/``--gif`` path checked before anything is played: its folder must exist
+    and be writable, and the path must not be a folder (or a read-only file)."""
+    if value is None:
+        return None
+    path = Path(value)
+    folder = path.parent if str(path.parent) else Path(".")
+    hint = f"'--{param.name.replace('_path', '')}'" if param is not None else None
+    if path.is_dir():
+        raise click.BadParameter(f"{value!r} is a folder; give a file name", param_hint=hint)
+    if not folder.is_dir():
+        raise click.BadParameter(
+            f"{value!r}: folder {str(folder)!r} does not exist", param_hint=hint
+        )
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise click.BadParameter(f"{value!r} is not writable", param_hint=hint)
+    return value
 
 
 _FALLBACK_AGENTS = {
@@ -377,7 +397,13 @@ _rule_options = click.option(
 @click.option("--target-score", type=int, default=None, help="Points that win the match.")
 @_rule_options
 @click.option("--color/--no-color", default=True, help="Coloured output (when a terminal).")
-@click.option("--save", "save_path", type=click.Path(dir_okay=False), help="Save a replay.")
+@click.option(
+    "--save",
+    "save_path",
+    type=click.Path(dir_okay=False),
+    callback=_writable_path,
+    help="Save a replay (the path is checked before the match).",
+)
 def play(
     game: str,
     seat: int,
@@ -590,7 +616,11 @@ def _play_rummy(
 @_rule_options
 @click.option("--verbose", "-v", is_flag=True, help="Print every action.")
 @click.option(
-    "--save", "save_path", type=click.Path(dir_okay=False), help="Save the match as a replay."
+    "--save",
+    "save_path",
+    type=click.Path(dir_okay=False),
+    callback=_writable_path,
+    help="Save the match as a replay (the path is checked before playing).",
 )
 @click.option("--color/--no-color", default=True)
 def match(
@@ -710,7 +740,13 @@ def _play_out_rummy(
 # -- replay --------------------------------------------------------------------------------
 @cli.command(context_settings=CONTEXT)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--gif", "gif_path", type=click.Path(dir_okay=False), help="Write a GIF here.")
+@click.option(
+    "--gif",
+    "gif_path",
+    type=click.Path(dir_okay=False),
+    callback=_writable_path,
+    help="Write a GIF here.",
+)
 @click.option("--hands", default="", help="Hands to draw in the GIF, e.g. 1,2 (default: all).")
 @click.option("--max-frames", default=400, show_default=True, type=click.IntRange(1))
 @click.option("--actions/--no-actions", default=True, help="Print every action in the text.")
