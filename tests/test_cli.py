@@ -258,3 +258,37 @@ def test_bench_with_a_bad_budget_is_a_usage_error(which: str, args: list[str]) -
     result = CliRunner().invoke(cli, ["bench", which, *args])
     assert result.exit_code == 2, result.output
     assert isinstance(result.exception, SystemExit)
+
+
+def test_rummy_with_the_default_opponents() -> None:
+    # The gin agents cannot read a rummy observation: the defaults must be rummy's own.
+    result = run(["match", "-g", "rummy", "--seed", "1", "--no-color"])
+    assert result.exit_code == 0, result.output
+    assert "player_0 simple, player_1 simple" in result.output
+    assert "went out" in result.output or "stock" in result.output
+    # Seat 1: the opponent in seat 0 moves before the person is asked anything.
+    result = run(["play", "-g", "rummy", "--seed", "3", "--seat", "1", "--no-color"],
+                 input="hint\nquit\n")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "player_0 is simple" in result.output
+    assert "  player_0 " in result.output and "hint: " in result.output
+    assert "You left the table." in result.output
+
+
+def test_the_default_gin_opponents_are_unchanged() -> None:
+    result = run(["match", "-g", "gin", "-o", "target_score=10", "--no-color"])
+    assert result.exit_code == 0, result.output
+    assert "player_0 heuristic, player_1 heuristic" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["match", "-g", "rummy", "--agents", "heuristic"], "plays the gin games, not rummy"),
+        (["play", "-g", "rummy", "--opponents", "search"], "plays the gin games, not rummy"),
+        (["match", "-g", "gin", "--agents", "rummy-simple"], "plays basic rummy"),
+    ],
+)
+def test_an_agent_of_another_game_is_a_usage_error(args: list[str], message: str) -> None:
+    result = run(args, input="quit\n")
+    assert result.exit_code == 2 and message in result.output, result.output

@@ -102,44 +102,39 @@ def _writable_path(ctx: Any, param: Any, value: str | None) -> str | None:
     return value
 
 
-_FALLBACK_AGENTS = {
-    # Used only while the ``agents.make`` registry is not there: module, class.
-    "simple": ("agents.simple", "SimpleAgent"),
-    "heuristic": ("agents.heuristic", "HeuristicAgent"),
-}
+#: The agent that fills a seat when none is named: the strongest quick one of each game.
+DEFAULT_AGENT = {"three": "heuristic", "gin": "heuristic", "rummy": "simple"}
+#: Agents that play basic rummy (its observation differs from the gin games'); for rummy,
+#: ``simple`` means ``rummy-simple``.
+RUMMY_AGENTS = ("random", "simple", "rummy-simple")
 
 
 def make_agent(name: str, game: str = "three") -> Any:
     """A policy by registry name or spec (``agents.make``: ``random``, ``simple``,
-    ``heuristic``, ``search:budget=0.05``, trained names such as ``gin-ppo``); for rummy
-    ``simple`` means ``rummy-simple``. The plain classes stand in while the registry is
-    missing."""
+    ``heuristic``, ``search:budget=0.05``, trained names such as ``gin-ppo``) that plays
+    ``game``: for rummy only :data:`RUMMY_AGENTS` (``simple`` means ``rummy-simple``), and
+    ``rummy-simple`` plays rummy only. Anything else is a usage error naming the choices."""
+    import agents
+
+    base, colon, rest = name.partition(":")
+    base = base.strip()
+    if game == "rummy":
+        if base not in RUMMY_AGENTS:
+            raise click.BadParameter(
+                f"{name!r} plays the gin games, not rummy; rummy agents: "
+                "random, simple (= rummy-simple)",
+                param_hint="agent name",
+            )
+        if base == "simple":
+            name = "rummy-simple" + colon + rest
+    elif base == "rummy-simple":
+        raise click.BadParameter(
+            f"{name!r} plays basic rummy, not {GAME_ENVS[game]}", param_hint="agent name"
+        )
     try:
-        import agents
-
-        make = getattr(agents, "make", None)
-    except ImportError:
-        make = None
-    if game == "rummy" and name == "simple":
-        name = "rummy-simple"
-    if make is not None:
-        try:
-            return make(name)
-        except ValueError as err:
-            raise click.BadParameter(str(err), param_hint="agent name") from None
-    if name == "random":
-        from gin_env.wrappers import RandomPolicy
-
-        return RandomPolicy()
-    if name == "rummy-simple":
-        from agents.rummy_simple import RummySimpleAgent
-
-        return RummySimpleAgent()
-    if name in _FALLBACK_AGENTS:
-        module, cls = _FALLBACK_AGENTS[name]
-        return getattr(importlib.import_module(module), cls)()
-    allowed = ["random", "simple", "heuristic"]
-    raise click.BadParameter(f"unknown agent {name!r}; allowed: {', '.join(allowed)}")
+        return agents.make(name)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="agent name") from None
 
 
 def _agent_names(text: str, n: int, what: str = "--agents") -> list[str]:
@@ -389,9 +384,9 @@ _rule_options = click.option(
 @click.option("--seat", default=0, show_default=True, type=int, help="Your seat: player_N.")
 @click.option(
     "--opponents",
-    default="heuristic",
-    show_default=True,
-    help="Agent name for the other seats, or one name per other seat, comma-separated.",
+    default=None,
+    help="Agent name for the other seats, or one name per other seat, comma-separated "
+    "[default: heuristic; rummy: simple].",
 )
 @click.option("--seed", default=None, type=int, help="Seed of the deals (default: random).")
 @click.option("--target-score", type=int, default=None, help="Points that win the match.")
@@ -407,7 +402,7 @@ _rule_options = click.option(
 def play(
     game: str,
     seat: int,
-    opponents: str,
+    opponents: str | None,
     seed: int | None,
     target_score: int | None,
     rule_options: tuple[str, ...],
@@ -429,7 +424,7 @@ def play(
     n = len(env.possible_agents)
     if not 0 <= seat < n:
         raise click.BadParameter(f"{seat}; allowed: 0..{n - 1}", param_hint="'--seat'")
-    names = _agent_names(opponents, n - 1, "--opponents")
+    names = _agent_names(opponents or DEFAULT_AGENT[game], n - 1, "--opponents")
     others = [p for p in range(n) if p != seat]
     policies = {
         env.possible_agents[p]: make_agent(nm, game) for p, nm in zip(others, names, strict=True)
@@ -606,9 +601,9 @@ def _play_rummy(
 @click.option(
     "--agents",
     "agent_spec",
-    default="heuristic",
-    show_default=True,
-    help="One agent name for every seat, or one per seat (player_0,player_1,...).",
+    default=None,
+    help="One agent name for every seat, or one per seat (player_0,player_1,...) "
+    "[default: heuristic; rummy: simple].",
 )
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--matches", default=1, show_default=True, type=click.IntRange(1))
@@ -625,7 +620,7 @@ def _play_rummy(
 @click.option("--color/--no-color", default=True)
 def match(
     game: str,
-    agent_spec: str,
+    agent_spec: str | None,
     seed: int,
     matches: int,
     target_score: int | None,
@@ -646,7 +641,7 @@ def match(
     if save_path and game == "rummy":
         raise click.BadParameter("replays are for the gin games", param_hint="--save")
     env = make_env(game, options)
-    names = _agent_names(agent_spec, len(env.possible_agents))
+    names = _agent_names(agent_spec or DEFAULT_AGENT[game], len(env.possible_agents))
     policies = {a: make_agent(nm, game) for a, nm in zip(env.possible_agents, names, strict=True)}
     console.print(
         f"[bold]{GAME_ENVS[game]}[/]: "
