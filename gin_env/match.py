@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gin_env import actions as A
-from gin_env.cards import card_str, rank
+from gin_env.cards import NUM_CARDS, card_str, rank
 from gin_env.config import GinConfig, ThreeHandedConfig
-from gin_env.hand import GinHand, HandResult, check_deck
+from gin_env.hand import GinHand, HandResult, Phase, check_deck
 
 __all__ = [
     "BOX",
@@ -208,9 +208,12 @@ class ThreeHandedMatch(Match):
         role_deck: Sequence[int] = tuple(range(52)),
         deal: Callable[[int], Sequence[int]] = lambda i: list(range(52)),
         advice: bool = True,
+        adviser_sees_hand: bool = True,
     ) -> None:
         self.config = config if config is not None else ThreeHandedConfig()
         self.advice = advice
+        #: False: the adviser's suggestions follow the blind rule (:meth:`_blind_advice`).
+        self.adviser_sees_hand = adviser_sees_hand
         self.role_deck = check_deck(role_deck)
         order, self.role_draws = draw_for_order(self.role_deck, (0, 1, 2))
         self.box, self.captain, self.adviser = order
@@ -243,12 +246,37 @@ class ThreeHandedMatch(Match):
         self.advising = (
             self.advice
             and not self.is_over
+            and not self.hand.is_over
             and not self._advised
             and self.record.players[self.hand.current] == self.captain
         )
-        self._advice_legal = (
-            sorted(self.hand.legal_actions() + [A.NO_ADVICE]) if self.advising else []
-        )
+        if not self.advising:
+            self._advice_legal = []
+            return
+        legal = self.hand.legal_actions() if self.adviser_sees_hand else self._blind_advice()
+        self._advice_legal = sorted(legal + [A.NO_ADVICE])
+
+    def _blind_advice(self) -> list[int]:
+        """The suggestions of an adviser who does not see the captain's hand (the adviser
+        blind rule, docs/RULES.md section 3): only what it can know is legal.
+
+        Upcard offer: take or pass. Draw: draw from the stock or take the discard (both
+        offered even when the captain must draw from the stock). Discard: only a card the
+        adviser saw the captain take from the discard pile and still held, not the card
+        taken this turn unless ``allow_discard_of_taken_card``; never a knock or big gin,
+        whose legality depends on the hidden hand. ``NO_ADVICE`` is added by the caller.
+        """
+        hand = self.hand
+        phase = hand.phase
+        if phase is Phase.UPCARD_NONDEALER or phase is Phase.UPCARD_DEALER:
+            return [A.TAKE_DISCARD, A.PASS]
+        if phase is Phase.DRAW:
+            return [A.DRAW_STOCK, A.TAKE_DISCARD]
+        seat = hand.current  # the captain's seat
+        known = hand.took[seat]
+        if hand.taken is not None and not hand.rules.allow_discard_of_taken_card:
+            known &= ~(1 << hand.taken)
+        return [A.DISCARD + c for c in range(NUM_CARDS) if known >> c & 1]
 
     @property
     def current_player(self) -> int | None:
@@ -290,9 +318,10 @@ class ThreeHandedMatch(Match):
         role_deck: Sequence[int],
         history: Sequence[HandRecord],
         advice: bool = True,
+        adviser_sees_hand: bool = True,
     ) -> ThreeHandedMatch:
         decks = [rec.deck for rec in history]
-        match = cls(config, role_deck, lambda i: decks[i], advice)
+        match = cls(config, role_deck, lambda i: decks[i], advice, adviser_sees_hand)
         _replay_actions(match, history)
         return match
 

