@@ -161,14 +161,15 @@ def encode_observation(
     seat = players.index(player) if playing else 0
     opp = 1 - seat
     scores = match.scores
+    # Scores by the roles of the hand shown (a finished hand keeps its roles).
+    by_role = [0, 0, 0]
+    for p, role in enumerate(record.roles):
+        by_role[role] = scores[p]
     if isinstance(match, ThreeHandedMatch):
         if match.advising:
             bits |= 1 << _ADVISING
         elif player == match.captain and match.suggestion is not None:
             bits |= 1 << (_SUGGESTION + match.suggestion)
-        by_role = (scores[match.box], scores[match.captain], scores[match.adviser])
-    else:
-        by_role = (scores[players[1]], scores[players[0]], 0)
     hands = hand.hands
     discarded = hand.discarded
     own = partner_discarded = 0

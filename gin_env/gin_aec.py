@@ -20,6 +20,7 @@ from gin_env.aec_tools import RENDER_MODES, ActionSpace, AgentSpaces, TableRende
 from gin_env.cards import NUM_CARDS, cards_str
 from gin_env.config import HandRules, check_choice, check_int
 from gin_env.encoding import OBS_SIZE, action_mask, encode_observation
+from gin_env.extras import require
 from gin_env.hand import check_deck
 from gin_env.match import ROLE_NAMES, HandRecord, Match
 
@@ -64,6 +65,8 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
             check_int("max_hands", max_hands, 1, 10**6)
         if render_mode is not None:
             check_choice("render_mode", render_mode, (None,) + RENDER_MODES)
+        if render_mode == "rgb_array":
+            require("PIL", needed_for='render_mode="rgb_array"')
         self.reward_mode = reward
         self.episode = episode
         self.reward_scale = float(reward_scale)
@@ -146,8 +149,12 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
         agent = self.agent_selection
         match = self._require_match()
         action = int(action)
-        # The engine raises on an illegal action before it changes anything.
-        record = match.step(action)
+        # The engine raises on an illegal action before it changes anything. A hand that
+        # ends the episode stays on the table: the final observation shows it, not a new deal.
+        last_hand = self.episode == "hand" or (
+            self.max_hands is not None and len(match.history) >= self.max_hands
+        )
+        record = match.step(action, next_hand=not last_hand)
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:  # last step's rewards go back to zero (most steps skip this)
             self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -157,7 +164,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
             self._score_hand(record)
             if self.episode == "hand" or match.is_over:
                 self.terminations = dict.fromkeys(self.agents, True)
-            elif self.max_hands is not None and len(match.history) > self.max_hands:
+            elif last_hand:
                 self.truncations = dict.fromkeys(self.agents, True)
             self._update_infos(record)
         elif self._last_hand_result is not None and self.infos[agent].get("hand_over"):

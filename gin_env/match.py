@@ -143,7 +143,9 @@ class Match:
 
     @property
     def current_player(self) -> int | None:
-        if self.is_over:
+        """The player to act; None once the match is over, or while a finished hand is held
+        (``step(..., next_hand=False)``)."""
+        if self.is_over or self.hand.is_over:
             return None
         return self.record.players[self.hand.current]
 
@@ -151,17 +153,30 @@ class Match:
         """Legal action ids of the player to act (a fresh list: the caller may keep it)."""
         return [] if self.is_over else list(self.hand.legal_actions())
 
-    def step(self, action: int) -> HandRecord | None:
-        """Apply the current player's action; return the hand's record if it just ended."""
+    def step(self, action: int, next_hand: bool = True) -> HandRecord | None:
+        """Apply the current player's action; return the hand's record if it just ended.
+
+        When the action ends a hand and the match goes on, the next hand is dealt at once,
+        unless ``next_hand`` is False: then the ended hand stays (phase over, nobody to act)
+        and :meth:`start_next_hand` deals the next one. An env whose episode ends with the
+        hand passes False, so its final observation shows the hand that ended.
+        """
         if self.is_over:
             raise ValueError(f"the match is over; no action is legal (got {action!r})")
         player = self.current_player
-        assert player is not None
+        if player is None:
+            raise ValueError(f"the hand is over; call start_next_hand() (got {action!r})")
         self.hand.step(action)
         self.record.actions.append((player, int(action)))
-        return self._maybe_end_hand()
+        return self._maybe_end_hand(next_hand)
 
-    def _maybe_end_hand(self) -> HandRecord | None:
+    def start_next_hand(self) -> None:
+        """Deal the next hand after one held by ``step(..., next_hand=False)``."""
+        if self.is_over or not self.hand.is_over:
+            raise ValueError("start_next_hand() needs a finished hand in a match still going on")
+        self._start_hand()
+
+    def _maybe_end_hand(self, next_hand: bool = True) -> HandRecord | None:
         result = self.hand.result
         if result is None:
             return None
@@ -172,7 +187,7 @@ class Match:
         record.scores_after = tuple(self.scores)
         self._after_hand(result, record.players)
         self.winner = self._match_winner()
-        if self.winner is None:
+        if self.winner is None and next_hand:
             self._start_hand()
         return record
 
@@ -289,7 +304,7 @@ class ThreeHandedMatch(Match):
             return list(self._advice_legal)
         return super().legal_actions()
 
-    def step(self, action: int) -> HandRecord | None:
+    def step(self, action: int, next_hand: bool = True) -> HandRecord | None:
         if self.advising:
             a = A.check_action(action)
             legal = self.legal_actions()
@@ -303,13 +318,17 @@ class ThreeHandedMatch(Match):
             self.record.actions.append((self.adviser, a))
             self._update_advising()
             return None
-        record = super().step(action)
+        record = super().step(action, next_hand)
         if self._advised and not self.is_over:
             # The captain has decided: the next captain decision gets fresh advice.
             self._advised = False
             self.suggestion = None
         self._update_advising()
         return record
+
+    def start_next_hand(self) -> None:
+        super().start_next_hand()
+        self._update_advising()
 
     @classmethod
     def replay(

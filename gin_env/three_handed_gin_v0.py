@@ -118,6 +118,11 @@ Options
 - ``reward``: ``"team"``, ``"zero_sum"``, ``"individual"``, ``"match"``; ``reward_scale`` (1.0);
 - ``episode``: ``"match"`` (default) or ``"hand"`` (one hand per episode);
 - ``max_hands``: None, or truncate the episode after this many hands;
+
+When an episode ends (``episode="hand"``, the match's end, or the ``max_hands`` cut), the
+hand that ended stays on the table: ``observe()`` after the last step shows it (phase
+over, the final cards), and no further hand is dealt until ``reset()``. Within a match,
+the next hand is dealt at the step that ends the previous one.
 - ``render_mode``: None, ``"ansi"`` (returns text), ``"human"`` (prints),
   ``"rgb_array"`` (a picture of the table).
 

@@ -8,9 +8,11 @@ import random
 from typing import Any
 
 import numpy as np
+import pytest
 
 from gin_env import actions as A
-from gin_env import three_handed_gin_v0
+from gin_env import gin_v0, three_handed_gin_v0
+from gin_env.encoding import cards_in, views
 from gin_env.hand import Phase
 
 # -- 1. the blind adviser learns nothing hidden ------------------------------------------------
@@ -97,3 +99,44 @@ def test_seeing_adviser_suggests_the_captains_legal_actions() -> None:
             mask = env.observe(env.agent_selection)["action_mask"]
             assert np.flatnonzero(mask).tolist() == captain
         env.step(rng.choice(env.legal_actions()))
+
+
+# -- 2. the final observation shows the hand that ended ---------------------------------------
+
+ENDINGS = [
+    dict(episode="hand"),
+    dict(target_score=30),  # the match ends
+    dict(max_hands=2),  # truncated after two hands
+]
+
+
+def _play_to_end(env: Any, rng: random.Random) -> None:
+    while not any(env.terminations.values()) and not any(env.truncations.values()):
+        env.step(rng.choice(env.legal_actions()))
+
+
+@pytest.mark.parametrize("module", [gin_v0, three_handed_gin_v0])
+@pytest.mark.parametrize("options", ENDINGS, ids=lambda o: next(iter(o)))
+def test_final_observation_is_the_hand_that_ended(module: Any, options: dict) -> None:
+    rng = random.Random(0)
+    for seed in range(4):
+        env = module.raw_env(**options)
+        env.reset(seed=seed)
+        _play_to_end(env, rng)
+        match = env.match
+        ended = match.history[-1]
+        assert ended.result is not None, "a new hand was dealt that will never be played"
+        assert match.record is ended and match.hand.phase is Phase.OVER
+        if "max_hands" in options:
+            assert len(match.history) == 2 and any(env.truncations.values())
+        for agent in env.agents:
+            obs = env.observe(agent)
+            v = views(obs["observation"])
+            assert v["phase"].tolist() == [0, 0, 0, 0, 1]
+            assert v["stock_size"][0] == pytest.approx(match.hand.stock_size / 31)
+            assert not obs["action_mask"].any()
+            assert env.infos[agent]["hand_over"] is True
+        # The player who ended the hand sees the hand's final cards, not a fresh deal of 10.
+        seat = ended.players.index(int(env.agent_selection.split("_")[1]))
+        own = cards_in(env.observe(env.agent_selection)["observation"], "hand")
+        assert sum(1 << c for c in own) == ended.result.final_hands[seat]

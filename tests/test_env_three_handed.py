@@ -435,7 +435,9 @@ def test_max_hands_truncates() -> None:
     rng = random.Random(0)
     while not (all(env.truncations.values()) or all(env.terminations.values())):
         env.step(choose(env, env.observe(env.agent_selection), rng))
-    assert all(env.truncations.values()) and len(env.match.history) == 3
+    # Two hands played, none dealt beyond them: the final observation shows the second.
+    assert all(env.truncations.values()) and len(env.match.history) == 2
+    assert env.match.history[-1].result is not None
 
 
 def test_render_ansi_returns_text_and_human_prints(capsys: pytest.CaptureFixture[str]) -> None:
