@@ -178,8 +178,7 @@ class VectorGinEnv:
         self.num_players: int = probe.num_players
         self.options = dict(options)
         if backend == "auto":
-            compiled = all(importlib.util.find_spec(m) for m in ("numba", "gin_env.fast_game"))
-            backend = "numba" if compiled else "python"
+            backend = "numba" if importlib.util.find_spec("numba") is not None else "python"
         self.backend = backend
         self.seed = secrets.randbits(62) if seed is None else seed
         self._started = False
