@@ -32,6 +32,7 @@ import numpy as np
 
 from agents.base import legal_actions
 from gin_env.encoding import OBS_SLICES
+from gin_env.extras import require
 
 __all__ = ["RLlibAgent", "find_modules", "ROLE_ORDER"]
 
@@ -91,20 +92,15 @@ class RLlibAgent:
     def __init__(
         self, path: str | Path, module_id: str | None = None, explore: bool = False
     ) -> None:
-        try:
-            import torch
-            from ray.rllib.core.rl_module.rl_module import RLModule
-        except ImportError as err:  # pragma: no cover - depends on the install
-            raise ImportError(
-                'RLlibAgent needs ray[rllib] and torch: pip install ".[rllib]"'
-            ) from err
+        torch = require("torch", "rllib", needed_for="RLlibAgent")
+        rl_module = require("ray.rllib.core.rl_module.rl_module", needed_for="RLlibAgent")
         self._torch = torch
         self.path = str(path)
         self.explore = bool(explore)
         chosen = _pick(find_modules(path), module_id)
         self.modules: dict[str, Any] = {}
         for mid, folder in chosen.items():
-            module = RLModule.from_checkpoint(str(folder))
+            module = rl_module.RLModule.from_checkpoint(str(folder))
             module.eval()
             self.modules[mid] = module
         self.module_ids = list(self.modules)

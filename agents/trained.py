@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from gin_env.extras import require
+
 __all__ = [
     "CHECKPOINT_DIR",
     "MLPAgent",
@@ -236,9 +238,9 @@ def load(name_or_path: str | Path, deterministic: bool = True) -> MLPAgent:
                 meta=meta,
             )
             return agent
-    from sb3_contrib import MaskablePPO  # a full training checkpoint
-
-    model = MaskablePPO.load(path, device="cpu")
+    # A full training checkpoint: SB3's own format.
+    sb3 = require("sb3_contrib", needed_for=f"loading the SB3 checkpoint {str(path)!r}")
+    model = sb3.MaskablePPO.load(path, device="cpu")
     agent = actor_from_sb3(model, name=path.stem)
     agent.deterministic = deterministic
     return agent

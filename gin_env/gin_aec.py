@@ -21,6 +21,7 @@ from gin_env.cards import NUM_CARDS, cards_str
 from gin_env.config import HandRules, check_choice, check_int
 from gin_env.encoding import OBS_SIZE, action_mask, encode_observation
 from gin_env.extras import require
+from gin_env.extras import require
 from gin_env.hand import check_deck
 from gin_env.match import ROLE_NAMES, HandRecord, Match
 
@@ -65,6 +66,8 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
             check_int("max_hands", max_hands, 1, 10**6)
         if render_mode is not None:
             check_choice("render_mode", render_mode, (None,) + RENDER_MODES)
+        if render_mode == "rgb_array":
+            require("PIL", needed_for='render_mode="rgb_array"')
         if render_mode == "rgb_array":
             require("PIL", needed_for='render_mode="rgb_array"')
         self.reward_mode = reward

@@ -7,7 +7,8 @@ adviser's suggestion, the last action and the last hand's result. :func:`rummy_t
 does the same for basic rummy (2-6 hands and the melds on the table).
 
 Pillow is imported only inside the functions that draw, so the rest of the package never
-needs it. Suit symbols are drawn as shapes rather than font glyphs, so the picture looks
+needs it (without it they raise :class:`gin_env.extras.MissingExtraError` naming the
+extra). Suit symbols are drawn as shapes rather than font glyphs, so the picture looks
 the same whatever fonts the machine has.
 """
 
@@ -20,6 +21,7 @@ import numpy as np
 
 from gin_env import actions as A
 from gin_env.cards import RANK_CHARS, from_mask, rank, suit
+from gin_env.extras import require
 
 if TYPE_CHECKING:  # Pillow is imported lazily at draw time
     from PIL import ImageDraw, ImageFont
@@ -152,6 +154,7 @@ def _to_array(image: Any) -> np.ndarray:
 
 def save_png(image: np.ndarray, path: str) -> None:
     """Write an image array (as :func:`table_image` returns) to a PNG file."""
+    require("PIL", needed_for="saving a PNG")
     from PIL import Image
 
     Image.fromarray(image).save(path)
@@ -165,6 +168,7 @@ def table_image(env: Any, show_all: bool = False) -> np.ndarray:
     (as :meth:`table_text` shows them); otherwise as card backs. Returns an
     ``(H, W, 3)`` ``uint8`` array.
     """
+    require("PIL", needed_for="drawing the table")
     from PIL import Image, ImageDraw
 
     match = env.match
@@ -323,6 +327,7 @@ def rummy_table_image(env: Any, show_all: bool = False) -> np.ndarray:
     melds on the table, the stock, the discard pile, scores and the player to act.
     Returns an ``(H, W, 3)`` ``uint8`` array.
     """
+    require("PIL", needed_for="drawing the table")
     from PIL import Image, ImageDraw
 
     game = _rummy_game(env)

@@ -137,6 +137,7 @@ from gin_env.aec_tools import (
     wrap,
 )
 from gin_env.cards import NUM_CARDS, card_str, cards_str
+from gin_env.extras import require
 from gin_env.rummy import Phase, RummyConfig, RummyGame
 from gin_env.rummy_actions import NUM_ACTIONS, action_str
 from gin_env.rummy_encoding import action_mask, encode_observation, observation_size
@@ -181,6 +182,8 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):  # noqa: 
                 f"render_mode must be one of None, 'human', 'ansi', 'rgb_array', "
                 f"got {render_mode!r}"
             )
+        if render_mode == "rgb_array":
+            require("PIL", needed_for='render_mode="rgb_array"')
         self.render_mode = render_mode
         self.num_players = num_players
         self.possible_agents = [f"player_{i}" for i in range(num_players)]

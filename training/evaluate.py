@@ -32,6 +32,7 @@ import numpy as np
 
 import agents as agent_registry
 from gin_env import gin_v0, three_handed_gin_v0
+from gin_env.extras import MissingExtraError, require
 from gin_env.match import ROLE_NAMES
 from training import prog_name
 from training.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
@@ -451,6 +452,7 @@ def ladder(
     _check_count("pairs", pairs)
     _check_count("workers", workers)
     _check_setup(agents, gin_v0.raw_env)
+    require("openskill.models", needed_for="the ladder's OpenSkill ratings")
     labels = [_label(a) for a in agents]
     games: list[tuple[int, int, float]] = []
     matrix: dict[str, dict[str, float]] = {n: {} for n in labels}
@@ -517,15 +519,16 @@ def _table(rows: Iterable[dict[str, Any]]) -> str:
 
 
 def _plot_bars(
-    path: Path,
+    path: Path | None,
     labels: list[str],
     values: list[float],
     errs: list[tuple[float, float]] | None,
     title: str,
     ylabel: str,
 ) -> None:
-    import matplotlib
-
+    if path is None:  # --no-plot
+        return
+    matplotlib = require("matplotlib", needed_for="eval plots")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -606,6 +609,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     common.add_argument("--out", default="results", help="folder for JSON/CSV/PNG")
     common.add_argument("--name", default=None, help="file stem (default from the agents)")
     common.add_argument("--no-progress", action="store_true")
+    common.add_argument(
+        "--no-plot", action="store_true", help="skip the PNG plot (no matplotlib needed)"
+    )
     g = sub.add_parser("gin", parents=[common], help="duplicate two-player gin, A vs B")
     g.add_argument("--pairs", type=int, default=500)
     g.add_argument("--matches", type=int, default=0, help="paired matches to --target")
@@ -617,9 +623,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     lad.add_argument("--pairs", type=int, default=200)
     args = p.parse_args(argv)
     try:
+        if not args.no_plot:  # checked before any game is played
+            require("matplotlib", needed_for="eval plots (or pass --no-plot)")
         return _run(args)
     except OptionError as err:  # pairs 0, an unknown agent, a bad rule: a usage error
         p.error(str(err))
+    except MissingExtraError as err:  # an optional package is missing: say which extra
+        p.exit(1, f"{p.prog}: error: {err}\n")
 
 
 def _run(args: argparse.Namespace) -> dict[str, Any]:
@@ -629,6 +639,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
     stem = args.name or f"{args.cmd}_" + "_vs_".join(
         s.replace(":", "-").replace("=", "") for s in specs
     )
+    png = None if args.no_plot else out / f"{stem}.png"
     if args.cmd == "gin":
         if len(specs) != 2:
             raise OptionError(f"gin needs exactly 2 agents, got {specs}")
@@ -645,7 +656,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         rows = _gin_rows(r)
         paths = _write(out, stem, r, rows)
         _plot_bars(
-            out / f"{stem}.png",
+            png,
             [f"{r['agent_a']}\nv {r['agent_b']}"],
             [r["points_per_hand"]],
             [tuple(r["ci95"])],
@@ -658,7 +669,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         paths = _write(out, stem, r, rows)
         modes = [m for m in ("adviser_on", "adviser_off") if m in r]
         _plot_bars(
-            out / f"{stem}.png",
+            png,
             [m.replace("_", " ") for m in modes],
             [r[m]["box_points_per_hand"] for m in modes],
             [tuple(r[m]["box_points_ci95"]) for m in modes],
@@ -681,7 +692,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         ]
         paths = _write(out, stem, r, rows)
         _plot_bars(
-            out / f"{stem}.png",
+            png,
             r["ranking"],
             [r["elo"][n]["elo"] - 1500 for n in r["ranking"]],
             [(r["elo"][n]["low"] - 1500, r["elo"][n]["high"] - 1500) for n in r["ranking"]],
@@ -689,7 +700,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
             "Elo - 1500",
         )
     print(_table(rows))
-    print("wrote", ", ".join(str(x) for x in paths + [out / f"{stem}.png"]))
+    print("wrote", ", ".join(str(x) for x in paths + ([png] if png else [])))
     return r
 
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from gin_env import actions as A
+from gin_env.extras import require
 from gin_env.match import HandRecord
 
 __all__ = [
@@ -356,7 +357,7 @@ def replay_gif(
     hands face up, ``max_frames`` caps the length (a match has hundreds of actions).
     ``progress`` is called with 1 after each frame (for a progress bar).
     """
-    from PIL import Image
+    pil_image = require("PIL.Image", needed_for="a GIF replay")
 
     from gin_env.render_image import table_image
 
@@ -374,7 +375,7 @@ def replay_gif(
         # Adviser suggestions change little on the table: skip them to keep the GIF short.
         if h is not None and _is_advice(env, data["hands"][h]["roles"]):
             continue
-        frames.append(Image.fromarray(table_image(env, show_all=show_all)).quantize(64))
+        frames.append(pil_image.fromarray(table_image(env, show_all=show_all)).quantize(64))
         if progress is not None:
             progress(1)
     if not frames:

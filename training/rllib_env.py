@@ -34,11 +34,15 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from gin_env import gin_v0, three_handed_gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
+from gin_env.extras import require
+
+MultiAgentEnv = require(
+    "ray.rllib.env.multi_agent_env", needed_for="training.rllib_env"
+).MultiAgentEnv
 
 __all__ = [
     "GAMES",

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gin_env.extras import require
+
 __all__ = ["Z95", "mean_ci", "wilson_ci", "rate_openskill", "elo_bootstrap"]
 
 #: Two-sided 95% quantile of the normal distribution.
@@ -53,9 +55,8 @@ def rate_openskill(
     """OpenSkill (Plackett-Luce) ratings from two-player results ``(i, j, score_i)`` with
     score 1 (i won), 0 (j won) or 0.5 (tie). Returns ``{name: {mu, sigma, ordinal}}``; the
     ordinal ``mu - 3 sigma`` is the conservative rating used for ranking."""
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
+    models = require("openskill.models", needed_for="OpenSkill ratings")
+    model = models.PlackettLuce()
     ratings = [model.rating(name=n) for n in names]
     for i, j, s in games:
         ranks = [0, 1] if s > 0.5 else [1, 0] if s < 0.5 else [0, 0]
