@@ -12,7 +12,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-__all__ = ["RENDER_MODES", "ActionSpace", "AgentSpaces", "TableRender", "wrap", "wrap_plain"]
+__all__ = [
+    "RENDER_MODES",
+    "ActionSpace",
+    "AgentSpaces",
+    "StatePickle",
+    "TableRender",
+    "wrap",
+    "wrap_plain",
+]
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
@@ -91,6 +99,21 @@ def wrap_plain(env: AECEnv) -> AECEnv:
     env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
     return wrappers.OrderEnforcingWrapper(env)
+
+
+class StatePickle:
+    """Pickling and ``copy.deepcopy`` keep the whole env, mid-game included: the copy
+    continues exactly as the original would (same cards to come, same seeded generator).
+
+    Put before ``EzPickle`` in the bases: ``EzPickle`` alone pickles only the constructor's
+    arguments, so a copy would come back as a fresh, never-reset env.
+    """
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
 
 class ActionSpace(spaces.Discrete):

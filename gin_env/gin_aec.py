@@ -16,11 +16,17 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
 from gin_env import actions as A
-from gin_env.aec_tools import RENDER_MODES, ActionSpace, AgentSpaces, TableRender, TurnChecks
+from gin_env.aec_tools import (
+    RENDER_MODES,
+    ActionSpace,
+    AgentSpaces,
+    StatePickle,
+    TableRender,
+    TurnChecks,
+)
 from gin_env.cards import NUM_CARDS, cards_str
 from gin_env.config import HandRules, check_choice, check_int
 from gin_env.encoding import OBS_SIZE, action_mask, encode_observation
-from gin_env.extras import require
 from gin_env.extras import require
 from gin_env.hand import check_deck
 from gin_env.match import ROLE_NAMES, HandRecord, Match
@@ -32,7 +38,25 @@ EPISODE_MODES = ("match", "hand")
 C = TypeVar("C", bound=HandRules)
 
 
-class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
+class _Decks:
+    """The ``deal`` function of a match: hand ``i``'s shuffled deck, drawn from the env's
+    deck generator in order (``first`` replaces hand 0's). A class, not a closure, so that
+    an env pickles mid-game."""
+
+    def __init__(self, rng: np.random.Generator, first: list[int] | None) -> None:
+        self.rng = rng
+        self.first = first
+        self.decks: list[list[int]] = []
+
+    def __call__(self, i: int) -> list[int]:
+        while len(self.decks) <= i:
+            self.decks.append(self.rng.permutation(NUM_CARDS).tolist())
+        if i == 0 and self.first is not None:
+            return self.first
+        return self.decks[i]
+
+
+class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickle):
     """Base AEC env over a :class:`~gin_env.match.Match`; subclasses make the match."""
 
     metadata: dict[str, Any] = {
@@ -52,7 +76,17 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
         render_mode: str | None = None,
         **kwargs: Any,
     ) -> None:
-        EzPickle.__init__(self, reward, episode, reward_scale, max_hands, render_mode, **kwargs)
+        # By name: the subclasses' signatures differ in order (three_handed_gin_v0 starts
+        # with adviser options).
+        EzPickle.__init__(
+            self,
+            reward=reward,
+            episode=episode,
+            reward_scale=reward_scale,
+            max_hands=max_hands,
+            render_mode=render_mode,
+            **kwargs,
+        )
         super().__init__()
         check_choice("reward", reward, REWARD_MODES)
         check_choice("episode", episode, EPISODE_MODES)
@@ -66,8 +100,6 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
             check_int("max_hands", max_hands, 1, 10**6)
         if render_mode is not None:
             check_choice("render_mode", render_mode, (None,) + RENDER_MODES)
-        if render_mode == "rgb_array":
-            require("PIL", needed_for='render_mode="rgb_array"')
         if render_mode == "rgb_array":
             require("PIL", needed_for='render_mode="rgb_array"')
         self.reward_mode = reward
@@ -111,16 +143,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):
         # The decks depend on the seed alone: one generator for them, untouched by play.
         deck_rng = np.random.default_rng(self.np_random.integers(2**63))
         role_deck = deck_rng.permutation(NUM_CARDS).tolist()
-        decks: list[list[int]] = []
-
-        def deal(i: int) -> list[int]:
-            while len(decks) <= i:
-                decks.append(deck_rng.permutation(NUM_CARDS).tolist())
-            if i == 0 and first_deck is not None:
-                return first_deck
-            return decks[i]
-
-        self.match = self._new_match(role_deck, deal)
+        self.match = self._new_match(role_deck, _Decks(deck_rng, first_deck))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._rewarded = False

@@ -132,6 +132,7 @@ from gin_env.aec_tools import (
     RENDER_MODES,
     ActionSpace,
     AgentSpaces,
+    StatePickle,
     TableRender,
     TurnChecks,
     wrap,
@@ -150,7 +151,7 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap(raw_env(**kwargs))
 
 
-class raw_env(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
+class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickle):  # noqa: N801
     """Basic rummy for 2-6 players as a PettingZoo AEC env (see the module docstring)."""
 
     metadata = {
@@ -174,7 +175,14 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, AECEnv, EzPickle):  # noqa: 
                 f"unknown option(s) {', '.join(sorted(unknown))}; allowed: num_players, "
                 "ace_high_or_low, max_turns, target_score, render_mode"
             )
-        EzPickle.__init__(self, num_players, ace_high_or_low, max_turns, target_score, render_mode)
+        EzPickle.__init__(
+            self,
+            num_players=num_players,
+            ace_high_or_low=ace_high_or_low,
+            max_turns=max_turns,
+            target_score=target_score,
+            render_mode=render_mode,
+        )
         super().__init__()
         self.config = RummyConfig(num_players, ace_high_or_low, max_turns, target_score)
         if render_mode is not None and render_mode not in RENDER_MODES:

@@ -4,6 +4,8 @@ validation, calls out of order, and the picture of the table."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from typing import Any
 
@@ -11,7 +13,7 @@ import numpy as np
 import pytest
 
 from gin_env import actions as A
-from gin_env import gin_v0, three_handed_gin_v0
+from gin_env import gin_v0, rummy_v0, three_handed_gin_v0
 from gin_env.encoding import cards_in, views
 from gin_env.hand import Phase
 
@@ -140,3 +142,61 @@ def test_final_observation_is_the_hand_that_ended(module: Any, options: dict) ->
         seat = ended.players.index(int(env.agent_selection.split("_")[1]))
         own = cards_in(env.observe(env.agent_selection)["observation"], "hand")
         assert sum(1 << c for c in own) == ended.result.final_hands[seat]
+
+
+# -- 3. every env pickles and copies mid-game, and the copy plays on identically ------------
+
+MAKERS = [
+    (module, wrapped)
+    for module in (gin_v0, three_handed_gin_v0, rummy_v0)
+    for wrapped in (False, True)
+]
+
+
+def _trace(env: Any, rng: random.Random, steps: int) -> list[tuple[Any, ...]]:
+    """Play ``steps`` steps at random; what every agent saw and got along the way."""
+    out: list[tuple[Any, ...]] = []
+    for _ in range(steps):
+        if not env.agents:
+            break
+        agent = env.agent_selection
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
+        env.step(action)
+        seen = [env.observe(a)["observation"].tobytes() for a in env.agents]
+        out.append((agent, action, reward, repr(info), seen, dict(env.rewards)))
+    return out
+
+
+@pytest.mark.parametrize("module,wrapped", MAKERS, ids=lambda x: getattr(x, "__name__", str(x)))
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_env_copies_mid_game_and_plays_on_identically(module: Any, wrapped: bool, how: str) -> None:
+    env = (module.env if wrapped else module.raw_env)()
+    env.reset(seed=11)
+    _trace(env, random.Random(0), 25)  # mid-game
+    twin = pickle.loads(pickle.dumps(env)) if how == "pickle" else copy.deepcopy(env)
+    assert type(twin) is type(env)
+    assert twin.agent_selection == env.agent_selection
+    ahead = _trace(env, random.Random(1), 400)
+    again = _trace(twin, random.Random(1), 400)
+    assert again == ahead and len(ahead) > 100
+    # The copy is independent: it has its own generator and its own game.
+    env.reset(seed=3)
+    twin.reset(seed=3)
+    assert _trace(env, random.Random(2), 30) == _trace(twin, random.Random(2), 30)
+
+
+def test_three_handed_copy_keeps_its_options_before_reset() -> None:
+    env = three_handed_gin_v0.raw_env(adviser="none", adviser_sees_hand=False, reward="individual")
+    for twin in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
+        assert (twin.adviser, twin.adviser_sees_hand, twin.reward_mode) == (
+            "none",
+            False,
+            "individual",
+        )
+        assert twin._ezpickle_kwargs == env._ezpickle_kwargs
+        twin.reset(seed=1)  # and it plays
+        assert not twin.match.advising
