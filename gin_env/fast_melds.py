@@ -134,10 +134,8 @@ _PATTERN_PIPS = _build_pattern_pips()
 #: Every gin meld as a 52-bit mask, in the order of ``gin_env.melds.ALL_MELDS``.
 MELD_MASKS, _MELD_KIND, _MELD_FOURTH, _MELD_LOW, _MELD_HIGH = _build_melds()
 _NUM_MELDS = len(MELD_MASKS)
-#: The four cards of each rank, as a 52-bit mask.
-_RANK_COLUMNS = np.array(
-    [sum(1 << (13 * s + r) for s in range(4)) for r in range(_NUM_RANKS)], dtype=np.int64
-)
+#: Times a rank's bit in suit 0, the four cards of that rank.
+_RANK_SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39
 #: Above this many ranks held three or four times, deadwood uses the rank-by-rank search
 #: (as the reference does) instead of enumerating set choices.
 _MAX_SET_RANKS = 4
@@ -217,60 +215,34 @@ def _triple_ranks(hand: int) -> int:
     return (a & b & c) | (a & b & d) | (a & c & d) | (b & c & d)
 
 
-@numba.njit(cache=True)
-def _set_options(hand: int, triples: int, opts: np.ndarray, nopts: np.ndarray) -> int:
-    """Fill ``opts[i, :nopts[i]]`` with the set choices at the i-th triple rank (no set,
-    the three or four cards, and with four cards each three); returns the rank count."""
-    k = 0
-    t = triples
-    while t:
-        low = t & -t
-        t ^= low
-        col = hand & _RANK_COLUMNS[_bit_index(low)]
-        opts[k, 0] = 0
-        opts[k, 1] = col
-        if _popcount(col) == 4:
-            n = 2
-            c = col
-            while c:
-                bit = c & -c
-                c ^= bit
-                opts[k, n] = col ^ bit
-                n += 1
-            nopts[k] = 6
-        else:
-            nopts[k] = 2
-        k += 1
-    return k
-
-
 # -- deadwood --------------------------------------------------------------------------------
 
 
 @numba.njit(cache=True)
 def _deadwood_sets(hand: int, triples: int) -> int:
-    """Minimum deadwood over every choice of sets at the triple ranks."""
-    opts = np.empty((_MAX_SET_RANKS, 6), dtype=np.int64)
-    nopts = np.empty(_MAX_SET_RANKS, dtype=np.int64)
-    k = _set_options(hand, triples, opts, nopts)
-    idx = np.zeros(_MAX_SET_RANKS, dtype=np.int64)
-    best = _INF
-    while True:
-        removed = 0
-        for i in range(k):
-            removed |= opts[i, idx[i]]
-        v = _runs_deadwood(hand & ~removed)
-        if v < best:
-            best = v
-        i = 0
-        while i < k:
-            idx[i] += 1
-            if idx[i] < nopts[i]:
-                break
-            idx[i] = 0
-            i += 1
-        if i == k:
-            return best
+    """Minimum deadwood over every choice of sets at the ranks of ``triples`` (no set, the
+    three or four cards, or with four cards each three of them), the runs read from the
+    table once the sets are chosen."""
+    if not triples:
+        return _runs_deadwood(hand)
+    low = triples & -triples
+    rest = triples ^ low
+    best = _deadwood_sets(hand, rest)  # no set at this rank
+    if best == 0:
+        return 0
+    col = hand & (low * _RANK_SPREAD)
+    v = _deadwood_sets(hand & ~col, rest)
+    if v < best:
+        best = v
+    if _popcount(col) == 4:
+        c = col
+        while c and best:
+            bit = c & -c
+            c ^= bit
+            v = _deadwood_sets(hand & ~(col ^ bit), rest)
+            if v < best:
+                best = v
+    return best
 
 
 @numba.njit(cache=True)
@@ -355,6 +327,43 @@ def deadwood_nb(hand: int) -> int:
 
 
 @numba.njit(cache=True)
+def _discard_leaf(rest: int, out: np.ndarray) -> None:
+    """Sets fixed (``rest`` is what they leave): discarding card c of suit s only changes
+    that suit's run cover."""
+    dw = RUN_DEADWOOD
+    total = _runs_deadwood(rest)
+    for s in range(4):
+        p = (rest >> (13 * s)) & _SUIT_BITS
+        base = total - dw[p]
+        q = p
+        while q:
+            bit = q & -q
+            q ^= bit
+            card = 13 * s + _bit_index(bit)
+            v = base + dw[p ^ bit]
+            if v < out[card]:
+                out[card] = v
+
+
+@numba.njit(cache=True)
+def _discard_sets(rest: int, triples: int, out: np.ndarray) -> None:
+    if not triples:
+        _discard_leaf(rest, out)
+        return
+    low = triples & -triples
+    others = triples ^ low
+    _discard_sets(rest, others, out)  # no set at this rank
+    col = rest & (low * _RANK_SPREAD)
+    _discard_sets(rest & ~col, others, out)
+    if _popcount(col) == 4:
+        c = col
+        while c:
+            bit = c & -c
+            c ^= bit
+            _discard_sets(rest & ~(col ^ bit), others, out)
+
+
+@numba.njit(cache=True)
 def discard_deadwoods_nb(hand: int, out: np.ndarray) -> None:
     """``out[c]`` = deadwood of ``hand`` without card ``c`` for every ``c`` in the hand,
     ``-1`` for the cards not in it. ``out`` is an ``int64`` array of 52 entries."""
@@ -362,54 +371,12 @@ def discard_deadwoods_nb(hand: int, out: np.ndarray) -> None:
     if out.shape[0] != 52:
         raise ValueError("out must hold 52 entries")
     for c in range(52):
-        out[c] = -1 if not hand >> c & 1 else _INF
+        out[c] = _INF if hand >> c & 1 else -1
     triples = _triple_ranks(hand)
-    k = _popcount(triples)
-    opts = np.empty((k, 6), dtype=np.int64)
-    nopts = np.empty(k, dtype=np.int64)
-    _set_options(hand, triples, opts, nopts)
-    idx = np.zeros(k, dtype=np.int64)
-    dw = RUN_DEADWOOD
-    while True:
-        removed = 0
-        for i in range(k):
-            removed |= opts[i, idx[i]]
-        rest = hand & ~removed
-        p0 = rest & _SUIT_BITS
-        p1 = (rest >> 13) & _SUIT_BITS
-        p2 = (rest >> 26) & _SUIT_BITS
-        p3 = (rest >> 39) & _SUIT_BITS
-        v0 = dw[p0]
-        v1 = dw[p1]
-        v2 = dw[p2]
-        v3 = dw[p3]
-        total = v0 + v1 + v2 + v3
-        for s in range(4):
-            if s == 0:
-                p, base = p0, total - v0
-            elif s == 1:
-                p, base = p1, total - v1
-            elif s == 2:
-                p, base = p2, total - v2
-            else:
-                p, base = p3, total - v3
-            q = p
-            while q:
-                bit = q & -q
-                q ^= bit
-                card = 13 * s + _bit_index(bit)
-                v = base + dw[p ^ bit]
-                if v < out[card]:
-                    out[card] = v
-        i = 0
-        while i < k:
-            idx[i] += 1
-            if idx[i] < nopts[i]:
-                break
-            idx[i] = 0
-            i += 1
-        if i == k:
-            return
+    if triples:
+        _discard_sets(hand, triples, out)
+    else:
+        _discard_leaf(hand, out)
 
 
 # -- showdown --------------------------------------------------------------------------------
@@ -551,7 +518,7 @@ def showdown_nb(
     # The family on the current path: chosen[depth] meld id, path_len[frame] its length.
     st_len = np.empty(2 * n + 2, dtype=np.int64)
     family = np.empty(n + 1, dtype=np.int64)
-    opts = np.empty((n + 1, 169), dtype=np.int64)
+    opts = np.empty((n + 1, 36), dtype=np.int64)  # a run has <= 10 cards beside it
     nopts = np.empty(n + 1, dtype=np.int64)
     prune_by_key = undercut_bonus >= 0
     have = False
