@@ -4,7 +4,18 @@ The learner is one player (``"player_0"``), a random player each episode (``"ran
 or whoever holds a role when the episode starts (``"box"``, ``"captain"``, ``"adviser"``;
 ``"dealer"``, ``"non-dealer"`` in ``gin_v0``; with ``episode="hand"`` the role is held for
 the whole episode). Every other agent is played by a policy: any object with
-``act(observation: dict, rng) -> int`` (uniform random over legal actions by default).
+``act(observation: dict, rng) -> int`` (uniform random over legal actions by default), or
+an agent's name or spec as :func:`agents.make` takes it (``opponents="heuristic"``,
+``"search:budget=0.05"``, ``"gin-ppo"``; for rummy ``"simple"`` is its simple player),
+one for every other seat or a mapping from agent names to policies or names::
+
+    gymnasium.make("gin_env/Gin-v0", opponents="heuristic")
+    make_three_handed(opponents={"player_1": "simple", "player_2": "heuristic"})
+
+Names are resolved when the wrapper is made, each seat getting its own agent; an agent
+that does not play the game (a gin agent at rummy) is a ``ValueError`` naming the ones
+that do. This is the env layer's one use of the agents layer: ``agents`` is imported
+inside the function that resolves a name, never when ``gin_env`` is imported.
 
 An illegal action ends the episode with ``illegal_reward`` (-1), as PettingZoo's
 ``TerminateIllegalWrapper`` does (``illegal="raise"`` raises instead).
@@ -16,14 +27,17 @@ the learner's own agent received since its previous action (its own side's point
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, Union
 
 import gymnasium as gym
 import numpy as np
 from pettingzoo import AECEnv
 
-__all__ = ["Policy", "RandomPolicy", "SingleAgentEnv", "LEARNER_ROLES"]
+from gin_env import games
+
+__all__ = ["Policy", "Opponents", "RandomPolicy", "SingleAgentEnv", "LEARNER_ROLES", "make_policy"]
 
 LEARNER_ROLES = ("box", "captain", "adviser", "dealer", "non-dealer")
 
@@ -46,6 +60,23 @@ class RandomPolicy:
         return int(legal[rng.integers(len(legal))])
 
 
+#: What ``opponents`` takes: a policy or an agent name, for every other seat, or a mapping
+#: from agent names (``"player_1"``) to policies or agent names.
+Opponents = Union["Policy", str, Mapping[str, Union["Policy", str]]]
+
+
+def make_policy(spec: str, game: str | None = None) -> Policy:
+    """The agent called ``spec`` (``agents.make``), checked to play ``game`` (an env name,
+    when known). Imports the agents layer here, lazily: the one place the env layer does."""
+    if game is not None and game in games.GAMES:
+        spec = games.agent_spec(game, spec)
+    registry = importlib.import_module("agents")
+    try:
+        return registry.make(spec)  # type: ignore[no-any-return]
+    except ValueError as err:
+        raise ValueError(f"opponents: {err}") from None
+
+
 class SingleAgentEnv(gym.Env):
     """One learner against policies, over an AEC env (``raw_env`` of one of our games)."""
 
@@ -55,7 +86,7 @@ class SingleAgentEnv(gym.Env):
         self,
         aec_env: AECEnv,
         learner: str = "player_0",
-        opponents: Policy | Mapping[str, Policy] | None = None,
+        opponents: Opponents | None = None,
         illegal: str = "terminate",
         illegal_reward: float = -1.0,
     ) -> None:
@@ -72,13 +103,16 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"learner must be one of {', '.join(allowed)}; got {learner!r}")
         self.learner_spec = learner
         self.learner = agents[0] if learner not in agents else learner
-        self.opponents = opponents if opponents is not None else RandomPolicy()
-        policies = opponents.values() if isinstance(opponents, Mapping) else [self.opponents]
+        self.opponents = self._resolve(opponents, agents)
+        policies = (
+            self.opponents.values() if isinstance(self.opponents, Mapping) else [self.opponents]
+        )
         for policy in policies:
             if not callable(getattr(policy, "act", None)):
                 raise ValueError(
-                    "opponents must be a policy with act(observation, rng) -> action, or a "
-                    f"mapping from agent names to such policies; got {policy!r}"
+                    "opponents must be a policy with act(observation, rng) -> action or an "
+                    "agent name, or a mapping from agent names to those; got "
+                    f"{policy!r}"
                 )
         space = aec_env.observation_space(agents[0])
         self.observation_space = space["observation"]
@@ -86,6 +120,30 @@ class SingleAgentEnv(gym.Env):
         self.render_mode = getattr(aec_env, "render_mode", None)
         self._mask = np.zeros(int(self.action_space.n), np.int8)  # type: ignore[attr-defined]
         self._opp_rng = np.random.default_rng()
+
+    def _resolve(
+        self, opponents: Opponents | None, agents: list[str]
+    ) -> Policy | Mapping[str, Policy]:
+        """Agent names become agents (one per seat); policies are kept as given."""
+        game = self.aec.metadata.get("name")
+        if opponents is None:
+            return RandomPolicy()
+        if isinstance(opponents, str):
+            return {a: make_policy(opponents, game) for a in agents}
+        if isinstance(opponents, Mapping):
+            unknown = [a for a in opponents if a not in agents]
+            # A fixed learner leaves the other seats to cover; a drawn one, every seat.
+            needed = [a for a in agents if a != self.learner_spec]
+            missing = [a for a in needed if a not in opponents]
+            if unknown or missing:
+                raise ValueError(
+                    f"opponents must map every other seat ({', '.join(needed)}) to a policy; "
+                    + (f"unknown {unknown}" if unknown else f"missing {missing}")
+                )
+            return {
+                a: make_policy(p, game) if isinstance(p, str) else p for a, p in opponents.items()
+            }
+        return opponents
 
     def _policy(self, agent: str) -> Policy:
         opp = self.opponents

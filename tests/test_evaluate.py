@@ -166,3 +166,14 @@ def test_bad_input_is_a_clear_error() -> None:
         ev.three_handed(["simple", "random"], matches=1)
     with pytest.raises(ValueError, match="adviser"):
         ev.three_handed(["simple", "random", "simple"], matches=1, adviser="maybe")
+
+
+def test_the_default_output_folder_is_not_the_committed_results(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    ev.main(["gin", "--agents", "random,simple", "--pairs", "2", "--workers", "1",
+             "--no-progress", "--no-plot", "--name", "probe"])  # fmt: skip
+    assert sorted(p.name for p in (tmp_path / "runs" / "eval").iterdir()) == [
+        "probe.csv",
+        "probe.json",
+    ]
+    assert not (tmp_path / "results").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from pathlib import Path
 from typing import Any
 
 import gymnasium
@@ -76,9 +77,51 @@ def test_bad_learner_and_illegal_mode() -> None:
         gin_env.make_gin(learner="box")
     with pytest.raises(ValueError, match="illegal"):
         SingleAgentEnv(gin_v0.raw_env(), illegal="ignore")
-    for opponents in ("heuristic", {"player_1": None}):
+    for opponents in (3, {"player_1": None}):
         with pytest.raises(ValueError, match="opponents must be a policy with act"):
             SingleAgentEnv(gin_v0.raw_env(), opponents=opponents)
+
+
+def test_opponents_by_name() -> None:
+    from agents import HeuristicAgent, SimpleAgent
+    from agents.rummy_simple import RummySimpleAgent
+
+    env = gymnasium.make("gin_env/Gin-v0", opponents="heuristic", target_score=20)
+    assert isinstance(env.unwrapped.opponents["player_1"], HeuristicAgent)
+    env = gin_env.make_three_handed(opponents={"player_1": "simple", "player_2": "heuristic"})
+    assert isinstance(env.opponents["player_1"], SimpleAgent)
+    assert isinstance(env.opponents["player_2"], HeuristicAgent)
+    env = gin_env.make_three_handed(learner="random", opponents="simple")
+    assert env.opponents["player_0"] is not env.opponents["player_1"]  # one agent per seat
+    assert isinstance(
+        gin_env.make_rummy(opponents="simple").opponents["player_1"], RummySimpleAgent
+    )
+    # The named agents play whole episodes against the learner.
+    env = gin_env.make_gin(opponents="simple", episode="hand")
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        obs, _, term, trunc, _ = env.step(action)
+        done = term or trunc
+    assert env.unwrapped.aec.match.history[0].result is not None
+
+
+@pytest.mark.parametrize(
+    ("make", "opponents", "message"),
+    [
+        (gin_env.make_gin, "no-such-agent", "opponents: unknown agent 'no-such-agent'"),
+        (gin_env.make_gin, "search:colour=red", "has no option 'colour'"),
+        (gin_env.make_rummy, "heuristic", "plays the gin games, not rummy_v0"),
+        (gin_env.make_gin, "rummy-simple", "plays rummy only"),
+        (gin_env.make_three_handed, {"player_1": "simple"}, r"missing \['player_2'\]"),
+        (gin_env.make_gin, {"player_1": "simple", "player_7": "simple"}, "unknown"),
+    ],
+)
+def test_bad_opponent_names(make, opponents, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make(opponents=opponents)
 
 
 def test_illegal_action_ends_episode_with_penalty_or_raises() -> None:
@@ -163,3 +206,17 @@ def test_action_space_contains_like_discrete() -> None:
     for v in values:
         assert fast.contains(v) == plain.contains(v), v
     assert fast == plain
+
+
+def test_gin_env_never_imports_the_agents_layer_by_itself() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gymnasium, gin_env, gin_env.wrappers, gin_env.games\n"
+        "env = gymnasium.make('gin_env/Gin-v0'); env.reset(seed=0)\n"
+        "assert 'agents' not in sys.modules, 'agents imported'\n"
+        "gin_env.make_gin(opponents='simple')\n"
+        "assert 'agents' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])

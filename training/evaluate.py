@@ -13,7 +13,8 @@
 Work is split over worker processes (spawn-safe: agents travel as names/specs, or as
 picklable objects), shows a tqdm bar, and depends on ``seed`` alone (with agents whose
 budget is a count rather than seconds). ``python -m training.evaluate --help`` for the CLI,
-which writes JSON, CSV, a terminal table and matplotlib plots.
+which writes JSON, CSV, a terminal table and matplotlib plots into ``--out`` (default
+``runs/eval``, git-ignored; the committed figures live in ``results/``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ __all__ = [
 ]
 
 AgentSpec = Any  # a registered name / spec string, or an agent object
+#: Where the command line writes by default: a git-ignored folder, so that an evaluation
+#: never overwrites the committed figures in ``results/`` unless ``--out results`` says so.
+DEFAULT_OUT = "runs/eval"
 KINDS = ("knock", "gin", "undercut", "big_gin", "draw")
 _AGENT_CACHE: dict[str, Any] = {}
 
@@ -606,7 +610,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     common.add_argument("--agents", required=True, help="comma-separated names or specs")
     common.add_argument("--seed", type=int, default=0)
     common.add_argument("--workers", type=int, default=2)
-    common.add_argument("--out", default="results", help="folder for JSON/CSV/PNG")
+    common.add_argument(
+        "--out",
+        default=DEFAULT_OUT,
+        help=f"folder for JSON/CSV/PNG (default: {DEFAULT_OUT}, ignored by git; the "
+        "committed figures in results/ are written only when asked: --out results)",
+    )
     common.add_argument("--name", default=None, help="file stem (default from the agents)")
     common.add_argument("--no-progress", action="store_true")
     common.add_argument(

@@ -1,0 +1,191 @@
+"""The games of the package, listed once: their envs, names, sizes and default players.
+
+Every part of the project that lets a user pick a game (the ``gin-rummy`` command line,
+replays, the training league, RLlib, the Gymnasium ids) looks it up here, so a game is
+added, renamed or re-sized in one place.
+
+=======================  ================  =======  =======  =====================  ==========
+env (``name``)           other names       players  obs      default agent          family
+=======================  ================  =======  =======  =====================  ==========
+``three_handed_gin_v0``  three, three_hand 3        436      heuristic              gin
+``gin_v0``               gin               2        436      heuristic              gin
+``rummy_v0``             rummy             2-6      by n     rummy-simple           rummy
+=======================  ================  =======  =======  =====================  ==========
+
+Agents are named as :func:`agents.make` takes them. The gin games share one observation
+and action layout (:mod:`gin_env.encoding`), so their agents play both; basic rummy has
+its own (:mod:`gin_env.rummy_encoding`) and its own agents. :func:`agent_spec` checks that
+a named agent plays the game (and reads ``simple`` as ``rummy-simple`` for rummy).
+
+This module sits with the envs and never imports the agents layer (the Gymnasium wrapper
+resolves agent names itself, lazily).
+
+>>> get("three").name, get("three_handed_gin_v0").players, get("gin").observation_size()
+('three_handed_gin_v0', 3, 436)
+>>> get("rummy").make_env(num_players=3).num_players
+3
+>>> agent_spec("rummy", "simple")
+'rummy-simple'
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from gin_env import actions as gin_actions
+from gin_env.encoding import OBS_SIZE
+from gin_env.gin_aec import role_names_for
+
+__all__ = ["GameSpec", "GAMES", "get", "names", "agent_spec", "FAMILY_AGENTS"]
+
+#: Agents that play only one family of games (an agent not listed plays the gin games).
+FAMILY_AGENTS: dict[str, tuple[str, ...]] = {"rummy": ("rummy-simple",)}
+#: Agents that play every game (they read the action mask only).
+ANY_GAME_AGENTS = ("random",)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game: its env module and everything the tools need to know about it."""
+
+    name: str  # the env's name (``metadata["name"]``, the module under gin_env)
+    short: str  # train --env / RLlib --game: three_handed, gin, rummy
+    cli: str  # gin-rummy --game: three, gin, rummy
+    aliases: tuple[str, ...]
+    family: str  # "gin" or "rummy": which agents play it
+    players: int | None  # fixed seats, or None when ``num_players`` chooses (rummy)
+    default_agent: str
+    gym_id: str
+    roles: tuple[str, ...] = ()  # the roles that rotate (gin games), in role-id order
+    replays: bool = False  # training.replay can save and check its matches
+
+    @property
+    def sides(self) -> dict[str, int]:
+        """The two sides of the table, by role: the first role (the box; the dealer) is
+        side 0, the others (the captain's team; the non-dealer) side 1."""
+        return {role: int(i > 0) for i, role in enumerate(self.roles)}
+
+    @property
+    def module(self) -> ModuleType:
+        """The env module (``gin_env.<name>``), imported on first use."""
+        return importlib.import_module(f"gin_env.{self.name}")
+
+    def make_env(self, **options: Any) -> Any:
+        """A fresh ``raw_env`` of this game with ``options`` (checked by the env)."""
+        return self.module.raw_env(**options)
+
+    def make_wrapped_env(self, **options: Any) -> Any:
+        """The game's ``env()``: ``raw_env`` inside PettingZoo's standard wrappers."""
+        return self.module.env(**options)
+
+    def num_players(self, **options: Any) -> int:
+        if self.players is not None:
+            return self.players
+        return int(options.get("num_players", 2))
+
+    def observation_size(self, **options: Any) -> int:
+        """Length of a seat's observation vector (rummy's depends on ``num_players``)."""
+        if self.family == "gin":
+            return OBS_SIZE
+        from gin_env.rummy_encoding import observation_size
+
+        return observation_size(self.num_players(**options))
+
+    @property
+    def num_actions(self) -> int:
+        if self.family == "gin":
+            return gin_actions.NUM_ACTIONS
+        from gin_env.rummy_actions import NUM_ACTIONS
+
+        return NUM_ACTIONS
+
+
+GAMES: dict[str, GameSpec] = {
+    spec.name: spec
+    for spec in (
+        GameSpec(
+            name="three_handed_gin_v0",
+            short="three_handed",
+            cli="three",
+            aliases=("three-handed", "3"),
+            family="gin",
+            players=3,
+            default_agent="heuristic",
+            gym_id="gin_env/ThreeHandedGin-v0",
+            roles=role_names_for(3),
+            replays=True,
+        ),
+        GameSpec(
+            name="gin_v0",
+            short="gin",
+            cli="gin",
+            aliases=("two-player",),
+            family="gin",
+            players=2,
+            default_agent="heuristic",
+            gym_id="gin_env/Gin-v0",
+            roles=role_names_for(2),
+            replays=True,
+        ),
+        GameSpec(
+            name="rummy_v0",
+            short="rummy",
+            cli="rummy",
+            aliases=(),
+            family="rummy",
+            players=None,
+            default_agent="rummy-simple",
+            gym_id="gin_env/Rummy-v0",
+        ),
+    )
+}
+
+_LOOKUP: dict[str, GameSpec] = {}
+for _spec in GAMES.values():
+    for _key in (_spec.name, _spec.short, _spec.cli, *_spec.aliases):
+        _LOOKUP[_key] = _spec
+
+
+def names() -> list[str]:
+    """Every name a game answers to (env names, short names, CLI names, aliases)."""
+    return list(_LOOKUP)
+
+
+def get(name: str) -> GameSpec:
+    """The game called ``name`` (its env name, ``short``, ``cli`` name or an alias); a
+    ``ValueError`` lists the games otherwise."""
+    spec = _LOOKUP.get(name) if isinstance(name, str) else None
+    if spec is None:
+        allowed = ", ".join(f"{s.cli} ({s.name})" for s in GAMES.values())
+        raise ValueError(f"unknown game {name!r}; allowed: {allowed}")
+    return spec
+
+
+def agent_spec(game: str | GameSpec, spec: str) -> str:
+    """The agent spec that plays ``game`` for the name a user gave: for rummy ``simple``
+    means ``rummy-simple`` (keeping any ``:options``); an agent of another family is a
+    ``ValueError`` naming the agents that fit."""
+    g = game if isinstance(game, GameSpec) else get(game)
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent name must be a string, got {spec!r}")
+    base, colon, rest = spec.partition(":")
+    base = base.strip()
+    own = FAMILY_AGENTS.get(g.family, ())
+    if own:  # a family with its own agents: only those (and the mask-only ones) fit
+        if base == "simple" and "rummy-simple" in own:
+            return "rummy-simple" + colon + rest
+        if base not in own + ANY_GAME_AGENTS:
+            fits = ", ".join(ANY_GAME_AGENTS + own)
+            extra = " (simple = rummy-simple)" if "rummy-simple" in own else ""
+            raise ValueError(
+                f"agent {spec!r} plays the gin games, not {g.name}; agents for {g.name}: "
+                f"{fits}{extra}"
+            )
+        return spec
+    for family, agents in FAMILY_AGENTS.items():
+        if base in agents and family != g.family:
+            raise ValueError(f"agent {spec!r} plays {family} only, not {g.name}")
+    return spec
