@@ -123,6 +123,7 @@ def play_gin_pair(
         rng = np.random.default_rng([seed, index, int(swap)])
         _run_aec(env, {seat_a: a, seat_b: b}, rng)
         match = env.match
+        assert match is not None  # reset above
         rec = match.history[0]
         res = rec.result
         assert res is not None
@@ -163,11 +164,13 @@ def play_gin_match_pair(
         seat_b = "player_0" if swap else "player_1"
         a, b = _Timed(_agent(spec_a)), _Timed(_agent(spec_b))
         _run_aec(env, {seat_a: a, seat_b: b}, np.random.default_rng([seed, index, 5, int(swap)]))
-        winner = env.match.winner
+        match = env.match
+        assert match is not None  # reset above
+        winner = match.winner
         out.append(
             {
                 "a_won": winner is not None and f"player_{winner}" == seat_a,
-                "hands": len(env.match.history),
+                "hands": len(match.history),
             }
         )
     return {"index": index, "matches": out}
@@ -323,6 +326,7 @@ def play_three_match(
     players = {f"player_{k}": _Timed(_agent(s)) for k, s in enumerate(specs)}
     _run_aec(env, players, np.random.default_rng([seed, index, 11]))
     match = env.match
+    assert match is not None  # reset above
     hands = []
     for rec in match.history:
         res = rec.result
@@ -353,7 +357,9 @@ def _three_summary(labels: list[str], results: list[dict[str, Any]]) -> dict[str
     names = sorted(set(labels))
     wins = dict.fromkeys(names, 0)
     seats = dict.fromkeys(names, 0)
-    role_stats = {n: {r: {"hands": 0, "won": 0, "points": []} for r in ROLE_NAMES} for n in names}
+    role_stats: dict[str, dict[str, dict[str, Any]]] = {
+        n: {r: {"hands": 0, "won": 0, "points": []} for r in ROLE_NAMES} for n in names
+    }
     box_pts: list[float] = []
     box_won = 0
     n_hands = 0
@@ -462,7 +468,7 @@ def ladder(
     matrix: dict[str, dict[str, float]] = {n: {} for n in labels}
     duels = []
     for i, j in combinations(range(len(agents)), 2):
-        jobs = [(agents[i], agents[j], seed, k, {}) for k in range(pairs)]
+        jobs: list[tuple[Any, ...]] = [(agents[i], agents[j], seed, k, {}) for k in range(pairs)]
         res = _pool_map(play_gin_pair, jobs, workers, progress, f"{labels[i]} v {labels[j]}")
         per_pair = [sum(h["a_points"] for h in r["hands"]) for r in res]
         for p in per_pair:
@@ -628,6 +634,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     t = sub.add_parser("three", parents=[common], help="three-handed matches of three agents")
     t.add_argument("--matches", type=int, default=60)
     t.add_argument("--adviser", default="both", choices=("suggest", "none", "both"))
+    t.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="replay each deal sequence in all 6 seatings, CIs paired by deal "
+        "(training.team_study); --matches then counts deal sequences",
+    )
     lad = sub.add_parser("ladder", parents=[common], help="round-robin ladder with ratings")
     lad.add_argument("--pairs", type=int, default=200)
     args = p.parse_args(argv)
@@ -671,6 +683,12 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
             [tuple(r["ci95"])],
             "duplicate gin: points per hand (95% CI)",
             "points / hand",
+        )
+    elif args.cmd == "three" and args.duplicate:
+        from training.team_study import eval_duplicate  # imports this module: kept late
+
+        r, rows, paths = eval_duplicate(
+            specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png
         )
     elif args.cmd == "three":
         r = three_handed(specs, args.matches, args.seed, args.workers, args.adviser, progress)

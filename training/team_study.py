@@ -1,0 +1,1224 @@
+"""Team versus solo, measured: duplicate three-handed evaluation, the value of advice, and
+the balance between the box and the captain's team.
+
+Three studies, each a function that returns a JSON-ready dict (and a CLI that writes
+``results/team_*.json/csv/png``):
+
+- :func:`duplicate_three`: three agents play three-handed matches on deal sequences that
+  are **replayed in all six seatings** (``design="duplicate"``), or on a fresh deal sequence
+  per match with the same six seatings in turn (``design="plain"``). The deals and the
+  initial role draw depend on the env seed alone, so one seed with the agents permuted
+  over the player seats replays the same decks. Per agent: match win %, and by role hand
+  win %, points per hand and the **edge** (the agent's points per hand in the role minus
+  the other two agents' in the same role), each with a 95% CI clustered by deal sequence
+  (the six replays of a sequence are one cluster: the CI is paired by deal).
+  :func:`duplicate_vs_plain` runs both designs on the same number of matches and reports
+  the ratio of the CI half-widths.
+- :func:`advice_matrix`: single hands (``episode="hand"``) where the roles are filled by
+  policy: a fixed box, a captain and an adviser. Every cell plays the same deals (the deal
+  and the role draw depend on the seed and the deal's index alone), so differences
+  between cells are paired by deal. Per cell: the team's points per hand against the box,
+  how often the captain plays the suggestion (for a captain that never reads it, this is
+  only agreement), and the team's points in hands where the captain followed every
+  suggestion versus hands where it overrode at least one. Advisers are agent specs or one
+  of the ablations of the advice channel (:data:`ADVICE_ABLATIONS`).
+- :func:`balance`: L2 in every seat, matches under rule options; the share of hands and of
+  matches the box wins.
+
+Agents are registered names / specs (``agents.make``) or agent objects, so trained
+captains and advisers plug in. ``python -m training.team_study --help`` for the CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import agents as agent_registry
+from agents.advice import Captain
+from gin_env import actions as A
+from gin_env import three_handed_gin_v0
+from gin_env.cards import NUM_CARDS
+from gin_env.encoding import OBS_SLICES
+from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES
+from training import prog_name
+from training.evaluate import OptionError, _agent, _label, _pool_map, _table
+from training.stats import mean_ci, wilson_ci
+
+__all__ = [
+    "PERMUTATIONS",
+    "ADVICE_ABLATIONS",
+    "MutedAdviser",
+    "ShuffledAdviser",
+    "OwnPolicyAdviser",
+    "make_adviser",
+    "cluster_ratio_ci",
+    "cluster_diff_ci",
+    "play_seated_match",
+    "duplicate_three",
+    "duplicate_vs_plain",
+    "play_advice_hands",
+    "advice_matrix",
+    "balance",
+    "main",
+]
+
+AgentSpec = Any
+#: The six orders of three agents over the player seats: ``perm[seat]`` is the agent index.
+PERMUTATIONS: tuple[tuple[int, int, int], ...] = tuple(itertools.permutations(range(3)))  # type: ignore[assignment]
+#: Adviser specs that are ablations of the advice channel rather than agents.
+ADVICE_ABLATIONS = ("none", "muted", "shuffled", "own")
+_CARD_PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_discarded",
+               "partner_discarded")  # fmt: skip
+_DISCARD, _KNOCK = A.DISCARD, A.KNOCK
+
+
+# -- statistics clustered by deal ------------------------------------------------------------
+def cluster_ratio_ci(num: Sequence[float], den: Sequence[float]) -> tuple[float, float, float]:
+    """``(ratio, low, high)`` of ``sum(num) / sum(den)`` with a 95% CI that treats each
+    cluster (one entry of ``num``/``den``: the hands of one deal sequence) as the unit.
+
+    The delta method: the cluster's linearised value ``m + G (num_g - m den_g) / sum(den)``
+    has mean ``m``, and :func:`training.stats.mean_ci` of those values is the interval.
+    Clusters with ``den == 0`` still count (they carry no hands of this kind).
+    """
+    n, d = np.asarray(num, float), np.asarray(den, float)
+    if n.shape != d.shape or n.size == 0:
+        raise ValueError(f"num and den must be equal, non-empty; got {n.shape} and {d.shape}")
+    total = d.sum()
+    if total <= 0:
+        raise ValueError("cluster_ratio_ci needs at least one hand (sum of den > 0)")
+    m = float(n.sum() / total)
+    return mean_ci(m + n.size * (n - m * d) / total)
+
+
+def cluster_diff_ci(
+    num_a: Sequence[float], den_a: Sequence[float], num_b: Sequence[float], den_b: Sequence[float]
+) -> tuple[float, float, float]:
+    """``(ratio_a - ratio_b, low, high)``, the 95% CI clustered as in
+    :func:`cluster_ratio_ci`: both ratios' linearised values are taken per cluster, so
+    luck a cluster gives both sides (the same deals) cancels in the difference."""
+    na, da, nb, db = (np.asarray(x, float) for x in (num_a, den_a, num_b, den_b))
+    if not (na.shape == da.shape == nb.shape == db.shape) or na.size == 0:
+        raise ValueError("the four cluster arrays must have one equal, non-empty shape")
+    if da.sum() <= 0 or db.sum() <= 0:
+        raise ValueError("cluster_diff_ci needs hands on both sides")
+    ma, mb = na.sum() / da.sum(), nb.sum() / db.sum()
+    g = na.size
+    z = g * (na - ma * da) / da.sum() - g * (nb - mb * db) / db.sum()
+    return mean_ci(float(ma - mb) + z)
+
+
+def _half(ci: Sequence[float]) -> float:
+    return (ci[1] - ci[0]) / 2
+
+
+# -- advisers for the ablations ----------------------------------------------------------------
+def _without_no_advice(mask: np.ndarray) -> np.ndarray:
+    out = np.array(mask, dtype=np.int8, copy=True)
+    if out[A.NO_ADVICE] and out.sum() > 1:
+        out[A.NO_ADVICE] = 0
+    return out
+
+
+class MutedAdviser:
+    """The advice channel muted: the adviser always says ``NO_ADVICE`` (the captain sees
+    the one-hot of ``NO_ADVICE``, unlike ``adviser="none"`` where it sees no suggestion)."""
+
+    name = "muted"
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        mask = np.asarray(observation["action_mask"])
+        return A.NO_ADVICE if mask[A.NO_ADVICE] else int(np.flatnonzero(mask)[0])
+
+
+class ShuffledAdviser:
+    """Advice of the right form and frequency carrying no information about the cards.
+
+    At each decision the adviser's observation is relabelled by a fresh random permutation
+    ``s`` of the 52 cards (every card part, and the discard/knock entries of the mask), the
+    ``agent`` (L2 by default) chooses a suggestion there, and card ``s[c]`` of its choice is
+    mapped back to card ``c``. The suggestion is always legal and draws, takes, passes,
+    discards and knocks as the agent would on some position, but which card it names is
+    unrelated to the captain's melds.
+    """
+
+    name = "shuffled"
+
+    def __init__(self, agent: Any = None) -> None:
+        self.agent = agent if agent is not None else agent_registry.make("heuristic")
+
+    @staticmethod
+    def relabel(observation: dict[str, np.ndarray], perm: np.ndarray) -> dict[str, np.ndarray]:
+        """The observation with card ``c`` renamed ``perm[c]`` (``NO_ADVICE`` masked out)."""
+        obs = np.array(observation["observation"], dtype=np.float32, copy=True)
+        for part in _CARD_PARTS:
+            s = OBS_SLICES[part]
+            block = obs[s].copy()
+            obs[s.start + perm] = block
+        mask = _without_no_advice(np.asarray(observation["action_mask"]))
+        new_mask = mask.copy()
+        for base in (_DISCARD, _KNOCK):
+            new_mask[base + perm] = mask[base : base + NUM_CARDS]
+        return {"observation": obs, "action_mask": new_mask}
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        rng = rng if rng is not None else np.random.default_rng()
+        perm = rng.permutation(NUM_CARDS)
+        a = int(self.agent.act(self.relabel(observation, perm), rng))
+        inverse = np.argsort(perm)
+        for base in (_DISCARD, _KNOCK):
+            if base <= a < base + NUM_CARDS:
+                return base + int(inverse[a - base])
+        return a
+
+
+class OwnPolicyAdviser:
+    """Suggests what ``policy`` would play in the captain's own seat: the adviser's
+    observation turned into the captain's (role captain, not advising, no suggestion,
+    ``NO_ADVICE`` masked out). With the captain's own policy this is advice that adds no
+    information; a captain that follows it plays as it would alone."""
+
+    name = "own"
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        obs = np.array(observation["observation"], dtype=np.float32, copy=True)
+        obs[OBS_SLICES["role"]] = 0
+        obs[OBS_SLICES["role"].start + CAPTAIN] = 1
+        obs[OBS_SLICES["advising"]] = 0
+        obs[OBS_SLICES["suggestion"]] = 0
+        mask = _without_no_advice(np.asarray(observation["action_mask"]))
+        return int(self.policy.act({"observation": obs, "action_mask": mask}, rng))
+
+
+def _own_policy(captain: Any) -> Any:
+    return captain.agent if isinstance(captain, Captain) else captain
+
+
+def make_adviser(spec: AgentSpec, captain: Any) -> Any:
+    """The adviser for ``spec``: ``None`` for ``"none"`` (the env's ``adviser="none"``),
+    :class:`MutedAdviser`, :class:`ShuffledAdviser` (L2 on relabelled cards),
+    :class:`OwnPolicyAdviser` of the captain's own policy (a :class:`~agents.advice.Captain`'s
+    wrapped agent), or any agent spec / object (``"adviser:agent=heuristic"`` suggests what
+    L2 would play as captain)."""
+    if spec == "none":
+        return None
+    if spec == "muted":
+        return MutedAdviser()
+    if spec == "shuffled":
+        return ShuffledAdviser()
+    if spec == "own":
+        return OwnPolicyAdviser(_own_policy(captain))
+    return _agent(spec)
+
+
+# -- duplicate three-handed --------------------------------------------------------------------
+def _env_seed(seed: int, index: int, salt: int) -> int:
+    return int(np.random.default_rng([seed, index, salt]).integers(2**31))
+
+
+def play_seated_match(
+    seat_specs: Sequence[AgentSpec],
+    seed: int,
+    index: int,
+    adviser: str = "suggest",
+    rules: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One match of deal sequence ``index``; ``seat_specs[k]`` plays ``player_k``.
+
+    The env seed depends on ``(seed, index)`` alone, so the decks and the initial role draw
+    are the same whoever sits where. Per hand: the deck (as a tuple), each player's role,
+    the box's points (+ when the box scores), who won. Also the match winner's seat and the
+    role the winner held in the last hand.
+    """
+    env = three_handed_gin_v0.raw_env(
+        adviser=adviser, episode="match", max_hands=2000, **dict(rules or {})
+    )
+    env.reset(seed=_env_seed(seed, index, 3))
+    players = {f"player_{k}": _agent(s) for k, s in enumerate(seat_specs)}
+    rng = np.random.default_rng([seed, index, 11])
+    while True:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        env.step(int(players[agent].act(env.observe(agent), rng)))
+    match = env.match
+    hands = []
+    for rec in match.history:
+        res = rec.result
+        if res is None:
+            continue
+        scorer = None if res.winner is None else rec.players[res.winner]
+        box = rec.roles.index(BOX)
+        hands.append(
+            {
+                "deck": tuple(rec.deck),
+                "roles": list(rec.roles),
+                "box_points": 0
+                if scorer is None
+                else (res.points if scorer == box else -res.points),
+                "box_won": scorer == box,
+                "team_won": scorer is not None and scorer != box,
+            }
+        )
+    last = match.history[-1]
+    winner_role = None if match.winner is None else ROLE_NAMES[last.roles[match.winner]]
+    return {
+        "index": index,
+        "winner": match.winner,
+        "winner_role": winner_role,
+        "first_roles": list(match.history[0].roles),
+        "hands": hands,
+    }
+
+
+def _seat_specs(specs: Sequence[AgentSpec], perm: Sequence[int]) -> list[AgentSpec]:
+    return [specs[perm[seat]] for seat in range(3)]
+
+
+def _labels(agents: Sequence[AgentSpec]) -> list[str]:
+    labels = [_label(a) for a in agents]
+    if len(set(labels)) < len(labels):
+        labels = [f"{lab}#{k}" if labels.count(lab) > 1 else lab for k, lab in enumerate(labels)]
+    return labels
+
+
+def _check_agents(agents: Sequence[AgentSpec], rules: Mapping[str, Any]) -> None:
+    try:
+        for spec in agents:
+            _agent(spec)
+        three_handed_gin_v0.raw_env(**dict(rules))
+    except OptionError:
+        raise
+    except ValueError as err:
+        raise OptionError(str(err)) from None
+
+
+def _check_count(name: str, value: object, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise OptionError(f"{name} must be an int >= {low}, got {value!r}")
+    return value
+
+
+def duplicate_three(
+    agents: Sequence[AgentSpec],
+    deals: int,
+    seed: int = 0,
+    workers: int = 1,
+    adviser: str = "suggest",
+    design: str = "duplicate",
+    progress: bool = False,
+    rules: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``6 * deals`` matches of three agents, every agent in every seat order equally often.
+
+    ``design="duplicate"``: ``deals`` deal sequences, each played in the six seatings (one
+    cluster per sequence). ``design="plain"``: a fresh deal sequence for each of the
+    ``6 * deals`` matches, seatings in turn (one cluster per match). The same statistics and
+    the same clustered CIs either way, so the two designs compare at equal size.
+    """
+    if len(agents) != 3:
+        raise OptionError(f"a three-handed evaluation needs exactly 3 agents, got {len(agents)}")
+    if design not in ("duplicate", "plain"):
+        raise OptionError(f"design must be 'duplicate' or 'plain', got {design!r}")
+    if adviser not in ("suggest", "none"):
+        raise OptionError(f"adviser must be 'suggest' or 'none', got {adviser!r}")
+    _check_count("deals", deals)
+    _check_count("workers", workers)
+    rules = dict(rules or {})
+    _check_agents(agents, rules)
+    labels = _labels(agents)
+    jobs, meta = [], []
+    for i in range(deals):
+        for p, perm in enumerate(PERMUTATIONS):
+            index = i if design == "duplicate" else 6 * i + p
+            jobs.append((_seat_specs(agents, perm), seed, index, adviser, rules))
+            meta.append((index, [labels[perm[s]] for s in range(3)]))
+    res = _pool_map(play_seated_match, jobs, workers, progress, f"three-handed {design}")
+    matches = [dict(r, cluster=c, order=o) for r, (c, o) in zip(res, meta, strict=True)]
+    out = _duplicate_summary(labels, matches)
+    out.update(design=design, deals=deals, seed=seed, adviser=adviser, rules=rules)
+    return out
+
+
+def _duplicate_summary(labels: list[str], matches: list[dict[str, Any]]) -> dict[str, Any]:
+    clusters = sorted({m["cluster"] for m in matches})
+    at = {c: k for k, c in enumerate(clusters)}
+    g = len(clusters)
+    # Per cluster, agent and role: hands, hands won, points.
+    hands = np.zeros((g, len(labels), 3))
+    won = np.zeros_like(hands)
+    pts = np.zeros_like(hands)
+    games = np.zeros((g, len(labels)))
+    wins = np.zeros_like(games)
+    box_n = np.zeros(g)
+    box_pts = np.zeros(g)
+    box_won = np.zeros(g)
+    index = {n: k for k, n in enumerate(labels)}
+    n_hands = 0
+    # (cluster, hand index, role) -> [(agent, points)]: who held those cards in that role.
+    same_cards: dict[tuple[int, int, int], list[tuple[int, float]]] = {}
+    for m in matches:
+        c = at[m["cluster"]]
+        for seat, name in enumerate(m["order"]):
+            games[c, index[name]] += 1
+            wins[c, index[name]] += m["winner"] == seat
+        for k, h in enumerate(m["hands"]):
+            n_hands += 1
+            box_n[c] += 1
+            box_pts[c] += h["box_points"]
+            box_won[c] += h["box_won"]
+            for seat, role in enumerate(h["roles"]):
+                a = index[m["order"][seat]]
+                value = h["box_points"] if role == BOX else -h["box_points"]
+                hands[c, a, role] += 1
+                won[c, a, role] += h["box_won"] if role == BOX else h["team_won"]
+                pts[c, a, role] += value
+                same_cards.setdefault((c, k, role), []).append((a, value))
+    # The paired edge: each hand against the mean of the other agents' results with the
+    # same cards (same deal sequence, hand index and role), summed per cluster.
+    p_num = np.zeros_like(hands)
+    p_den = np.zeros_like(hands)
+    for (c, _, role), entries in same_cards.items():
+        for a, value in entries:
+            others = [v for b, v in entries if b != a]
+            if others:
+                p_num[c, a, role] += value - sum(others) / len(others)
+                p_den[c, a, role] += 1
+    per_agent: dict[str, Any] = {}
+    for a, name in enumerate(labels):
+        roles = {}
+        others = [b for b in range(len(labels)) if b != a]
+        for role, rname in enumerate(ROLE_NAMES):
+            n_a = hands[:, a, role]
+            if n_a.sum() == 0:
+                roles[rname] = {"hands": 0}
+                continue
+            wr = cluster_ratio_ci(won[:, a, role], n_a)
+            pp = cluster_ratio_ci(pts[:, a, role], n_a)
+            n_o = hands[:, others, role].sum(axis=1)
+            edge = (
+                cluster_diff_ci(pts[:, a, role], n_a, pts[:, others, role].sum(axis=1), n_o)
+                if n_o.sum() > 0
+                else None
+            )
+            paired = (
+                cluster_ratio_ci(p_num[:, a, role], p_den[:, a, role])
+                if p_den[:, a, role].sum() > 1
+                else None
+            )
+            roles[rname] = {
+                "hands": int(n_a.sum()),
+                "hand_win_rate": wr[0],
+                "hand_win_rate_ci95": wr[1:],
+                "points_per_hand": pp[0],
+                "ci95": pp[1:],
+                "edge": None if edge is None else edge[0],
+                "edge_ci95": None if edge is None else edge[1:],
+                "paired_hands": int(p_den[:, a, role].sum()),
+                "paired_edge": None if paired is None else paired[0],
+                "paired_edge_ci95": None if paired is None else paired[1:],
+            }
+        mw = cluster_ratio_ci(wins[:, a], games[:, a])
+        per_agent[name] = {
+            "matches": int(games[:, a].sum()),
+            "match_win_rate": mw[0],
+            "match_win_rate_ci95": mw[1:],
+            "roles": roles,
+        }
+    bp = cluster_ratio_ci(box_pts, box_n)
+    bw = cluster_ratio_ci(box_won, box_n)
+    return {
+        "agents": labels,
+        "matches": len(matches),
+        "clusters": g,
+        "hands": n_hands,
+        "box_points_per_hand": bp[0],
+        "box_points_ci95": bp[1:],
+        "box_hand_win_rate": bw[0],
+        "box_hand_win_rate_ci95": bw[1:],
+        "per_agent": per_agent,
+    }
+
+
+def duplicate_vs_plain(
+    agents: Sequence[AgentSpec],
+    deals: int,
+    seed: int = 0,
+    workers: int = 1,
+    adviser: str = "suggest",
+    progress: bool = False,
+    rules: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Both designs at ``6 * deals`` matches; per agent and role the 95% CI half-widths of
+    the points per hand, of the edge (difference of means in both designs) and of the
+    duplicate design's paired edge (against the plain design's edge), and each ratio
+    plain / duplicate (> 1: the duplicate design is tighter)."""
+    dup = duplicate_three(agents, deals, seed, workers, adviser, "duplicate", progress, rules)
+    plain = duplicate_three(agents, deals, seed, workers, adviser, "plain", progress, rules)
+    rows = []
+    for name in dup["agents"]:
+        for role in ROLE_NAMES:
+            d, p = dup["per_agent"][name]["roles"][role], plain["per_agent"][name]["roles"][role]
+            if not d.get("hands") or not p.get("hands"):
+                continue
+            row: dict[str, Any] = {"agent": name, "role": role}
+            # The duplicate design's paired edge against the plain design's edge (a
+            # difference of means: plain deals have no other player on the same cards).
+            for key, ci_d, ci_p in (
+                ("points", "ci95", "ci95"),
+                ("edge", "edge_ci95", "edge_ci95"),
+                ("paired_edge", "paired_edge_ci95", "edge_ci95"),
+            ):
+                if d[ci_d] is None or p[ci_p] is None:
+                    continue
+                hd, hp = _half(d[ci_d]), _half(p[ci_p])
+                row[f"{key}_half_duplicate"] = hd
+                row[f"{key}_half_plain"] = hp
+                row[f"{key}_ratio"] = hp / hd if hd > 0 else math.inf
+            rows.append(row)
+    return {
+        "agents": dup["agents"],
+        "deals": deals,
+        "matches_per_design": dup["matches"],
+        "hands": {"duplicate": dup["hands"], "plain": plain["hands"]},
+        "duplicate": dup,
+        "plain": plain,
+        "half_widths": rows,
+    }
+
+
+# -- the value of advice ----------------------------------------------------------------------
+def play_advice_hands(
+    captain_spec: AgentSpec,
+    adviser_spec: AgentSpec,
+    box_spec: AgentSpec,
+    seed: int,
+    start: int,
+    stop: int,
+    sees_hand: bool = True,
+    rules: Mapping[str, Any] | None = None,
+    trace: bool = False,
+) -> dict[str, Any]:
+    """Deals ``start..stop-1`` as single hands, the roles played by the three policies.
+
+    Deal ``i`` resets the env with a seed of ``(seed, i)`` only, so every captain/adviser
+    pair plays the same decks and role draws. Returns per deal: the team's points (+ when
+    the captain scores), whether the team / the box won, the captain's decisions that had a
+    suggestion and how many of them played it. With ``trace``, also every captain decision
+    as ``(suggestion or None, the suggestion part of the captain's observation as action
+    ids, the captain's legal ids, the action)``.
+    """
+    captain = _agent(captain_spec)
+    adviser = make_adviser(adviser_spec, captain)
+    box = _agent(box_spec)
+    env = three_handed_gin_v0.raw_env(
+        adviser="none" if adviser is None else "suggest",
+        adviser_sees_hand=sees_hand,
+        episode="hand",
+        **dict(rules or {}),
+    )
+    by_role = {BOX: box, CAPTAIN: captain, ADVISER: adviser}
+    team, team_won, box_won, advised, followed = [], [], [], [], []
+    traces: list[list[tuple[Any, ...]]] = []
+    sugg_slice = OBS_SLICES["suggestion"]
+    for i in range(start, stop):
+        env.reset(seed=_env_seed(seed, i, 21))
+        rng = np.random.default_rng([seed, i, 11])
+        match = env.match
+        n_adv = n_fol = 0
+        hand_trace: list[tuple[Any, ...]] = []
+        while True:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                break
+            player = env.possible_agents.index(agent)
+            role = match.record.roles[player]
+            obs = env.observe(agent)
+            action = int(by_role[role].act(obs, rng))
+            if role == CAPTAIN:
+                s = match.suggestion
+                if s is not None and s != A.NO_ADVICE:
+                    n_adv += 1
+                    n_fol += action == s
+                if trace:
+                    hand_trace.append((
+                        s,
+                        np.flatnonzero(obs["observation"][sugg_slice]).tolist(),
+                        np.flatnonzero(obs["action_mask"]).tolist(),
+                        action,
+                    ))  # fmt: skip
+            env.step(action)
+        rec = match.history[0]
+        res = rec.result
+        assert res is not None
+        scorer = None if res.winner is None else rec.players[res.winner]
+        box_player = rec.roles.index(BOX)
+        pts = 0 if scorer is None else (-res.points if scorer == box_player else res.points)
+        team.append(pts)
+        team_won.append(scorer is not None and scorer != box_player)
+        box_won.append(scorer == box_player)
+        advised.append(n_adv)
+        followed.append(n_fol)
+        traces.append(hand_trace)
+    out: dict[str, Any] = {
+        "start": start,
+        "team_points": team,
+        "team_won": team_won,
+        "box_won": box_won,
+        "advised": advised,
+        "followed": followed,
+    }
+    if trace:
+        out["trace"] = traces
+    return out
+
+
+def _cell_summary(
+    team: np.ndarray, won: np.ndarray, advised: np.ndarray, followed: np.ndarray
+) -> dict[str, Any]:
+    m, lo, hi = mean_ci(team)
+    out: dict[str, Any] = {
+        "hands": int(team.size),
+        "team_points_per_hand": m,
+        "ci95": (lo, hi),
+        "team_hand_win_rate": float(won.mean()),
+        "suggestions": int(advised.sum()),
+        "follow_rate": float(followed.sum() / advised.sum()) if advised.sum() else None,
+    }
+    all_followed = (advised > 0) & (followed == advised)
+    overrode = followed < advised
+    for key, sel in (("when_followed", all_followed), ("when_overrode", overrode)):
+        if sel.sum() >= 2:
+            mm, ll, hh = mean_ci(team[sel])
+            out[key] = {"hands": int(sel.sum()), "team_points_per_hand": mm, "ci95": (ll, hh)}
+        else:
+            out[key] = {"hands": int(sel.sum()), "team_points_per_hand": None, "ci95": None}
+    return out
+
+
+def advice_matrix(
+    captains: Mapping[str, AgentSpec],
+    advisers: Mapping[str, AgentSpec],
+    hands: int,
+    box: AgentSpec = "heuristic",
+    seed: int = 0,
+    workers: int = 1,
+    sees_hand: bool = True,
+    baseline: str | None = None,
+    chunk: int = 100,
+    progress: bool = False,
+    rules: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Every captain with every adviser on the same ``hands`` deals against ``box``.
+
+    ``captains`` / ``advisers`` map labels to specs (an adviser spec may be an ablation,
+    :data:`ADVICE_ABLATIONS`). ``baseline`` names the adviser column the value of advice is
+    measured against (default: ``"none"`` if present): per cell ``gain`` is the team's
+    points per hand minus the same captain's with the baseline adviser, paired by deal.
+    """
+    _check_count("hands", hands)
+    _check_count("workers", workers)
+    _check_count("chunk", chunk)
+    if not captains or not advisers:
+        raise OptionError("advice_matrix needs at least one captain and one adviser")
+    rules = dict(rules or {})
+    _check_agents(
+        [box, *captains.values(), *(a for a in advisers.values() if a not in ADVICE_ABLATIONS)],
+        rules,
+    )
+    if baseline is None:
+        baseline = next((k for k, v in advisers.items() if v == "none"), None)
+    if baseline is not None and baseline not in advisers:
+        raise OptionError(
+            f"baseline must be one of the advisers {list(advisers)}, got {baseline!r}"
+        )
+    cells: dict[str, dict[str, Any]] = {}
+    raw: dict[tuple[str, str], np.ndarray] = {}
+    for cap, cap_spec in captains.items():
+        for adv, adv_spec in advisers.items():
+            jobs = [
+                (cap_spec, adv_spec, box, seed, s, min(s + chunk, hands), sees_hand, rules)
+                for s in range(0, hands, chunk)
+            ]
+            res = _pool_map(play_advice_hands, jobs, workers, progress, f"{cap} + {adv}")
+            team = np.array([x for r in res for x in r["team_points"]], float)
+            won = np.array([x for r in res for x in r["team_won"]], bool)
+            advised = np.array([x for r in res for x in r["advised"]], int)
+            followed = np.array([x for r in res for x in r["followed"]], int)
+            raw[cap, adv] = team
+            cells.setdefault(cap, {})[adv] = _cell_summary(team, won, advised, followed)
+    if baseline is not None:
+        for cap in captains:
+            for adv in advisers:
+                diff = raw[cap, adv] - raw[cap, baseline]
+                m, lo, hi = mean_ci(diff)
+                cells[cap][adv]["gain"] = m
+                cells[cap][adv]["gain_ci95"] = (lo, hi)
+    return {
+        "box": _label(box),
+        "captains": {k: _label(v) for k, v in captains.items()},
+        "advisers": {k: _label(v) for k, v in advisers.items()},
+        "hands": hands,
+        "seed": seed,
+        "sees_hand": sees_hand,
+        "baseline": baseline,
+        "rules": rules,
+        "cells": cells,
+    }
+
+
+def _advice_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for cap, advs in r["cells"].items():
+        for adv, c in advs.items():
+            nan = float("nan")
+            rows.append(
+                {
+                    "captain": cap,
+                    "adviser": adv,
+                    "sees_hand": r["sees_hand"],
+                    "hands": c["hands"],
+                    "team_pts": c["team_points_per_hand"],
+                    "ci_low": c["ci95"][0],
+                    "ci_high": c["ci95"][1],
+                    "gain": c.get("gain", nan),
+                    "gain_low": c["gain_ci95"][0] if "gain_ci95" in c else nan,
+                    "gain_high": c["gain_ci95"][1] if "gain_ci95" in c else nan,
+                    "team_win": c["team_hand_win_rate"],
+                    "follow_rate": nan if c["follow_rate"] is None else c["follow_rate"],
+                    "followed_hands": c["when_followed"]["hands"],
+                    "pts_followed": _or_nan(c["when_followed"]["team_points_per_hand"]),
+                    "overrode_hands": c["when_overrode"]["hands"],
+                    "pts_overrode": _or_nan(c["when_overrode"]["team_points_per_hand"]),
+                }
+            )
+    return rows
+
+
+def _or_nan(x: float | None) -> float:
+    return float("nan") if x is None else float(x)
+
+
+# -- balance ---------------------------------------------------------------------------------
+#: Rule options of the balance table: label -> (adviser mode, rules).
+BALANCE_OPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
+    "standard (undercut 10, knock 10, advice on)": ("suggest", {}),
+    "undercut bonus 0": ("suggest", {"undercut_bonus": 0}),
+    "undercut bonus 25": ("suggest", {"undercut_bonus": 25}),
+    "knock limit 5": ("suggest", {"knock_limit": 5}),
+    "knock limit 0 (gin only)": ("suggest", {"knock_limit": 0}),
+    "adviser off": ("none", {}),
+}
+
+
+def balance(
+    matches: int,
+    options: Mapping[str, tuple[str, Mapping[str, Any]]] | None = None,
+    agent: AgentSpec = "heuristic",
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """``agent`` in every seat, ``matches`` matches per rule option on the same seeds.
+
+    Per option: the share of hands the box wins / the team wins / drawn and the box's points
+    per hand (95% CIs clustered by match), the share of matches won by a player who held the
+    box in the deciding hand, and the match win rate of the player who started in each role
+    (Wilson CIs).
+    """
+    _check_count("matches", matches)
+    _check_count("workers", workers)
+    options = dict(options or BALANCE_OPTIONS)
+    for label, (mode, rules) in options.items():
+        if mode not in ("suggest", "none"):
+            raise OptionError(
+                f"option {label!r}: adviser must be 'suggest' or 'none', got {mode!r}"
+            )
+        _check_agents([agent], rules)
+    out: dict[str, Any] = {"agent": _label(agent), "matches": matches, "seed": seed, "options": {}}
+    for label, (mode, rules) in options.items():
+        jobs = [([agent] * 3, seed, i, mode, dict(rules)) for i in range(matches)]
+        res = _pool_map(play_seated_match, jobs, workers, progress, label)
+        n = np.array([len(r["hands"]) for r in res], float)
+        bw = np.array([sum(h["box_won"] for h in r["hands"]) for r in res], float)
+        tw = np.array([sum(h["team_won"] for h in r["hands"]) for r in res], float)
+        bp = np.array([sum(h["box_points"] for h in r["hands"]) for r in res], float)
+        decided = [r for r in res if r["winner"] is not None]
+        box_matches = sum(r["winner_role"] == "box" for r in decided)
+        start = {}
+        for role, rname in enumerate(ROLE_NAMES):
+            k = sum(r["first_roles"][r["winner"]] == role for r in decided)
+            start[rname] = {"match_win_rate": k / len(decided), "ci95": wilson_ci(k, len(decided))}
+        box_share, team_share = cluster_ratio_ci(bw, n), cluster_ratio_ci(tw, n)
+        pph = cluster_ratio_ci(bp, n)
+        out["options"][label] = {
+            "adviser": mode,
+            "rules": dict(rules),
+            "hands": int(n.sum()),
+            "hands_per_match": float(n.mean()),
+            "box_hand_share": box_share[0],
+            "box_hand_share_ci95": box_share[1:],
+            "team_hand_share": team_share[0],
+            "team_hand_share_ci95": team_share[1:],
+            "draw_share": float(1 - (bw.sum() + tw.sum()) / n.sum()),
+            "box_points_per_hand": pph[0],
+            "box_points_ci95": pph[1:],
+            "matches_decided": len(decided),
+            "box_match_share": box_matches / len(decided),
+            "box_match_share_ci95": wilson_ci(box_matches, len(decided)),
+            "match_win_by_first_role": start,
+        }
+    return out
+
+
+def _balance_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for label, o in r["options"].items():
+        rows.append(
+            {
+                "option": label,
+                "hands": o["hands"],
+                "box_hands": o["box_hand_share"],
+                "box_hands_low": o["box_hand_share_ci95"][0],
+                "box_hands_high": o["box_hand_share_ci95"][1],
+                "team_hands": o["team_hand_share"],
+                "draws": o["draw_share"],
+                "box_pts": o["box_points_per_hand"],
+                "box_pts_low": o["box_points_ci95"][0],
+                "box_pts_high": o["box_points_ci95"][1],
+                "box_matches": o["box_match_share"],
+                "box_matches_low": o["box_match_share_ci95"][0],
+                "box_matches_high": o["box_match_share_ci95"][1],
+                **{
+                    f"win_first_{k}": v["match_win_rate"]
+                    for k, v in o["match_win_by_first_role"].items()
+                },
+            }
+        )
+    return rows
+
+
+def _duplicate_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for name in r["agents"]:
+        st = r["per_agent"][name]
+        for role in ROLE_NAMES:
+            x = st["roles"][role]
+            if not x.get("hands"):
+                continue
+            rows.append(
+                {
+                    "design": r["design"],
+                    "agent": name,
+                    "match_win": st["match_win_rate"],
+                    "match_win_low": st["match_win_rate_ci95"][0],
+                    "match_win_high": st["match_win_rate_ci95"][1],
+                    "role": role,
+                    "hands": x["hands"],
+                    "hand_win": x["hand_win_rate"],
+                    "pts": x["points_per_hand"],
+                    "pts_low": x["ci95"][0],
+                    "pts_high": x["ci95"][1],
+                    "edge": _or_nan(x["edge"]),
+                    "edge_low": _or_nan(x["edge_ci95"][0] if x["edge_ci95"] else None),
+                    "edge_high": _or_nan(x["edge_ci95"][1] if x["edge_ci95"] else None),
+                    "paired_hands": x["paired_hands"],
+                    "paired_edge": _or_nan(x["paired_edge"]),
+                    "paired_low": _or_nan(
+                        x["paired_edge_ci95"][0] if x["paired_edge_ci95"] else None
+                    ),
+                    "paired_high": _or_nan(
+                        x["paired_edge_ci95"][1] if x["paired_edge_ci95"] else None
+                    ),
+                }
+            )
+    return rows
+
+
+# -- output ----------------------------------------------------------------------------------
+def _json_default(o: Any) -> Any:
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, tuple):
+        return list(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def write(
+    out: Path, stem: str, result: Mapping[str, Any], rows: list[dict[str, Any]]
+) -> list[Path]:
+    """``stem.json`` (the result) and ``stem.csv`` (the rows) under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{stem}.json", out / f"{stem}.csv"]
+    paths[0].write_text(json.dumps(result, indent=2, default=_json_default) + "\n")
+    with paths[1].open("w", newline="") as f:
+        if rows:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+    return paths
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_duplicate(r: dict[str, Any], path: Path) -> None:
+    """CI half-widths, plain versus duplicate, per agent and role (points and edge)."""
+    plt = _pyplot()
+    rows = r["half_widths"]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 3.8), sharey=True)
+    labels = [f"{x['agent']}\n{x['role']}" for x in rows]
+    x = np.arange(len(rows))
+    for ax, key, title in zip(
+        axes,
+        ("points", "edge", "paired_edge"),
+        (
+            "points per hand in the role",
+            "edge (difference of means)",
+            "edge: duplicate paired by hand vs plain",
+        ),
+        strict=True,
+    ):
+        plain = [row.get(f"{key}_half_plain", np.nan) for row in rows]
+        dup = [row.get(f"{key}_half_duplicate", np.nan) for row in rows]
+        ax.bar(x - 0.2, plain, 0.4, label="plain deals", color="#a5a5a5")
+        ax.bar(x + 0.2, dup, 0.4, label="duplicate", color="#4472c4")
+        ax.set_xticks(x, labels, fontsize=7)
+        ax.set_title(f"95% CI half-width: {title}", fontsize=9)
+        ax.set_ylabel("points / hand")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"{r['matches_per_design']} matches per design", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_advice(r: dict[str, Any], path: Path, key: str = "gain") -> None:
+    """Heat map of the captain x adviser matrix: ``gain`` (or team points) with CIs."""
+    plt = _pyplot()
+    caps = list(r["cells"])
+    advs = list(next(iter(r["cells"].values())))
+    ci_key = "gain_ci95" if key == "gain" else "ci95"
+    val_key = "gain" if key == "gain" else "team_points_per_hand"
+    v = np.array([[r["cells"][c][a].get(val_key, np.nan) for a in advs] for c in caps], float)
+    fig, ax = plt.subplots(figsize=(1.5 * len(advs) + 2.5, 0.6 * len(caps) + 1.8))
+    lim = max(1.0, float(np.nanmax(np.abs(v))))
+    im = ax.imshow(v, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
+    for i, c in enumerate(caps):
+        for j, a in enumerate(advs):
+            cell = r["cells"][c][a]
+            ci = cell.get(ci_key)
+            text = f"{v[i, j]:+.1f}" + ("" if ci is None else f"\n±{_half(ci):.1f}")
+            ax.text(j, i, text, ha="center", va="center", fontsize=7)
+    ax.set_xticks(range(len(advs)), advs, fontsize=8)
+    ax.set_yticks(range(len(caps)), caps, fontsize=8)
+    ax.set_xlabel("adviser")
+    ax.set_ylabel("captain")
+    what = (
+        f"team points/hand gain over adviser '{r['baseline']}' (paired by deal)"
+        if key == "gain"
+        else "team points per hand"
+    )
+    ax.set_title(
+        f"{what}\nbox {r['box']}, {r['hands']} hands per cell, adviser sees hand: {r['sees_hand']}",
+        fontsize=8,
+    )
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_follow(r: dict[str, Any], path: Path) -> None:
+    """Per captain and adviser: how often the captain plays the suggestion, and the team's
+    points in hands where it followed every suggestion versus overrode one."""
+    plt = _pyplot()
+    caps = list(r["cells"])
+    advs = [a for a in next(iter(r["cells"].values())) if r["cells"][caps[0]][a]["suggestions"]]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8))
+    x = np.arange(len(caps))
+    width = 0.8 / max(1, len(advs))
+    for j, a in enumerate(advs):
+        rate = [_or_nan(r["cells"][c][a]["follow_rate"]) for c in caps]
+        axes[0].bar(x + j * width, rate, width, label=a)
+        gap = [
+            _or_nan(r["cells"][c][a]["when_followed"]["team_points_per_hand"])
+            - _or_nan(r["cells"][c][a]["when_overrode"]["team_points_per_hand"])
+            for c in caps
+        ]
+        axes[1].bar(x + j * width, gap, width, label=a)
+    for ax in axes:
+        ax.set_xticks(x + 0.4 - width / 2, caps, fontsize=8)
+        ax.set_xlabel("captain")
+    axes[0].set_ylabel("share of suggestions played")
+    axes[0].set_title("follow rate (agreement, for captains that ignore advice)", fontsize=9)
+    axes[1].set_ylabel("points / hand")
+    axes[1].set_title("team points: hands followed throughout minus hands overridden",
+                      fontsize=9)  # fmt: skip
+    axes[1].axhline(0, color="black", lw=0.8)
+    axes[0].legend(fontsize=7, title="adviser", title_fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_balance(r: dict[str, Any], path: Path) -> None:
+    """Box share of hands and of matches per rule option, with 95% CIs."""
+    plt = _pyplot()
+    labels = list(r["options"])
+    fig, ax = plt.subplots(figsize=(10, 4))
+    x = np.arange(len(labels))
+    for off, key, name in ((-0.2, "box_hand_share", "hands"), (0.2, "box_match_share", "matches")):
+        vals = np.array([r["options"][k][key] for k in labels])
+        cis = np.array([r["options"][k][f"{key}_ci95"] for k in labels])
+        ax.bar(x + off, vals, 0.4, yerr=[vals - cis[:, 0], cis[:, 1] - vals], capsize=3,
+               label=f"share of {name} won by the box")  # fmt: skip
+    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.set_xticks(x, [lab.replace(" (", "\n(") for lab in labels], fontsize=7)
+    ax.set_ylabel("share")
+    ax.set_title(
+        f"box vs team at equal skill ({r['agent']} everywhere, {r['matches']} matches each)",
+        fontsize=9,
+    )
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# -- CLI -------------------------------------------------------------------------------------
+#: The studies' default line-ups (label -> spec).
+CAPTAINS = {
+    "L0": "random",
+    "L1": "simple",
+    "L2": "heuristic",
+    "PPO": "three-handed-ppo",
+    "L1-weigh": "captain:agent=simple,mode=weigh",
+    "L1-follow": "captain:agent=simple,mode=follow",
+}
+ADVISERS = {
+    "none": "none",
+    "L0": "adviser:agent=random",
+    "L1": "adviser:agent=simple",
+    "L2": "adviser:agent=heuristic",
+    "PPO": "adviser:agent=three-handed-ppo",
+    # Ablations of the advice channel (L0 above is the random legal suggestion).
+    "muted": "muted",
+    "shuffled": "shuffled",
+    "own": "own",
+}
+HIDDEN_HAND_ADVISERS = {
+    "none": "none",
+    "L2": "adviser:agent=heuristic",
+    "PPO (raw)": "three-handed-ppo",
+    "L0 (raw)": "random",
+}
+
+
+def _pairs(text: str | None, default: Mapping[str, str]) -> dict[str, str]:
+    """``"a=spec;b=spec"`` (or a bare spec, its own label) -> ``{label: spec}``."""
+    if not text:
+        return dict(default)
+    out = {}
+    for item in filter(None, (p.strip() for p in text.split(";"))):
+        label, eq, spec = item.partition("=")
+        if eq and ":" not in label and "," not in label:
+            out[label.strip()] = spec.strip()
+        else:
+            out[item] = item
+    return out
+
+
+def duplicate_rows_and_plot(r: dict[str, Any], out: Path, stem: str) -> list[Path]:
+    """Write a :func:`duplicate_three` result (JSON, CSV, a bar plot of the edges)."""
+    paths = write(out, stem, r, _duplicate_rows(r))
+    _plot_edges(r, out / f"{stem}.png")
+    return paths + [out / f"{stem}.png"]
+
+
+def _plot_edges(r: dict[str, Any], path: Path) -> None:
+    """Bar plot of each agent's paired edge by role (95% CI)."""
+    plt = _pyplot()
+    rows = _duplicate_rows(r)
+    fig, ax = plt.subplots(figsize=(max(5, 0.9 * len(rows) + 2), 3.6))
+    key = "paired" if r["design"] == "duplicate" else "edge"
+    vals = np.array([row[f"{key}_edge" if key == "paired" else "edge"] for row in rows])
+    err = np.array(
+        [[v - row[f"{key}_low"], row[f"{key}_high"] - v] for v, row in zip(vals, rows, strict=True)]
+    )
+    ax.bar(range(len(rows)), vals, yerr=err.T, capsize=3, color="#4472c4")
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xticks(range(len(rows)), [f"{x['agent']}\n{x['role']}" for x in rows], fontsize=7)
+    ax.set_ylabel("points / hand")
+    ax.set_title(f"{r['design']} three-handed: edge over the others in the role (95% CI)"
+                 + (", paired by hand" if key == "paired" else ""), fontsize=9)  # fmt: skip
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def eval_duplicate(
+    specs: Sequence[AgentSpec],
+    deals: int,
+    seed: int,
+    workers: int,
+    adviser: str,
+    progress: bool,
+    out: Path,
+    stem: str,
+    png: Path | None,
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[Path]]:
+    """``gin-rummy eval three --duplicate``: :func:`duplicate_three` with the adviser on,
+    off or both; writes JSON and CSV (and the edges plot at ``png``), returns the result,
+    the table rows and the paths written."""
+    if adviser not in ("suggest", "none", "both"):
+        raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
+    modes = ("suggest", "none") if adviser == "both" else (adviser,)
+    result: dict[str, Any] = {"design": "duplicate", "deals": deals, "seed": seed}
+    rows: list[dict[str, Any]] = []
+    for mode in modes:
+        r = duplicate_three(specs, deals, seed, workers, mode, "duplicate", progress)
+        result["agents"] = r["agents"]
+        result["adviser_on" if mode == "suggest" else "adviser_off"] = r
+        rows += [{"adviser": "on" if mode == "suggest" else "off", **row}
+                 for row in _duplicate_rows(r)]  # fmt: skip
+    paths = write(out, stem, result, rows)
+    if png is not None:
+        first = result["adviser_on" if "adviser_on" in result else "adviser_off"]
+        _plot_edges(first, png)
+    return result, rows, paths
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """``python -m training.team_study {duplicate,advice,hidden,balance}``."""
+    p = argparse.ArgumentParser(
+        prog=prog_name("python -m training.team_study"), description=__doc__.split("\n")[0]
+    )
+    sub = p.add_subparsers(dest="study", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--seed", type=int, default=0)
+    common.add_argument("--workers", type=int, default=1)
+    common.add_argument("--out", default="results")
+    common.add_argument("--progress", action="store_true")
+    d = sub.add_parser("duplicate", parents=[common], help="duplicate vs plain three-handed")
+    d.add_argument("--agents", default="heuristic,simple,three-handed-ppo")
+    d.add_argument("--deals", type=int, default=200, help="deal sequences (x6 matches)")
+    for name, helptext in (
+        ("advice", "captain x adviser matrix, with the ablations of the advice channel"),
+        ("hidden", "advisers that do not see the captain's hand"),
+    ):
+        a = sub.add_parser(name, parents=[common], help=helptext)
+        a.add_argument("--hands", type=int, default=2000)
+        a.add_argument("--box", default="heuristic")
+        a.add_argument("--captains", default=None, help="label=spec;label=spec")
+        a.add_argument("--advisers", default=None, help="label=spec;... (ablations: none, "
+                       "muted, shuffled, own)")  # fmt: skip
+    b = sub.add_parser("balance", parents=[common], help="box vs team at equal skill")
+    b.add_argument("--matches", type=int, default=800)
+    b.add_argument("--agent", default="heuristic")
+    sub.add_parser("plot", parents=[common], help="redraw the figures from the JSON in --out")
+    args = p.parse_args(argv)
+    out = Path(args.out)
+    try:
+        return _run(args, out)
+    except OptionError as err:
+        p.error(str(err))
+
+
+def replot(out: Path) -> list[Path]:
+    """Redraw every ``team_*.png`` whose JSON is in ``out``; return the figures drawn."""
+    drawn = []
+
+    def load(stem: str) -> dict[str, Any] | None:
+        path = out / f"{stem}.json"
+        return json.loads(path.read_text()) if path.exists() else None
+
+    if (r := load("team_duplicate")) is not None:
+        plot_duplicate(r, out / "team_duplicate.png")
+        _plot_edges(r["duplicate"], out / "team_duplicate_edges.png")
+        drawn += [out / "team_duplicate.png", out / "team_duplicate_edges.png"]
+    if (r := load("team_advice")) is not None:
+        plot_advice(r, out / "team_advice.png")
+        plot_follow(r, out / "team_follow.png")
+        drawn += [out / "team_advice.png", out / "team_follow.png"]
+    if (r := load("team_hidden")) is not None:
+        plot_advice(r, out / "team_hidden.png")
+        drawn.append(out / "team_hidden.png")
+    if (r := load("team_balance")) is not None:
+        plot_balance(r, out / "team_balance.png")
+        drawn.append(out / "team_balance.png")
+    return drawn
+
+
+def _run(args: argparse.Namespace, out: Path) -> dict[str, Any]:
+    progress = args.progress
+    if args.study == "plot":
+        drawn = replot(out)
+        print("drew", ", ".join(str(x) for x in drawn) or "nothing (no team_*.json)")
+        return {"drawn": [str(x) for x in drawn]}
+    if args.study == "duplicate":
+        specs = [s.strip() for s in args.agents.split(";" if ";" in args.agents else ",")]
+        r = duplicate_vs_plain(specs, args.deals, args.seed, args.workers, progress=progress)
+        write(out, "team_duplicate", r, r["half_widths"])
+        duplicate_rows_and_plot(r["duplicate"], out, "team_duplicate_edges")
+        plot_duplicate(r, out / "team_duplicate.png")
+        print(_table(r["half_widths"]))
+        return r
+    if args.study == "balance":
+        r = balance(args.matches, None, args.agent, args.seed, args.workers, progress)
+        write(out, "team_balance", r, _balance_rows(r))
+        plot_balance(r, out / "team_balance.png")
+        print(_table(_balance_rows(r)))
+        return r
+    default_advisers = ADVISERS if args.study == "advice" else HIDDEN_HAND_ADVISERS
+    default_captains = (
+        CAPTAINS
+        if args.study != "hidden"
+        else {k: CAPTAINS[k] for k in ("PPO", "L1-weigh", "L1-follow")}
+    )
+    r = advice_matrix(
+        _pairs(args.captains, default_captains),
+        _pairs(args.advisers, default_advisers),
+        args.hands,
+        args.box,
+        args.seed,
+        args.workers,
+        sees_hand=args.study != "hidden",
+        progress=progress,
+    )
+    stem = f"team_{args.study}"
+    rows = _advice_rows(r)
+    write(out, stem, r, rows)
+    plot_advice(r, out / f"{stem}.png")
+    if args.study == "advice":
+        plot_follow(r, out / "team_follow.png")
+    print(_table(rows))
+    return r
+
+
+if __name__ == "__main__":
+    main()
