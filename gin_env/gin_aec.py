@@ -134,12 +134,13 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
 
     # -- the AEC API ----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self.np_random, self._seed = seeding.np_random(seed)
+        # Check first, change nothing on a bad deck (not even the seed). ``deck=None`` is no
+        # deck; other keys are ignored, as PettingZoo's api_test expects of reset options.
         first_deck = None
-        # Other keys are ignored, as PettingZoo's api_test expects of reset options.
         if options and options.get("deck") is not None:
             first_deck = check_deck(options["deck"])
+        if seed is not None:
+            self.np_random, self._seed = seeding.np_random(seed)
         # The decks depend on the seed alone: one generator for them, untouched by play.
         deck_rng = np.random.default_rng(self.np_random.integers(2**63))
         role_deck = deck_rng.permutation(NUM_CARDS).tolist()

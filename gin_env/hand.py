@@ -23,12 +23,14 @@ Phases, in order (RULES.md section 3):
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Protocol
 
 from gin_env import actions as A
-from gin_env.cards import NUM_CARDS, card_str, cards_str, points, rank, suit
+from gin_env.cards import NUM_CARDS, card_str, cards_str, from_mask, points, rank, suit
 from gin_env.config import HandRules
 from gin_env.melds import Showdown, best_arrangement, deadwood_mask, discard_deadwoods, showdown
 
@@ -70,10 +72,36 @@ class HandResult:
         return text
 
 
-def check_deck(deck: Sequence[int]) -> list[int]:
+def check_deck(deck: Sequence[int], name: str = "deck") -> list[int]:
+    """``deck`` as a list of plain ints, checked to hold each card int 0..51 exactly once.
+
+    The one deck check of every game here (gin hands, matches, rummy, the envs' ``deck``
+    reset option). A ``ValueError`` names the bad entry: a value that is not an int (a
+    float, a string, None, a bool), a card out of range, a duplicate, or a wrong length.
+    It changes nothing, so callers check before they change anything.
+    """
+    if isinstance(deck, str | bytes) or not hasattr(deck, "__iter__"):
+        raise ValueError(f"{name} must be a sequence of the 52 card ints 0..51, got {deck!r}")
     cards = list(deck)
-    if len(cards) != NUM_CARDS or sorted(cards) != list(range(NUM_CARDS)):
-        raise ValueError(f"deck must be a permutation of the 52 card ints 0..51, got {deck!r}")
+    if not all(type(c) is int for c in cards):
+        for i, c in enumerate(cards):
+            # numpy ints are ints (they have __index__); 1.0, "5" and True are not cards.
+            if isinstance(c, bool) or not hasattr(c, "__index__"):
+                raise ValueError(f"{name}[{i}] is {c!r}: a card is an int 0..51")
+            cards[i] = operator.index(c)
+    seen = 0
+    for i, c in enumerate(cards):
+        if not 0 <= c < NUM_CARDS:
+            raise ValueError(f"{name}[{i}] is {c}: a card is an int 0..51")
+        if seen >> c & 1:
+            raise ValueError(f"{name} holds card {c} ({card_str(c)}) twice (again at {i})")
+        seen |= 1 << c
+    if len(cards) != NUM_CARDS:
+        missing = [card_str(c) for c in range(NUM_CARDS) if not seen >> c & 1]
+        raise ValueError(
+            f"{name} must hold the 52 cards 0..51 once each, got {len(cards)} cards "
+            f"(missing: {' '.join(missing[:10])}{' ...' if len(missing) > 10 else ''})"
+        )
     return cards
 
 
@@ -281,3 +309,172 @@ class GinHand:
             tag = "dealer" if s == self.dealer else "non-dealer"
             lines.append(f"seat {s} ({tag}): {cards_str(self.hands[s])}")
         return "\n".join(lines)
+
+    # -- copies, states in mid-play, determinisation (search) -----------------------------
+    def clone(self) -> GinHand:
+        """An independent copy of the hand: stepping one leaves the other unchanged."""
+        new = type(self).__new__(type(self))
+        state = new.__dict__
+        for key, value in self.__dict__.items():
+            state[key] = value.copy() if isinstance(value, list | dict | set) else value
+        return new
+
+    @classmethod
+    def from_state(
+        cls,
+        hands: Sequence[int],
+        discard_pile: Sequence[int],
+        stock: Sequence[int],
+        *,
+        dealer: int,
+        current: int,
+        phase: Phase | int,
+        rules: HandRules | None = None,
+        upcard: int | None = None,
+        took: Sequence[int] = (0, 0),
+        discarded: Sequence[int] = (0, 0),
+        turns: int = 0,
+        taken: int | None = None,
+        must_draw_stock: bool = False,
+        passed_upcard: Sequence[bool] = (False, False),
+    ) -> GinHand:
+        """A hand in mid-play (not over): ``hands`` are the two seats' card masks,
+        ``discard_pile`` bottom first, ``stock`` top first, ``took`` / ``discarded`` the
+        masks of cards each seat took from the pile (and holds) / discarded, ``taken`` the
+        card the seat to act just took from the pile. ``upcard`` (default: the bottom of the
+        pile, else ``taken``) sets the Oklahoma knock limit and multiplier. The history
+        (:attr:`actions`) starts empty. A state no hand can be in is a ValueError.
+
+        >>> h = GinHand(list(range(52)), dealer=1)
+        >>> g = GinHand.from_state(h.hands, h.discard_pile, h.stock, dealer=1, current=0,
+        ...                        phase=Phase.UPCARD_NONDEALER)
+        >>> g.legal_actions() == h.legal_actions(), g.upcard == h.upcard
+        (True, True)
+        """
+        if dealer not in (0, 1) or current not in (0, 1):
+            raise ValueError(f"dealer and current must be 0 or 1, got {dealer!r} and {current!r}")
+        try:
+            phase = Phase(phase)
+        except ValueError:
+            raise ValueError(
+                f"phase must be one of {', '.join(p.name for p in Phase)}, got {phase!r}"
+            ) from None
+        if phase is Phase.OVER:
+            raise ValueError("from_state builds a hand in play; phase OVER has no result to give")
+        if len(hands) != 2 or len(took) != 2 or len(discarded) != 2 or len(passed_upcard) != 2:
+            raise ValueError("hands, took, discarded and passed_upcard need one entry per seat")
+        full = (1 << NUM_CARDS) - 1
+        for name, masks in (("hands", hands), ("took", took), ("discarded", discarded)):
+            for m in masks:
+                if isinstance(m, bool) or not isinstance(m, int) or m & ~full or m < 0:
+                    raise ValueError(f"{name} must be masks of the 52 cards, got {m!r}")
+        if hands[0] & hands[1]:
+            raise ValueError("the two hands share cards")
+        pile = list(discard_pile)
+        stock = list(stock)
+        for c in pile + stock:
+            if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < NUM_CARDS:
+                raise ValueError(f"discard_pile and stock must hold card ints 0..51, got {c!r}")
+        in_play = hands[0] | hands[1]
+        for c in pile:
+            in_play |= 1 << c
+        total = hands[0].bit_count() + hands[1].bit_count() + len(pile)
+        everything = in_play
+        for c in stock:
+            everything |= 1 << c
+        if in_play.bit_count() != total or not (
+            everything.bit_count() == total + len(stock) == NUM_CARDS
+        ):
+            raise ValueError("hands, discard_pile and stock must hold the 52 cards exactly once")
+        sizes = [hands[0].bit_count(), hands[1].bit_count()]
+        want = [10, 10]
+        if phase is Phase.DISCARD:
+            want[current] = 11
+        if sizes != want:
+            raise ValueError(f"in phase {phase.name} the hands hold {want} cards, got {sizes}")
+        if len(stock) > NUM_CARDS - 21:
+            raise ValueError(f"the stock holds at most {NUM_CARDS - 21} cards, got {len(stock)}")
+        if upcard is None:
+            upcard = pile[0] if pile else taken
+            if upcard is None:
+                raise ValueError("upcard must be given when the discard pile is empty")
+        if not 0 <= upcard < NUM_CARDS or not in_play >> upcard & 1:
+            raise ValueError(f"upcard must be a card in a hand or the pile, got {upcard!r}")
+        for s in (0, 1):
+            if took[s] & ~hands[s]:
+                raise ValueError(f"took[{s}] holds cards seat {s} does not hold")
+        if taken is not None and (phase is not Phase.DISCARD or not hands[current] >> taken & 1):
+            raise ValueError(
+                f"taken must be a card the seat to act holds, in phase DISCARD; got {taken!r}"
+            )
+        if must_draw_stock and phase is not Phase.DRAW:
+            raise ValueError("must_draw_stock applies to phase DRAW only")
+        if isinstance(turns, bool) or not isinstance(turns, int) or turns < 0:
+            raise ValueError(f"turns must be an int >= 0, got {turns!r}")
+        order = [c for c in from_mask(in_play) if c != upcard]
+        order.insert(20, upcard)  # the engine reads the upcard at deck[20]
+        hand = cls(order + stock, rules, dealer=dealer)
+        hand.hands = [hands[0], hands[1]]
+        hand.discard_pile = pile
+        hand.stock_pos = NUM_CARDS - len(stock)
+        hand.phase = phase
+        hand.current = current
+        hand.took = [took[0], took[1]]
+        hand.discarded = [discarded[0], discarded[1]]
+        hand.passed_upcard = [bool(passed_upcard[0]), bool(passed_upcard[1])]
+        hand.turns = turns
+        hand.taken = taken
+        hand.must_draw_stock = must_draw_stock
+        hand._legal = None
+        hand._discard_dw = None
+        return hand
+
+    def resample(self, seat: int, rng: Shuffler) -> GinHand:
+        """A copy of the hand in a world consistent with what ``seat`` has seen.
+
+        ``seat`` knows its hand, the pile (and its order), every discard and the cards the
+        other seat took from the pile; the other seat's remaining cards and the stock are
+        unseen. They are dealt again at random: the other seat keeps its known pickups and
+        gets as many unseen cards as it hid, the stock the rest in a random order.
+        Everything else (pile, phase, turns, whose turn, upcard and so the Oklahoma knock
+        limit and multiplier, the action history) is unchanged, and so is ``self``. The
+        deck is rewritten so that replaying the history on it reaches the new world.
+
+        ``rng``: anything with ``shuffle(list)`` (``random.Random``, a numpy Generator).
+        The unseen cards, in increasing order, are dealt by the permutation
+        ``list(range(n))`` shuffled: the first ones to the other seat, the rest to the
+        stock, top first.
+        """
+        if seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        if self.phase is Phase.OVER:
+            raise ValueError("the hand is over: both hands are shown, nothing to resample")
+        opp = 1 - seat
+        hidden = self.hands[opp] & ~self.took[opp]
+        stock = self.deck[self.stock_pos :]
+        unseen_mask = hidden
+        for c in stock:
+            unseen_mask |= 1 << c
+        unseen = from_mask(unseen_mask)
+        order = list(range(len(unseen)))
+        rng.shuffle(order)
+        k = hidden.bit_count()
+        new_hidden = [unseen[i] for i in order[:k]]
+        swap = dict(zip(from_mask(hidden), new_hidden, strict=True))
+        new = self.clone()
+        new.deck = [swap.get(c, c) for c in self.deck[: self.stock_pos]] + [
+            unseen[i] for i in order[k:]
+        ]
+        mask = self.took[opp]
+        for c in new_hidden:
+            mask |= 1 << c
+        new.hands[opp] = mask
+        new._legal = None
+        new._discard_dw = None
+        return new
+
+
+class Shuffler(Protocol):
+    """A random source for :meth:`GinHand.resample`: ``random.Random`` or a numpy Generator."""
+
+    def shuffle(self, x: list[int]) -> None: ...

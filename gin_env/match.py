@@ -52,7 +52,7 @@ def draw_for_order(
 
     Returns the players ordered from highest to lowest and the draws made, in order.
     """
-    deck = check_deck(role_deck)
+    deck = check_deck(role_deck, "role_deck")
     draws: list[tuple[int, int]] = []
     pos = 0
 
@@ -229,7 +229,7 @@ class ThreeHandedMatch(Match):
         self.advice = advice
         #: False: the adviser's suggestions follow the blind rule (:meth:`_blind_advice`).
         self.adviser_sees_hand = adviser_sees_hand
-        self.role_deck = check_deck(role_deck)
+        self.role_deck = check_deck(role_deck, "role_deck")
         order, self.role_draws = draw_for_order(self.role_deck, (0, 1, 2))
         self.box, self.captain, self.adviser = order
         self.suggestion: int | None = None  # the adviser's last suggestion, for the captain
@@ -372,7 +372,7 @@ class GinMatch(Match):
         deal: Callable[[int], Sequence[int]] = lambda i: list(range(52)),
     ) -> None:
         self.config = config if config is not None else GinConfig()
-        self.role_deck = check_deck(role_deck)
+        self.role_deck = check_deck(role_deck, "role_deck")
         order, self.role_draws = draw_for_order(self.role_deck, (0, 1))
         self.dealer = order[1]
         self.hands_won = [0, 0]

@@ -55,6 +55,7 @@ from gin_env.cards import (
     parse_cards,
     to_mask,
 )
+from gin_env.hand import check_deck
 from gin_env.melds import GIN_MELDS, MeldTable
 from gin_env.rummy_actions import (
     ACE_HIGH_TABLE,
@@ -226,9 +227,7 @@ class RummyGame:
     # -- deal -------------------------------------------------------------------------------
     def start_hand(self, deck: Sequence[int]) -> None:
         """Deal a new hand from ``deck`` (52 distinct card ints, ``deck[0]`` dealt first)."""
-        deck = list(deck)
-        if len(deck) != NUM_CARDS or sorted(deck) != list(range(NUM_CARDS)):
-            raise ValueError("deck must hold each card int 0..51 exactly once")
+        deck = check_deck(deck)
         if self.hand_number and self.phase != Phase.OVER:
             raise ValueError("the current hand is not over")
         if self.match_over and self.config.target_score is not None:

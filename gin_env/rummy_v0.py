@@ -108,7 +108,10 @@ ends. An illegal action through `env()` ends the game with -1 for the agent who 
 `reset(seed=..., options={"deck": [52 card ints]})` plays that deck for the first hand:
 `deck[0:n*k]` dealt one at a time starting with `player_0`, then the upcard, then the stock
 from the top. The sequence of decks depends on the seed alone, never on the actions (the
-first deck is drawn, and dropped, even when a deck is given). Other option keys are ignored.
+first deck is drawn, and dropped, even when a deck is given). `"deck": None` means no deck.
+A bad deck (not 52 distinct ints 0..51: a float, a string, a duplicate, a wrong length) is a
+`ValueError` naming the bad card, raised before anything changes (the game in progress and
+the seed stay as they were). Other option keys are ignored.
 
 `infos[agent]` is empty except just after a hand ends: then `"hand_result"` holds the
 winner's agent (None if truncated), the payments by agent, `"rummy"` and `"truncated"`
@@ -139,6 +142,7 @@ from gin_env.aec_tools import (
 )
 from gin_env.cards import NUM_CARDS, card_str, cards_str
 from gin_env.extras import require
+from gin_env.hand import check_deck
 from gin_env.rummy import Phase, RummyConfig, RummyGame
 from gin_env.rummy_actions import NUM_ACTIONS, action_str
 from gin_env.rummy_encoding import action_mask, encode_observation, observation_size
@@ -215,16 +219,18 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
 
     # -- the AEC API ------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        # A bad deck is refused before anything changes (the game, the seed); None is no deck.
+        given = None
+        if options and options.get("deck") is not None:
+            given = check_deck(options["deck"])
         if seed is not None:
             self.np_random, self._seed = seeding.np_random(seed)
         # The decks come from their own generator, drawn only at deals: they depend on the
         # seed alone, whatever the agents do.
         self._deck_rng = np.random.default_rng(int(self.np_random.integers(2**63)))
         deck = self._next_deck()
-        if options and "deck" in options:
-            deck = [int(c) for c in options["deck"]]
         self.game = RummyGame(self.config)
-        self.game.start_hand(deck)  # raises ValueError on a bad deck
+        self.game.start_hand(deck if given is None else given)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -132,8 +132,11 @@ Seeds and deals
 ---------------
 ``reset(seed=...)`` seeds the env; the sequence of decks depends on the seed alone,
 never on the actions, so two runs with one seed see the same deals.
-``reset(options={"deck": [52 card ints]})`` plays that deck for the first hand (a bad
-deck is a ``ValueError``); other keys of ``options`` are ignored.
+``reset(options={"deck": [52 card ints]})`` plays that deck for the first hand;
+``"deck": None`` means no deck. A bad deck (not 52 distinct ints 0..51: a float, a string,
+a duplicate, a wrong length) is a ``ValueError`` naming the bad card, raised before
+anything changes (the seed and the game in progress stay as they were). Other keys of
+``options`` are ignored.
 
 ``raw_env.step`` raises ``ValueError`` on an illegal action (naming it and what is legal),
 or on one that is not an int (``3.5`` is not ``3``), and changes nothing; ``env()`` adds

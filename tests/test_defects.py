@@ -200,3 +200,60 @@ def test_three_handed_copy_keeps_its_options_before_reset() -> None:
         assert twin._ezpickle_kwargs == env._ezpickle_kwargs
         twin.reset(seed=1)  # and it plays
         assert not twin.match.advising
+
+
+# -- 4. a bad deck is refused before anything changes -------------------------------------
+
+GOOD = list(range(52))
+BAD_DECKS = {
+    "float half": ([0.5] + GOOD[1:], r"deck\[0\] is 0.5"),
+    "float whole": ([float(c) for c in GOOD], r"deck\[0\] is 0.0"),
+    "digit strings": ([str(c) for c in GOOD], r"deck\[0\] is '0'"),
+    "letters": (["x"] * 52, r"deck\[0\] is 'x'"),
+    "a bool": ([True] + GOOD[1:], r"deck\[0\] is True"),
+    "None inside": (GOOD[:51] + [None], r"deck\[51\] is None"),
+    "an int": (5, "deck must be a sequence"),
+    "a string": ("AS 2S", "deck must be a sequence"),
+    "short": (GOOD[:51], r"got 51 cards \(missing: KC\)"),
+    "long": (GOOD + [0], "holds card 0 .AS. twice"),
+    "duplicate": ([1] + GOOD[1:], "holds card 1 .2S. twice"),
+    "out of range": (GOOD[:51] + [52], r"deck\[51\] is 52"),
+    "negative": ([-1] + GOOD[1:], r"deck\[0\] is -1"),
+}
+
+
+def _snapshot(env: Any) -> tuple[Any, ...]:
+    game = env.match if hasattr(env, "match") else env.game
+    return (
+        game,
+        pickle.dumps(game),
+        env.agent_selection,
+        env.np_random.bit_generator.state,
+        [env.observe(a)["observation"].tobytes() for a in env.agents],
+    )
+
+
+@pytest.mark.parametrize("module", [gin_v0, three_handed_gin_v0, rummy_v0])
+@pytest.mark.parametrize("bad", BAD_DECKS, ids=str)
+def test_bad_deck_is_refused_naming_the_card_and_changes_nothing(module: Any, bad: str) -> None:
+    deck, message = BAD_DECKS[bad]
+    env = module.raw_env()
+    env.reset(seed=5)
+    _trace(env, random.Random(0), 7)
+    before = _snapshot(env)
+    with pytest.raises(ValueError, match=message):
+        env.reset(seed=7, options={"deck": deck})
+    after = _snapshot(env)
+    assert after[0] is before[0] and after[1:] == before[1:]
+
+
+@pytest.mark.parametrize("module", [gin_v0, three_handed_gin_v0, rummy_v0])
+def test_deck_none_means_no_deck_and_numpy_ints_are_cards(module: Any) -> None:
+    plain, given = module.raw_env(), module.raw_env()
+    plain.reset(seed=4)
+    given.reset(seed=4, options={"deck": None})
+    assert _snapshot(plain)[1:] == _snapshot(given)[1:]
+    deck = np.random.default_rng(0).permutation(52)  # numpy int64 cards
+    given.reset(seed=4, options={"deck": deck})
+    plain.reset(seed=4, options={"deck": deck.tolist()})
+    assert _snapshot(plain)[1:] == _snapshot(given)[1:]
