@@ -23,7 +23,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check gin_env agents training tests benchmarks notebooks
 	$(BIN)/ruff format --check gin_env agents training tests benchmarks
-	$(BIN)/mypy gin_env
+	$(BIN)/mypy gin_env agents training
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_rules.py

@@ -80,7 +80,7 @@ def make_policy(spec: str, game: str | None = None) -> Policy:
 class SingleAgentEnv(gym.Env):
     """One learner against policies, over an AEC env (``raw_env`` of one of our games)."""
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -118,6 +118,8 @@ class SingleAgentEnv(gym.Env):
         self.observation_space = space["observation"]
         self.action_space = aec_env.action_space(agents[0])
         self.render_mode = getattr(aec_env, "render_mode", None)
+        # The wrapped env's own metadata (its name, render modes and frame rate) shows through.
+        self.metadata = {**type(self).metadata, **getattr(aec_env, "metadata", {})}
         self._mask = np.zeros(int(self.action_space.n), np.int8)  # type: ignore[attr-defined]
         self._opp_rng = np.random.default_rng()
 

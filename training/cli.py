@@ -578,7 +578,7 @@ def _play_rummy(
         console.print()
         console.print(env.table_text())
         console.print(f"  your hand: {cards_markup(env.game.hands[seat])}")
-        action = _read_move(
+        move = _read_move(
             console,
             reader,
             "Your move",
@@ -588,10 +588,10 @@ def _play_rummy(
             lambda action: f"{R.action_str(action)} is not legal now",
             lambda: R.action_str(int(hint_agent.act(env.observe(me)))),
         )
-        if action is None:
+        if move is None:
             console.print("You left the table.")
             return
-        env.step(action)
+        env.step(move)
     console.print(env.table_text(show_all=True))
 
 

@@ -30,7 +30,7 @@ This module imports ray at the top; nothing outside ``training/`` imports it.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import numpy as np
@@ -40,9 +40,12 @@ from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
 from gin_env.extras import require
 
-MultiAgentEnv = require(
-    "ray.rllib.env.multi_agent_env", needed_for="training.rllib_env"
-).MultiAgentEnv
+if TYPE_CHECKING:
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+else:  # a missing ray is reported naming the extra that installs it
+    MultiAgentEnv = require(
+        "ray.rllib.env.multi_agent_env", needed_for="training.rllib_env"
+    ).MultiAgentEnv
 
 __all__ = [
     "GAMES",

@@ -1,0 +1,63 @@
+"""Package hygiene: typed-package markers shipped, an SPDX license, a frame rate for every
+env's renderer, and the lint target type-checking every package."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import gymnasium
+import pytest
+
+from gin_env import games
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("gin_env", "agents", "training")
+
+
+def _pyproject() -> dict:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_package_ships_a_py_typed_marker(package: str) -> None:
+    assert (ROOT / package / "py.typed").is_file()
+    assert "py.typed" in _pyproject()["tool"]["setuptools"]["package-data"][package]
+
+
+def test_the_license_is_an_spdx_expression() -> None:
+    project = _pyproject()["project"]
+    assert project["license"] == "MIT"  # not the deprecated {text = ...} table
+    requires = _pyproject()["build-system"]["requires"]
+    assert any(re.fullmatch(r"setuptools>=(\d+)", r) and int(r[12:]) >= 77 for r in requires)
+
+
+def test_the_shipped_checkpoints_are_package_data() -> None:
+    data = _pyproject()["tool"]["setuptools"]["package-data"]["agents"]
+    for path in (ROOT / "agents" / "checkpoints").glob("*.zip"):
+        assert any(Path(path.name).match(Path(p).name) for p in data), path.name
+
+
+@pytest.mark.parametrize("name", list(games.GAMES))
+def test_every_env_has_a_render_frame_rate(name: str) -> None:
+    spec = games.get(name)
+    for env in (spec.make_env(), spec.make_wrapped_env()):
+        fps = env.metadata["render_fps"]
+        assert isinstance(fps, int) and fps > 0
+        assert set(env.metadata["render_modes"]) == {"ansi", "human", "rgb_array"}
+    gym_env = gymnasium.make(spec.gym_id)
+    assert gym_env.metadata["render_fps"] == spec.make_env().metadata["render_fps"]
+    assert gym_env.unwrapped.metadata["name"] == name
+
+
+def test_the_wrapper_class_itself_has_a_frame_rate() -> None:
+    from gin_env.wrappers import SingleAgentEnv
+
+    assert SingleAgentEnv.metadata["render_fps"] > 0
+
+
+def test_lint_type_checks_every_package() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    lint = makefile.split("\nlint:")[1].split("\n\n")[0]
+    assert re.search(r"\$\(BIN\)/mypy gin_env agents training\b", lint), lint
