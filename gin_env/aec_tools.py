@@ -72,7 +72,27 @@ class _AssertOutOfBounds(_Forwarding, wrappers.AssertOutOfBoundsWrapper):
 
 
 class _OrderEnforcing(_Forwarding, wrappers.OrderEnforcingWrapper):
-    pass
+    """PettingZoo's order checks, with the raw envs' messages: a ``RuntimeError`` that says
+    what to do (PettingZoo's own are an ``AssertionError`` before ``reset``, an
+    ``AttributeError`` from ``last``, and only a warning for a step after the end)."""
+
+    def _check_order(self, what: str) -> None:
+        if not self._has_reset:
+            raise RuntimeError(before_reset(what))
+        if what != "observe" and not self.agents:
+            raise RuntimeError(episode_over(what))
+
+    def step(self, action: Any) -> None:
+        self._check_order("step")
+        super().step(action)
+
+    def observe(self, agent: Any) -> Any:
+        self._check_order("observe")
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> Any:
+        self._check_order("last")
+        return super().last(observe)
 
 
 for _name in _FORWARDED:
@@ -170,6 +190,14 @@ class AgentSpaces:
         return self.action_spaces[agent]
 
 
+def before_reset(what: str) -> str:
+    return f"{what}() before reset(): call reset() first to start an episode"
+
+
+def episode_over(what: str) -> str:
+    return f"{what}(): the episode is over (every agent is done); call reset() to start a new one"
+
+
 class TurnChecks:
     """The checks every turn-based env here makes before it observes or steps: whose turn
     it is, PettingZoo's dead step for a finished agent, ``None`` or a non-int refused for a
@@ -189,12 +217,25 @@ class TurnChecks:
     def _to_act(self, agent: str) -> bool:
         """Is ``agent`` the one to act, and still playing?"""
         return agent == self.agent_selection and not (
-            self.terminations[agent] or self.truncations[agent]
+            self.terminations.get(agent, True) or self.truncations.get(agent, True)
         )
+
+    def _check_order(self, what: str) -> None:
+        """A ``RuntimeError`` that says what to do for a call before ``reset()``, or (but
+        for ``observe``) after every agent is done."""
+        if not hasattr(self, "agent_selection"):
+            raise RuntimeError(before_reset(what))
+        if what != "observe" and not self.agents:  # type: ignore[attr-defined]
+            raise RuntimeError(episode_over(what))
+
+    def last(self, observe: bool = True) -> Any:
+        self._check_order("last")
+        return super().last(observe)  # type: ignore[misc]
 
     def _dead_step(self, action: int | None) -> bool:
         """True when the agent to act has finished (the step is PettingZoo's dead step);
         a live agent's ``None``, or an action that is not an int, is refused."""
+        self._check_order("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)  # type: ignore[attr-defined]

@@ -160,6 +160,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._check_order("observe")
         match = self._require_match()
         player = self._seat_of(agent, self._player_of)
         obs = encode_observation(match, player, self._adviser_sees_hand())

@@ -248,6 +248,7 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         return self._deck_rng.permutation(NUM_CARDS).tolist()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._check_order("observe")
         seat = self._seat_of(agent, self._seat)
         obs = encode_observation(self.game, seat)
         if self._to_act(agent) and self.game.phase != Phase.OVER:

@@ -138,6 +138,9 @@ a duplicate, a wrong length) is a ``ValueError`` naming the bad card, raised bef
 anything changes (the seed and the game in progress stay as they were). Other keys of
 ``options`` are ignored.
 
+``step``, ``last`` or ``observe`` before ``reset()``, and ``step`` or ``last`` once every
+agent is done, raise a ``RuntimeError`` that says to call ``reset()`` (raw and wrapped
+alike; ``observe`` after the end still returns the final observation).
 ``raw_env.step`` raises ``ValueError`` on an illegal action (naming it and what is legal),
 or on one that is not an int (``3.5`` is not ``3``), and changes nothing; ``env()`` adds
 PettingZoo's standard wrappers, under which an illegal action ends the game with reward -1

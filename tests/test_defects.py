@@ -257,3 +257,29 @@ def test_deck_none_means_no_deck_and_numpy_ints_are_cards(module: Any) -> None:
     given.reset(seed=4, options={"deck": deck})
     plain.reset(seed=4, options={"deck": deck.tolist()})
     assert _snapshot(plain)[1:] == _snapshot(given)[1:]
+
+
+# -- 5. calls out of order say what to do -----------------------------------------------------
+
+
+@pytest.mark.parametrize("module", [gin_v0, three_handed_gin_v0, rummy_v0])
+@pytest.mark.parametrize("wrapped", [False, True], ids=["raw", "env"])
+def test_calls_before_reset_and_after_the_end_say_what_to_do(module: Any, wrapped: bool) -> None:
+    short = {} if module is rummy_v0 else {"episode": "hand"}
+    env = (module.env if wrapped else module.raw_env)(**short)
+    for call in (lambda: env.step(0), env.last, lambda: env.observe("player_0")):
+        with pytest.raises(RuntimeError, match=r"before reset\(\): call reset\(\) first"):
+            call()
+    env.reset(seed=0)
+    rng = random.Random(0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        env.step(None if term or trunc else rng.choice(legal))
+    assert not env.agents
+    for call in (lambda: env.step(0), lambda: env.step(None), env.last):
+        with pytest.raises(RuntimeError, match=r"episode is over .* call reset\(\)"):
+            call()
+    assert env.observe("player_0")["observation"].shape  # the final observation stays
+    env.reset(seed=1)  # and a reset starts again
+    assert env.agents and env.last()[0]["action_mask"].any()
