@@ -272,7 +272,7 @@ def test_calls_before_reset_and_after_the_end_say_what_to_do(module: Any, wrappe
             call()
     env.reset(seed=0)
     rng = random.Random(0)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         legal = np.flatnonzero(obs["action_mask"]).tolist()
         env.step(None if term or trunc else rng.choice(legal))
