@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 __all__ = [
     "KNOCK",
@@ -139,42 +141,33 @@ _RANK_SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39
 #: Above this many ranks held three or four times, deadwood uses the rank-by-rank search
 #: (as the reference does) instead of enumerating set choices.
 _MAX_SET_RANKS = 4
+#: Lay-off choices a run can offer: (down + 1) * (up + 1) with down + up <= 10 cards.
+_OPT_STRIDE = 36
 
 
 # -- small helpers ---------------------------------------------------------------------------
 
 
+@intrinsic
+def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
+    """Population count (LLVM ``ctpop``) of an integer."""
+    sig = x(x)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
 @numba.njit(cache=True, inline="always")
 def _bit_index(bit: int) -> int:
-    """Index of the single set bit of ``bit`` (a power of two below 2**52)."""
-    i = 0
-    if bit >> 32:
-        i += 32
-        bit >>= 32
-    if bit >> 16:
-        i += 16
-        bit >>= 16
-    if bit >> 8:
-        i += 8
-        bit >>= 8
-    if bit >> 4:
-        i += 4
-        bit >>= 4
-    if bit >> 2:
-        i += 2
-        bit >>= 2
-    if bit >> 1:
-        i += 1
-    return i
+    """Index of the lowest set bit of ``bit`` (nonzero)."""
+    return trailing_zeros(bit)  # type: ignore[call-arg]
 
 
 @numba.njit(cache=True, inline="always")
 def _popcount(x: int) -> int:
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
+    return _ctpop(x)  # type: ignore[call-arg]
 
 
 @numba.njit(cache=True, inline="always")
@@ -392,11 +385,18 @@ def _net(k_dw: int, d_dw: int, undercut_bonus: int) -> int:
 
 @numba.njit(cache=True)
 def _best_defence(
-    family: np.ndarray, n_family: int, defender: int, opts: np.ndarray, nopts: np.ndarray
+    family: np.ndarray,
+    n_family: int,
+    defender: int,
+    d0: int,
+    opts: np.ndarray,
+    nopts: np.ndarray,
+    idx: np.ndarray,
 ) -> int:
     """The defender's least deadwood after laying off onto the knocker's melds
     ``MELD_MASKS[family[:n_family]]`` (sets of three take the fourth card, runs take chains
-    at either end), as ``melds.best_defence(...).deadwood``."""
+    at either end), as ``melds.best_defence(...).deadwood``. ``d0`` is his deadwood without
+    lay-offs; ``opts`` (36 entries a meld, flat), ``nopts`` and ``idx`` are scratch."""
     k = 0
     for j in range(n_family):
         m = family[j]
@@ -406,8 +406,8 @@ def _best_defence(
         if kind == 1:
             fourth = _MELD_FOURTH[m]
             if fourth & defender:
-                opts[k, 0] = 0
-                opts[k, 1] = fourth
+                opts[k * _OPT_STRIDE] = 0
+                opts[k * _OPT_STRIDE + 1] = fourth
                 nopts[k] = 2
                 k += 1
             continue
@@ -435,14 +435,14 @@ def _best_defence(
             for j2 in range(nu + 1):
                 if j2:
                     up |= 1 << (high + j2)
-                opts[k, n] = down | up
+                opts[k * _OPT_STRIDE + n] = down | up
                 n += 1
         nopts[k] = n
         k += 1
-    best = deadwood_nb(defender)
+    best = d0
     if k == 0 or best == 0:
         return best
-    idx = np.zeros(k, dtype=np.int64)
+    idx[:k] = 0
     idx[0] = 1  # the all-zero choice (no lay-off) is ``best`` already
     while True:
         i = 0
@@ -461,7 +461,7 @@ def _best_defence(
         laid = 0
         ok = True
         for j in range(k):
-            o = opts[j, idx[j]]
+            o = opts[j * _OPT_STRIDE + idx[j]]
             if laid & o:
                 ok = False
                 break
@@ -498,7 +498,39 @@ def showdown_nb(
     if k_min == 0:
         return (GIN, gin_bonus + d0, 0, 0, d0)
     # The knocker's candidate melds, in the reference's order.
-    cand = np.empty(_NUM_MELDS, dtype=np.int64)
+    n = 0
+    for j in range(_NUM_MELDS):
+        m = MELD_MASKS[j]
+        if m & knocker == m:
+            n += 1
+    # One scratch buffer for the whole search, cut into views.
+    frames = 2 * n + 2
+    buf = np.empty(n + (n + 1) * (4 + _OPT_STRIDE) + 5 * frames, dtype=np.int64)
+    cand = buf[:n]
+    at = n
+    reach = buf[at : at + n + 1]
+    at += n + 1
+    family = buf[at : at + n + 1]
+    at += n + 1
+    nopts = buf[at : at + n + 1]
+    at += n + 1
+    idx = buf[at : at + n + 1]
+    at += n + 1
+    opts = buf[at : at + (n + 1) * _OPT_STRIDE]
+    at += (n + 1) * _OPT_STRIDE
+    # Depth-first over families, leaving each meld out before putting it in (the
+    # reference's order). A frame: next meld index, cards used, points melded, the
+    # family's length and the meld it adds on entry (-1 none).
+    st_i = buf[at : at + frames]
+    at += frames
+    st_used = buf[at : at + frames]
+    at += frames
+    st_val = buf[at : at + frames]
+    at += frames
+    st_len = buf[at : at + frames]
+    at += frames
+    st_meld = buf[at : at + frames]
+    # The knocker's candidate melds, in the reference's order.
     n = 0
     for j in range(_NUM_MELDS):
         m = MELD_MASKS[j]
@@ -506,20 +538,10 @@ def showdown_nb(
             cand[n] = j
             n += 1
     # reach[i]: the cards the melds i.. could still meld.
-    reach = np.zeros(n + 1, dtype=np.int64)
+    reach[n] = 0
     for i in range(n - 1, -1, -1):
         reach[i] = reach[i + 1] | MELD_MASKS[cand[i]]
     total = _mask_points(knocker)
-    # Depth-first over families, leaving each meld out before putting it in (the
-    # reference's order). Frame: next meld index, cards used, points melded.
-    st_i = np.empty(2 * n + 2, dtype=np.int64)
-    st_used = np.empty(2 * n + 2, dtype=np.int64)
-    st_val = np.empty(2 * n + 2, dtype=np.int64)
-    # The family on the current path: chosen[depth] meld id, path_len[frame] its length.
-    st_len = np.empty(2 * n + 2, dtype=np.int64)
-    family = np.empty(n + 1, dtype=np.int64)
-    opts = np.empty((n + 1, 36), dtype=np.int64)  # a run has <= 10 cards beside it
-    nopts = np.empty(n + 1, dtype=np.int64)
     prune_by_key = undercut_bonus >= 0
     have = False
     best_net = 0
@@ -530,8 +552,6 @@ def showdown_nb(
     st_used[0] = 0
     st_val[0] = 0
     st_len[0] = 0
-    # family members are stored per frame as the meld id chosen on entering it
-    st_meld = np.empty(2 * n + 2, dtype=np.int64)
     st_meld[0] = -1
     while top >= 0:
         i = st_i[top]
@@ -552,7 +572,7 @@ def showdown_nb(
                 continue
         if i == n:
             k_dw = total - val
-            d_dw = _best_defence(family, flen, defender, opts, nopts)
+            d_dw = _best_defence(family, flen, defender, d0, opts, nopts, idx)
             net = _net(k_dw, d_dw, undercut_bonus)
             if not have or net > best_net or (net == best_net and -k_dw > -best_k):
                 have = True
