@@ -48,7 +48,7 @@ from gin_env import actions as A
 from gin_env import three_handed_gin_v0
 from gin_env.cards import NUM_CARDS
 from gin_env.encoding import OBS_SLICES
-from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES
+from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch
 from training import prog_name
 from training.evaluate import OptionError, _agent, _label, _pool_map, _table
 from training.stats import mean_ci, wilson_ci
@@ -73,7 +73,7 @@ __all__ = [
 
 AgentSpec = Any
 #: The six orders of three agents over the player seats: ``perm[seat]`` is the agent index.
-PERMUTATIONS: tuple[tuple[int, int, int], ...] = tuple(itertools.permutations(range(3)))  # type: ignore[assignment]
+PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(3)))
 #: Adviser specs that are ablations of the advice channel rather than agents.
 ADVICE_ABLATIONS = ("none", "muted", "shuffled", "own")
 _CARD_PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_discarded",
@@ -82,7 +82,9 @@ _DISCARD, _KNOCK = A.DISCARD, A.KNOCK
 
 
 # -- statistics clustered by deal ------------------------------------------------------------
-def cluster_ratio_ci(num: Sequence[float], den: Sequence[float]) -> tuple[float, float, float]:
+def cluster_ratio_ci(
+    num: Sequence[float] | np.ndarray, den: Sequence[float] | np.ndarray
+) -> tuple[float, float, float]:
     """``(ratio, low, high)`` of ``sum(num) / sum(den)`` with a 95% CI that treats each
     cluster (one entry of ``num``/``den``: the hands of one deal sequence) as the unit.
 
@@ -101,7 +103,10 @@ def cluster_ratio_ci(num: Sequence[float], den: Sequence[float]) -> tuple[float,
 
 
 def cluster_diff_ci(
-    num_a: Sequence[float], den_a: Sequence[float], num_b: Sequence[float], den_b: Sequence[float]
+    num_a: Sequence[float] | np.ndarray,
+    den_a: Sequence[float] | np.ndarray,
+    num_b: Sequence[float] | np.ndarray,
+    den_b: Sequence[float] | np.ndarray,
 ) -> tuple[float, float, float]:
     """``(ratio_a - ratio_b, low, high)``, the 95% CI clustered as in
     :func:`cluster_ratio_ci`: both ratios' linearised values are taken per cluster, so
@@ -260,6 +265,7 @@ def play_seated_match(
             break
         env.step(int(players[agent].act(env.observe(agent), rng)))
     match = env.match
+    assert isinstance(match, ThreeHandedMatch)  # reset above
     hands = []
     for rec in match.history:
         res = rec.result
@@ -404,8 +410,8 @@ def _duplicate_summary(labels: list[str], matches: list[dict[str, Any]]) -> dict
                 p_den[c, a, role] += 1
     per_agent: dict[str, Any] = {}
     for a, name in enumerate(labels):
-        roles = {}
-        others = [b for b in range(len(labels)) if b != a]
+        roles: dict[str, dict[str, Any]] = {}
+        rest = np.array([b for b in range(len(labels)) if b != a], dtype=int)
         for role, rname in enumerate(ROLE_NAMES):
             n_a = hands[:, a, role]
             if n_a.sum() == 0:
@@ -413,9 +419,9 @@ def _duplicate_summary(labels: list[str], matches: list[dict[str, Any]]) -> dict
                 continue
             wr = cluster_ratio_ci(won[:, a, role], n_a)
             pp = cluster_ratio_ci(pts[:, a, role], n_a)
-            n_o = hands[:, others, role].sum(axis=1)
+            n_o = hands[:, rest, role].sum(axis=1)
             edge = (
-                cluster_diff_ci(pts[:, a, role], n_a, pts[:, others, role].sum(axis=1), n_o)
+                cluster_diff_ci(pts[:, a, role], n_a, pts[:, rest, role].sum(axis=1), n_o)
                 if n_o.sum() > 0
                 else None
             )
@@ -543,6 +549,7 @@ def play_advice_hands(
         env.reset(seed=_env_seed(seed, i, 21))
         rng = np.random.default_rng([seed, i, 11])
         match = env.match
+        assert isinstance(match, ThreeHandedMatch)  # reset above
         n_adv = n_fol = 0
         hand_trace: list[tuple[Any, ...]] = []
         while True:
@@ -1026,11 +1033,18 @@ ADVISERS = {
     "L1": "adviser:agent=simple",
     "L2": "adviser:agent=heuristic",
     "PPO": "adviser:agent=three-handed-ppo",
-    # Ablations of the advice channel (L0 above is the random legal suggestion).
-    "muted": "muted",
-    "shuffled": "shuffled",
-    "own": "own",
 }
+#: Ablations of the advice channel, beside the real L2 advice and no adviser at all.
+ABLATIONS = {
+    "none": "none",
+    "muted": "muted",
+    "random legal": "adviser:agent=random",
+    "shuffled": "shuffled",
+    "own policy": "own",
+    "L2": "adviser:agent=heuristic",
+}
+#: Captains that read the suggestion (the others' cells equal their "none" cell).
+ADVICE_READERS = ("PPO", "L1-weigh", "L1-follow")
 HIDDEN_HAND_ADVISERS = {
     "none": "none",
     "L2": "adviser:agent=heuristic",
@@ -1114,7 +1128,7 @@ def eval_duplicate(
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """``python -m training.team_study {duplicate,advice,hidden,balance}``."""
+    """``python -m training.team_study {duplicate,advice,ablations,hidden,balance,plot}``."""
     p = argparse.ArgumentParser(
         prog=prog_name("python -m training.team_study"), description=__doc__.split("\n")[0]
     )
@@ -1128,7 +1142,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     d.add_argument("--agents", default="heuristic,simple,three-handed-ppo")
     d.add_argument("--deals", type=int, default=200, help="deal sequences (x6 matches)")
     for name, helptext in (
-        ("advice", "captain x adviser matrix, with the ablations of the advice channel"),
+        ("advice", "captain x adviser matrix"),
+        ("ablations", "ablations of the advice channel"),
         ("hidden", "advisers that do not see the captain's hand"),
     ):
         a = sub.add_parser(name, parents=[common], help=helptext)
@@ -1165,6 +1180,9 @@ def replot(out: Path) -> list[Path]:
         plot_advice(r, out / "team_advice.png")
         plot_follow(r, out / "team_follow.png")
         drawn += [out / "team_advice.png", out / "team_follow.png"]
+    if (r := load("team_ablations")) is not None:
+        plot_advice(r, out / "team_ablations.png")
+        drawn.append(out / "team_ablations.png")
     if (r := load("team_hidden")) is not None:
         plot_advice(r, out / "team_hidden.png")
         drawn.append(out / "team_hidden.png")
@@ -1194,30 +1212,38 @@ def _run(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         plot_balance(r, out / "team_balance.png")
         print(_table(_balance_rows(r)))
         return r
-    default_advisers = ADVISERS if args.study == "advice" else HIDDEN_HAND_ADVISERS
+    default_advisers = {"advice": ADVISERS, "ablations": ABLATIONS}.get(
+        args.study, HIDDEN_HAND_ADVISERS
+    )
     default_captains = (
-        CAPTAINS
-        if args.study != "hidden"
-        else {k: CAPTAINS[k] for k in ("PPO", "L1-weigh", "L1-follow")}
+        CAPTAINS if args.study == "advice" else {k: CAPTAINS[k] for k in ADVICE_READERS}
     )
-    r = advice_matrix(
-        _pairs(args.captains, default_captains),
-        _pairs(args.advisers, default_advisers),
-        args.hands,
-        args.box,
-        args.seed,
-        args.workers,
-        sees_hand=args.study != "hidden",
-        progress=progress,
-    )
+    captains = _pairs(args.captains, default_captains)
+    advisers = _pairs(args.advisers, default_advisers)
     stem = f"team_{args.study}"
-    rows = _advice_rows(r)
-    write(out, stem, r, rows)
-    plot_advice(r, out / f"{stem}.png")
+    merged: dict[str, Any] = {}
+    for label, spec in captains.items():  # one captain at a time, written as it finishes
+        r = advice_matrix(
+            {label: spec},
+            advisers,
+            args.hands,
+            args.box,
+            args.seed,
+            args.workers,
+            sees_hand=args.study != "hidden",
+            progress=progress,
+        )
+        if not merged:
+            merged = r
+        else:
+            merged["cells"].update(r["cells"])
+            merged["captains"].update(r["captains"])
+        write(out, stem, merged, _advice_rows(merged))
+    plot_advice(merged, out / f"{stem}.png")
     if args.study == "advice":
-        plot_follow(r, out / "team_follow.png")
-    print(_table(rows))
-    return r
+        plot_follow(merged, out / "team_follow.png")
+    print(_table(_advice_rows(merged)))
+    return merged
 
 
 if __name__ == "__main__":

@@ -1,0 +1,265 @@
+"""training.team_study: the duplicate design replays the same deals, CIs are paired by deal,
+the ablations change what the captain sees as specified, and the CLI hooks work."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import agents
+from gin_env import actions as A
+from gin_env import three_handed_gin_v0
+from gin_env.encoding import OBS_SLICES
+from training import evaluate, team_study
+from training.evaluate import OptionError
+from training.stats import mean_ci
+from training.team_study import (
+    PERMUTATIONS,
+    MutedAdviser,
+    OwnPolicyAdviser,
+    ShuffledAdviser,
+    advice_matrix,
+    cluster_diff_ci,
+    cluster_ratio_ci,
+    duplicate_three,
+    play_advice_hands,
+    play_seated_match,
+)
+
+AGENTS = ["random", "simple", "heuristic"]
+
+
+# -- duplicate design -------------------------------------------------------------------------
+def test_the_six_seatings_of_one_deal_sequence_replay_the_same_decks() -> None:
+    matches = [
+        play_seated_match([AGENTS[perm[s]] for s in range(3)], seed=5, index=2)
+        for perm in PERMUTATIONS
+    ]
+    # The initial role draw is by seat, whoever sits there.
+    assert len({tuple(m["first_roles"]) for m in matches}) == 1
+    # Hand k has the same deck in every seating (as far as each match went).
+    longest = max(len(m["hands"]) for m in matches)
+    for k in range(longest):
+        decks = {m["hands"][k]["deck"] for m in matches if k < len(m["hands"])}
+        assert len(decks) == 1, k
+    # The seatings really differ: the agents' play changes the results.
+    assert len({tuple(h["box_points"] for h in m["hands"]) for m in matches}) > 1
+    # Another deal sequence is another deck.
+    other = play_seated_match(AGENTS, seed=5, index=3)
+    assert other["hands"][0]["deck"] != matches[0]["hands"][0]["deck"]
+
+
+def test_duplicate_design_clusters_six_seatings_and_plain_does_not() -> None:
+    dup = duplicate_three(AGENTS, deals=2, seed=1, design="duplicate")
+    plain = duplicate_three(AGENTS, deals=2, seed=1, design="plain")
+    assert dup["matches"] == plain["matches"] == 12
+    assert dup["clusters"] == 2 and plain["clusters"] == 12
+    for r in (dup, plain):
+        for name in AGENTS:  # every agent in every seat order equally often
+            assert r["per_agent"][name]["matches"] == 12
+            roles = r["per_agent"][name]["roles"]
+            assert sum(x["hands"] for x in roles.values()) == r["hands"]
+    # Only the duplicate design has other players on the same cards.
+    assert all(x["paired_hands"] > 0 for a in AGENTS for x in dup["per_agent"][a]["roles"].values())
+    assert all(
+        x["paired_hands"] == 0 for a in AGENTS for x in plain["per_agent"][a]["roles"].values()
+    )
+
+
+def test_identical_deterministic_agents_replay_identical_matches_so_the_paired_edge_is_zero() -> (
+    None
+):
+    r = duplicate_three(["heuristic"] * 3, deals=2, seed=3, design="duplicate")
+    for st in r["per_agent"].values():
+        for role in st["roles"].values():
+            assert role["paired_edge"] == 0.0
+            assert role["paired_edge_ci95"] == (0.0, 0.0)
+
+
+def test_bad_arguments_are_option_errors() -> None:
+    with pytest.raises(OptionError, match="exactly 3 agents"):
+        duplicate_three(AGENTS[:2], deals=1)
+    with pytest.raises(OptionError, match="design"):
+        duplicate_three(AGENTS, deals=1, design="mixed")
+    with pytest.raises(OptionError, match="deals"):
+        duplicate_three(AGENTS, deals=0)
+    with pytest.raises(OptionError, match="baseline"):
+        advice_matrix({"L1": "simple"}, {"none": "none"}, 2, baseline="L2")
+
+
+# -- CIs paired by deal -----------------------------------------------------------------------
+def test_cluster_ratio_ci_is_the_ratio_with_a_cluster_level_interval() -> None:
+    num, den = [3.0, 1.0, 5.0, 2.0], [2.0, 1.0, 3.0, 2.0]
+    m, lo, hi = cluster_ratio_ci(num, den)
+    assert m == pytest.approx(11 / 8)
+    lin = [m + 4 * (n - m * d) / 8 for n, d in zip(num, den, strict=True)]
+    assert (lo, hi) == pytest.approx(mean_ci(lin)[1:])
+    with pytest.raises(ValueError):
+        cluster_ratio_ci([1.0], [0.0])
+
+
+def test_cluster_diff_ci_cancels_luck_shared_within_a_deal() -> None:
+    rng = np.random.default_rng(0)
+    g = 200
+    luck = rng.normal(0, 20, g)  # what the deal gives either side
+    a = luck + 1.0 + rng.normal(0, 1, g)
+    b = luck + rng.normal(0, 1, g)
+    ones = np.ones(g)
+    m, lo, hi = cluster_diff_ci(a, ones, b, ones)
+    assert m == pytest.approx(float(np.mean(a - b)))
+    assert lo < 1.0 < hi and hi - lo < 1.0  # paired: the luck cancels
+    # The same values with the pairing broken: the interval is many times wider.
+    _, lo2, hi2 = cluster_diff_ci(a, ones, rng.permutation(b), ones)
+    assert hi2 - lo2 > 10 * (hi - lo)
+
+
+def test_advice_gain_is_paired_by_deal() -> None:
+    r = advice_matrix(
+        {"L1-follow": "captain:agent=simple,mode=follow"},
+        {"none": "none", "L2": "adviser:agent=heuristic", "own": "own"},
+        hands=12,
+        seed=4,
+        chunk=5,
+    )
+    cells = r["cells"]["L1-follow"]
+    base = play_advice_hands("captain:agent=simple,mode=follow", "none", "heuristic", 4, 0, 12)
+    l2 = play_advice_hands(
+        "captain:agent=simple,mode=follow", "adviser:agent=heuristic", "heuristic", 4, 0, 12
+    )
+    diff = np.array(l2["team_points"]) - np.array(base["team_points"])
+    assert cells["L2"]["gain"] == pytest.approx(diff.mean())
+    assert cells["L2"]["gain_ci95"] == pytest.approx(mean_ci(diff)[1:])
+    # Following its own policy's advice is playing alone: the same deals give the same points.
+    assert cells["own"]["gain"] == 0.0 and cells["own"]["gain_ci95"] == (0.0, 0.0)
+    assert cells["own"]["follow_rate"] == 1.0 and cells["L2"]["follow_rate"] == 1.0
+    assert cells["none"]["follow_rate"] is None  # no suggestion was ever made
+
+
+# -- what the captain sees under each ablation --------------------------------------------------
+def _captain_decisions(adviser: str, captain: str = "simple", hands: int = 4) -> list[tuple]:
+    r = play_advice_hands(captain, adviser, "heuristic", 7, 0, hands, trace=True)
+    return [d for hand in r["trace"] for d in hand]
+
+
+def test_no_adviser_shows_no_suggestion_and_muted_shows_no_advice() -> None:
+    for suggestion, seen, _, _ in _captain_decisions("none"):
+        assert suggestion is None and seen == []
+    decisions = _captain_decisions("muted")
+    assert decisions
+    for suggestion, seen, _, _ in decisions:
+        assert suggestion == A.NO_ADVICE and seen == [A.NO_ADVICE]
+
+
+def test_random_legal_suggestion_is_a_legal_move_and_varies() -> None:
+    decisions = _captain_decisions("adviser:agent=random", hands=6)
+    discards = 0
+    for suggestion, seen, legal, _ in decisions:
+        assert seen == [suggestion] and suggestion in legal and suggestion != A.NO_ADVICE
+        discards += A.DISCARD <= suggestion < A.KNOCK
+    assert discards > 0
+
+
+def test_own_policy_advice_is_what_the_captain_plays() -> None:
+    decisions = _captain_decisions("own", captain="heuristic")
+    assert decisions
+    for suggestion, seen, _, action in decisions:
+        assert seen == [suggestion] and action == suggestion
+
+
+def test_shuffled_advice_is_legal_and_names_other_cards_than_l2() -> None:
+    shuffled = _captain_decisions("shuffled", hands=8)
+    real = _captain_decisions("adviser:agent=heuristic", hands=8)
+    for suggestion, seen, legal, _ in shuffled:
+        assert seen == [suggestion] and suggestion in legal and suggestion != A.NO_ADVICE
+
+    def discard_share(ds: list[tuple]) -> float:
+        return np.mean([A.DISCARD <= d[0] < A.KNOCK for d in ds])
+
+    # The same form as real advice (mostly discards), different content: L2's captain would
+    # agree with real L2 advice always, with shuffled advice far less often.
+    assert discard_share(shuffled) > 0.3 and discard_share(real) > 0.3
+    agree = [d[0] == d[3] for d in _captain_decisions("shuffled", captain="heuristic", hands=8)]
+    assert np.mean(agree) < 0.8
+    assert all(d[0] == d[3] for d in _captain_decisions("adviser:agent=heuristic", "heuristic"))
+
+
+def test_shuffled_relabelling_moves_every_card_part_and_the_mask() -> None:
+    env = three_handed_gin_v0.raw_env(episode="hand")
+    env.reset(seed=3)
+    while not env.match.advising:
+        env.step(int(agents.make("heuristic").act(env.observe(env.agent_selection))))
+    obs = env.observe(env.agent_selection)
+    perm = np.random.default_rng(1).permutation(52)
+    out = ShuffledAdviser.relabel(obs, perm)
+    hand = OBS_SLICES["hand"]
+    held = np.flatnonzero(obs["observation"][hand])
+    assert sorted(np.flatnonzero(out["observation"][hand])) == sorted(perm[held])
+    assert out["action_mask"][A.NO_ADVICE] == 0
+    identity = ShuffledAdviser.relabel(obs, np.arange(52))
+    assert np.array_equal(identity["observation"], obs["observation"])
+    # Relabelled by the identity, shuffled advice is L2's advice.
+    l2 = agents.make("adviser:agent=heuristic").act(obs)
+
+    class Identity:
+        """A generator whose permutations are the identity."""
+
+        def __init__(self) -> None:
+            self.rng = np.random.default_rng(0)
+
+        def permutation(self, n: int) -> np.ndarray:
+            return np.arange(n)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.rng, name)
+
+    assert ShuffledAdviser().act(obs, Identity()) == l2  # type: ignore[arg-type]
+
+
+def test_ablation_advisers_only_speak_when_advising() -> None:
+    obs = {"observation": np.zeros(436, np.float32), "action_mask": np.zeros(109, np.int8)}
+    obs["action_mask"][[A.NO_ADVICE, A.DISCARD + 3]] = 1
+    assert MutedAdviser().act(obs) == A.NO_ADVICE
+    own = OwnPolicyAdviser(agents.make("random"))
+    assert own.act(obs, np.random.default_rng(0)) == A.DISCARD + 3  # NO_ADVICE masked out
+
+
+def test_adviser_sees_hand_false_silences_the_shipped_advisers() -> None:
+    r = play_advice_hands(
+        "captain:agent=simple,mode=follow", "adviser:agent=heuristic", "heuristic", 2, 0, 3,
+        sees_hand=False, trace=True,
+    )  # fmt: skip
+    decisions = [d for hand in r["trace"] for d in hand]
+    assert decisions and all(d[0] == A.NO_ADVICE for d in decisions)
+
+
+# -- CLI -------------------------------------------------------------------------------------
+def test_eval_three_duplicate_hook(tmp_path, capsys) -> None:
+    r = evaluate.main(
+        ["three", "--agents", "random,simple,heuristic", "--duplicate", "--matches", "1",
+         "--adviser", "suggest", "--workers", "1", "--out", str(tmp_path), "--name", "dup",
+         "--no-progress"]
+    )  # fmt: skip
+    assert r["design"] == "duplicate" and r["adviser_on"]["matches"] == 6
+    saved = json.loads((tmp_path / "dup.json").read_text())
+    assert saved["adviser_on"]["clusters"] == 1
+    assert (tmp_path / "dup.csv").read_text().startswith("adviser,design,agent")
+    assert (tmp_path / "dup.png").exists()
+    assert "paired_edge" in capsys.readouterr().out
+
+
+def test_team_study_cli_writes_results_and_redraws(tmp_path) -> None:
+    team_study.main(
+        ["advice", "--hands", "3", "--out", str(tmp_path), "--captains", "L1=simple",
+         "--advisers", "none=none;muted=muted"]
+    )  # fmt: skip
+    r = json.loads((tmp_path / "team_advice.json").read_text())
+    assert set(r["cells"]["L1"]) == {"none", "muted"}
+    team_study.main(["balance", "--matches", "2", "--out", str(tmp_path)])
+    assert (tmp_path / "team_balance.csv").exists()
+    (tmp_path / "team_advice.png").unlink()
+    team_study.main(["plot", "--out", str(tmp_path)])
+    assert (tmp_path / "team_advice.png").exists() and (tmp_path / "team_balance.png").exists()
+    with pytest.raises(SystemExit):
+        team_study.main(["advice", "--hands", "0", "--out", str(tmp_path)])
