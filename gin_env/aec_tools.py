@@ -149,16 +149,37 @@ class ActionSpace(spaces.Discrete):
         return super().contains(x)
 
 
+def check_render_hands(value: object, agents: list[str]) -> str:
+    """The ``render_hands`` option: ``"none"``, ``"all"`` or an agent's name."""
+    allowed = ("none", "all", *agents)
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(
+            f"render_hands must be one of {', '.join(map(repr, allowed))}; got {value!r}"
+        )
+    return value
+
+
 class TableRender:
     """``render()`` for an env with ``render_mode``, ``table_text()`` and ``_table_image()``:
-    ``"ansi"`` returns the text, ``"human"`` prints it, ``"rgb_array"`` draws the table."""
+    ``"ansi"`` returns the text, ``"human"`` prints it, ``"rgb_array"`` draws the table.
+
+    ``render_hands`` says which hands are face up before a hand ends (both pictures and
+    text): ``"none"`` (an onlooker: card counts and backs only), ``"all"`` (every hand, for
+    debugging), or an agent's name (what that seat knows: its own hand; an adviser who sees
+    the hand, the captain's; the adviser's suggestion only for the captain's team).
+    """
 
     render_mode: str | None
+    render_hands: str = "none"
 
-    def table_text(self, show_all: bool = False) -> str:
+    def table_text(self, show_all: bool = False, view: str = "none") -> str:
         raise NotImplementedError
 
     def _table_image(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def face_up(self, view: str) -> set[int]:
+        """Players whose hands ``view`` (a ``render_hands`` value) shows face up."""
         raise NotImplementedError
 
     def render(self) -> str | np.ndarray | None:
@@ -169,7 +190,7 @@ class TableRender:
             return None
         if self.render_mode == "rgb_array":
             return self._table_image()
-        text = self.table_text()
+        text = self.table_text(view=self.render_hands)
         if self.render_mode == "human":
             print(text, end="\n\n")
             return None

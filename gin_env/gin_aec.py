@@ -23,6 +23,7 @@ from gin_env.aec_tools import (
     StatePickle,
     TableRender,
     TurnChecks,
+    check_render_hands,
 )
 from gin_env.cards import NUM_CARDS, cards_str
 from gin_env.config import HandRules, check_choice, check_int
@@ -74,6 +75,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         reward_scale: float = 1.0,
         max_hands: int | None = None,
         render_mode: str | None = None,
+        render_hands: str = "none",
         **kwargs: Any,
     ) -> None:
         # By name: the subclasses' signatures differ in order (three_handed_gin_v0 starts
@@ -85,6 +87,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
             reward_scale=reward_scale,
             max_hands=max_hands,
             render_mode=render_mode,
+            render_hands=render_hands,
             **kwargs,
         )
         super().__init__()
@@ -108,6 +111,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         self.max_hands = max_hands
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.render_hands = check_render_hands(render_hands, self.possible_agents)
         self.agents = self.possible_agents[:]
         self._obs_space = spaces.Dict(
             {
@@ -279,11 +283,34 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
     def _table_image(self) -> np.ndarray:
         from gin_env.render_image import table_image  # needs Pillow: imported late
 
-        return table_image(self)
+        return table_image(self, view=self.render_hands)
 
-    def table_text(self, show_all: bool = False) -> str:
-        """The table as a human observer sees it (``show_all`` also shows the hidden hands)."""
+    def face_up(self, view: str) -> set[int]:
+        """Players whose hands ``view`` shows face up before the hand ends: ``"none"``, ``"all"``,
+        or an agent's name (its own hand; an adviser who sees the hand, the captain's)."""
         match = self._require_match()
+        check_render_hands(view, self.possible_agents)
+        if view == "none":
+            return set()
+        if view == "all":
+            return set(range(self.num_players))
+        player = self._player_of[view]
+        players = match.record.players
+        if player in players:
+            return {player}
+        return {players[0]} if self._adviser_sees_hand() else set()
+
+    def hides_advice(self, view: str) -> bool:
+        """Does ``view`` belong to the box player, who never sees the adviser's suggestion?"""
+        if view in ("none", "all") or self.num_players != 3:
+            return False
+        return self._require_match().record.roles[self._player_of[view]] == 0  # the box
+
+    def table_text(self, show_all: bool = False, view: str = "none") -> str:
+        """The table as an onlooker sees it: ``show_all`` also shows the hidden hands;
+        ``view`` (a ``render_hands`` value) shows what one seat knows."""
+        match = self._require_match()
+        faces = self.face_up(view)
         hand = match.hand
         rec = match.record
         lines = [f"Hand {rec.index + 1}   scores: " + ", ".join(
@@ -301,7 +328,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
             p = rec.players[seat]
             role = self.role_names[rec.roles[p]]
             dealer = " (dealer)" if seat == hand.dealer else ""
-            shown = show_all or hand.is_over
+            shown = show_all or hand.is_over or p in faces
             cards = (
                 cards_str(hand.hands[seat]) if shown else f"{hand.hands[seat].bit_count()} cards"
             )
@@ -314,7 +341,9 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
                      f"{hand.stock_size}   phase: {hand.phase.name.lower()}")  # fmt: skip
         if self.last_action is not None:
             who, act = self.last_action
-            lines.append(f"  last action: {who} {A.action_str(act)}")
+            advice = self._player_of[who] not in rec.players  # only the adviser sits out
+            what = "advised" if advice and self.hides_advice(view) else A.action_str(act)
+            lines.append(f"  last action: {who} {what}")
         last = match.history[-2] if hand.result is None and len(match.history) > 1 else None
         done = rec if hand.result is not None else last
         if done is not None and done.result is not None:

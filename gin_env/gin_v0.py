@@ -49,7 +49,7 @@ Options
 Rules: ``knock_limit``, ``gin_bonus``, ``undercut_bonus``, ``big_gin_bonus``,
 ``allow_discard_of_taken_card``, ``max_turns_per_hand``, ``oklahoma``, ``target_score``,
 ``dealer_rule``, ``hollywood``; and ``reward``, ``reward_scale``, ``episode``
-(``"match"`` or ``"hand"``), ``max_hands``, ``render_mode`` as in
+(``"match"`` or ``"hand"``), ``max_hands``, ``render_mode``, ``render_hands`` as in
 ``three_handed_gin_v0``. Seeds, deals, illegal actions and ``infos`` behave as there.
 
 Version history
@@ -86,10 +86,13 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         reward_scale: float = 1.0,
         max_hands: int | None = None,
         render_mode: str | None = None,
+        render_hands: str = "none",
         **rules: Any,
     ) -> None:
         self.config = make_config(GinConfig, rules)
-        super().__init__(reward, episode, reward_scale, max_hands, render_mode, **rules)
+        super().__init__(
+            reward, episode, reward_scale, max_hands, render_mode, render_hands, **rules
+        )
 
     def _new_match(self, role_deck: list[int], deal: Any) -> Match:
         return GinMatch(self.config, role_deck, deal)

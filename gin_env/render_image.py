@@ -161,12 +161,13 @@ def save_png(image: np.ndarray, path: str) -> None:
 
 
 # -- the gin table ---------------------------------------------------------------------------
-def table_image(env: Any, show_all: bool = False) -> np.ndarray:
+def table_image(env: Any, show_all: bool = False, view: str = "none") -> np.ndarray:
     """A picture of a gin env's table (``three_handed_gin_v0`` or ``gin_v0`` ``raw_env``).
 
-    The playing hands are drawn face up only when ``show_all`` is set or the match is over
-    (as :meth:`table_text` shows them); otherwise as card backs. Returns an
-    ``(H, W, 3)`` ``uint8`` array.
+    The playing hands are drawn face up when ``show_all`` is set, once the hand is over (as
+    :meth:`table_text` shows them), or when ``view`` (the env's ``render_hands`` values:
+    ``"none"``, ``"all"`` or an agent's name) shows them; otherwise as card backs. A box
+    player's view hides the adviser's suggestion. Returns an ``(H, W, 3)`` ``uint8`` array.
     """
     require("PIL", needed_for="drawing the table")
     from PIL import Image, ImageDraw
@@ -174,6 +175,8 @@ def table_image(env: Any, show_all: bool = False) -> np.ndarray:
     match = env.match
     if match is None:
         raise RuntimeError("call reset() before rendering the env")
+    faces = env.face_up(view)
+    hide_advice = env.hides_advice(view)
     fonts = _Fonts()
     width, height = 1040, 640
     image = Image.new("RGB", (width, height), FELT)
@@ -195,7 +198,7 @@ def table_image(env: Any, show_all: bool = False) -> np.ndarray:
     # The board: dealer's hand on top, non-dealer's below, stock and discard pile between.
     board_w = 730
     draw.rounded_rectangle([12, 52, board_w, height - 92], 14, FELT_DARK)
-    shown = show_all or match.is_over
+    shown = show_all or hand.is_over
     last_done = _last_finished(match)
     showdown = None
     if match.is_over and last_done is not None and last_done.result is not None:
@@ -210,7 +213,7 @@ def table_image(env: Any, show_all: bool = False) -> np.ndarray:
         cards = from_mask(hand.hands[seat])
         if player == to_act:
             draw.text((28 + fonts.body.getlength(label) + 12, y - 30), "to act", GOLD, fonts.small)
-        groups: list[list[int]] | None = [cards] if shown else None
+        groups: list[list[int]] | None = [cards] if shown or player in faces else None
         if showdown is not None and last_done is not None and last_done.result is not None:
             # The showdown's arrangement: each meld, then the cards laid off, then deadwood.
             knocker = last_done.result.knocker == seat
@@ -250,6 +253,8 @@ def table_image(env: Any, show_all: bool = False) -> np.ndarray:
         colour = GOLD if adviser == to_act else WHITE
         draw.text((450, mid + 4), f"{names[adviser]} - adviser", colour, fonts.body)
         advice = "-" if suggestion is None else A.action_str(suggestion)
+        if hide_advice and suggestion is not None:
+            advice = "(hidden from the box)"
         draw.text((450, mid + 30), f"suggests: {advice}", PALE, fonts.body)
         if adviser == to_act:
             draw.text((450, mid + 56), "to advise", GOLD, fonts.small)
@@ -276,6 +281,8 @@ def table_image(env: Any, show_all: bool = False) -> np.ndarray:
         )
         verb = " suggests " if suggested else ": "
         text = f"{who}{verb}{A.action_str(act)}"
+        if suggested and hide_advice:
+            text = f"{who} advised"
         draw.text((x0, y), "Last action", WHITE, fonts.body)
         draw.text((x0, y + 24), text, GOLD, fonts.body)
     if match.is_over and match.winner is not None:
@@ -319,12 +326,13 @@ def _wrapped(
 
 
 # -- basic rummy -----------------------------------------------------------------------------
-def rummy_table_image(env: Any, show_all: bool = False) -> np.ndarray:
+def rummy_table_image(env: Any, show_all: bool = False, view: str = "none") -> np.ndarray:
     """A picture of a basic-rummy table, for ``rummy_v0``'s ``render_mode="rgb_array"``.
 
     ``env`` is a :class:`~gin_env.rummy.RummyGame` or an env holding one (as ``game``,
     ``rummy``, ``state`` or ``match``). Draws every hand (backs unless ``show_all``), the
     melds on the table, the stock, the discard pile, scores and the player to act.
+    ``view``: ``"none"``, ``"all"`` or an agent's name, whose hand is then face up.
     Returns an ``(H, W, 3)`` ``uint8`` array.
     """
     require("PIL", needed_for="drawing the table")
@@ -338,6 +346,8 @@ def rummy_table_image(env: Any, show_all: bool = False) -> np.ndarray:
     image = Image.new("RGB", (width, height), FELT)
     draw = ImageDraw.Draw(image)
     names = list(getattr(env, "possible_agents", None) or [f"player_{i}" for i in range(n)])
+    if view not in ("none", "all", *names):
+        raise ValueError(f"view must be 'none', 'all' or one of {', '.join(names)}; got {view!r}")
     draw.text((24, 14), f"Rummy, {n} players   hand {game.hand_number}", WHITE, fonts.big)
     over = game.phase.name == "OVER"
     to_act = None if over else game.current
@@ -347,7 +357,7 @@ def rummy_table_image(env: Any, show_all: bool = False) -> np.ndarray:
         dealer = ", dealer" if p == game.dealer else ""
         label = f"{names[p]}{dealer}   {len(cards)} cards   score {game.scores[p]}"
         draw.text((24, y - 26), label, colour, fonts.body)
-        groups = [cards] if show_all or over else None
+        groups = [cards] if show_all or over or view in ("all", names[p]) else None
         _cards_row(draw, fonts, groups, len(cards), 24, y, 600)
     # The melds on the table (each with its owner) on the right.
     x0 = 660

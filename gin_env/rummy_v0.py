@@ -104,6 +104,8 @@ ends. An illegal action through `env()` ends the game with -1 for the agent who 
 | `target_score`    | None    | None: an episode is one hand; else a match up to this score    |
 | `render_mode`     | None    | "ansi" (returns the table as text), "human" (prints it), or    |
 |                   |         | "rgb_array" (a picture, needs Pillow)                          |
+| `render_hands`    | "none"  | hands the rendering shows face up before the hand ends: "none" |
+|                   |         | (an onlooker), "all", or an agent's name (its own hand)        |
 
 `reset(seed=..., options={"deck": [52 card ints]})` plays that deck for the first hand:
 `deck[0:n*k]` dealt one at a time starting with `player_0`, then the upcard, then the stock
@@ -138,6 +140,7 @@ from gin_env.aec_tools import (
     StatePickle,
     TableRender,
     TurnChecks,
+    check_render_hands,
     wrap,
 )
 from gin_env.cards import NUM_CARDS, card_str, cards_str
@@ -172,12 +175,13 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         max_turns: int = 500,
         target_score: int | None = None,
         render_mode: str | None = None,
+        render_hands: str = "none",
         **unknown: Any,
     ) -> None:
         if unknown:  # a ValueError naming what is allowed, as the gin envs do
             raise ValueError(
                 f"unknown option(s) {', '.join(sorted(unknown))}; allowed: num_players, "
-                "ace_high_or_low, max_turns, target_score, render_mode"
+                "ace_high_or_low, max_turns, target_score, render_mode, render_hands"
             )
         EzPickle.__init__(
             self,
@@ -186,6 +190,7 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
             max_turns=max_turns,
             target_score=target_score,
             render_mode=render_mode,
+            render_hands=render_hands,
         )
         super().__init__()
         self.config = RummyConfig(num_players, ace_high_or_low, max_turns, target_score)
@@ -199,6 +204,7 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         self.render_mode = render_mode
         self.num_players = num_players
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.render_hands = check_render_hands(render_hands, self.possible_agents)
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         size = observation_size(num_players)
@@ -308,10 +314,19 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
     def _table_image(self) -> np.ndarray:
         from gin_env.render_image import rummy_table_image  # needs Pillow: imported late
 
-        return rummy_table_image(self)
+        return rummy_table_image(self, view=self.render_hands)
 
-    def table_text(self, show_all: bool = False) -> str:
-        """The table as an onlooker sees it (``show_all`` also shows the hidden hands)."""
+    def face_up(self, view: str) -> set[int]:
+        """Seats whose hands ``view`` (``"none"``, ``"all"`` or an agent) shows face up."""
+        check_render_hands(view, self.possible_agents)
+        if view == "none":
+            return set()
+        return set(range(self.num_players)) if view == "all" else {self._seat[view]}
+
+    def table_text(self, show_all: bool = False, view: str = "none") -> str:
+        """The table as an onlooker sees it: ``show_all`` also shows the hidden hands;
+        ``view`` (a ``render_hands`` value) shows one seat's own hand."""
+        faces = self.face_up(view)
         game = self.game
         over = game.phase == Phase.OVER
         lines = [
@@ -320,7 +335,8 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         ]
         for seat, agent in enumerate(self.possible_agents):
             hand = game.hands[seat]
-            shown = cards_str(hand) if show_all or over else f"{hand.bit_count()} cards"
+            face = show_all or over or seat in faces
+            shown = cards_str(hand) if face else f"{hand.bit_count()} cards"
             tags = (" (dealer)" if seat == game.dealer else "") + (
                 " <- to act" if seat == game.current and not over else ""
             )

@@ -124,7 +124,13 @@ hand that ended stays on the table: ``observe()`` after the last step shows it (
 over, the final cards), and no further hand is dealt until ``reset()``. Within a match,
 the next hand is dealt at the step that ends the previous one.
 - ``render_mode``: None, ``"ansi"`` (returns text), ``"human"`` (prints),
-  ``"rgb_array"`` (a picture of the table).
+  ``"rgb_array"`` (a picture of the table);
+- ``render_hands``: which hands the rendering (text and picture) shows face up before the
+  hand ends: ``"none"`` (default: an onlooker's view, card counts and backs), ``"all"``
+  (every hand, for watching or debugging), or an agent's name such as ``"player_0"`` (what
+  that seat knows: its own hand; the adviser, the captain's hand only with
+  ``adviser_sees_hand``; the box never sees the adviser's suggestion). Every hand is
+  shown once it is over.
 
 A bad value raises ``ValueError`` naming the option and its allowed values.
 
@@ -185,6 +191,7 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         reward_scale: float = 1.0,
         max_hands: int | None = None,
         render_mode: str | None = None,
+        render_hands: str = "none",
         **rules: Any,
     ) -> None:
         check_choice("adviser", adviser, ADVISER_MODES)
@@ -193,7 +200,7 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         self.adviser = adviser
         self.adviser_sees_hand = adviser_sees_hand
         super().__init__(
-            reward, episode, reward_scale, max_hands, render_mode,
+            reward, episode, reward_scale, max_hands, render_mode, render_hands,
             adviser=adviser, adviser_sees_hand=adviser_sees_hand, **rules,
         )  # fmt: skip
 

@@ -5,6 +5,7 @@ validation, calls out of order, and the picture of the table."""
 from __future__ import annotations
 
 import copy
+import importlib.util
 import pickle
 import random
 from typing import Any
@@ -39,10 +40,18 @@ def _swap_hidden(env: Any, rng: random.Random) -> list[int]:
     return deck
 
 
-def _adviser_view(env: Any) -> tuple[Any, ...]:
+def _adviser_view(env: Any, image: bool = False) -> tuple[Any, ...]:
+    """Everything the adviser's seat gets: observation, mask, infos, and the table rendered
+    for that seat (text, and the picture when asked)."""
     agent = f"player_{env.match.adviser}"
     o = env.observe(agent)
-    return (o["observation"].tobytes(), o["action_mask"].tobytes(), repr(env.infos[agent]))
+    seen = (o["observation"].tobytes(), o["action_mask"].tobytes(), repr(env.infos[agent]))
+    text = env.table_text(view=agent)
+    if not image:
+        return (*seen, text)
+    from gin_env.render_image import table_image
+
+    return (*seen, text, table_image(env, view=agent).tobytes())
 
 
 def test_blind_adviser_sees_nothing_of_the_captains_hidden_cards() -> None:
@@ -59,7 +68,8 @@ def test_blind_adviser_sees_nothing_of_the_captains_hidden_cards() -> None:
                 twin.reset(seed=seed, options={"deck": _swap_hidden(env, rng)})
                 for a in actions:
                     twin.step(a)
-                assert _adviser_view(twin) == _adviser_view(env)
+                image = checked % 15 == 0 and importlib.util.find_spec("PIL") is not None
+                assert _adviser_view(twin, image) == _adviser_view(env, image)
                 checked += twin.match.hand.hands != env.match.hand.hands
                 discard_turns += env.match.hand.phase is Phase.DISCARD
                 # No suggestion needs the hidden hand: never a knock, never big gin.

@@ -80,3 +80,72 @@ def test_rummy_table_image() -> None:
     shown = rummy_table_image(game, show_all=True)
     assert hidden.dtype == np.uint8 and hidden.shape == shown.shape
     assert not np.array_equal(hidden, shown)
+
+
+# -- render_hands: which hands the picture and the text show face up -------------------------
+
+
+def _rendered(module, view: str, mode: str, seed: int = 3, **options):
+    env = module.raw_env(render_mode=mode, render_hands=view, **options)
+    env.reset(seed=seed)
+    _play(env, 3)
+    return env, env.render()
+
+
+@pytest.mark.parametrize("module", [three_handed_gin_v0, gin_v0])
+def test_render_hands_shows_chosen_hands_in_the_picture(module) -> None:
+    _, none = _rendered(module, "none", "rgb_array")
+    env, mine = _rendered(module, "player_0", "rgb_array")
+    _, every = _rendered(module, "all", "rgb_array")
+    assert (none != every).any() and (mine != none).any() and (mine != every).any()
+    # Drawn face up, exactly as table_image's show_all draws them.
+    assert (every == table_image(env, show_all=True)).all()
+
+
+def test_render_hands_in_text_shows_one_seat() -> None:
+    from gin_env.cards import cards_str
+
+    env, text = _rendered(three_handed_gin_v0, "player_1", "ansi", adviser_sees_hand=False)
+    hand = env.match.hand
+    rec = env.match.record
+    for seat, player in enumerate(rec.players):
+        shown = cards_str(hand.hands[seat]) in text
+        assert shown == (player == 1)
+    _, every = _rendered(three_handed_gin_v0, "all", "ansi", adviser_sees_hand=False)
+    assert all(cards_str(h) in every for h in hand.hands)
+
+
+@pytest.mark.parametrize("sees", [True, False])
+def test_render_hands_of_the_adviser_follows_adviser_sees_hand(sees: bool) -> None:
+    from gin_env.cards import cards_str
+
+    env = three_handed_gin_v0.raw_env(render_mode="ansi", adviser_sees_hand=sees)
+    env.reset(seed=4)
+    env.render_hands = f"player_{env.match.adviser}"
+    captain = cards_str(env.match.hand.hands[0])
+    assert (captain in env.render()) == sees
+    assert env.face_up("none") == set() and env.face_up("all") == {0, 1, 2}
+
+
+@pytest.mark.parametrize("module", [three_handed_gin_v0, gin_v0])
+@pytest.mark.parametrize("bad", ["player_9", "mine", 3, None, True])
+def test_render_hands_is_validated(module, bad) -> None:
+    with pytest.raises(ValueError, match="render_hands"):
+        module.raw_env(render_hands=bad)
+
+
+def test_rummy_render_hands() -> None:
+    from gin_env import rummy_v0
+    from gin_env.cards import cards_str
+
+    env = rummy_v0.raw_env(render_mode="ansi", render_hands="player_1")
+    env.reset(seed=0)
+    text = env.render()
+    assert cards_str(env.game.hands[1]) in text and cards_str(env.game.hands[0]) not in text
+    env.render_hands = "all"
+    assert all(cards_str(h) in env.render() for h in env.game.hands)
+    with pytest.raises(ValueError, match="render_hands"):
+        rummy_v0.raw_env(render_hands="player_2")
+    a = rummy_table_image(env, view="none")
+    b = rummy_table_image(env, view="player_0")
+    assert (a != b).any() and (rummy_table_image(env, view="all") != b).any()
