@@ -36,8 +36,9 @@ from typing import Any
 from agents.base import Agent, SeatView, ViewAgent, decode
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.random_agent import RandomAgent
-from agents.search import SearchAgent
+from agents.search import SearchAgent, table_rules
 from agents.simple import SimpleAgent
+from gin_env.config import HandRules
 
 __all__ = [
     "Agent",
@@ -95,12 +96,22 @@ def _rummy_simple(**kwargs: Any) -> Any:
 
 
 def _search(**kwargs: Any) -> SearchAgent:
+    # Rule options in the spec ("search:oklahoma=True,undercut_bonus=25") are the table's.
+    table = {k: kwargs.pop(k) for k in list(kwargs) if k in HandRules.option_names()}
+    if table:
+        rules = kwargs.pop("rules", None)
+        kwargs["rules"] = {**(_rule_dict(rules) if rules is not None else {}), **table}
     policy = kwargs.pop("policy", None)
     if isinstance(policy, str):
         kwargs["policy"] = make(policy)
     elif policy is not None:
         kwargs["policy"] = policy
     return SearchAgent(**kwargs)
+
+
+def _rule_dict(rules: Any) -> dict[str, Any]:
+    hand = table_rules(rules)
+    return {k: getattr(hand, k) for k in HandRules.option_names()}
 
 
 def make(name: str, **kwargs: Any) -> Any:

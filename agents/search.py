@@ -4,18 +4,26 @@ At a decision with a real choice the agent
 
 1. lists candidates: the heuristic's (L2) move, take vs draw (pass), the heuristic's best
    few discards and the best knock (a knock's value is the exact showdown, no rollout);
-2. samples worlds consistent with what its seat has seen: the unseen cards are the 52 less
-   its hand, the discard pile and the cards the opponent took from it; the opponent holds
-   his known pickups plus a sample of the unseen (of a few samples, the one with the least
-   deadwood above the knock limit: a hand played for a while is better than a random one,
-   and one that could knock would have), the stock is the rest, shuffled (the buried
-   pile's order is not in the observation, so it is shuffled too);
+2. samples worlds consistent with what its seat has seen: it builds the hand its view
+   describes (:meth:`GinHand.from_state <gin_env.hand.GinHand.from_state>`) and deals the
+   unseen cards again (:meth:`GinHand.resample <gin_env.hand.GinHand.resample>`): the
+   opponent keeps his known pickups and gets a sample of the unseen (of a few samples, the
+   one with the least deadwood above the hand's knock limit: a hand played for a while is
+   better than a random one, and one that could knock would have), the stock is the rest,
+   shuffled (the buried pile's order is not in the observation, so it is shuffled too);
 3. plays every candidate out in the same world (common random numbers) to the end of the
-   hand and scores the hand's points for its side; rollouts are a greedy policy straight on
-   card masks (:func:`agents.simulate.fast_playout`, thousands of hands a second) unless a
-   ``policy`` agent is given (slow, through the engine);
+   hand on the rules engine with the table's rules and scores the hand's points for its
+   side; rollouts are the greedy policy (:func:`agents.simulate.greedy_playout`) unless a
+   ``policy`` agent is given (slower: it decodes a view at every move);
 4. leaves the heuristic's move only for a candidate whose mean gain over it, paired over
    the worlds, exceeds ``margin`` standard errors.
+
+The rules are the table's: give ``rules`` (the env's config, e.g.
+``agents.make("search", rules=env.unwrapped.config)``, a :class:`~gin_env.config.HandRules`
+or a dict of option names; ``agents.make("search:oklahoma=True")`` also works). Under
+Oklahoma the hand's knock limit comes from the upcard, which the agent reads from what its
+seat saw (see :meth:`SearchAgent.upcard`). A table whose legal knocks (or big gin) do not
+fit the agent's rules is a ValueError, not silently searched with the wrong rules.
 
 Seeded by the ``rng`` given to :meth:`act` (or ``seed``); with ``worlds=`` instead of a time
 budget it is fully reproducible.
@@ -24,6 +32,8 @@ budget it is fully reproducible.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -37,26 +47,55 @@ from agents.base import (
     game_actions,
 )
 from agents.heuristic import FULL, HeuristicAgent, banned_card, near_cards
-from agents.simulate import (
-    fast_playout,
-    greedy_discard,
-    greedy_takes,
-    hand_from_state,
-    play_out,
-    seat_points,
-)
+from agents.simulate import greedy_playout, play_out, seat_points
 from gin_env import actions as A
 from gin_env.cards import from_mask
-from gin_env.config import HandRules
-from gin_env.encoding import FULL_STOCK
-from gin_env.hand import DRAW_AT_STOCK, Phase
-from gin_env.melds import deadwood_mask, showdown
+from gin_env.config import GinConfig, HandRules, ThreeHandedConfig
+from gin_env.encoding import FULL_STOCK, OBS_SLICES
+from gin_env.hand import GinHand, Phase
+from gin_env.melds import deadwood_mask, discard_deadwoods
 
-__all__ = ["SearchAgent"]
+__all__ = ["SearchAgent", "table_rules"]
+
+
+#: A rollout that has not ended the hand this many turns after the move scores as a draw.
+HORIZON = 61
+_UPCARD_PHASES = (PHASE_UPCARD_NONDEALER, PHASE_UPCARD_DEALER)
+_TABLE_OPTIONS = frozenset(
+    HandRules.option_names() + GinConfig.option_names() + ThreeHandedConfig.option_names()
+)
 
 
 def _is_number(x: object) -> bool:
     return not isinstance(x, bool) and isinstance(x, int | float)
+
+
+def table_rules(rules: HandRules | Mapping[str, Any] | None) -> HandRules:
+    """The hand rules of a table: from an env's config (:class:`~gin_env.config.GinConfig`,
+    :class:`~gin_env.config.ThreeHandedConfig`), a :class:`~gin_env.config.HandRules`, or a
+    dict of env option names (match options such as ``target_score`` are ignored, unknown
+    names are a ValueError); None is the standard rules.
+
+    >>> table_rules({"oklahoma": True, "target_score": 50}).oklahoma
+    True
+    """
+    if rules is None:
+        return HandRules()
+    if isinstance(rules, HandRules):
+        return rules.hand_rules()
+    if isinstance(rules, Mapping):
+        unknown = sorted(set(rules) - _TABLE_OPTIONS)
+        if unknown:
+            raise ValueError(
+                f"unknown rule option(s) {', '.join(map(repr, unknown))}; allowed: "
+                f"{', '.join(sorted(_TABLE_OPTIONS))}"
+            )
+        names = HandRules.option_names()
+        return HandRules(**{k: v for k, v in rules.items() if k in names})
+    raise ValueError(
+        "rules must be an env config (GinConfig, ThreeHandedConfig), HandRules, a dict of "
+        f"rule options or None; got {type(rules).__name__}"
+    )
 
 
 class SearchAgent(ViewAgent):
@@ -66,11 +105,11 @@ class SearchAgent(ViewAgent):
     worlds per decision instead (reproducible); ``candidates``: the heuristic's best
     discards considered (default 3); ``policy``: a rollout agent (a
     :class:`~agents.base.ViewAgent`; default None: the fast greedy rollout); ``rules``: the
-    hand rules being played (knock limit, bonuses); ``margin``: standard errors by which a
-    candidate must beat the heuristic's move; ``opponent_samples``: hands sampled per world
-    for the opponent (the best kept); ``decisions``: which decisions are searched, ``+``-joined
-    from ``draw`` (take vs draw), ``knock`` (knock vs go on) and ``discard`` (the discard
-    when no knock is legal); the others play the heuristic's move.
+    table's rules (see :func:`table_rules`; None: the standard rules); ``margin``: standard
+    errors by which a candidate must beat the heuristic's move; ``opponent_samples``: hands
+    sampled per world for the opponent (the best kept); ``decisions``: which decisions are
+    searched, ``+``-joined from ``draw`` (take vs draw), ``knock`` (knock vs go on) and
+    ``discard`` (the discard when no knock is legal); the others play the heuristic's move.
 
     Measured (duplicate, 300 pairs, 40 worlds): following the greedy rollouts' best mean
     (``margin=0``) loses to L2 at every kind of decision, so the margin is what keeps the
@@ -95,7 +134,7 @@ class SearchAgent(ViewAgent):
         worlds: int | None = None,
         candidates: int = 3,
         policy: ViewAgent | None = None,
-        rules: HandRules | None = None,
+        rules: HandRules | Mapping[str, Any] | None = None,
         seed: int | None = None,
         margin: float = 2.0,
         opponent_samples: int = 3,
@@ -126,8 +165,12 @@ class SearchAgent(ViewAgent):
         self.opponent_samples = opponent_samples
         self.heuristic = HeuristicAgent()
         self.policy = policy
-        self.rules = rules if rules is not None else HandRules()
+        self.rules = table_rules(rules)
         self._rng = np.random.default_rng(seed)
+        # (upcard, stock size when read) of the hand being played, for Oklahoma; and the
+        # turns played, read from the observation by ``act``.
+        self._upcard: tuple[int, int] | None = None
+        self._turns = 0
 
     def __repr__(self) -> str:
         return (
@@ -164,148 +207,218 @@ class SearchAgent(ViewAgent):
             return [blind]  # a card that melds with nothing is never worth taking
         return [A.TAKE_DISCARD, blind]
 
+    # -- the hand's rules ----------------------------------------------------------------
+    def upcard(self, view: SeatView) -> int | None:
+        """The hand's upcard as this seat saw it, or None when it cannot tell.
+
+        In the upcard phases it is the top of the pile. Later, a card in the pile (or in
+        the opponent's pickups) that nobody discarded can only be the upcard. Every seat's
+        first decision of a hand comes before any stock draw (stock 31), where one of the
+        two holds, and the agent remembers the card for the rest of the hand.
+        """
+        card = -1
+        if view.phase in _UPCARD_PHASES:
+            card = view.top_discard
+        else:
+            never_discarded = (view.discard_pile | view.opponent_took) & ~(
+                view.own_discarded | view.opponent_discarded
+            )
+            if never_discarded.bit_count() == 1:
+                card = never_discarded.bit_length() - 1
+            elif (
+                view.stock_size == FULL_STOCK
+                and view.discard_pile.bit_count() == 1
+                and not view.own_discarded | view.opponent_took
+            ):
+                card = view.top_discard  # the non-dealer took the upcard and threw it back
+        if card >= 0:
+            self._upcard = (card, view.stock_size)
+            return card
+        if self._upcard is not None:
+            card, stock = self._upcard
+            seen = view.known | view.own_discarded | view.opponent_discarded
+            if view.stock_size <= stock and seen >> card & 1:
+                return card
+        return None
+
+    def _check_table(self, view: SeatView, limit: int) -> None:
+        """Refuse a table whose legal knocks or big gin do not fit this agent's rules."""
+        if view.phase != PHASE_DISCARD or view.hand.bit_count() != 11:
+            return
+        legal = set(view.legal)
+        big_gin = A.BIG_GIN in legal
+        wrong = big_gin != (self.rules.big_gin_bonus is not None and deadwood_mask(view.hand) == 0)
+        if not wrong:
+            for c, v in discard_deadwoods(view.hand).items():
+                if A.DISCARD + c in legal and (A.KNOCK + c in legal) != (v <= limit):
+                    wrong = True
+                    break
+        if wrong:
+            raise ValueError(
+                f"the table's legal knocks do not fit this agent's rules ({self.rules}, knock "
+                f"limit {limit} this hand): make the agent with the env's rules, e.g. "
+                "agents.make('search', rules=env.unwrapped.config)"
+            )
+
     # -- worlds ---------------------------------------------------------------------------
-    def _world(
-        self, view: SeatView, rng: np.random.Generator
-    ) -> tuple[int, list[int], list[int]] | None:
-        """(opponent's hand, discard pile bottom first, stock top first), or None when the
-        view is not consistent with one (e.g. an adviser who does not see the hand)."""
+    def _base(self, view: SeatView) -> tuple[GinHand, int] | None:
+        """The hand as this seat's view describes it (the opponent's hidden cards and the
+        stock filled in any order, the pile's buried cards in increasing order) and this
+        seat's index in it; None when the view is not consistent with one (e.g. an adviser
+        who does not see the hand)."""
         unseen = from_mask(FULL & ~view.known)
         hidden = 10 - view.opponent_took.bit_count()
         if hidden < 0 or len(unseen) != hidden + view.stock_size or view.top_discard < 0:
             return None
+        me = 1 if view.role == 0 else 0  # seat 1 deals, as in the engine
+        opp = view.opponent_took
+        for c in unseen[:hidden]:
+            opp |= 1 << c
+        buried = from_mask(view.discard_pile & ~(1 << view.top_discard))
+        banned = banned_card(view.hand, view.legal) if view.phase == PHASE_DISCARD else -1
+        upcard = None
+        if self.rules.oklahoma:
+            upcard = self.upcard(view)
+            if upcard is None:
+                return None  # the hand's knock limit is not known
+        try:
+            hand = GinHand.from_state(
+                (view.hand, opp) if me == 0 else (opp, view.hand),
+                buried + [view.top_discard],
+                unseen[hidden:],
+                dealer=1,
+                current=me,
+                phase=Phase(view.phase),
+                rules=self.rules,
+                upcard=upcard,
+                took=(0, view.opponent_took) if me == 0 else (view.opponent_took, 0),
+                discarded=(
+                    (view.own_discarded, view.opponent_discarded)
+                    if me == 0
+                    else (view.opponent_discarded, view.own_discarded)
+                ),
+                turns=min(self._turns, self.rules.max_turns_per_hand - 1),
+                taken=None if banned < 0 else banned,
+                must_draw_stock=view.phase == PHASE_DRAW and A.TAKE_DISCARD not in view.legal,
+            )
+        except ValueError:
+            return None
+        return hand, me
+
+    def _world(self, base: GinHand, me: int, rng: np.random.Generator) -> GinHand:
+        """A world for this seat: ``base`` with the unseen cards dealt again and the buried
+        pile shuffled."""
         # A hand that has been played for a while is better than a random one, and one that
         # could knock would (mostly) have knocked: of a few samples keep the lowest deadwood
         # above the knock limit.
-        turns = FULL_STOCK - view.stock_size
+        turns = FULL_STOCK - base.stock_size
         tries = 1 + min(self.opponent_samples - 1, turns // 3)
-        best: tuple[int, int, np.ndarray] | None = None
+        limit = base.knock_limit
+        best: tuple[int, GinHand] | None = None
         for _ in range(tries):
-            perm = rng.permutation(len(unseen))
-            opp = view.opponent_took
-            for i in perm[:hidden]:
-                opp |= 1 << unseen[i]
+            world = base.resample(me, rng)
             if tries == 1:
-                best = (0, opp, perm)
+                best = (0, world)
                 break
-            dw = deadwood_mask(opp)
-            key = dw if dw > self.rules.knock_limit else 1000 - dw
+            dw = deadwood_mask(world.hands[1 - me])
+            key = dw if dw > limit else 1000 - dw
             if best is None or key < best[0]:
-                best = (key, opp, perm)
+                best = (key, world)
         assert best is not None
-        _, opp, perm = best
-        stock = [unseen[i] for i in perm[hidden:]]
-        buried = from_mask(view.discard_pile & ~(1 << view.top_discard))
+        world = best[1]
+        pile = world.discard_pile
+        buried = pile[:-1]
         order = rng.permutation(len(buried))
-        pile = [buried[i] for i in order] + [view.top_discard]
-        return opp, pile, stock
-
-    def _fast_value(
-        self, view: SeatView, world: tuple[int, list[int], list[int]], action: int
-    ) -> float:
-        """Points for this seat of ``action`` in ``world``, played out greedily on masks."""
-        opp, pile, stock = world
-        pile, stock = list(pile), list(stock)
-        rules = self.rules
-        limit = rules.knock_limit
-        hand = view.hand
-        if A.KNOCK <= action < A.BIG_GIN:
-            kept = hand & ~(1 << (action - A.KNOCK))
-            sd = showdown(kept, opp, limit, rules.gin_bonus, rules.undercut_bonus)
-            return float(-sd.defender_points if sd.kind == "undercut" else sd.knocker_points)
-        hands = [hand, opp]  # this seat is 0 here
-        must = False
-        if action == A.PASS:
-            if view.phase == PHASE_UPCARD_NONDEALER:
-                if greedy_takes(opp, pile[-1]):
-                    return self._after_draw(hands, pile, stock, 1, pile.pop())
-                return self._playout(hands, pile, stock, 0, True)
-            return self._playout(hands, pile, stock, 1, True)
-        if action == A.TAKE_DISCARD:
-            return self._after_draw(hands, pile, stock, 0, pile.pop())
-        if action == A.DRAW_STOCK:
-            return self._after_draw(hands, pile, stock, 0, stock.pop(0), from_pile=False)
-        card = action - A.DISCARD
-        hands[0] = hand & ~(1 << card)
-        pile.append(card)
-        if len(stock) <= DRAW_AT_STOCK:
-            return 0.0
-        return self._playout(hands, pile, stock, 1, must)
-
-    def _after_draw(
-        self,
-        hands: list[int],
-        pile: list[int],
-        stock: list[int],
-        seat: int,
-        card: int,
-        from_pile: bool = True,
-    ) -> float:
-        """``seat`` has drawn ``card``: it discards (or knocks) greedily, then play goes on."""
-        rules = self.rules
-        hand = hands[seat] | 1 << card
-        drop, dw = greedy_discard(hand, card if from_pile else -1)
-        hand &= ~(1 << drop)
-        hands[seat] = hand
-        pile.append(drop)
-        if dw <= rules.knock_limit:
-            sd = showdown(
-                hand, hands[1 - seat], rules.knock_limit, rules.gin_bonus, rules.undercut_bonus
-            )
-            winner, pts = (
-                (1 - seat, sd.defender_points)
-                if sd.kind == "undercut"
-                else (seat, sd.knocker_points)
-            )
-            return float(pts if winner == 0 else -pts)
-        if len(stock) <= DRAW_AT_STOCK:
-            return 0.0
-        return self._playout(hands, pile, stock, 1 - seat, False)
-
-    def _playout(
-        self, hands: list[int], pile: list[int], stock: list[int], current: int, must: bool
-    ) -> float:
-        winner, pts = fast_playout(hands, pile, stock, current, self.rules, must_draw_stock=must)
-        if winner is None:
-            return 0.0
-        return float(pts if winner == 0 else -pts)
-
-    def _value(self, view: SeatView, world: tuple[int, list[int], list[int]], action: int) -> float:
-        opp, pile, stock = world
-        me = 1 if view.role == 0 else 0  # seat 1 deals, as in the engine
-        phase = Phase(view.phase)
-        banned = -1
-        if phase is Phase.DISCARD:
-            banned = banned_card(view.hand, view.legal)
-        must_stock = view.phase == PHASE_DRAW and A.TAKE_DISCARD not in view.legal
-        hands = (view.hand, opp) if me == 0 else (opp, view.hand)
-        took = (0, view.opponent_took) if me == 0 else (view.opponent_took, 0)
-        disc = (
-            (view.own_discarded, view.opponent_discarded)
-            if me == 0
-            else (view.opponent_discarded, view.own_discarded)
+        return GinHand.from_state(
+            world.hands,
+            [buried[i] for i in order] + pile[-1:],
+            world.stock,
+            dealer=world.dealer,
+            current=world.current,
+            phase=world.phase,
+            rules=world.rules,
+            upcard=world.upcard,
+            took=world.took,
+            discarded=world.discarded,
+            turns=world.turns,
+            taken=world.taken,
+            must_draw_stock=world.must_draw_stock,
         )
-        hand = hand_from_state(
-            hands,
-            pile,
-            stock,
-            dealer=1,
-            current=me,
-            phase=phase,
-            took=took,
-            discarded=disc,
-            taken=None if banned < 0 else banned,
-            must_draw_stock=must_stock,
-            rules=self.rules,
-        )
+
+    def _value(self, world: GinHand, me: int, action: int) -> float:
+        """Points for this seat of ``action`` in ``world``, played out to the hand's end on
+        the engine (greedily, or by ``policy``)."""
+        hand = world.clone()
+        t0 = hand.turns
         hand.step(action)
-        assert self.policy is not None
-        result = play_out(hand, (self.policy, self.policy))
-        return float(seat_points(result, me))
+        if self.policy is None:
+            result = greedy_playout(hand, HORIZON - (hand.turns - t0))
+        else:
+            result = play_out(hand, (self.policy, self.policy))
+        return 0.0 if result is None else float(seat_points(result, me))
+
+    def _rows(
+        self, based: tuple[GinHand, int], cands: list[int], rng: np.random.Generator
+    ) -> list[list[float]]:
+        """Values of the candidates (columns) in sampled worlds (rows)."""
+        base, me = based
+        rows: list[list[float]] = []
+        start = time.perf_counter()
+        while True:
+            world = self._world(base, me, rng)
+            rows.append([self._value(world, me, a) for a in cands])
+            n = len(rows)
+            if self.worlds is not None:
+                if n >= self.worlds:
+                    return rows
+            elif self.budget is not None:
+                # Stop when another world would overrun the budget (mean world time so far).
+                elapsed = time.perf_counter() - start
+                if elapsed * (n + 1) / n > self.budget:
+                    return rows
+
+    def candidate_values(
+        self, view: SeatView, rng: np.random.Generator | None = None
+    ) -> dict[int, float]:
+        """The mean points for this seat of each candidate move over the sampled worlds
+        (the heuristic's move first); empty when the decision is not searched."""
+        legal = game_actions(view.legal)
+        if len(legal) < 2 or view.phase not in (PHASE_DISCARD, PHASE_DRAW) + _UPCARD_PHASES:
+            return {}
+        based = self._base(view)
+        if based is None:
+            return {}
+        searched = self._candidates(view, legal)
+        if not searched:
+            return {}
+        default = self.heuristic.choose(view, rng)
+        cands = [default] + [a for a in searched if a != default]
+        rows = self._rows(based, cands, rng if rng is not None else self._rng)
+        return dict(zip(cands, np.asarray(rows).mean(axis=0).tolist(), strict=True))
 
     # -- decisions ------------------------------------------------------------------------
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        # The turn count is in the observation but not in the view (it matters with a
+        # small ``max_turns_per_hand``).
+        turn = (
+            np.asarray(observation["observation"])[OBS_SLICES["turn"]]
+            if isinstance(observation, Mapping) and "observation" in observation
+            else None
+        )
+        self._turns = 0
+        if turn is not None and turn.shape == (1,):
+            self._turns = int(round(float(turn[0]) * self.rules.max_turns_per_hand))
+        try:
+            return super().act(observation, rng)
+        finally:
+            self._turns = 0
+
     def choose(self, view: SeatView, rng: np.random.Generator | None = None) -> int:
         legal = game_actions(view.legal)
+        if self.rules.oklahoma:
+            self.upcard(view)  # remember it from the hand's first decision
         if len(legal) == 1:
             return legal[0]
         if view.phase not in (
@@ -315,6 +428,9 @@ class SearchAgent(ViewAgent):
             PHASE_UPCARD_DEALER,
         ):
             return legal[0]
+        based = self._base(view)
+        if based is not None:
+            self._check_table(view, based[0].knock_limit)
         default = self.heuristic.choose(view, rng)
         cands = self._candidates(view, legal)
         if not cands:
@@ -322,26 +438,9 @@ class SearchAgent(ViewAgent):
         if default in cands:
             cands.remove(default)
         cands.insert(0, default)
-        if len(cands) == 1:
+        if len(cands) == 1 or based is None:
             return default
-        rng = rng if rng is not None else self._rng
-        value = self._fast_value if self.policy is None else self._value
-        rows: list[list[float]] = []
-        start = time.perf_counter()
-        while True:
-            world = self._world(view, rng)
-            if world is None:
-                return default
-            rows.append([value(view, world, a) for a in cands])
-            n = len(rows)
-            if self.worlds is not None:
-                if n >= self.worlds:
-                    break
-            elif self.budget is not None:
-                # Stop when another world would overrun the budget (mean world time so far).
-                elapsed = time.perf_counter() - start
-                if elapsed * (n + 1) / n > self.budget:
-                    break
+        rows = self._rows(based, cands, rng if rng is not None else self._rng)
         # Leave the heuristic's move only for one that is better by ``margin`` standard
         # errors of the paired difference (the same worlds for every candidate).
         vals = np.asarray(rows)

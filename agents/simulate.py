@@ -1,72 +1,41 @@
 """Playing hands on the rules engine without an env: for search rollouts and quick tuning.
 
-:func:`hand_from_state` builds a :class:`~gin_env.hand.GinHand` in the middle of play (the
-engine has no such constructor, so this sets the documented fields of a freshly dealt
-hand); :func:`view_of` gives a seat's :class:`~agents.base.SeatView` of a hand, the same
-knowledge the env's observation carries; :func:`play_out` finishes a hand with policies.
+Every move here goes through :class:`~gin_env.hand.GinHand` (``step``, ``legal_actions``),
+so rollouts play the table's own rules (knock limit, Oklahoma, bonuses, big gin, the draw
+at two stock cards, the turn limit): there is no second copy of the rules. A hand in
+mid-play comes from :meth:`GinHand.from_state <gin_env.hand.GinHand.from_state>`, a
+determinised world from :meth:`GinHand.resample <gin_env.hand.GinHand.resample>`.
+
+:func:`view_of` gives a seat's :class:`~agents.base.SeatView` of a hand, the same knowledge
+the env's observation carries; :func:`play_out` finishes a hand with policies;
+:func:`greedy_playout` finishes it with the greedy policy (:func:`greedy_action`), the
+search's fast rollout.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from agents.base import SeatView, ViewAgent
+from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS, from_mask
 from gin_env.config import HandRules
-from gin_env.hand import DRAW_AT_STOCK, GinHand, HandResult, Phase
-from gin_env.melds import deadwood_mask, discard_deadwoods, showdown
+from gin_env.hand import GinHand, HandResult, Phase
+from gin_env.melds import discard_deadwoods
 
 __all__ = [
-    "hand_from_state",
     "view_of",
     "play_out",
     "play_deal",
     "seat_points",
     "greedy_discard",
     "greedy_takes",
-    "fast_playout",
+    "greedy_action",
+    "greedy_playout",
 ]
-
-
-def hand_from_state(
-    hands: tuple[int, int],
-    discard_pile: Sequence[int],
-    stock: Sequence[int],
-    *,
-    dealer: int,
-    current: int,
-    phase: Phase,
-    took: tuple[int, int] = (0, 0),
-    discarded: tuple[int, int] = (0, 0),
-    turns: int = 0,
-    taken: int | None = None,
-    must_draw_stock: bool = False,
-    rules: HandRules | None = None,
-) -> GinHand:
-    """A hand in the given state: ``stock`` top first, ``discard_pile`` bottom first."""
-    in_play = hands[0] | hands[1]
-    for c in discard_pile:
-        in_play |= 1 << c
-    order = from_mask(in_play)
-    deck = order + list(stock)
-    if len(deck) != NUM_CARDS or len(set(deck)) != NUM_CARDS:
-        raise ValueError("hands, discard_pile and stock must hold the 52 cards exactly once")
-    hand = GinHand(deck, rules, dealer=dealer)
-    hand.hands = [hands[0], hands[1]]
-    hand.discard_pile = list(discard_pile)
-    hand.stock_pos = len(order)
-    hand.phase = phase
-    hand.current = current
-    hand.took = [took[0], took[1]]
-    hand.discarded = [discarded[0], discarded[1]]
-    hand.turns = turns
-    hand.taken = taken
-    hand.must_draw_stock = must_draw_stock
-    hand._legal = None
-    hand._discard_dw = None
-    return hand
 
 
 def view_of(hand: GinHand, seat: int) -> SeatView:
@@ -123,7 +92,7 @@ def play_deal(
     return play_out(GinHand(deck, rules, dealer=dealer), policies, rng)
 
 
-# -- fast greedy playouts on masks (search rollouts) ------------------------------------------
+# -- the greedy policy and its fast rollouts (search) -----------------------------------------
 def greedy_discard(hand11: int, banned: int = -1) -> tuple[int, int]:
     """(card, deadwood left) of the discard that leaves the least deadwood, ties to the
     higher card: what a greedy player throws from an 11-card hand."""
@@ -136,51 +105,60 @@ def greedy_discard(hand11: int, banned: int = -1) -> tuple[int, int]:
     return best[2], best[0]
 
 
+_KERNEL: Any = None
+_OUT = np.empty(NUM_CARDS, np.int64)
+
+
 def greedy_takes(hand10: int, card: int) -> bool:
-    """Does taking ``card`` lower the deadwood of ``hand10`` after the best discard?"""
-    return greedy_discard(hand10 | 1 << card, card)[1] < deadwood_mask(hand10)
+    """Does taking ``card`` lower the deadwood of ``hand10`` after the best discard?
+
+    (The compiled kernel of :mod:`gin_env.fast_melds`, exact as :mod:`gin_env.melds`: this
+    is the rollouts' hottest question.)"""
+    global _KERNEL
+    if _KERNEL is None:
+        from gin_env.fast_melds import discard_deadwoods_nb  # numba: loaded on first use
+
+        _KERNEL = discard_deadwoods_nb
+    hand11 = hand10 | 1 << card
+    _KERNEL(hand11, _OUT)
+    dws = _OUT.tolist()
+    now = dws[card]  # the deadwood of ``hand10`` itself
+    return any(dws[c] < now for c in from_mask(hand10))
 
 
-def fast_playout(
-    hands: list[int],
-    pile: list[int],
-    stock: list[int],
-    current: int,
-    rules: HandRules,
-    *,
-    must_draw_stock: bool = False,
-    max_turns: int = 60,
-) -> tuple[int | None, int]:
-    """Play a hand from ``current``'s draw to its end with the greedy policy for both seats
-    (take a discard that lowers the deadwood, throw the discard that leaves the least,
-    knock as soon as allowed) straight on masks: tens of times faster than :func:`play_out`.
+def greedy_action(hand: GinHand) -> int:
+    """The greedy player's move in ``hand`` for the seat to act: take the upcard / top
+    discard when it lowers the deadwood, throw the legal discard that leaves the least
+    deadwood (ties to the higher card), knock (or lay down big gin) as soon as the engine
+    allows it."""
+    legal = hand.legal_actions()
+    if hand.phase is Phase.DISCARD:
+        if A.BIG_GIN in legal:
+            return A.BIG_GIN
+        dws = hand.discard_deadwoods()
+        best = (1 << 30, 0, -1)
+        for a in legal:
+            if a >= A.KNOCK:
+                break  # the engine lists the discards first, then the knocks
+            c = a - A.DISCARD
+            key = (dws[c], -POINTS[c], c)
+            if key < best:
+                best = key
+        card = best[2]
+        return A.KNOCK + card if A.KNOCK + card in legal else A.DISCARD + card
+    top = hand.top_discard
+    if A.TAKE_DISCARD in legal and top is not None and greedy_takes(hand.hands[hand.current], top):
+        return A.TAKE_DISCARD
+    return A.PASS if A.PASS in legal else A.DRAW_STOCK
 
-    ``hands``, ``pile`` (bottom first) and ``stock`` (top first) are consumed. Returns
-    (scoring seat or None for a draw, points).
-    """
-    limit = rules.knock_limit
-    pos = 0
-    for _ in range(max_turns):
-        seat = current
-        hand = hands[seat]
-        banned = -1
-        if not must_draw_stock and pile and greedy_takes(hand, pile[-1]):
-            banned = pile.pop()
-            hand |= 1 << banned
-        else:
-            hand |= 1 << stock[pos]
-            pos += 1
-        must_draw_stock = False
-        card, dw = greedy_discard(hand, banned)
-        hand &= ~(1 << card)
-        hands[seat] = hand
-        pile.append(card)
-        if dw <= limit:
-            sd = showdown(hand, hands[1 - seat], limit, rules.gin_bonus, rules.undercut_bonus)
-            if sd.kind == "undercut":
-                return 1 - seat, sd.defender_points
-            return seat, sd.knocker_points
-        if len(stock) - pos <= DRAW_AT_STOCK:
-            return None, 0
-        current = 1 - seat
-    return None, 0
+
+def greedy_playout(hand: GinHand, max_turns: int = 60) -> HandResult | None:
+    """Play ``hand`` (changed in place) to its end with :func:`greedy_action` for both
+    seats; None when ``max_turns`` more turns (discards) have not ended it (a rollout's
+    horizon, scored as a draw by the search)."""
+    stop = hand.turns + max_turns
+    while hand.phase is not Phase.OVER:
+        if hand.turns >= stop:
+            return None
+        hand.step(greedy_action(hand))
+    return hand.result

@@ -335,27 +335,33 @@ def test_heuristic_values_meld_chances_less_once_the_opponent_has_picked_up() ->
     assert draws("5H 9C", 0.5) == pytest.approx(2.0)
 
 
-def test_fast_playout_ends_the_hand_like_the_engine() -> None:
-    from agents.simulate import fast_playout, greedy_discard
+def test_greedy_playout_plays_the_engine_to_the_end() -> None:
+    from agents.simulate import greedy_action, greedy_discard, greedy_playout
     from gin_env.config import HandRules
-    from gin_env.hand import GinHand
+    from gin_env.hand import GinHand, Phase
     from gin_env.melds import discard_deadwoods
 
     rng = np.random.default_rng(3)
     rules = HandRules()
+    ended = 0
     for _ in range(30):
         deck = rng.permutation(52).tolist()
         hand = GinHand(deck, rules, dealer=1)
-        winner, pts = fast_playout(
-            list(hand.hands), list(hand.discard_pile), hand.stock, 0, rules, must_draw_stock=True
-        )
-        assert winner in (None, 0, 1) and pts >= 0
-        assert winner is not None or pts == 0
-        # The greedy rollout's first move is the engine's: a stock draw and the best discard.
+        hand.step(A.PASS)
+        hand.step(A.PASS)
+        # The greedy rollout's first move is a stock draw and the best discard.
+        first = hand.clone()
+        first.step(greedy_action(first))
         h0 = hand.hands[0] | 1 << hand.stock[0]
+        assert first.hands[0] == h0
         card, dw = greedy_discard(h0)
         assert dw == min(discard_deadwoods(h0).values())
-        assert h0 >> card & 1
+        assert greedy_action(first) in (A.DISCARD + card, A.KNOCK + card)
+        result = greedy_playout(hand, max_turns=200)
+        assert result is not None and hand.phase is Phase.OVER and result is hand.result
+        ended += result.winner is not None
+        assert (result.winner is None) == (result.kind == "draw")
+    assert ended >= 20  # greedy players knock as soon as they may
 
 
 def test_search_keeps_the_heuristic_move_without_evidence_and_takes_a_sure_gain() -> None:
