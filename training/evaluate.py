@@ -23,7 +23,6 @@ import argparse
 import csv
 import json
 import multiprocessing as mp
-import time
 from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations
 from pathlib import Path
@@ -32,10 +31,11 @@ from typing import Any
 import numpy as np
 
 import agents as agent_registry
-from gin_env import gin_v0, three_handed_gin_v0
+from gin_env import games
 from gin_env.extras import MissingExtraError, require
 from gin_env.match import ROLE_NAMES
 from training import prog_name
+from training.rollout import play
 from training.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
 
 __all__ = [
@@ -54,6 +54,7 @@ AgentSpec = Any  # a registered name / spec string, or an agent object
 #: never overwrites the committed figures in ``results/`` unless ``--out results`` says so.
 DEFAULT_OUT = "runs/eval"
 KINDS = ("knock", "gin", "undercut", "big_gin", "draw")
+GIN, THREE = games.get("gin_v0"), games.get("three_handed_gin_v0")
 _AGENT_CACHE: dict[str, Any] = {}
 
 
@@ -70,33 +71,9 @@ def _label(spec: AgentSpec) -> str:
     return spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
 
 
-class _Timed:
-    """Counts decisions and the seconds spent in them."""
-
-    def __init__(self, agent: Any) -> None:
-        self.agent = agent
-        self.n = 0
-        self.seconds = 0.0
-
-    def act(self, obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
-        t = time.perf_counter()
-        a = int(self.agent.act(obs, rng))
-        self.seconds += time.perf_counter() - t
-        self.n += 1
-        return a
-
-
 def deal_deck(seed: int, index: int) -> list[int]:
     """The deck of duplicate deal ``index`` under ``seed`` (a seed-only function)."""
     return np.random.default_rng([seed, index, 7]).permutation(52).tolist()
-
-
-def _run_aec(env: Any, players: dict[str, _Timed], rng: np.random.Generator) -> None:
-    while True:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            return
-        env.step(players[agent].act(env.observe(agent), rng))
 
 
 # -- two-player duplicate -------------------------------------------------------------------
@@ -112,16 +89,15 @@ def play_gin_pair(
     deck = deal_deck(seed, index)
     hands = []
     for swap in (False, True):
-        env = gin_v0.raw_env(episode="hand", **rules)
+        env = GIN.make_env(episode="hand", **rules)
         # The same env seed for both hands: the same initial draw, so the same player deals.
         env.reset(
             seed=int(np.random.default_rng([seed, index]).integers(2**31)), options={"deck": deck}
         )
-        a, b = _Timed(_agent(spec_a)), _Timed(_agent(spec_b))
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
         rng = np.random.default_rng([seed, index, int(swap)])
-        _run_aec(env, {seat_a: a, seat_b: b}, rng)
+        run = play(env, {seat_a: _agent(spec_a), seat_b: _agent(spec_b)}, rng)
         match = env.match
         assert match is not None  # reset above
         rec = match.history[0]
@@ -142,10 +118,10 @@ def play_gin_pair(
                 "knocker_a": None
                 if res.knocker is None
                 else f"player_{rec.players[res.knocker]}" == seat_a,
-                "a_decisions": a.n,
-                "a_seconds": a.seconds,
-                "b_decisions": b.n,
-                "b_seconds": b.seconds,
+                "a_decisions": run.decisions[seat_a],
+                "a_seconds": run.seconds[seat_a],
+                "b_decisions": run.decisions[seat_b],
+                "b_seconds": run.seconds[seat_b],
             }
         )
     return {"index": index, "hands": hands}
@@ -158,12 +134,12 @@ def play_gin_match_pair(
     env_seed = int(np.random.default_rng([seed, index, 99]).integers(2**31))
     out = []
     for swap in (False, True):
-        env = gin_v0.raw_env(episode="match", **rules)
+        env = GIN.make_env(episode="match", **rules)
         env.reset(seed=env_seed)
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
-        a, b = _Timed(_agent(spec_a)), _Timed(_agent(spec_b))
-        _run_aec(env, {seat_a: a, seat_b: b}, np.random.default_rng([seed, index, 5, int(swap)]))
+        players = {seat_a: _agent(spec_a), seat_b: _agent(spec_b)}
+        play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
         match = env.match
         assert match is not None  # reset above
         winner = match.winner
@@ -256,7 +232,7 @@ def gin_duplicate(
     rules = dict(rules or {})
     _check_setup(
         (agent_a, agent_b),
-        lambda: gin_v0.raw_env(**dict(rules, target_score=target_score) if matches else rules),
+        lambda: GIN.make_env(**dict(rules, target_score=target_score) if matches else rules),
     )
     jobs = [(agent_a, agent_b, seed, i, rules) for i in range(pairs)]
     results = _pool_map(
@@ -321,10 +297,10 @@ def play_three_match(
 ) -> dict[str, Any]:
     """One match; ``specs[k]`` plays ``player_k``. Per hand: each player's role and points
     (the box's points, and the captain's team's: the adviser shares the captain's)."""
-    env = three_handed_gin_v0.raw_env(adviser=adviser, episode="match", max_hands=2000, **rules)
+    env = THREE.make_env(adviser=adviser, episode="match", max_hands=2000, **rules)
     env.reset(seed=int(np.random.default_rng([seed, index, 3]).integers(2**31)))
-    players = {f"player_{k}": _Timed(_agent(s)) for k, s in enumerate(specs)}
-    _run_aec(env, players, np.random.default_rng([seed, index, 11]))
+    players = {f"player_{k}": _agent(s) for k, s in enumerate(specs)}
+    run = play(env, players, np.random.default_rng([seed, index, 11]))
     match = env.match
     assert match is not None  # reset above
     hands = []
@@ -348,8 +324,8 @@ def play_three_match(
         "index": index,
         "winner": match.winner,
         "hands": hands,
-        "decisions": [p.n for p in players.values()],
-        "seconds": [p.seconds for p in players.values()],
+        "decisions": [run.decisions[a] for a in players],
+        "seconds": [run.seconds[a] for a in players],
     }
 
 
@@ -425,7 +401,7 @@ def three_handed(
         raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
     _check_count("matches", matches)
     _check_count("workers", workers)
-    _check_setup(agents, lambda: three_handed_gin_v0.raw_env(**(rules or {})))
+    _check_setup(agents, lambda: THREE.make_env(**(rules or {})))
     labels = [_label(a) for a in agents]
     if len(set(labels)) < 3:  # one agent several times: label the seats apart
         labels = [f"{lab}#{k}" if labels.count(lab) > 1 else lab for k, lab in enumerate(labels)]
@@ -461,7 +437,7 @@ def ladder(
         raise OptionError(f"ladder needs at least 2 agents, got {len(agents)}")
     _check_count("pairs", pairs)
     _check_count("workers", workers)
-    _check_setup(agents, gin_v0.raw_env)
+    _check_setup(agents, GIN.make_env)
     require("openskill.models", needed_for="the ladder's OpenSkill ratings")
     labels = [_label(a) for a in agents]
     games: list[tuple[int, int, float]] = []

@@ -24,8 +24,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+import agents
 from agents.trained import INPUT_KINDS, MLPAgent, policy_input
+from gin_env import games
 from gin_env.wrappers import Policy, RandomPolicy, SingleAgentEnv
+from training.rollout import play
 
 __all__ = [
     "ENVS",
@@ -38,44 +41,24 @@ __all__ = [
     "play_hands",
 ]
 
-ENVS = ("gin", "three_handed")
+#: The games the league trains on: the gin family, by short name (``gin``, ``three_handed``).
+ENVS = tuple(g.short for g in games.GAMES.values() if g.family == "gin")
 FIXED_OPPONENTS = ("random", "simple", "heuristic")
 
 
 def make_opponent(name: str) -> Policy:
-    """A fixed opponent by registry name, through ``agents.make`` when it is there."""
+    """A fixed opponent by registry name (``agents.make``)."""
     if name not in FIXED_OPPONENTS:
         raise ValueError(f"opponent must be one of {', '.join(FIXED_OPPONENTS)}; got {name!r}")
-    try:
-        import agents
-
-        if hasattr(agents, "make"):
-            return agents.make(name)  # type: ignore[no-any-return]
-    except ImportError:
-        pass
-    if name == "random":
-        return RandomPolicy()
-    if name == "simple":
-        from agents.simple import SimpleAgent
-
-        return SimpleAgent()
-    from agents.heuristic import HeuristicAgent  # type: ignore[import-not-found]
-
-    return HeuristicAgent()  # type: ignore[no-any-return]
+    return agents.make(name)
 
 
 def make_env(env: str, **options: Any) -> Any:
-    """The raw AEC env of ``env`` (``"gin"`` or ``"three_handed"``) for one-hand episodes."""
+    """The raw AEC env of ``env`` (one of :data:`ENVS`) for one-hand episodes."""
     if env not in ENVS:
         raise ValueError(f"env must be one of {', '.join(ENVS)}; got {env!r}")
     options.setdefault("episode", "hand")
-    if env == "gin":
-        from gin_env import gin_v0
-
-        return gin_v0.raw_env(**options)
-    from gin_env import three_handed_gin_v0
-
-    return three_handed_gin_v0.raw_env(**options)
+    return games.get(env).make_env(**options)
 
 
 @dataclass
@@ -197,30 +180,31 @@ def play_hands(
     seed: int = 0,
     **env_options: Any,
 ) -> HandsResult:
-    """``hands`` one-hand episodes of ``agent`` in a random seat against ``opponent``.
+    """``hands`` one-hand episodes of ``agent`` in a random seat against ``opponent`` in
+    every other seat (played by :func:`training.rollout.play`).
 
-    Points are the learner's own side's, unscaled (``reward_scale=1``).
+    Points are the learner's own side's, unscaled (``reward_scale=1``). Every hand counts,
+    including the rare one that ends before the learner acts (the captain knocking on his
+    first discard).
     """
     aec = make_env(env, reward_scale=1.0, **env_options)
-    wrapper = SingleAgentEnv(aec, learner="random", opponents=opponent, illegal="raise")
     rng = np.random.default_rng(seed)
+    opponent_rng = np.random.default_rng(seed + 1)
+    seat_rng = np.random.default_rng([seed, 2])
+    names = aec.possible_agents
     out = HandsResult()
-    obs, info = wrapper.reset(seed=seed)
-    while out.hands < hands:
-        role = info.get("role", "?")
-        done = False
-        total = 0.0
-        while not done:
-            action = agent.act({"observation": obs, "action_mask": wrapper.action_masks()}, rng)
-            obs, reward, terminated, truncated, info = wrapper.step(action)
-            total += reward
-            done = terminated or truncated
+    for hand in range(hands):
+        aec.reset(seed=seed if hand == 0 else None)  # then the env's own deal stream
+        learner = names[int(seat_rng.integers(len(names)))]
+        role = aec.infos[learner].get("role", "?")
+        policies = {a: agent if a == learner else opponent for a in names}
+        rngs = {a: rng if a == learner else opponent_rng for a in names}
+        total = play(aec, policies, rngs).rewards[learner]
         out.hands += 1
         out.points += total
         out.wins += total > 0
         out.losses += total < 0
         out.by_role.setdefault(role, []).append(total)
-        obs, info = wrapper.reset()
     return out
 
 
