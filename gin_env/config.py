@@ -1,4 +1,4 @@
-"""Validated, immutable rule options for the gin games (RULES.md sections 3 and 4).
+"""Validated, immutable rule options for the gin games (docs/RULES.md sections 3 and 4).
 
 >>> GinConfig(knock_limit=7).knock_limit
 7
@@ -87,7 +87,7 @@ class GinConfig(HandRules):
     ``winner`` deals next, or ``loser`` deals next; a draw keeps the dealer under
     ``winner``/``loser``) and ``hollywood``.
 
-    ``hollywood=True`` scores three games at once (RULES.md section 4). Decided here:
+    ``hollywood=True`` scores three games at once (docs/RULES.md section 4). Decided here:
     a player's n-th winning hand is entered in the first n games still open (all of them
     from his third win on); a game closes when a player reaches ``target_score`` in it,
     and he wins that game; the match ends when all three are closed and goes to the

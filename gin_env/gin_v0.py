@@ -12,7 +12,7 @@ Observation shape      ``{"observation": (436,) float32, "action_mask": (109,) i
 Observation values     [0, 1]
 =====================  =============================================================
 
-The game (RULES.md section 4)
+The game (docs/RULES.md section 4)
 -----------------------------
 Gin between two players to ``target_score``. The lower card of an initial draw deals
 first; then ``dealer_rule`` decides: ``"alternate"`` (default), ``"winner"`` or

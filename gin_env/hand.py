@@ -5,7 +5,7 @@ shuffled deck and never draws random numbers: ``deck[0:20]`` are dealt one at a 
 alternately starting with the non-dealer, ``deck[20]`` is the upcard and ``deck[21]``
 the top of the stock.
 
-Phases, in order (RULES.md section 3):
+Phases, in order (docs/RULES.md section 3):
 
 - ``UPCARD_NONDEALER``: the non-dealer takes the upcard or passes;
 - ``UPCARD_DEALER``: after a pass, the dealer takes it or passes (if both pass, the

@@ -6,7 +6,7 @@ from the hand's index to that hand's shuffled deck. Its :attr:`Match.history` ho
 hand's deck, actions and result, and :meth:`Match.replay` plays a history back to the
 same end.
 
-Three-handed roles (RULES.md section 3): the box player deals every hand and plays
+Three-handed roles (docs/RULES.md section 3): the box player deals every hand and plays
 against the captain, who has the upcard option; after a box win the captain and the
 adviser swap; after a box loss the box player becomes adviser, the captain goes into the
 box and the adviser becomes captain; a draw keeps the roles. With ``advice=True`` the

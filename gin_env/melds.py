@@ -513,7 +513,7 @@ def showdown(
     gin_bonus: int = 25,
     undercut_bonus: int = 10,
 ) -> Showdown:
-    """Resolve a knock optimally for both sides (RULES.md section 3, "Knocking").
+    """Resolve a knock optimally for both sides (docs/RULES.md section 3, "Knocking").
 
     ``knocker`` and ``defender`` are the 10-card hands after the knocker's discard. The
     defender minimises his deadwood; the knocker picks, among his arrangements with

@@ -1,4 +1,4 @@
-"""Rules engine of basic rummy for 2-6 players (RULES.md section 5).
+"""Rules engine of basic rummy for 2-6 players (docs/RULES.md section 5).
 
 Seat-based (seats 0..n-1, clockwise, so "left" is the next seat), deterministic, standard
 library only: each hand receives an already-shuffled deck and no random number is drawn

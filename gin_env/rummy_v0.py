@@ -14,7 +14,7 @@
 | Observation Shape  | (640 + 109 (n - 2),) : 640, 749, 858, 967, 1076        |
 | Observation Values | [0, 1]                                                 |
 
-Basic rummy as in RULES.md section 5: deal 10 cards each with 2 players, 7 with 3-4 and
+Basic rummy as in docs/RULES.md section 5: deal 10 cards each with 2 players, 7 with 3-4 and
 6 with 5-6; on his turn a player draws from the stock or takes the top discard, lays down
 any number of melds (sets of 3-4 cards of a rank, runs of 3+ cards of a suit) and lays off
 cards onto any meld on the table (anyone's), then discards. The first to get rid of all

@@ -13,7 +13,7 @@ Observation shape      ``{"observation": (436,) float32, "action_mask": (109,) i
 Observation values     [0, 1]
 =====================  =============================================================
 
-The game (RULES.md section 3)
+The game (docs/RULES.md section 3)
 -----------------------------
 Before the first hand each player draws a card: the highest rank is **in the box**,
 the middle one is the **captain**, the lowest sits out as the captain's **adviser**

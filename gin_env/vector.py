@@ -26,7 +26,7 @@ the compiled engine identical to it (masks, every seat's observation, rewards, h
 scores over many thousands of hands, every option combination, random, L1 and L2 play).
 Why: the AEC envs serve one game, one step at a time, where a compiled kernel saves little
 (the Python call per step dominates) and costs a compile on first use; the rules read as
-Python are what a reader checks against RULES.md and what the error messages, histories,
+Python are what a reader checks against docs/RULES.md and what the error messages, histories,
 replays, renderings and ``infos`` are built from. Moving the envs onto the batched engine
 would make the reference the hard-to-read code. The price is two implementations of the
 game flow (the meld rules exist once, compiled, in ``fast_melds``), kept equal by the

@@ -32,7 +32,7 @@ QUICKSTART = [
     new_markdown_cell(
         "# Quickstart: three-handed gin rummy as a PettingZoo environment\n\n"
         "Make the env, step it, read observations and action masks, and draw the table.\n"
-        "The rules are in `RULES.md`; the env's documentation page is the docstring of\n"
+        "The rules are in `docs/RULES.md`; the env's documentation page is the docstring of\n"
         "`gin_env.three_handed_gin_v0`."
     ),
     new_code_cell(SETUP),

@@ -8,6 +8,7 @@ import copy
 import importlib.util
 import pickle
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -293,3 +294,39 @@ def test_calls_before_reset_and_after_the_end_say_what_to_do(module: Any, wrappe
     assert env.observe("player_0")["observation"].shape  # the final observation stays
     env.reset(seed=1)  # and a reset starts again
     assert env.agents and env.last()[0]["action_mask"].any()
+
+
+# -- 9. the rules live in the repository ---------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_rules_document_is_in_the_repo_and_names_every_rule_option() -> None:
+    from dataclasses import fields
+
+    from gin_env.config import GinConfig, ThreeHandedConfig
+    from gin_env.rummy import RummyConfig
+
+    text = (ROOT / "docs" / "RULES.md").read_text()
+    options = {*GinConfig.option_names(), *ThreeHandedConfig.option_names()}
+    options |= {f.name for f in fields(RummyConfig)} | {"adviser", "adviser_sees_hand"}
+    missing = sorted(o for o in options if f"`{o}`" not in text)
+    assert not missing, f"docs/RULES.md does not document {missing}"
+    for topic in ("Oklahoma", "Hollywood", "blind rule", "Draw", "tests/golden/showdown.jsonl"):
+        assert topic in text
+
+
+def test_nothing_points_outside_the_repository() -> None:
+    outside = ("../" + "shared", "shared/" + "RULES", "shared/" + "golden")
+    found = []
+    for folder in ("gin_env", "agents", "training", "tests", "notebooks"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix not in (".py", ".ipynb") or path.name == "test_readme.py":
+                continue
+            text = path.read_text()
+            found += [f"{path.relative_to(ROOT)}: {o}" for o in outside if o in text]
+    assert not found
+    # Every "RULES.md" the code cites is the repository's own document.
+    for path in (ROOT / "gin_env").glob("*.py"):
+        text = path.read_text().replace("docs/RULES.md", "")
+        assert "RULES.md" not in text, path.name

@@ -1,4 +1,5 @@
-"""Rules of basic rummy (RULES.md section 5): scenarios over text hands, options, invariants."""
+"""Rules of basic rummy (docs/RULES.md section 5): scenarios over text hands, options,
+invariants."""
 
 from __future__ import annotations
 
