@@ -135,12 +135,12 @@ def test_discard_deadwoods_agrees_with_deadwood():
 def knockable_pair(rng: random.Random, limit: int) -> tuple[int, int]:
     """(knocker, defender): 10 cards each, the knocker's deadwood <= ``limit``.
 
-    At limits 9 and 10 a fifth come from plain random deals (kept when knockable); the rest
+    At limit 10 a fifth come from plain random deals (kept when knockable); the rest
     have the knocker built from random melds and the defender dealt largely from cards beside
     those melds (run ends, the fourth card of sets) and from melds of his own, where lay-offs
     and undercuts happen.
     """
-    if limit >= 9 and rng.random() < 0.2:
+    if limit == 10 and rng.random() < 0.2:
         while True:
             deal = rng.sample(range(52), 20)
             knocker = mask(deal[:10])
@@ -190,7 +190,15 @@ def reference_showdown(knocker, defender, limit, gin_bonus, undercut_bonus):
     )
 
 
-BONUSES = [(25, 10), (20, 10), (0, 0), (31, 25), (50, 1000), (1, 3)]
+BONUSES = [
+    (25, 10),
+    (20, 10),
+    (0, 0),
+    (31, 25),
+    (50, 1000),
+    (1, 3),
+    (25, -5),
+]  # < 0: no rule, same answer
 
 
 @pytest.mark.parametrize("limit", range(11))
