@@ -190,6 +190,7 @@ def reference_showdown(knocker, defender, limit, gin_bonus, undercut_bonus):
     )
 
 
+# (gin bonus, undercut bonus); a negative undercut bonus is no rule, but the answers agree too.
 BONUSES = [
     (25, 10),
     (20, 10),
@@ -198,7 +199,7 @@ BONUSES = [
     (50, 1000),
     (1, 3),
     (25, -5),
-]  # < 0: no rule, same answer
+]
 
 
 @pytest.mark.parametrize("limit", range(11))
