@@ -196,19 +196,21 @@ def save_actor(agent: MLPAgent, path: str | Path, **meta: Any) -> Path:
 
 
 def available() -> list[str]:
-    """Names of the shipped checkpoints (``agents/checkpoints/*.zip``)."""
+    """Names of the shipped checkpoints (``agents/checkpoints/*.zip``, PPO actors, and
+    ``*.npz``, Deep Monte-Carlo players of :mod:`agents.dmc`)."""
     if not CHECKPOINT_DIR.is_dir():
         return []
-    return sorted(p.stem for p in CHECKPOINT_DIR.glob("*.zip"))
+    return sorted(p.stem for ext in ("*.zip", "*.npz") for p in CHECKPOINT_DIR.glob(ext))
 
 
 def _resolve(name_or_path: str | Path) -> Path:
     path = Path(name_or_path)
-    if path.suffix == ".zip" and path.is_file():
+    if path.suffix in (".zip", ".npz") and path.is_file():
         return path
-    shipped = CHECKPOINT_DIR / f"{name_or_path}.zip"
-    if shipped.is_file():
-        return shipped
+    for ext in (".zip", ".npz"):
+        shipped = CHECKPOINT_DIR / f"{name_or_path}{ext}"
+        if shipped.is_file():
+            return shipped
     if path.is_file():
         return path
     names = ", ".join(available()) or "none shipped"
@@ -217,13 +219,19 @@ def _resolve(name_or_path: str | Path) -> Path:
     )
 
 
-def load(name_or_path: str | Path, deterministic: bool = True) -> MLPAgent:
-    """A trained agent by shipped name (``"gin-ppo"``) or by path to a zip.
+def load(name_or_path: str | Path, deterministic: bool = True) -> Any:
+    """A trained agent by shipped name (``"gin-ppo"``, ``"gin-dmc"``) or by path to a zip
+    or an ``.npz``.
 
     Actor-only zips load with numpy; a full ``MaskablePPO`` checkpoint loads through
-    sb3-contrib (imported here, so only that case needs it).
+    sb3-contrib (imported here, so only that case needs it). An ``.npz`` is a Deep
+    Monte-Carlo player (:func:`agents.dmc.load`, numpy only, always greedy on Q).
     """
     path = _resolve(name_or_path)
+    if path.suffix == ".npz":
+        from agents import dmc
+
+        return dmc.load(path)
     with zipfile.ZipFile(path) as zf:
         names = set(zf.namelist())
         if "meta.json" in names and "weights.npz" in names:

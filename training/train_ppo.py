@@ -18,15 +18,19 @@ stop cleanly. Logs: TensorBoard under ``<run-dir>/tb``, ``eval.csv`` (periodic e
 against L1 and L2, on duplicate deals in gin when :mod:`training.evaluate` is there) and
 ``learning_curve.png`` at the end. ``--export NAME`` writes the final actor as a shipped
 agent (``agents/checkpoints/NAME.zip``).
+
+``--resume`` restores the run's saved settings (total steps aside, see :data:`CHANGEABLE`);
+a flag given on resume that contradicts them is an error naming it. ``--algo dmc`` hands
+the command to :mod:`training.train_dmc` (Deep Monte-Carlo). Shared pieces live in their own
+modules: :mod:`training.checkpoints`, :mod:`training.flags`, :mod:`training.model_cards`,
+:mod:`training.periodic_eval`, :mod:`training.behaviour_cloning` (the warm start).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import json
-import os
 import pickle
 import random
 import shutil
@@ -40,9 +44,22 @@ from typing import Any
 import numpy as np
 
 from training import prog_name
+from training.behaviour_cloning import behaviour_cloning, collect_teacher_data, warm_start
+from training.checkpoints import (
+    latest_checkpoint,
+    resume_settings,
+    rng_states,
+    set_rng_states,
+    write_checkpoint,
+)
+from training.flags import HELP, command_line, names, parse
+from training.model_cards import card_evaluation, write_model_card
+from training.model_cards import notes_after_evaluation as _notes_after_evaluation
+from training.periodic_eval import write_eval_csv
 
 __all__ = [
     "Args",
+    "CHANGEABLE",
     "parse_args",
     "train",
     "main",
@@ -50,6 +67,11 @@ __all__ = [
     "latest_checkpoint",
     "command_line",
     "write_model_card",
+    "card_evaluation",
+    "behaviour_cloning",
+    "collect_teacher_data",
+    "warm_start",
+    "_notes_after_evaluation",
 ]
 
 
@@ -60,102 +82,152 @@ __all__ = [
 class Args:
     """Everything a run needs; every field is a ``--flag`` (underscores become dashes)."""
 
-    env: str = "gin"
-    """``gin`` (two-player gin_v0) or ``three_handed`` (three_handed_gin_v0)."""
-    run_dir: str = "runs/gin-ppo"
-    total_steps: int = 1_000_000
-    seed: int = 0
-    n_envs: int = 4
-    vec: str = "dummy"
-    """``dummy`` (one process) or ``subproc`` (one process per env)."""
-    net_arch: str = "256,256"
-    learning_rate: float = 3e-4
-    n_steps: int = 512
-    batch_size: int = 512
-    n_epochs: int = 4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    reward_scale: float = 0.01
-    opponents: str = "simple,heuristic"
-    """Fixed members of the pool, by agent name (random, simple, heuristic)."""
-    fixed_weights: str = ""
-    """Relative draw weights of the fixed opponents (e.g. ``3,1``); empty: equal. Given on
-    ``--resume``, it replaces the saved weights."""
-    max_snapshots: int = 4
-    snapshot_share: float = 0.5
-    gate_every: int = 100_000
-    gate_hands: int = 100
-    margin: float = 0.05
-    checkpoint_every: int = 20_000
-    keep_checkpoints: int = 2
-    eval_every: int = 100_000
-    eval_pairs: int = 100
-    eval_opponents: str = "simple,heuristic"
-    inputs: str = "obs"
-    """The network's input (fresh runs only): ``obs``, ``obs+mask`` (the legal actions too)
-    or ``obs+mask+features`` (and the deadwood after each discard, see
-    :func:`agents.trained.deadwood_features`)."""
-    bc_hands: int = 0
-    """Warm start (fresh runs only): imitate ``bc_teacher`` on this many self-play hands
-    (every seat, adviser turns included) before PPO; 0: start from scratch."""
-    bc_teacher: str = "heuristic"
-    bc_epochs: int = 4
-    bc_lr: float = 1e-3
-    """Behaviour cloning's starting learning rate (cosine decay to 1% of it per phase)."""
-    bc_dagger_hands: int = 0
-    """DAgger: after cloning, the student plays this many hands against itself, the teacher
-    labels every decision, and cloning continues on all the data (fixes the states the
-    student reaches but the teacher never does)."""
-    keep_best: bool = False
-    """Keep the checkpoint with the most hands won against the first ``eval_opponents``
-    member (``<run-dir>/checkpoints/best``); ``--export`` then ships it (early stopping)."""
-    max_minutes: float = 0.0
-    """Stop (with a checkpoint) after this much wall time; 0: no limit."""
-    resume: bool = False
-    progress: bool = True
-    export: str = ""
-    """Write the final actor to agents/checkpoints/<export>.zip."""
-    torch_threads: int = 1
+    algo: str = HELP(
+        "ppo",
+        "ppo (this script) or dmc (Deep Monte-Carlo: gin-rummy train "
+        "--algo dmc --help for its flags)",
+    )
+    env: str = HELP("gin", "game: gin (two-player gin_v0) or three_handed (three_handed_gin_v0)")
+    run_dir: str = HELP("runs/gin-ppo", "folder of the run: checkpoints, logs, curves")
+    total_steps: int = HELP(1_000_000, "learner steps (decisions) to train for")
+    seed: int = HELP(0, "seed of the envs, the network and the league")
+    n_envs: int = HELP(4, "envs collecting experience side by side")
+    vec: str = HELP("dummy", "dummy (one process) or subproc (one process per env)")
+    net_arch: str = HELP("256,256", "hidden layer sizes of the actor and the critic")
+    learning_rate: float = HELP(3e-4, "Adam learning rate")
+    n_steps: int = HELP(512, "steps per env between updates")
+    batch_size: int = HELP(512, "minibatch size")
+    n_epochs: int = HELP(4, "passes over each rollout")
+    gamma: float = HELP(0.995, "discount")
+    gae_lambda: float = HELP(0.95, "GAE lambda")
+    clip_range: float = HELP(0.2, "PPO clip range")
+    ent_coef: float = HELP(0.01, "entropy bonus")
+    reward_scale: float = HELP(0.01, "rewards are the learner side's hand points times this")
+    opponents: str = HELP(
+        "simple,heuristic",
+        "fixed members of the pool, by agent name "
+        "(random, simple, heuristic); named on --resume, they join the pool",
+    )
+    fixed_weights: str = HELP(
+        "",
+        "relative draw weights of the fixed opponents (e.g. 3,1); "
+        "empty: equal; given on --resume, it replaces the saved weights",
+    )
+    max_snapshots: int = HELP(4, "snapshots of the learner kept in the pool")
+    snapshot_share: float = HELP(0.5, "share of the draws that go to snapshots")
+    gate_every: int = HELP(100_000, "steps between snapshot gates")
+    gate_hands: int = HELP(100, "hands a snapshot candidate plays at the gate")
+    margin: float = HELP(
+        0.05, "a snapshot joins when its mean score against the pool is >= 0.5 + margin"
+    )
+    checkpoint_every: int = HELP(20_000, "steps between checkpoints")
+    keep_checkpoints: int = HELP(2, "step checkpoints kept (the best is kept apart)")
+    eval_every: int = HELP(100_000, "steps between evaluations")
+    eval_pairs: int = HELP(100, "duplicate deal pairs per evaluation and opponent")
+    eval_opponents: str = HELP("simple,heuristic", "evaluation opponents (agent names)")
+    inputs: str = HELP(
+        "obs",
+        "the network's input (fresh runs only): obs, obs+mask (the "
+        "legal actions too) or obs+mask+features (and the deadwood after each "
+        "discard)",
+    )
+    bc_hands: int = HELP(
+        0,
+        "warm start (fresh runs only): imitate --bc-teacher on this many "
+        "self-play hands before PPO; 0: start from scratch",
+    )
+    bc_teacher: str = HELP("heuristic", "the agent imitated by the warm start")
+    bc_epochs: int = HELP(4, "behaviour cloning epochs per phase")
+    bc_lr: float = HELP(
+        1e-3, "behaviour cloning's starting learning rate (cosine decay to 1%% of it per phase)"
+    )
+    bc_dagger_hands: int = HELP(
+        0,
+        "DAgger: after cloning, the student plays this many hands, "
+        "the teacher labels every decision, and cloning continues",
+    )
+    keep_best: bool = HELP(
+        False,
+        "keep the checkpoint with the most hands won against the "
+        "first --eval-opponents member (checkpoints/best); --export ships it",
+    )
+    max_minutes: float = HELP(0.0, "stop (with a checkpoint) after this much wall time; 0: none")
+    resume: bool = HELP(
+        False,
+        "continue the run in --run-dir with its saved settings (a conflicting flag is an error)",
+    )
+    progress: bool = HELP(True, "show a progress bar")
+    export: str = HELP("", "write the final actor to agents/checkpoints/<export>.zip")
+    torch_threads: int = HELP(1, "torch threads")
 
 
-def _parse_bool(text: str) -> bool:
-    low = text.lower()
-    if low in ("1", "true", "yes", "on"):
-        return True
-    if low in ("0", "false", "no", "off"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected a boolean (true/false); got {text!r}")
+#: Flags a ``--resume`` may change; any other that differs from the saved run is an error.
+CHANGEABLE = frozenset(
+    {
+        "run_dir",
+        "total_steps",
+        "resume",
+        "progress",
+        "export",
+        "max_minutes",
+        "checkpoint_every",
+        "keep_checkpoints",
+        "eval_every",
+        "eval_pairs",
+        "eval_opponents",
+        "torch_threads",
+        "opponents",
+        "fixed_weights",
+        "keep_best",
+        "gate_every",
+        "gate_hands",
+        "vec",
+    }
+)
+MODULE = "training.train_ppo"
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    parser = argparse.ArgumentParser(
-        prog=prog_name("python -m training.train_ppo"), description=__doc__.split("\n")[0]
+    args, explicit, parser = parse(
+        Args, argv, prog_name(f"python -m {MODULE}"), (__doc__ or "").split("\n")[0]
     )
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in ("bool", bool):
-            parser.add_argument(flag, type=_parse_bool, nargs="?", const=True, default=f.default)
-        else:
-            kind = {"int": int, "float": float, "str": str}[str(f.type)]
-            parser.add_argument(flag, type=kind, default=f.default)
-    args = Args(**vars(parser.parse_args(argv)))
     try:
+        if args.resume:
+            ckpt = latest_checkpoint(args.run_dir)
+            if ckpt is not None:
+                with open(ckpt / "state.pkl", "rb") as fh:
+                    saved = pickle.load(fh)["args"]
+                given = dataclasses.asdict(args)
+                args = Args(**{**given, **resume_settings(saved, given, explicit, CHANGEABLE)})
+                args.resume = True
         _check(args)
     except ValueError as err:  # a bad value is a usage error, before anything runs
         parser.error(str(err))
     return args
 
 
+def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
+    """``train(args)`` called directly on resume: the run's saved settings, except the
+    changeable ones; a setting that differs from both the saved value and its default
+    is a conflict (ValueError naming the flag)."""
+    defaults = {f.name: f.default for f in dataclasses.fields(Args)}
+    given = dataclasses.asdict(args)
+    explicit = {k for k, v in given.items() if v != defaults[k]}
+    out = Args(**{**given, **resume_settings(saved, given, explicit, CHANGEABLE)})
+    out.resume = True
+    return out
+
+
 def _check(args: Args) -> None:
     from training.league import ENVS, FIXED_OPPONENTS
 
+    if args.algo != "ppo":
+        raise ValueError(f"algo must be ppo here (dmc: training.train_dmc); got {args.algo!r}")
     if args.env not in ENVS:
         raise ValueError(f"env must be one of {', '.join(ENVS)}; got {args.env!r}")
     if args.vec not in ("dummy", "subproc"):
         raise ValueError(f"vec must be 'dummy' or 'subproc'; got {args.vec!r}")
-    for name in _names(args.opponents) + _names(args.eval_opponents):
+    for name in names(args.opponents) + names(args.eval_opponents):
         if name not in FIXED_OPPONENTS:
             raise ValueError(f"opponents must be among {', '.join(FIXED_OPPONENTS)}; got {name!r}")
     if args.inputs not in ("obs", "obs+mask", "obs+mask+features"):
@@ -179,84 +251,31 @@ def _check(args: Args) -> None:
             raise ValueError(f"{key} must be in (0, 1]; got {getattr(args, key)!r}")
     if args.ent_coef < 0:
         raise ValueError(f"ent_coef must be >= 0; got {args.ent_coef!r}")
-    arch = _names(args.net_arch)
+    arch = names(args.net_arch)
     if not arch or not all(x.isdigit() and int(x) > 0 for x in arch):
         raise ValueError(
             f"net_arch must be comma-separated layer sizes (e.g. 256,256); got {args.net_arch!r}"
         )
 
 
-def command_line(args: Args) -> str:
-    """The command that reproduces ``args`` (flags that differ from the defaults)."""
-    parts = ["python -m training.train_ppo"]
-    for f in dataclasses.fields(Args):
-        value = getattr(args, f.name)
-        if value != f.default:
-            text = str(value).lower() if isinstance(value, bool) else str(value)
-            parts.append(f"--{f.name.replace('_', '-')} {text}")
-    return " ".join(parts)
-
-
-def _names(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
-
-
 # ==========================================================================================
-# Checkpoints
+# Checkpoints (training.checkpoints: the folder layout, the pointer, RNG states)
 # ==========================================================================================
-def latest_checkpoint(run_dir: str | Path) -> Path | None:
-    pointer = Path(run_dir) / "checkpoints" / "latest"
-    if not pointer.is_file():
-        return None
-    path = Path(run_dir) / "checkpoints" / pointer.read_text().strip()
-    return path if path.is_dir() else None
-
-
-def _rng_states() -> dict[str, Any]:
-    import torch
-
-    return {
-        "python": random.getstate(),
-        "numpy": np.random.get_state(),
-        "torch": torch.get_rng_state(),
-    }
-
-
-def _set_rng_states(states: dict[str, Any]) -> None:
-    import torch
-
-    random.setstate(states["python"])
-    np.random.set_state(states["numpy"])
-    torch.set_rng_state(states["torch"])
-
-
 def save_checkpoint(
     run_dir: Path, model: Any, league: Any, state: dict[str, Any], keep: int, best: bool = False
 ) -> Path:
     """Write a complete checkpoint, then move the ``latest`` pointer to it (atomically).
     With ``best``, write ``checkpoints/best`` instead and leave the pointer alone."""
-    root = run_dir / "checkpoints"
+
+    def write(folder: Path) -> None:
+        model.save(folder / "model.zip")  # policy, optimizer, schedules
+        league.save(folder / "league")
+        full = {**state, "num_timesteps": int(model.num_timesteps), "rng": rng_states()}
+        with open(folder / "state.pkl", "wb") as fh:
+            pickle.dump(full, fh)
+
     name = "best" if best else f"step_{model.num_timesteps:010d}"
-    tmp = root / (name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    model.save(tmp / "model.zip")  # policy, optimizer, schedules
-    league.save(tmp / "league")
-    state = {**state, "num_timesteps": int(model.num_timesteps), "rng": _rng_states()}
-    with open(tmp / "state.pkl", "wb") as fh:
-        pickle.dump(state, fh)
-    final = root / name
-    shutil.rmtree(final, ignore_errors=True)
-    tmp.rename(final)
-    if best:
-        return final
-    pointer_tmp = root / "latest.tmp"
-    pointer_tmp.write_text(name)
-    os.replace(pointer_tmp, root / "latest")
-    old = sorted(p for p in root.glob("step_*") if p.is_dir() and not p.name.endswith(".tmp"))
-    for p in old[:-keep]:
-        shutil.rmtree(p, ignore_errors=True)
-    return final
+    return write_checkpoint(run_dir, name, write, keep, pointer=not best)
 
 
 # ==========================================================================================
@@ -268,7 +287,7 @@ def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
     from training.league import make_opponent, play_hands
 
     out: dict[str, float] = {"step": float(step)}
-    for name in _names(args.eval_opponents):
+    for name in names(args.eval_opponents):
         res = None
         if args.env == "gin":
             try:
@@ -287,132 +306,6 @@ def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
             out[f"{name}/hand_win_rate"] = hands.win_rate
             out[f"{name}/points_per_hand"] = hands.points_per_hand
     return out
-
-
-# ==========================================================================================
-# Warm start: behaviour cloning of a teacher
-# ==========================================================================================
-def collect_teacher_data(
-    args: Args, student: Any = None, hands: int | None = None, seed_offset: int = 0
-) -> dict[str, np.ndarray]:
-    """Observations, masks, actions and final rewards of every decision in ``bc_hands``
-    hands the teacher plays against itself (all seats, so every role is covered).
-
-    With a ``student`` (DAgger), the student plays every seat and the teacher only labels
-    the decisions: the data then covers the states the student actually reaches."""
-    from agents.trained import policy_input
-    from training.league import make_env, make_opponent
-
-    teacher = make_opponent(args.bc_teacher)
-    env = make_env(args.env, reward_scale=args.reward_scale)
-    rng = np.random.default_rng(args.seed + 99)
-    obs_l: list[np.ndarray] = []
-    mask_l: list[np.ndarray] = []
-    act_l: list[int] = []
-    ret_l: list[float] = []
-    for hand in range(args.bc_hands if hands is None else hands):
-        env.reset(seed=args.seed * 100_003 + seed_offset + hand)
-        agents_of: list[str] = []
-        final: dict[str, float] = {}
-        for agent in env.agent_iter():
-            ob, reward, term, trunc, _ = env.last()
-            if term or trunc:
-                final.setdefault(agent, float(reward))
-                env.step(None)
-                continue
-            action = teacher.act(ob, rng)
-            obs_l.append(policy_input(ob["observation"], ob["action_mask"], args.inputs))
-            mask_l.append(ob["action_mask"].astype(bool))
-            act_l.append(action)
-            agents_of.append(agent)
-            env.step(action if student is None else student.act(ob, rng))
-        ret_l.extend(final.get(a, 0.0) for a in agents_of)
-    return {
-        "obs": np.asarray(obs_l, np.float32),
-        "mask": np.asarray(mask_l, bool),
-        "action": np.asarray(act_l, np.int64),
-        "return": np.asarray(ret_l, np.float32),
-    }
-
-
-def behaviour_cloning(model: Any, data: dict[str, np.ndarray], args: Args) -> dict[str, float]:
-    """Fit the actor to the teacher's actions (masked cross-entropy) and the critic to the
-    hands' outcomes, so PPO starts from the teacher's play with a value net that agrees.
-
-    5% of the decisions are held out: ``bc_val_accuracy`` is how often the student picks
-    the teacher's move on decisions it never trained on. The learning rate decays from
-    ``bc_lr`` to 1% of it over ``bc_epochs`` (cosine)."""
-    import torch as th
-
-    policy = model.policy
-    opt = th.optim.Adam(policy.parameters(), lr=args.bc_lr)
-    n = len(data["action"])
-    tensors = {k: th.as_tensor(v) for k, v in data.items()}
-    gen = np.random.default_rng(args.seed)
-    perm = gen.permutation(n)
-    n_val = max(1, n // 20)
-    val_idx, train_idx = th.as_tensor(perm[:n_val]), perm[n_val:]
-    batches_per_epoch = -(-len(train_idx) // 256)
-    total_batches = max(1, args.bc_epochs * batches_per_epoch)
-    sched = th.optim.lr_scheduler.LambdaLR(
-        opt,
-        lambda b: 0.01 + 0.99 * 0.5 * (1 + np.cos(np.pi * min(b, total_batches) / total_batches)),
-    )
-    stats: dict[str, float] = {}
-    for _epoch in range(args.bc_epochs):
-        order = gen.permutation(train_idx)
-        total, correct, count = 0.0, 0, 0
-        for start in range(0, len(order), 256):
-            idx = th.as_tensor(order[start : start + 256])
-            ob, mk = tensors["obs"][idx], tensors["mask"][idx]
-            act, ret = tensors["action"][idx], tensors["return"][idx]
-            values, log_prob, _ = policy.evaluate_actions(ob, act, action_masks=mk)
-            loss = -log_prob.mean() + 0.5 * ((values.flatten() - ret) ** 2).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(idx)
-            count += len(idx)
-        with th.no_grad():
-            for start in range(0, len(train_idx), 4096):  # train accuracy after the epoch
-                idx = th.as_tensor(train_idx[start : start + 4096])
-                pred = policy.get_distribution(
-                    tensors["obs"][idx], action_masks=tensors["mask"][idx].numpy()
-                ).mode()
-                correct += int((pred == tensors["action"][idx]).sum())
-            vpred = policy.get_distribution(
-                tensors["obs"][val_idx], action_masks=tensors["mask"][val_idx].numpy()
-            ).mode()
-            val_acc = float((vpred == tensors["action"][val_idx]).float().mean())
-        stats = {"bc_loss": total / count, "bc_accuracy": correct / len(train_idx),
-                 "bc_val_accuracy": val_acc, "bc_samples": n}  # fmt: skip
-        print(f"behaviour cloning: {json.dumps(stats)}", flush=True)
-    return stats
-
-
-def warm_start(model: Any, args: Args) -> dict[str, Any]:
-    """Behaviour cloning of ``bc_teacher``, then ``bc_dagger_hands`` of DAgger."""
-    from agents.trained import actor_from_sb3
-
-    data = collect_teacher_data(args)
-    print(f"teacher data: {len(data['action'])} decisions", flush=True)
-    stats: dict[str, Any] = dict(behaviour_cloning(model, data, args))
-    if args.bc_dagger_hands > 0:
-        student = actor_from_sb3(model, name="student")
-        more = collect_teacher_data(args, student, args.bc_dagger_hands, seed_offset=50_000_000)
-        agree = float(np.mean(more["action"] == _student_actions(student, more)))
-        print(f"DAgger: {len(more['action'])} student decisions, student agrees with the "
-              f"teacher on {agree:.3f}", flush=True)  # fmt: skip
-        data = {k: np.concatenate([data[k], more[k]]) for k in data}
-        stats = {**behaviour_cloning(model, data, args), "dagger_on_policy_agreement": agree,
-                 "dagger_hands": args.bc_dagger_hands}  # fmt: skip
-    return stats
-
-
-def _student_actions(student: Any, data: dict[str, np.ndarray]) -> np.ndarray:
-    logits = student.logits(data["obs"])
-    return np.where(data["mask"], logits, -np.inf).argmax(axis=1)
 
 
 # ==========================================================================================
@@ -449,10 +342,14 @@ def train(args: Args) -> dict[str, Any]:
     from agents.trained import actor_from_sb3
     from training.league import League
 
-    torch.set_num_threads(args.torch_threads)
     run_dir = Path(args.run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
     ckpt = latest_checkpoint(run_dir) if args.resume else None
+    if ckpt is not None:  # the run's saved settings (a conflicting one is an error)
+        with open(ckpt / "state.pkl", "rb") as fh:
+            args = _merge_resume(args, pickle.load(fh)["args"])
+    _check(args)
+    torch.set_num_threads(args.torch_threads)
+    run_dir.mkdir(parents=True, exist_ok=True)
     if args.resume and ckpt is None:
         print(f"no checkpoint under {run_dir}; starting afresh", file=sys.stderr)
 
@@ -463,23 +360,23 @@ def train(args: Args) -> dict[str, Any]:
         league = League.load(ckpt / "league")
         # The network's input size is fixed at the start: keep the run's choice.
         args.inputs = str(state["args"].get("inputs", "obs"))
-        for name in _names(args.opponents):  # fixed opponents named on resume join the pool
+        for name in names(args.opponents):  # fixed opponents named on resume join the pool
             if name not in league.fixed:
                 league.add_fixed(name)
-        _set_rng_states(state["rng"])
+        set_rng_states(state["rng"])
         print(f"resuming from {ckpt} at step {state['num_timesteps']}")
     else:
         random.seed(args.seed)
         np.random.seed(args.seed)
         torch.manual_seed(args.seed)
-        league = League(_names(args.opponents), args.max_snapshots, args.margin,
+        league = League(names(args.opponents), args.max_snapshots, args.margin,
                         args.snapshot_share, seed=args.seed)  # fmt: skip
         state = {"num_timesteps": 0, "wall_s": 0.0, "evals": [], "args": dataclasses.asdict(args)}
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
     if args.fixed_weights:
-        league.set_fixed_weights([float(w) for w in _names(args.fixed_weights)])
+        league.set_fixed_weights([float(w) for w in names(args.fixed_weights)])
     start_steps = int(state["num_timesteps"])
-    state.setdefault("commands", []).append(command_line(args))
+    state.setdefault("commands", []).append(command_line(args, MODULE))
     vec_env = _make_vec_env(args, league, args.seed + start_steps)
 
     # -- the model -------------------------------------------------------------------------
@@ -488,7 +385,7 @@ def train(args: Args) -> dict[str, Any]:
                                  tensorboard_log=str(run_dir / "tb"))  # fmt: skip
         model.num_timesteps = start_steps
     else:
-        arch = [int(x) for x in _names(args.net_arch)]
+        arch = [int(x) for x in names(args.net_arch)]
         model = MaskablePPO(
             "MlpPolicy", vec_env, learning_rate=args.learning_rate, n_steps=args.n_steps,
             batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
@@ -545,7 +442,7 @@ def train(args: Args) -> dict[str, Any]:
             """Early stopping: keep the weights that won the most evaluation hands."""
             if not args.keep_best:
                 return
-            key = f"{_names(args.eval_opponents)[0]}/hand_win_rate"
+            key = f"{names(args.eval_opponents)[0]}/hand_win_rate"
             best = state.get("best")
             if best is None or res[key] > best["score"]:
                 state["best"] = {"step": int(res["step"]), "score": float(res[key]), "key": key}
@@ -609,7 +506,7 @@ def train(args: Args) -> dict[str, Any]:
         "evals": state["evals"],
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-    write_eval_csv(run_dir, state["evals"])
+    write_eval_csv(run_dir / "eval.csv", state["evals"])
     try:
         plot_learning_curve(run_dir, state["evals"], args)
     except Exception as exc:  # a plot is a nicety; never lose a run over it
@@ -618,16 +515,6 @@ def train(args: Args) -> dict[str, Any]:
         export(run_dir, args.export, best=args.keep_best)
     vec_env.close()
     return summary
-
-
-def write_eval_csv(run_dir: Path, evals: list[dict[str, float]]) -> None:
-    if not evals:
-        return
-    keys = sorted({k for e in evals for k in e}, key=lambda k: (k != "step", k))
-    with open(run_dir / "eval.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=keys)
-        writer.writeheader()
-        writer.writerows(evals)
 
 
 def plot_learning_curve(run_dir: Path, evals: list[dict[str, float]], args: Args) -> Path | None:
@@ -641,7 +528,7 @@ def plot_learning_curve(run_dir: Path, evals: list[dict[str, float]], args: Args
 
     fig, ax = plt.subplots(figsize=(6, 4))
     steps = [e["step"] for e in evals]
-    for name in _names(args.eval_opponents):
+    for name in names(args.eval_opponents):
         key = f"{name}/hand_win_rate"
         ax.plot(steps, [e.get(key, np.nan) for e in evals], marker="o", label=f"vs {name}")
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
@@ -660,7 +547,7 @@ def _commands(state: dict[str, Any]) -> list[str]:
     """Every command of a run: the first (from its saved args) and each resume."""
     commands = list(state.get("commands", []))
     if not commands or "--resume" in commands[0]:
-        commands.insert(0, command_line(Args(**state["args"])))
+        commands.insert(0, command_line(Args(**state["args"]), MODULE))
     return commands
 
 
@@ -703,178 +590,6 @@ def export(
                       evals=state.get("evals", []), **run_total)  # fmt: skip
 
 
-# ==========================================================================================
-# Model cards
-# ==========================================================================================
-def card_evaluation(name: str, pairs: int, matches: int, workers: int, seed: int) -> dict[str, Any]:
-    """The model card's figures, from :mod:`training.evaluate`: gin on duplicate deals
-    against L0, L1 and L2; three-handed matches against two L1 players."""
-    from agents.trained import load
-    from training import evaluate  # type: ignore[attr-defined]
-
-    agent = load(name)
-    env = agent.meta["env"]
-    out: dict[str, Any] = {"env": env, "seed": seed}
-    if env == "gin":
-        for opp, label in (("random", "L0"), ("simple", "L1"), ("heuristic", "L2")):
-            out[f"vs {label} ({opp})"] = evaluate.gin_duplicate(
-                agent, opp, pairs, seed=seed, workers=workers, matches=matches, progress=False
-            )
-    else:
-        from training.stats import wilson_ci
-
-        for opp, label in (("simple", "L1"), ("heuristic", "L2")):
-            res = evaluate.three_handed(
-                [agent, opp, opp], matches, seed=seed, workers=workers, progress=False
-            )["adviser_on"]
-            mine = res["agents"][name]
-            wins = round(mine["match_win_rate"] * mine["matches"])
-            out[f"vs two {label} ({opp})"] = {
-                "matches": mine["matches"],
-                "match_win_rate": mine["match_win_rate"],
-                "match_win_rate_ci95": wilson_ci(wins, mine["matches"]),
-                "hands": res["hands"],
-                **{f"as {role}": stats for role, stats in mine["roles"].items()},
-            }
-    return out
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, list | tuple) and all(isinstance(v, float) for v in value):
-        return "[" + ", ".join(f"{v:.4g}" for v in value) + "]"
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {_fmt(v)}" for k, v in value.items())
-    return json.dumps(value, default=str) if isinstance(value, list) else str(value)
-
-
-def _warm_start(a: dict[str, Any], bc: dict[str, Any] | None) -> str:
-    if not bc:
-        return "none (PPO from a random initialisation)"
-    text = f"behaviour cloning of `{a.get('bc_teacher')}` on {a.get('bc_hands')} self-play hands"
-    if bc.get("dagger_hands"):
-        text += (
-            f" + {bc['dagger_hands']} DAgger hands (the student plays, the teacher labels; "
-            f"before them the student agreed with the teacher on "
-            f"{bc['dagger_on_policy_agreement']:.3f} of its own decisions)"
-        )
-    text += (
-        f": {bc['bc_samples']} decisions, {a.get('bc_epochs')} epochs per phase, final train "
-        f"accuracy {bc['bc_accuracy']:.3f}"
-    )
-    if "bc_val_accuracy" in bc:
-        text += f", held-out accuracy {bc['bc_val_accuracy']:.3f}"
-    return text + "; then PPO"
-
-
-def _eval_history(evals: list[dict[str, float]]) -> list[str]:
-    if not evals:
-        return ["(none)"]
-    keys = [k for k in evals[0] if k.endswith("hand_win_rate")]
-    rows = ["| step | " + " | ".join(k.split("/")[0] for k in keys) + " |"]
-    rows.append("|---" * (len(keys) + 1) + "|")
-    for e in evals:
-        rows.append(
-            f"| {int(e['step']):,} | "
-            + " | ".join(f"{e.get(k, float('nan')):.3f}" for k in keys)
-            + " |"
-        )
-    return rows
-
-
-def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
-    """``agents/checkpoints/<name>.md``: how it was trained and how it plays."""
-    from agents.trained import CHECKPOINT_DIR, load
-
-    agent = load(name)
-    meta = agent.meta
-    a = meta.get("args", {})
-    sizes = [agent.obs_size] + [int(w.shape[0]) for w, _ in agent.layers]
-    lines = [
-        f"# {name}",
-        "",
-        f"MaskablePPO (sb3-contrib) actor for `{meta['env']}`, played by `agents.trained.load"
-        f"({name!r})` (numpy only, deterministic: the legal action with the highest logit).",
-        "",
-        "## Training",
-        "",
-        "Commands (the first run, then each `--resume`):",
-        "",
-        "```",
-        *meta.get("commands", []),
-        "```",
-        "",
-        "| | |",
-        "|---|---|",
-        f"| Steps | {meta['steps']:,} learner decisions of PPO"
-        + (
-            " (none: the shipped actor is the warm start itself, which no later evaluation beat) |"
-            if meta["steps"] == 0
-            else " |"
-        ),
-        *(
-            [
-                f"| Chosen | early stopping: of the run's {meta['run_steps']:,} steps, the "
-                f"checkpoint at step {meta['best']['step']:,} won the most evaluation hands "
-                f"(`{meta['best']['key']}` {meta['best']['score']:.3f}, eval seed 10007; the "
-                "figures below use another seed) |",
-                f"| Wall time | {meta['run_wall_s'] / 60:.1f} min for the whole run (warm start "
-                "included) on a shared 2-core CPU machine |",
-            ]
-            if meta.get("best")
-            else [f"| Wall time | {meta['wall_s'] / 60:.1f} min on a shared 2-core CPU machine |"]
-        ),
-        f"| Network | MLP {'-'.join(map(str, sizes))}, {meta['activation']} "
-        "(actor; critic the same shape, not shipped) |",
-        "| Episodes | one hand, learner in a random seat (every role) |",
-        f"| Reward | the learner's own side's hand points x {a.get('reward_scale')} "
-        "(`reward='team'`) |",
-        f"| Opponent pool | {a.get('opponents')} + up to {a.get('max_snapshots')} snapshots "
-        f"(join when the mean score against the pool is >= 0.5 + {a.get('margin')}) |",
-        f"| PPO | lr {a.get('learning_rate')}, n_steps {a.get('n_steps')} x {a.get('n_envs')} envs,"
-        f" batch {a.get('batch_size')}, epochs {a.get('n_epochs')}, gamma {a.get('gamma')}, "
-        f"gae_lambda {a.get('gae_lambda')}, clip {a.get('clip_range')}, ent_coef "
-        f"{a.get('ent_coef')} |",
-        f"| Warm start | {_warm_start(a, meta.get('bc'))} |",
-        "",
-        "Evaluation during training (hands won; `training.evaluate` duplicate deals in gin, "
-        "plain hands with random seats in the three-handed game):",
-        "",
-        *_eval_history(meta.get("evals", [])),
-        "",
-        *(
-            [f"![learning curve]({name}-learning-curve.png)", ""]
-            if (CHECKPOINT_DIR / f"{name}-learning-curve.png").is_file()
-            else []
-        ),
-        "## Evaluation",
-        "",
-        f"Measured by `{command}` (training.evaluate, seed {results.get('seed')}).",
-        "",
-    ]
-    for key, res in results.items():
-        if not isinstance(res, dict):
-            continue
-        lines += [f"### {key}", "", "| metric | value |", "|---|---|"]
-        lines += [f"| {k} | {_fmt(v)} |" for k, v in res.items()]
-        lines.append("")
-    path = CHECKPOINT_DIR / f"{name}.md"
-    text = "\n".join(lines)
-    if path.is_file():
-        text += _notes_after_evaluation(path.read_text())
-    path.write_text(text)
-    return path
-
-
-def _notes_after_evaluation(card: str) -> str:
-    """The hand-written sections (``## ...``) that follow a card's generated evaluation:
-    a re-measured card keeps them."""
-    start = card.find("\n## Evaluation")
-    notes = card.find("\n## ", start + 1) if start >= 0 else -1
-    return "\n" + card[notes:].lstrip("\n") if notes >= 0 else ""
-
-
 def card_main(argv: list[str]) -> int:
     """``card NAME [--pairs N] [--matches N] [--workers N] [--seed N]``: evaluate a shipped
     checkpoint and write its model card."""
@@ -885,7 +600,7 @@ def card_main(argv: list[str]) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2026)
     ns = parser.parse_args(argv)
-    command = "python -m training.train_ppo card " + " ".join(argv)
+    command = f"python -m {MODULE} card " + " ".join(argv)
     results = card_evaluation(ns.name, ns.pairs, ns.matches, ns.workers, ns.seed)
     print(json.dumps(results, indent=1, default=str))
     print(write_model_card(ns.name, results, command))
@@ -894,12 +609,41 @@ def card_main(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    algo = _algo(argv)
+    if algo == "dmc":  # gin-rummy train --algo dmc: Deep Monte-Carlo
+        from training import train_dmc
+
+        return train_dmc.main(_without_algo(argv))
     if argv[:1] == ["card"]:
         return card_main(argv[1:])
     args = parse_args(argv)
     summary = train(args)
     print(json.dumps({k: v for k, v in summary.items() if k != "evals"}))
     return 0
+
+
+def _algo(argv: list[str]) -> str:
+    for i, a in enumerate(argv):
+        if a == "--algo" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--algo="):
+            return a.split("=", 1)[1]
+    return "ppo"
+
+
+def _without_algo(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a == "--algo":
+            skip = True
+            continue
+        if not a.startswith("--algo="):
+            out.append(a)
+    return out
 
 
 if __name__ == "__main__":

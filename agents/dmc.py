@@ -1,0 +1,374 @@
+"""Deep Monte-Carlo (DMC) players: a Q(s, a) network over the observation and each legal
+action, played with numpy alone.
+
+The network scores every legal action of a decision at once: its input is the seat's
+observation (:mod:`gin_env.encoding`, 436 numbers) and an encoding of the candidate action
+(:data:`ACTION_FEATURES`, 61 numbers):
+
+==============  =====  ==============================================================
+part            size   meaning
+==============  =====  ==============================================================
+kind            7      one-hot: draw, take, pass, no-advice, discard, knock, big gin
+card            52     one-hot: the card discarded / knocked with, or the card taken
+deadwood        1      deadwood of the hand after the move / 100: after discarding the
+                       card; after taking the top card and the best discard; the 10-card
+                       hand's for draw and pass; 0 for big gin, no advice or an unseen hand
+l2              1      1 when the move is the one the L2 heuristic plays here (only in
+                       networks trained with ``features="l2"``; 0 otherwise)
+==============  =====  ==============================================================
+
+The first layer is split in two (``W_obs @ obs + W_act @ action``), so a decision's
+observation goes through it once and each candidate only adds its action's part. The
+player picks the legal action with the highest Q (its own side's expected hand points /
+100). A checkpoint may hold one network per role (``role_nets``) or one network for all
+roles (the role is part of the observation).
+
+A checkpoint is an ``.npz``: the weights and a ``meta`` JSON string holding, among the
+run's figures, the input layout it was trained on (:func:`input_layout`); :func:`load`
+refuses a checkpoint whose layout differs from the current one instead of guessing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gin_env import actions as A
+from gin_env.cards import NUM_CARDS
+from gin_env.encoding import OBS_PARTS, OBS_SIZE, OBS_SLICES
+from gin_env.melds import deadwood_mask, discard_deadwoods
+
+__all__ = [
+    "ACTION_FEATURES",
+    "FEATURE_MODES",
+    "FORMAT",
+    "DMCAgent",
+    "QNet",
+    "input_layout",
+    "pair_features",
+    "hand_masks",
+    "load",
+    "save",
+]
+
+FORMAT = "gin-env-dmc-v1"
+FEATURE_MODES = ("basic", "l2")
+KINDS = ("draw", "take", "pass", "no_advice", "discard", "knock", "big_gin")
+ACTION_FEATURES = len(KINDS) + NUM_CARDS + 2
+_CARD0 = len(KINDS)
+_DW = _CARD0 + NUM_CARDS
+_L2 = _DW + 1
+_HAND = OBS_SLICES["hand"]
+_TOP = OBS_SLICES["top_discard"]
+
+
+def _kind_card_table() -> np.ndarray:
+    """Row ``a``: the kind and card one-hots of action id ``a`` (take's card is per row)."""
+    table = np.zeros((A.NUM_ACTIONS, ACTION_FEATURES), np.float32)
+    for a in range(A.NUM_ACTIONS):
+        if a < A.DISCARD:
+            table[a, a] = 1.0  # draw, take, pass, no-advice are kinds 0..3
+        elif a < A.KNOCK:
+            table[a, 4] = 1.0
+            table[a, _CARD0 + a - A.DISCARD] = 1.0
+        elif a < A.BIG_GIN:
+            table[a, 5] = 1.0
+            table[a, _CARD0 + a - A.KNOCK] = 1.0
+        else:
+            table[a, 6] = 1.0
+    return table
+
+
+_KIND_CARD = _kind_card_table()
+
+
+def input_layout(features: str = "basic") -> dict[str, Any]:
+    """What a network's input means: the observation layout (named parts and sizes, with a
+    fingerprint) and the action encoding. Stored in every checkpoint and checked on load."""
+    if features not in FEATURE_MODES:
+        raise ValueError(f"features must be one of {', '.join(FEATURE_MODES)}; got {features!r}")
+    parts = [[name, size] for name, size in OBS_PARTS]
+    digest = hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:12]
+    return {
+        "observation": f"flat-{digest}",
+        "obs_size": OBS_SIZE,
+        "obs_parts": parts,
+        "action_encoding": "dmc-action-v1",
+        "action_size": ACTION_FEATURES,
+        "features": features,
+    }
+
+
+def hand_masks(obs: np.ndarray, part: slice = _HAND) -> list[int]:
+    """The 52-card part ``part`` of each observation row as an int mask (bit c = card c)."""
+    packed = np.packbits(np.asarray(obs)[:, part] > 0.5, axis=1, bitorder="little")
+    return [int.from_bytes(row.tobytes(), "little") for row in packed]
+
+
+def pair_features(
+    obs: np.ndarray, mask: np.ndarray, l2_actions: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every legal (row, action) pair of a batch and its action encoding.
+
+    Returns ``rows [P]``, ``actions [P]`` (grouped by row, in row order) and
+    ``features [P, ACTION_FEATURES]``. ``l2_actions [B]`` (optional) sets the ``l2`` entry
+    of the pair whose action L2 plays in that row.
+    """
+    obs = np.asarray(obs, np.float32)
+    mask = np.asarray(mask).astype(bool)
+    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE or mask.shape != (len(obs), A.NUM_ACTIONS):
+        raise ValueError(
+            f"pair_features needs obs [B, {OBS_SIZE}] and mask [B, {A.NUM_ACTIONS}]; got "
+            f"{obs.shape} and {mask.shape}"
+        )
+    rows, acts = np.nonzero(mask)
+    feats = _KIND_CARD[acts]
+    tops = np.argmax(obs[:, _TOP], axis=1)
+    has_top = obs[np.arange(len(obs)), _TOP.start + tops] > 0.5
+    take = np.flatnonzero((acts == A.TAKE_DISCARD) & has_top[rows])
+    feats[take, _CARD0 + tops[rows[take]]] = 1.0
+    hands = hand_masks(obs)
+    # Pair ranges of each row (pairs are grouped by row, in row order).
+    starts = np.searchsorted(rows, np.arange(len(obs) + 1))
+    dw = feats[:, _DW]
+    for b, hand in enumerate(hands):
+        lo, hi = int(starts[b]), int(starts[b + 1])
+        if lo == hi:
+            continue
+        n = hand.bit_count()
+        if n == 11:
+            dds = discard_deadwoods(hand)
+            for p in range(lo, hi):
+                a = int(acts[p])
+                if A.DISCARD <= a < A.BIG_GIN:
+                    dw[p] = dds.get((a - A.DISCARD) % NUM_CARDS, 0) / 100.0
+        elif n == 10:
+            own = deadwood_mask(hand) / 100.0
+            for p in range(lo, hi):
+                a = int(acts[p])
+                if a in (A.DRAW_STOCK, A.PASS):
+                    dw[p] = own
+                elif a == A.TAKE_DISCARD and has_top[b]:
+                    top = int(tops[b])
+                    after = discard_deadwoods(hand | 1 << top)
+                    dw[p] = min(v for c, v in after.items() if c != top) / 100.0
+    if l2_actions is not None:
+        l2_actions = np.asarray(l2_actions)
+        feats[:, _L2] = (acts == l2_actions[rows]).astype(np.float32)
+    return rows, acts, feats
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
+class QNet:
+    """One Q network in numpy: ``w_obs [H, OBS]``, ``w_act [H, F]``, ``b0 [H]``, then
+    ``(w, b)`` layers with ReLU between them, the last one giving one number."""
+
+    def __init__(
+        self,
+        w_obs: np.ndarray,
+        w_act: np.ndarray,
+        b0: np.ndarray,
+        layers: Sequence[tuple[np.ndarray, np.ndarray]],
+    ) -> None:
+        self.w_obs = np.asarray(w_obs, np.float32)
+        self.w_act = np.asarray(w_act, np.float32)
+        self.b0 = np.asarray(b0, np.float32)
+        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        if self.w_obs.shape[1] != OBS_SIZE or self.w_act.shape[1] != ACTION_FEATURES:
+            raise ValueError(
+                f"a Q network takes {OBS_SIZE} observation and {ACTION_FEATURES} action inputs;"
+                f" got {self.w_obs.shape[1]} and {self.w_act.shape[1]}"
+            )
+
+    def q(self, obs: np.ndarray, rows: np.ndarray, feats: np.ndarray) -> np.ndarray:
+        """Q of each pair: ``obs [B, OBS]``, ``rows [P]`` (row of each pair), ``feats``."""
+        h = _relu((obs @ self.w_obs.T)[rows] + feats @ self.w_act.T + self.b0)
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w.T + b
+            if i < last:
+                h = _relu(h)
+        return h[:, 0]
+
+    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        out = {f"{prefix}w_obs": self.w_obs, f"{prefix}w_act": self.w_act, f"{prefix}b0": self.b0}
+        for i, (w, b) in enumerate(self.layers):
+            out[f"{prefix}w{i + 1}"], out[f"{prefix}b{i + 1}"] = w, b
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray], prefix: str) -> QNet:
+        layers = []
+        i = 1
+        while f"{prefix}w{i}" in arrays:
+            layers.append((arrays[f"{prefix}w{i}"], arrays[f"{prefix}b{i}"]))
+            i += 1
+        return cls(
+            arrays[f"{prefix}w_obs"], arrays[f"{prefix}w_act"], arrays[f"{prefix}b0"], layers
+        )
+
+
+class DMCAgent:
+    """Plays the legal action with the highest Q.
+
+    ``nets``: one :class:`QNet`, or one per role (``role_nets=True``: net ``r`` plays role
+    ``r`` of the observation's role part). ``features="l2"`` asks L2 for its move at every
+    decision and marks it in the action encoding, as the network was trained.
+    """
+
+    def __init__(
+        self,
+        nets: Sequence[QNet],
+        role_nets: bool = False,
+        features: str = "basic",
+        name: str = "dmc",
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
+        if features not in FEATURE_MODES:
+            raise ValueError(
+                f"features must be one of {', '.join(FEATURE_MODES)}; got {features!r}"
+            )
+        if not nets:
+            raise ValueError("nets must hold at least one Q network")
+        self.nets = list(nets)
+        self.role_nets = bool(role_nets)
+        self.features = features
+        self.name = name
+        self.meta = dict(meta or {})
+        self._l2: Any = None
+        if features == "l2":
+            from agents.heuristic import HeuristicAgent
+
+            self._l2 = HeuristicAgent()
+
+    def l2_actions(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
+        """L2's move in each row (``features="l2"``), else ``None``."""
+        if self._l2 is None:
+            return None
+        return np.array(
+            [
+                self._l2.act({"observation": o, "action_mask": m})
+                for o, m in zip(obs, mask, strict=False)
+            ],
+            np.int64,
+        )
+
+    def q_values(
+        self, obs: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``rows, actions, q`` for every legal pair of a batch."""
+        obs = np.asarray(obs, np.float32)
+        rows, acts, feats = pair_features(obs, mask, self.l2_actions(obs, np.asarray(mask)))
+        if not self.role_nets:
+            return rows, acts, self.nets[0].q(obs, rows, feats)
+        roles = np.argmax(obs[:, OBS_SLICES["role"]], axis=1)[rows]
+        q = np.empty(len(rows), np.float32)
+        for r, net in enumerate(self.nets):
+            sel = np.flatnonzero(roles == r)
+            if len(sel):
+                q[sel] = net.q(obs, rows[sel], feats[sel])
+        return rows, acts, q
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The greedy action of every row."""
+        rows, acts, q = self.q_values(obs, mask)
+        return greedy(rows, acts, q, len(obs))
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        if not isinstance(observation, Mapping) or not {"observation", "action_mask"} <= set(
+            observation
+        ):
+            raise ValueError("act takes the env's observation dict {'observation', 'action_mask'}")
+        obs = np.asarray(observation["observation"], np.float32)
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        if obs.shape != (OBS_SIZE,) or mask.shape != (A.NUM_ACTIONS,):
+            raise ValueError(
+                f"observation must have shape ({OBS_SIZE},) and action_mask ({A.NUM_ACTIONS},);"
+                f" got {obs.shape} and {mask.shape}"
+            )
+        if not mask.any():
+            raise ValueError("the action mask has no legal action: this agent is not to act")
+        return int(self.act_batch(obs[None], mask[None])[0])
+
+    def __repr__(self) -> str:
+        net = self.nets[0]
+        sizes = [OBS_SIZE + ACTION_FEATURES, len(net.b0)] + [len(b) for _, b in net.layers]
+        per = f"{len(self.nets)} role nets" if self.role_nets else "one net"
+        return f"DMCAgent({self.name!r}, {'-'.join(map(str, sizes))}, {per}, {self.features})"
+
+
+def greedy(rows: np.ndarray, acts: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
+    """The action with the highest ``q`` in each of ``n`` rows (ties: the lowest id)."""
+    order = np.lexsort((acts, -q, rows))  # by row, then best q, then lowest action id
+    first = np.ones(len(order), bool)
+    first[1:] = rows[order][1:] != rows[order][:-1]
+    out = np.full(n, -1, np.int64)
+    out[rows[order][first]] = acts[order][first]
+    return out
+
+
+def save(
+    path: str | Path,
+    nets: Sequence[QNet],
+    role_nets: bool,
+    features: str,
+    **meta: Any,
+) -> Path:
+    """Write a DMC player as one ``.npz`` (weights + ``meta`` JSON with the input layout)."""
+    path = Path(path)
+    arrays: dict[str, np.ndarray] = {}
+    for i, net in enumerate(nets):
+        arrays.update(net.arrays(f"net{i}_"))
+    info = {
+        **meta,
+        "format": FORMAT,
+        "num_nets": len(nets),
+        "role_nets": bool(role_nets),
+        "features": features,
+        "input_layout": input_layout(features),
+    }
+    arrays["meta"] = np.array(json.dumps(info, sort_keys=True, default=str))
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
+    tmp.replace(path)
+    return path
+
+
+def load(path: str | Path, name: str | None = None) -> DMCAgent:
+    """A DMC player from its ``.npz``; a checkpoint trained on another input layout is a
+    ValueError that names both layouts."""
+    path = Path(path)
+    with np.load(path, allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    if "meta" not in arrays:
+        raise ValueError(f"{path} is not a DMC checkpoint (no meta)")
+    meta = json.loads(str(arrays.pop("meta")))
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"{path}: format {meta.get('format')!r}, expected {FORMAT!r}")
+    features = str(meta.get("features", "basic"))
+    saved = meta.get("input_layout", {})
+    current = input_layout(features)
+    for key in ("observation", "obs_size", "action_encoding", "action_size"):
+        if saved.get(key) != current[key]:
+            raise ValueError(
+                f"{path} was trained on input layout {key}={saved.get(key)!r}, but this "
+                f"version of gin_env gives {current[key]!r}; it cannot play here"
+            )
+    nets = [QNet.from_arrays(arrays, f"net{i}_") for i in range(int(meta["num_nets"]))]
+    return DMCAgent(
+        nets,
+        bool(meta["role_nets"]),
+        features,
+        name=name or str(meta.get("name", path.stem)),
+        meta=meta,
+    )

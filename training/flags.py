@@ -1,0 +1,92 @@
+"""Command-line flags from a trainer's ``Args`` dataclass, shared by the trainers.
+
+Every field is a ``--flag`` (underscores become dashes) with its help text (the field's
+``metadata["help"]``) and its default shown in ``--help``. :func:`parse` also returns which
+flags the command line gave explicitly, which a ``--resume`` needs to tell a deliberate
+change from a default (:func:`training.checkpoints.resume_settings`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["HELP", "build_parser", "parse", "command_line", "parse_bool", "names"]
+
+T = TypeVar("T")
+
+
+def HELP(default: Any, text: str) -> Any:  # noqa: N802 (reads as a field declaration)
+    """A dataclass field with a default and help text."""
+    return dataclasses.field(default=default, metadata={"help": text})
+
+
+def parse_bool(text: str) -> bool:
+    low = text.lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected a boolean (true/false); got {text!r}")
+
+
+def names(text: str) -> list[str]:
+    """``"a, b,c"`` -> ``["a", "b", "c"]``."""
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def build_parser(
+    cls: type, prog: str, description: str, suppress: bool = False
+) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    for f in dataclasses.fields(cls):
+        flag = "--" + f.name.replace("_", "-")
+        text = f.metadata.get("help", "")
+        shown = (
+            f" (default: {str(f.default).lower()})"
+            if isinstance(f.default, bool)
+            else f" (default: {f.default!r})"
+        )
+        default = argparse.SUPPRESS if suppress else f.default
+        if f.type in ("bool", bool):
+            parser.add_argument(
+                flag,
+                type=parse_bool,
+                nargs="?",
+                const=True,
+                default=default,
+                metavar="BOOL",
+                help=text + shown,
+            )
+        else:
+            kind = {"int": int, "float": float, "str": str}[str(f.type)]
+            parser.add_argument(flag, type=kind, default=default, help=text + shown)
+    return parser
+
+
+def parse(
+    cls: Callable[..., T],
+    argv: list[str] | None,
+    prog: str,
+    description: str,
+) -> tuple[T, set[str], argparse.ArgumentParser]:
+    """``(args, explicit flag names, parser)``."""
+    parser = build_parser(cls, prog, description)  # type: ignore[arg-type]
+    ns = parser.parse_args(argv)
+    given = build_parser(cls, prog, description, suppress=True).parse_args(argv)  # type: ignore[arg-type]
+    return cls(**vars(ns)), set(vars(given)), parser
+
+
+def command_line(args: Any, module: str) -> str:
+    """The command that reproduces ``args`` (flags that differ from the defaults)."""
+    parts = [f"python -m {module}"]
+    for f in dataclasses.fields(args):
+        value = getattr(args, f.name)
+        if value != f.default:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            parts.append(f"--{f.name.replace('_', '-')} {text}")
+    return " ".join(parts)

@@ -1,0 +1,341 @@
+"""Model cards of shipped players: ``agents/checkpoints/<name>.md``.
+
+A card says how the player was trained (the commands, steps, wall time, the network, the
+evaluations during training and the learning curve) and how it plays, measured by
+:mod:`training.evaluate` on a seed never used to pick it (:func:`card_evaluation`). A card
+written again keeps the hand-written sections that follow its generated evaluation.
+
+- :func:`write_model_card`: MaskablePPO actors (``training.train_ppo``);
+- :func:`write_dmc_card`: Deep Monte-Carlo players (``training.train_dmc``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "card_evaluation",
+    "write_model_card",
+    "write_dmc_card",
+    "notes_after_evaluation",
+    "eval_history",
+    "fmt",
+]
+
+
+LEVELS = {"random": "L0", "simple": "L1", "heuristic": "L2", "search": "L4"}
+
+
+def card_evaluation(
+    name: str,
+    pairs: int,
+    matches: int,
+    workers: int,
+    seed: int,
+    opponents: Sequence[str] = ("random", "simple", "heuristic"),
+) -> dict[str, Any]:
+    """The model card's figures, from :mod:`training.evaluate`: gin on duplicate deals
+    against ``opponents``; three-handed matches against two L1 and two L2 players."""
+    import agents
+    from training import evaluate
+
+    agent = agents.make(name)
+    env = agent.meta["env"]
+    out: dict[str, Any] = {"env": env, "seed": seed}
+    if env == "gin":
+        for opp in opponents:
+            label = LEVELS.get(opp, opp)
+            out[f"vs {label} ({opp})"] = evaluate.gin_duplicate(
+                name, opp, pairs, seed=seed, workers=workers, matches=matches, progress=False
+            )
+    else:
+        from training.stats import wilson_ci
+
+        for opp, label in (("simple", "L1"), ("heuristic", "L2")):
+            res = evaluate.three_handed(
+                [name, opp, opp], matches, seed=seed, workers=workers, progress=False
+            )["adviser_on"]
+            mine = res["agents"][name]
+            wins = round(mine["match_win_rate"] * mine["matches"])
+            out[f"vs two {label} ({opp})"] = {
+                "matches": mine["matches"],
+                "match_win_rate": mine["match_win_rate"],
+                "match_win_rate_ci95": wilson_ci(wins, mine["matches"]),
+                "hands": res["hands"],
+                **{f"as {role}": stats for role, stats in mine["roles"].items()},
+            }
+    return out
+
+
+def fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list | tuple) and all(isinstance(v, float) for v in value):
+        return "[" + ", ".join(f"{v:.4g}" for v in value) + "]"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {fmt(v)}" for k, v in value.items())
+    return json.dumps(value, default=str) if isinstance(value, list) else str(value)
+
+
+def _warm_start(a: dict[str, Any], bc: dict[str, Any] | None) -> str:
+    if not bc:
+        return "none (PPO from a random initialisation)"
+    text = f"behaviour cloning of `{a.get('bc_teacher')}` on {a.get('bc_hands')} self-play hands"
+    if bc.get("dagger_hands"):
+        text += (
+            f" + {bc['dagger_hands']} DAgger hands (the student plays, the teacher labels; "
+            f"before them the student agreed with the teacher on "
+            f"{bc['dagger_on_policy_agreement']:.3f} of its own decisions)"
+        )
+    text += (
+        f": {bc['bc_samples']} decisions, {a.get('bc_epochs')} epochs per phase, final train "
+        f"accuracy {bc['bc_accuracy']:.3f}"
+    )
+    if "bc_val_accuracy" in bc:
+        text += f", held-out accuracy {bc['bc_val_accuracy']:.3f}"
+    return text + "; then PPO"
+
+
+def eval_history(evals: list[dict[str, float]]) -> list[str]:
+    if not evals:
+        return ["(none)"]
+    keys = [k for k in evals[0] if k.endswith("hand_win_rate")]
+    rows = ["| step | " + " | ".join(k.split("/")[0] for k in keys) + " |"]
+    rows.append("|---" * (len(keys) + 1) + "|")
+    for e in evals:
+        rows.append(
+            f"| {int(e['step']):,} | "
+            + " | ".join(f"{e.get(k, float('nan')):.3f}" for k in keys)
+            + " |"
+        )
+    return rows
+
+
+def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
+    """``agents/checkpoints/<name>.md``: how it was trained and how it plays."""
+    from agents.trained import CHECKPOINT_DIR, load
+
+    agent = load(name)
+    meta = agent.meta
+    a = meta.get("args", {})
+    sizes = [agent.obs_size] + [int(w.shape[0]) for w, _ in agent.layers]
+    lines = [
+        f"# {name}",
+        "",
+        f"MaskablePPO (sb3-contrib) actor for `{meta['env']}`, played by `agents.trained.load"
+        f"({name!r})` (numpy only, deterministic: the legal action with the highest logit).",
+        "",
+        "## Training",
+        "",
+        "Commands (the first run, then each `--resume`):",
+        "",
+        "```",
+        *meta.get("commands", []),
+        "```",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| Steps | {meta['steps']:,} learner decisions of PPO"
+        + (
+            " (none: the shipped actor is the warm start itself, which no later evaluation beat) |"
+            if meta["steps"] == 0
+            else " |"
+        ),
+        *(
+            [
+                f"| Chosen | early stopping: of the run's {meta['run_steps']:,} steps, the "
+                f"checkpoint at step {meta['best']['step']:,} won the most evaluation hands "
+                f"(`{meta['best']['key']}` {meta['best']['score']:.3f}, eval seed 10007; the "
+                "figures below use another seed) |",
+                f"| Wall time | {meta['run_wall_s'] / 60:.1f} min for the whole run (warm start "
+                "included) on a shared 2-core CPU machine |",
+            ]
+            if meta.get("best")
+            else [f"| Wall time | {meta['wall_s'] / 60:.1f} min on a shared 2-core CPU machine |"]
+        ),
+        f"| Network | MLP {'-'.join(map(str, sizes))}, {meta['activation']} "
+        "(actor; critic the same shape, not shipped) |",
+        "| Episodes | one hand, learner in a random seat (every role) |",
+        f"| Reward | the learner's own side's hand points x {a.get('reward_scale')} "
+        "(`reward='team'`) |",
+        f"| Opponent pool | {a.get('opponents')} + up to {a.get('max_snapshots')} snapshots "
+        f"(join when the mean score against the pool is >= 0.5 + {a.get('margin')}) |",
+        f"| PPO | lr {a.get('learning_rate')}, n_steps {a.get('n_steps')} x {a.get('n_envs')} envs,"
+        f" batch {a.get('batch_size')}, epochs {a.get('n_epochs')}, gamma {a.get('gamma')}, "
+        f"gae_lambda {a.get('gae_lambda')}, clip {a.get('clip_range')}, ent_coef "
+        f"{a.get('ent_coef')} |",
+        f"| Warm start | {_warm_start(a, meta.get('bc'))} |",
+        "",
+        "Evaluation during training (hands won; `training.evaluate` duplicate deals in gin, "
+        "plain hands with random seats in the three-handed game):",
+        "",
+        *eval_history(meta.get("evals", [])),
+        "",
+        *(
+            [f"![learning curve]({name}-learning-curve.png)", ""]
+            if (CHECKPOINT_DIR / f"{name}-learning-curve.png").is_file()
+            else []
+        ),
+        "## Evaluation",
+        "",
+        f"Measured by `{command}` (training.evaluate, seed {results.get('seed')}).",
+        "",
+    ]
+    for key, res in results.items():
+        if not isinstance(res, dict):
+            continue
+        lines += [f"### {key}", "", "| metric | value |", "|---|---|"]
+        lines += [f"| {k} | {fmt(v)} |" for k, v in res.items()]
+        lines.append("")
+    path = CHECKPOINT_DIR / f"{name}.md"
+    text = "\n".join(lines)
+    if path.is_file():
+        text += notes_after_evaluation(path.read_text())
+    path.write_text(text)
+    return path
+
+
+def notes_after_evaluation(card: str) -> str:
+    """The hand-written sections (``## ...``) that follow a card's generated evaluation:
+    a re-measured card keeps them."""
+    start = card.find("\n## Evaluation")
+    notes = card.find("\n## ", start + 1) if start >= 0 else -1
+    return "\n" + card[notes:].lstrip("\n") if notes >= 0 else ""
+
+
+def _dmc_eval_rows(evals: list[dict[str, Any]]) -> list[str]:
+    if not evals:
+        return ["(none)"]
+    keys = sorted(
+        {
+            k
+            for e in evals
+            for k in e
+            if k.endswith(("hand_win_rate", "points_per_hand", "match_win_rate"))
+        }
+    )
+    keys = [k for k in keys if "_" not in k.split("/")[0] or k.count("/") == 1]
+    keys = [k for k in keys if not any(r in k for r in ("box_", "captain_", "adviser_"))]
+    rows = ["| decisions | hours | phase | " + " | ".join(keys) + " |"]
+    rows.append("|---" * (len(keys) + 3) + "|")
+    for e in evals:
+        rows.append(
+            f"| {int(e['step']):,} | {e.get('hours', float('nan')):.2f} | {e.get('phase', '')} | "
+            + " | ".join(f"{e.get(k, float('nan')):.3f}" for k in keys)
+            + " |"
+        )
+    return rows
+
+
+def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
+    """``agents/checkpoints/<name>.md`` of a DMC player (``agents/checkpoints/<name>.npz``)."""
+    import agents
+    from agents.trained import CHECKPOINT_DIR
+
+    agent = agents.make(name)
+    meta = agent.meta
+    a = meta.get("args", {})
+    net = agent.nets[0]
+    sizes = [net.w_obs.shape[1], net.w_act.shape[1], len(net.b0)] + [len(b) for _, b in net.layers]
+    layout = meta.get("input_layout", {})
+    best = meta.get("best") or {}
+    chosen = meta.get("chosen", "")
+    lines = [
+        f"# {name}",
+        "",
+        f"Deep Monte-Carlo (DMC) player for `{meta['env']}`, played by `agents.make({name!r})` "
+        "(numpy only, deterministic: the legal action with the highest Q). Trained by "
+        "`training/train_dmc.py`.",
+        "",
+        "## Training",
+        "",
+        "Commands (the first run, then each `--resume`):",
+        "",
+        "```",
+        *meta.get("commands", []),
+        "```",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| Decisions | {meta['steps']:,} learner decisions at the shipped checkpoint "
+        f"(`{chosen}`); the run made {meta.get('run_steps', meta['steps']):,} |",
+        "| Chosen | "
+        + (
+            f"the best `{best.get('key')}` on the selection seed {best.get('seed')} "
+            f"({best.get('score', float('nan')):.3f} at {best.get('step', 0):,} decisions); the "
+            "evaluation below uses another seed |"
+            if chosen == "best" and best
+            else f"checkpoint `{chosen}` |"
+        ),
+        f"| Wall time | {meta['wall_s'] / 60:.1f} min to the shipped checkpoint, "
+        f"{meta.get('run_wall_s', meta['wall_s']) / 60:.1f} min for the run (evaluations "
+        "included), one process on a shared 2-core CPU machine |",
+        f"| Network | Q(s, a): observation {sizes[0]} + action {sizes[1]} -> "
+        f"{'-'.join(map(str, sizes[2:]))}, ReLU; "
+        + (
+            f"one network per role ({len(agent.nets)})"
+            if agent.role_nets
+            else "one network, the role is in the observation"
+        )
+        + " |",
+        "| Action encoding | kind, card, deadwood after the move"
+        + (
+            ", and whether L2 plays the move (L2 runs at every decision)"
+            if agent.features == "l2"
+            else ""
+        )
+        + " |",
+        f"| Input layout | observation `{layout.get('observation')}` ({layout.get('obs_size')}),"
+        f" action `{layout.get('action_encoding')}` ({layout.get('action_size')}); checked on "
+        "load |",
+        f"| Targets | the deciding seat's own side's points of the hand x {a.get('reward_scale')}"
+        " (Monte-Carlo, no bootstrapping) |",
+        "| Warm start | "
+        + (
+            f"{a.get('warm_steps'):,} decisions of L2 in every seat, epsilon "
+            f"{a.get('warm_epsilon')} (Q fitted to L2's returns), then self-play |"
+            if a.get("warm_steps")
+            else "none |"
+        ),
+        f"| Self-play | epsilon {a.get('epsilon')}, {a.get('num_envs')} games at once; "
+        f"{a.get('opponent_share')} of the hands one learner seat against "
+        f"`{a.get('opponents')}` |",
+        f"| Learner | Adam lr {a.get('learning_rate')}, batch {a.get('batch_size')}, replay "
+        f"ratio {a.get('replay_ratio')} over the latest {a.get('buffer_size'):,} decisions, "
+        "interleaved with acting in one process |",
+        "",
+        f"Evaluation during training (selection seed {a.get('eval_seed')}, "
+        f"{a.get('eval_pairs')} duplicate pairs / matches each):",
+        "",
+        *_dmc_eval_rows(meta.get("evals", [])),
+        "",
+        *(
+            [f"![learning curve]({name}-learning-curve.png)", ""]
+            if (CHECKPOINT_DIR / f"{name}-learning-curve.png").is_file()
+            else []
+        ),
+        *(
+            [f"![points per hand]({name}-learning-curve-points.png)", ""]
+            if (CHECKPOINT_DIR / f"{name}-learning-curve-points.png").is_file()
+            else []
+        ),
+        "## Evaluation",
+        "",
+        f"Measured by `{command}` (training.evaluate, held-out seed {results.get('seed')}).",
+        "",
+    ]
+    for key, res in results.items():
+        if not isinstance(res, dict):
+            continue
+        lines += [f"### {key}", "", "| metric | value |", "|---|---|"]
+        lines += [f"| {k} | {fmt(v)} |" for k, v in res.items()]
+        lines.append("")
+    path = CHECKPOINT_DIR / f"{name}.md"
+    text = "\n".join(lines)
+    if path.is_file():
+        text += notes_after_evaluation(path.read_text())
+    path.write_text(text)
+    return path
