@@ -1,0 +1,222 @@
+"""Speed of the batched engine (``VectorGinEnv``) against OpenSpiel's gin_rummy, in one run.
+
+Every contender plays uniform random legal moves, and every agent step produces what a
+training loop needs: the observation and the action mask of the seat to act.
+
+- ``VectorGinEnv(N, game)`` with the compiled backend (``numba``) at N = 1, 64, 1024, 4096
+  for ``gin`` and ``three_handed`` (default options: whole matches to 100, the adviser's turns
+  in three-handed gin count as agent steps). One ``step`` is N agent steps. The random choice
+  over the masks is a small compiled function (a numpy choice over ``[N, 109]`` would cost
+  about as much as the engine itself); it is timed with the engine.
+- The Python reference backend at N = 64, for scale.
+- OpenSpiel's C++ ``gin_rummy`` through pyspiel (``benchmarks/bench_env.py``'s loop):
+  ``observation_tensor``, ``legal_actions_mask``, the choice, ``apply_action``; chance nodes
+  (the deal) are not counted.
+
+Rates are agent steps per second of this process's CPU time (``time.process_time``; the
+engine runs on one thread, so that is per core); the wall-time rate is printed beside. The
+contenders take turns in short slices (``--rounds``) so that load changes hit all alike.
+Also printed: the memory of N = 4096 games (the engine's arrays, and the process's resident
+memory before and after making it), and the first-call compile time (a fresh numba cache)
+against a cached start, each measured in a new Python process.
+
+Run ``python benchmarks/bench_vector.py --seconds 2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numba
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from gin_env.vector import VectorGinEnv  # noqa: E402
+
+#: A contender runs for about ``seconds`` of CPU time and returns its agent steps.
+Loop = Callable[[float], int]
+SIZES = (1, 64, 1024, 4096)
+
+
+@numba.njit(cache=True)
+def random_legal(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: the ``floor(u[i] * k)``-th of the ``k`` legal ids of row ``i``."""
+    for i in range(mask.shape[0]):
+        k = 0
+        for a in range(mask.shape[1]):
+            k += mask[i, a]
+        pick = int(u[i] * k)
+        for a in range(mask.shape[1]):
+            if mask[i, a]:
+                if pick == 0:
+                    out[i] = a
+                    break
+                pick -= 1
+
+
+def vector_loop(num_envs: int, game: str, backend: str = "numba", seed: int = 0) -> Loop:
+    env = VectorGinEnv(num_envs, game, seed=seed, backend=backend)
+    rng = np.random.default_rng(seed)
+    actions = np.zeros(num_envs, np.int64)
+    holder = {"out": env.reset()}
+
+    def loop(seconds: float) -> int:
+        out = holder["out"]
+        steps = 0
+        deadline = time.process_time() + seconds
+        while time.process_time() < deadline:
+            for _ in range(max(1, 2048 // num_envs)):
+                random_legal(out["action_mask"], rng.random(num_envs), actions)
+                out = env.step(actions)
+                steps += num_envs
+        holder["out"] = out
+        return steps
+
+    return loop
+
+
+def _bench_env_module():  # type: ignore[no-untyped-def]
+    path = Path(__file__).resolve().parent / "bench_env.py"
+    spec = importlib.util.spec_from_file_location("bench_env", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def contenders(sizes: tuple[int, ...]) -> dict[str, Loop]:
+    out: dict[str, Loop] = {}
+    peer = _bench_env_module().openspiel_loop()
+    if peer is not None:
+        out["OpenSpiel gin_rummy (C++, pyspiel)"] = peer
+    for game in ("gin", "three_handed"):
+        for n in sizes:
+            out[f"VectorGinEnv {game:12} numba  N={n}"] = vector_loop(n, game)
+        out[f"VectorGinEnv {game:12} python N=64"] = vector_loop(64, game, "python")
+    return out
+
+
+def run(seconds: float, rounds: int, sizes: tuple[int, ...]) -> list[tuple[str, int, float, float]]:
+    loops = contenders(sizes)
+    totals = {name: [0, 0.0, 0.0] for name in loops}
+    for loop in loops.values():  # warm up: compile, caches, first deals
+        loop(0.05)
+    for _ in range(rounds):
+        for name, loop in loops.items():
+            c0, w0 = time.process_time(), time.perf_counter()
+            steps = loop(seconds / rounds)
+            t = totals[name]
+            t[0] += steps
+            t[1] += time.process_time() - c0
+            t[2] += time.perf_counter() - w0
+    return [(name, int(s), c, w) for name, (s, c, w) in totals.items()]
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def memory_report(num_envs: int = 4096) -> str:
+    before = _rss_bytes()
+    env = VectorGinEnv(num_envs, "three_handed", seed=0)
+    out = env.reset()
+    for _ in range(20):
+        actions = np.zeros(num_envs, np.int64)
+        random_legal(out["action_mask"], np.random.default_rng(0).random(num_envs), actions)
+        out = env.step(actions)
+    after = _rss_bytes()
+    engine = env._impl
+    arrays = [engine.state, engine.deck, engine.pile, engine.next_deck, engine.ep_order,
+              engine.ep_deck0, engine.ep_deck1]  # fmt: skip
+    state_bytes = sum(a.nbytes for a in arrays)
+    out_bytes = sum(a.nbytes for a in out.values())
+    return (
+        f"memory, N={num_envs} three-handed games: state arrays {state_bytes / 2**20:.1f} MiB "
+        f"({state_bytes // num_envs} bytes a game), one step's outputs {out_bytes / 2**20:.1f} "
+        f"MiB, process RSS {before / 2**20:.0f} -> {after / 2**20:.0f} MiB "
+        f"(+{(after - before) / 2**20:.0f} MiB, numpy generators per slot included)"
+    )
+
+
+_COMPILE_PROBE = """
+import time
+t0 = time.perf_counter()
+import numpy as np
+from gin_env.vector import VectorGinEnv
+env = VectorGinEnv(8, "three_handed", seed=0)
+out = env.reset()
+for _ in range(200):
+    out = env.step(np.argmax(out["action_mask"], axis=1))
+env = VectorGinEnv(8, "gin", seed=0)
+out = env.reset()
+for _ in range(200):
+    out = env.step(np.argmax(out["action_mask"], axis=1))
+print(time.perf_counter() - t0)
+"""
+
+
+def compile_report() -> str:
+    """Import + first steps of both games in a new process: with an empty numba cache (the
+    first call compiles) and again with the cache it left."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        times = []
+        for _ in range(2):
+            done = subprocess.run(
+                [sys.executable, "-c", _COMPILE_PROBE],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            times.append(float(done.stdout.strip().splitlines()[-1]))
+    return (
+        f"start-up (import, make, reset, 200 steps of each game, new process): "
+        f"first call (compiling) {times[0]:.1f} s, cached {times[1]:.1f} s"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=sys.argv[0], description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per contender")
+    parser.add_argument("--rounds", type=int, default=4, help="slices each contender runs in")
+    parser.add_argument("--no-compile", action="store_true", help="skip the compile timing")
+    args = parser.parse_args(argv)
+    if not args.seconds > 0 or args.rounds < 1:
+        parser.error("--seconds must be > 0 and --rounds >= 1")
+    numba.set_num_threads(1)
+    results = run(args.seconds, args.rounds, SIZES)
+    peer = next((r for r in results if r[0].startswith("OpenSpiel")), None)
+    peer_rate = peer[1] / peer[2] if peer is not None and peer[2] else 0.0
+    print(f"Random legal play, observation + mask of the seat to act, agent-steps/s "
+          f"({args.seconds:g} CPU s each, {args.rounds} rounds, one thread)")  # fmt: skip
+    print(f"{'contender':48} {'per CPU s':>11} {'per wall s':>11} {'vs OpenSpiel':>13}")
+    for name, steps, cpu, wall in results:
+        rate = steps / cpu if cpu else 0.0
+        ratio = f"{rate / peer_rate:12.1f}x" if peer_rate else "-"
+        print(f"{name:48} {rate:11,.0f} {steps / wall if wall else 0:11,.0f} {ratio:>13}")
+    if peer is None:
+        print("(OpenSpiel not installed: pip install open_spiel to compare)")
+    print(memory_report())
+    if not args.no_compile:
+        print(compile_report())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
