@@ -698,13 +698,20 @@ def outputs_kernel(st, pile, cfg, obs, mask, seat, role):  # type: ignore[no-unt
 @numba.njit(cache=True)
 def step_kernel(  # type: ignore[no-untyped-def]
     st, deck, pile, next_deck, ep_order, ep_deck0, ep_deck1, cfg, scale, actions,
-    obs, mask, seat, role, rewards, hand_over, done,
+    obs, mask, seat, role, rewards, hand_over, done, active,
 ):  # fmt: skip
-    """Apply ``actions`` (already checked legal) to every slot and write the outputs."""
+    """Apply ``actions`` (already checked legal) to the ``active`` slots and write the
+    outputs (an inactive slot keeps its state: no reward, no hand or episode end)."""
     dws = np.empty(NUM_CARDS, np.int64)
     for i in range(st.shape[0]):
         st[i, F_NEED_DECK] = 0
         st[i, F_NEW_EPISODE] = 0
+        if not active[i]:
+            rewards[i, :] = 0.0
+            hand_over[i] = False
+            done[i] = False
+            _write_outputs(st, pile, cfg, obs, mask, seat, role, dws, i)
+            continue
         r = _apply(
             st[i], deck[i], pile[i], next_deck[i], ep_order[i], ep_deck0[i], ep_deck1[i],
             cfg, scale, actions[i], rewards[i],
@@ -817,7 +824,9 @@ class BatchedGames:
             self.next_deck[i] = rng.permutation(NUM_CARDS)
 
     # -- the backend interface -------------------------------------------------------------
-    def reset(self, seed: int | None) -> None:
+    def reset(self, seed: int | None, decks: np.ndarray | None = None) -> None:
+        """Start every slot's next episode (seeded ``seed + i`` when ``seed`` is given);
+        ``decks`` replace the first hands' decks (the deck stream goes on unchanged)."""
         n = self.num_envs
         if seed is not None or not self.np_random:
             self.np_random = [
@@ -825,6 +834,8 @@ class BatchedGames:
             ]
             for i in range(n):
                 self._prepare_episode(i)
+        if decks is not None:
+            self.ep_deck0[:] = decks
         start_kernel(
             self.state, self.deck, self.pile, self.next_deck, self.ep_order, self.ep_deck0,
             self.ep_deck1, self.cfg, np.arange(n),
@@ -848,8 +859,10 @@ class BatchedGames:
         )  # fmt: skip
         return out
 
-    def step(self, actions: np.ndarray) -> dict[str, np.ndarray]:
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> dict[str, np.ndarray]:
         n = self.num_envs
+        if active is None:
+            active = np.ones(n, np.bool_)
         out = self._new_outputs()
         out["rewards"] = np.empty((n, self.num_players), np.float32)
         out["hand_over"] = np.empty(n, np.bool_)
@@ -858,7 +871,7 @@ class BatchedGames:
             self.state, self.deck, self.pile, self.next_deck, self.ep_order, self.ep_deck0,
             self.ep_deck1, self.cfg, self.scale, actions, out["observation"],
             out["action_mask"], out["seat"], out["role"], out["rewards"], out["hand_over"],
-            out["done"],
+            out["done"], active,
         )  # fmt: skip
         self._refill()
         return out

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from gin_env import actions as A
+from gin_env.cards import NUM_CARDS
 from gin_env.config import check_choice, check_int
 from gin_env.encoding import OBS_SIZE
 
@@ -97,9 +98,10 @@ class _PythonBackend:
         self.player_of = {a: i for i, a in enumerate(self.agents)}
         self.results = _empty_results(num_envs, self.num_players)
 
-    def reset(self, seed: int | None) -> None:
+    def reset(self, seed: int | None, decks: np.ndarray | None) -> None:
         for i, env in enumerate(self.envs):
-            env.reset(seed=None if seed is None else seed + i)
+            options = None if decks is None else {"deck": decks[i].tolist()}
+            env.reset(seed=None if seed is None else seed + i, options=options)
 
     def legal(self, i: int) -> list[int]:
         return self.envs[i].legal_actions()
@@ -120,12 +122,14 @@ class _PythonBackend:
             role[i] = env.match.record.roles[p]
         return {"observation": obs, "action_mask": mask, "seat": seat, "role": role}
 
-    def step(self, actions: np.ndarray) -> dict[str, np.ndarray]:
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> dict[str, np.ndarray]:
         n = len(self.envs)
         rewards = np.zeros((n, self.num_players), np.float32)
         hand_over = np.zeros(n, np.bool_)
         done = np.zeros(n, np.bool_)
         for i, env in enumerate(self.envs):
+            if active is not None and not active[i]:
+                continue
             record = env.match.record
             env.step(int(actions[i]))
             rewards[i] = [env.rewards[a] for a in self.agents]
@@ -193,29 +197,52 @@ class VectorGinEnv:
         self._legal = np.zeros((num_envs, A.NUM_ACTIONS), np.bool_)
 
     # -- API ----------------------------------------------------------------------------
-    def reset(self, seed: int | None = None) -> dict[str, np.ndarray]:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> dict[str, np.ndarray]:
         """Start every slot: with ``seed`` (or, on the first call, the constructor's seed)
         slot ``i`` is seeded with ``seed + i``; a later ``reset()`` without one starts each
-        slot's next episode."""
+        slot's next episode. ``options={"decks": [N, 52] card ints}`` deals those decks for
+        each slot's first hand, as the AEC env's ``reset(options={"deck": ...})`` (the deck
+        stream is unchanged by it); other keys are ignored."""
         if seed is not None:
             check_int("seed", seed, 0, 2**63 - 1 - self.num_envs)
+        decks = None
+        if options and options.get("decks") is not None:
+            decks = self._check_decks(options["decks"])
+        if seed is not None:
             self.seed = seed
         elif not self._started:
             seed = self.seed
-        self._impl.reset(seed)
+        self._impl.reset(seed, decks)
         self._started = True
         out = self._impl.outputs()
         self._last = out
         self._legal = out["action_mask"].copy()  # the caller may write into what it gets
         return out
 
-    def step(self, actions: Any) -> dict[str, np.ndarray]:
+    def step(self, actions: Any, active: Any = None) -> dict[str, np.ndarray]:
         """Apply one action per slot (the seat to act's); an illegal action anywhere raises
-        ``ValueError`` naming the slot, the action and the legal ids, and changes nothing."""
+        ``ValueError`` naming the slot, the action and the legal ids, and changes nothing.
+
+        ``active`` (``[num_envs]`` bool, default all): only those slots move; the others
+        keep their state (their ``actions`` entries are ignored) and return zero rewards, no
+        hand end and no episode end: for tables where some games wait (for a learner)."""
         if self._last is None:
             raise RuntimeError("call reset() before step()")
+        on = None
+        if active is not None:
+            on = np.asarray(active)
+            if on.shape != (self.num_envs,) or on.dtype != np.bool_:
+                raise ValueError(
+                    f"active must be {self.num_envs} bools (one per slot), got shape "
+                    f"{on.shape} of {on.dtype}"
+                )
+            arr = np.asarray(actions)
+            if arr.shape == (self.num_envs,) and arr.dtype.kind in "iu":
+                actions = np.where(on, arr, np.argmax(self._legal, axis=1))
         acts = self._check_actions(actions, self._legal)
-        out = self._impl.step(acts)
+        out = self._impl.step(acts, on)
         self._last = out
         self._legal = out["action_mask"].copy()
         return out
@@ -249,6 +276,22 @@ class VectorGinEnv:
         self._last = None
 
     # -- checks -------------------------------------------------------------------------
+    def _check_decks(self, decks: Any) -> np.ndarray:
+        arr = np.asarray(decks)
+        if arr.shape != (self.num_envs, NUM_CARDS) or arr.dtype.kind not in "iu":
+            raise ValueError(
+                f"options['decks'] must be {self.num_envs} decks of {NUM_CARDS} card ints, got "
+                f"shape {arr.shape} of {arr.dtype}"
+            )
+        ok = (np.sort(arr, axis=1) == np.arange(NUM_CARDS)).all(axis=1)
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            raise ValueError(
+                f"options['decks'][{i}] must be a permutation of the 52 card ints 0..51, "
+                f"got {arr[i].tolist()}"
+            )
+        return arr.astype(np.int64)
+
     def _check_actions(self, actions: Any, mask: np.ndarray) -> np.ndarray:
         arr = np.asarray(actions)
         if arr.shape != (self.num_envs,) or arr.dtype.kind not in "iu":
