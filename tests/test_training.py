@@ -307,3 +307,43 @@ def test_a_remeasured_model_card_keeps_its_hand_written_sections() -> None:
     )
     assert _notes_after_evaluation(card) == "\n## Runs compared\n\nTwo runs were made.\n"
     assert _notes_after_evaluation(card.split("## Runs")[0]) == ""  # nothing hand-written
+
+
+# -- resume keeps the run's settings; every flag is documented (issue 13 items 12, 14) --------
+def test_resume_restores_the_saved_settings_and_refuses_a_conflicting_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = tiny_args(tmp_path, "gin", total=128)
+    train(args)
+    resumed = parse_args(["--run-dir", args.run_dir, "--resume"])
+    assert (resumed.total_steps, resumed.n_envs, resumed.net_arch, resumed.seed) == (
+        128, 2, "32,32", 3
+    )  # fmt: skip
+    assert resumed.env == "gin" and resumed.opponents == "random"
+    longer = parse_args(["--run-dir", args.run_dir, "--resume", "--total-steps", "512"])
+    assert longer.total_steps == 512 and longer.n_steps == 64  # a changeable flag
+    for bad in (["--env", "three_handed"], ["--net-arch", "64,64"], ["--learning-rate", "0.1"]):
+        with pytest.raises(SystemExit) as exit_:
+            parse_args(["--run-dir", args.run_dir, "--resume", *bad])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and f"{bad[0]} " in err and "conflicts" in err
+    with pytest.raises(ValueError, match="--env"):  # a direct train() call too
+        train(tiny_args(tmp_path, "three_handed", run_dir=args.run_dir, resume=True))
+
+
+@pytest.mark.parametrize("module", ["training.train_ppo", "training.train_dmc"])
+def test_every_train_flag_has_help_text_and_its_default(module: str) -> None:
+    import dataclasses
+    import importlib
+
+    from training.flags import build_parser
+
+    mod = importlib.import_module(module)
+    parser = build_parser(mod.Args, "train", "")
+    helps = {a.dest: a.help or "" for a in parser._actions if a.dest != "help"}
+    assert set(helps) == {f.name for f in dataclasses.fields(mod.Args)}
+    for name, text in helps.items():
+        assert len(text) > len(" (default: x)") + 5, name
+        default = getattr(mod.Args(), name)
+        shown = str(default).lower() if isinstance(default, bool) else repr(default)
+        assert text.endswith(f"(default: {shown})"), (name, text)

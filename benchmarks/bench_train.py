@@ -1,0 +1,108 @@
+"""Learner decisions per second, end to end, of the trainers side by side in one run.
+
+Each contender is a real training run through its trainer's ``train`` (acting, learning,
+bookkeeping; no evaluation, one checkpoint at the end), on two-player gin:
+
+- ``ppo``: ``training.train_ppo`` (sb3-contrib MaskablePPO on the league env, 4 envs, its
+  default network and rollout sizes), the path the project had;
+- ``dmc``: ``training.train_dmc`` with the action encoding ``basic`` on the compiled
+  batched engine (``--backend`` numba by default), 256 games, network 256-256-256;
+- ``dmc-l2``: the same with ``features=l2`` (L2 runs at every learner decision);
+- ``dmc-py``: ``basic`` on the python backend of the engine (optional: ``--python``).
+
+Rates are decisions per second of this process's CPU time (``time.process_time``: a
+shared machine skews them less than wall time), with the wall-time rate beside, and the
+ratio of each to PPO in the same run. The torch thread count is 1 for every contender.
+Run ``python benchmarks/bench_train.py --steps 40000``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+__all__ = ["run_ppo", "run_dmc", "main"]
+
+
+def run_ppo(steps: int, folder: Path) -> dict[str, float]:
+    from training.train_ppo import Args, train
+
+    args = Args(
+        run_dir=str(folder / "ppo"),
+        total_steps=steps,
+        eval_every=10**12,
+        gate_every=10**12,
+        checkpoint_every=10**12,
+        progress=False,
+        seed=1,
+    )
+    return _timed(lambda: train(args)["num_timesteps"])
+
+
+def run_dmc(steps: int, folder: Path, features: str, backend: str) -> dict[str, float]:
+    from training.train_dmc import Args, train
+
+    args = Args(
+        run_dir=str(folder / f"dmc-{features}-{backend}"),
+        total_steps=steps,
+        backend=backend,
+        features=features,
+        eval_every=10**12,
+        checkpoint_every=10**12,
+        progress=False,
+        seed=1,
+        keep_best=False,
+    )
+    return _timed(lambda: train(args)["steps"])
+
+
+def _timed(fn: Any) -> dict[str, float]:
+    cpu, wall = time.process_time(), time.perf_counter()
+    steps = fn()
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {
+        "steps": float(steps),
+        "cpu_s": cpu,
+        "wall_s": wall,
+        "per_cpu_s": steps / cpu,
+        "per_wall_s": steps / wall,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--steps", type=int, default=40_000, help="decisions per DMC contender")
+    parser.add_argument("--ppo-steps", type=int, default=8_192, help="decisions for PPO")
+    parser.add_argument("--backend", default="numba", help="engine backend of the DMC runs")
+    parser.add_argument("--python", action="store_true", help="also DMC on the python backend")
+    ns = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(1)
+    rows: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        run_dmc(2_000, folder / "warmup", "basic", ns.backend)  # compile / import once
+        rows["ppo"] = run_ppo(ns.ppo_steps, folder)
+        rows["dmc"] = run_dmc(ns.steps, folder, "basic", ns.backend)
+        rows["dmc-l2"] = run_dmc(max(2_000, ns.steps // 4), folder, "l2", ns.backend)
+        if ns.python:
+            rows["dmc-py"] = run_dmc(ns.steps, folder, "basic", "python")
+    base = rows["ppo"]["per_cpu_s"]
+    print(f"{'trainer':<8} {'decisions':>10} {'per CPU s':>10} {'per wall s':>11} {'x PPO':>7}")
+    for name, r in rows.items():
+        print(
+            f"{name:<8} {int(r['steps']):>10,} {r['per_cpu_s']:>10,.0f} {r['per_wall_s']:>11,.0f}"
+            f" {r['per_cpu_s'] / base:>7.1f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
