@@ -885,9 +885,12 @@ def write(
 
 
 def _pyplot() -> Any:
+    import sys
+
     import matplotlib
 
-    matplotlib.use("Agg")
+    if "matplotlib.pyplot" not in sys.modules:  # a notebook keeps its own backend
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     return plt
@@ -924,8 +927,9 @@ def plot_duplicate(r: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def plot_advice(r: dict[str, Any], path: Path, key: str = "gain") -> None:
-    """Heat map of the captain x adviser matrix: ``gain`` (or team points) with CIs."""
+def plot_advice(r: dict[str, Any], path: Path | None = None, key: str = "gain") -> Any:
+    """Heat map of the captain x adviser matrix: ``gain`` (or team points) with CIs; saved
+    to ``path``, or the figure returned when ``path`` is None (for a notebook)."""
     plt = _pyplot()
     caps = list(r["cells"])
     advs = list(next(iter(r["cells"].values())))
@@ -956,8 +960,11 @@ def plot_advice(r: dict[str, Any], path: Path, key: str = "gain") -> None:
     )
     fig.colorbar(im, ax=ax, shrink=0.8)
     fig.tight_layout()
+    if path is None:
+        return fig
     fig.savefig(path, dpi=110)
     plt.close(fig)
+    return None
 
 
 def plot_follow(r: dict[str, Any], path: Path) -> None:
