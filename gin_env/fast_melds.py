@@ -241,57 +241,50 @@ def _deadwood_sets(hand: int, triples: int) -> int:
 @numba.njit(cache=True)
 def _deadwood_rank_dp(hand: int) -> int:
     """Exact deadwood rank by rank (for hands with many triple ranks): the state is each
-    suit's open run length (0, 1, 2, or 3 for three or more), two bits a suit; every held
-    card is deadwood, in a set at its rank, or in its suit's run."""
-    cost = np.full(256, _INF, dtype=np.int64)
+    suit's open run length (0, 1, 2, or 3 for three or more), two bits a suit; at each rank
+    every held card continues its suit's run, joins the rank's set (three or four cards) or
+    is deadwood, and a run shorter than three may not end."""
+    cost = np.empty(256, dtype=np.int64)
     nxt = np.empty(256, dtype=np.int64)
+    for state in range(256):
+        cost[state] = _INF
     cost[0] = 0
-    suits = np.empty(4, dtype=np.int64)
     for r in range(_NUM_RANKS):
-        n = 0
-        for s in range(4):
-            if hand >> (13 * s + r) & 1:
-                suits[n] = s
-                n += 1
+        held = ((hand >> r) & 1) | ((hand >> (12 + r)) & 2)
+        held |= ((hand >> (24 + r)) & 4) | ((hand >> (36 + r)) & 8)
         pips = _RANK_PIPS[r]
-        nxt[:] = _INF
-        n_choices = 3**n
         for state in range(256):
-            base = cost[state]
-            if base >= _INF:
-                continue
-            for k in range(n_choices):
-                # choice per held suit: 0 deadwood, 1 set, 2 run
-                assign_run = 0
-                assign_dead = 0
-                sets = 0
-                kk = k
-                for j in range(n):
-                    ch = kk % 3
-                    kk //= 3
-                    if ch == 0:
-                        assign_dead |= 1 << suits[j]
-                    elif ch == 1:
-                        sets += 1
-                    else:
-                        assign_run |= 1 << suits[j]
-                if sets != 0 and sets < 3:
-                    continue
-                new_state = 0
-                extra = 0
-                ok = True
-                for s in range(4):
-                    length = (state >> (2 * s)) & 3
-                    if assign_run >> s & 1:
-                        new_state |= min(length + 1, 3) << (2 * s)
-                    elif length == 1 or length == 2:
-                        ok = False
-                        break
-                    elif assign_dead >> s & 1:
-                        extra += pips
-                if ok and base + extra < nxt[new_state]:
-                    nxt[new_state] = base + extra
-        cost[:] = nxt
+            nxt[state] = _INF
+        run = held  # the suits whose card continues a run: every subset of held
+        while True:
+            rest = held & ~run
+            in_set = rest  # every subset of the rest that makes a set (or none)
+            while True:
+                n_set = _popcount(in_set)
+                if n_set == 0 or n_set >= 3:
+                    extra = _popcount(rest & ~in_set) * pips
+                    for state in range(256):
+                        base = cost[state]
+                        if base >= _INF:
+                            continue
+                        new_state = 0
+                        ok = True
+                        for s in range(4):
+                            length = (state >> (2 * s)) & 3
+                            if (run >> s) & 1:
+                                new_state |= min(length + 1, 3) << (2 * s)
+                            elif length == 1 or length == 2:
+                                ok = False
+                        if ok and base + extra < nxt[new_state]:
+                            nxt[new_state] = base + extra
+                if in_set == 0:
+                    break
+                in_set = (in_set - 1) & rest
+            if run == 0:
+                break
+            run = (run - 1) & held
+        for state in range(256):
+            cost[state] = nxt[state]
     best = _INF
     for state in range(256):
         closed = True
