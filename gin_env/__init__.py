@@ -14,36 +14,39 @@ import gymnasium
 __version__ = "0.1.0"
 
 
-def make_three_handed(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    from gin_env import three_handed_gin_v0
+def _single_agent(game: str, learner: str, opponents: Any, options: dict[str, Any]) -> Any:
+    from gin_env import games
     from gin_env.wrappers import SingleAgentEnv
 
-    return SingleAgentEnv(three_handed_gin_v0.raw_env(**options), learner, opponents)
+    return SingleAgentEnv(games.get(game).make_env(**options), learner, opponents)
+
+
+def make_three_handed(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
+    return _single_agent("three_handed_gin_v0", learner, opponents, options)
 
 
 def make_gin(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    from gin_env import gin_v0
-    from gin_env.wrappers import SingleAgentEnv
-
-    return SingleAgentEnv(gin_v0.raw_env(**options), learner, opponents)
+    return _single_agent("gin_v0", learner, opponents, options)
 
 
 def make_rummy(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    from gin_env import rummy_v0
-    from gin_env.wrappers import SingleAgentEnv
+    return _single_agent("rummy_v0", learner, opponents, options)
 
-    return SingleAgentEnv(rummy_v0.raw_env(**options), learner, opponents)
+
+#: The Gymnasium entry point of each game (``gin_env.games.GameSpec.gym_id`` is its id).
+_ENTRY_POINTS = {
+    "three_handed_gin_v0": "gin_env:make_three_handed",
+    "gin_v0": "gin_env:make_gin",
+    "rummy_v0": "gin_env:make_rummy",
+}
 
 
 def _register() -> None:
-    ids = {
-        "gin_env/ThreeHandedGin-v0": "gin_env:make_three_handed",
-        "gin_env/Gin-v0": "gin_env:make_gin",
-        "gin_env/Rummy-v0": "gin_env:make_rummy",
-    }
-    for env_id, entry in ids.items():
-        if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=entry)
+    from gin_env import games
+
+    for name, spec in games.GAMES.items():
+        if spec.gym_id not in gymnasium.registry:
+            gymnasium.register(spec.gym_id, entry_point=_ENTRY_POINTS[name])
 
 
 _register()

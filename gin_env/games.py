@@ -4,13 +4,11 @@ Every part of the project that lets a user pick a game (the ``gin-rummy`` comman
 replays, the training league, RLlib, the Gymnasium ids) looks it up here, so a game is
 added, renamed or re-sized in one place.
 
-=======================  ================  =======  =======  =====================  ==========
-env (``name``)           other names       players  obs      default agent          family
-=======================  ================  =======  =======  =====================  ==========
-``three_handed_gin_v0``  three, three_hand 3        436      heuristic              gin
-``gin_v0``               gin               2        436      heuristic              gin
-``rummy_v0``             rummy             2-6      by n     rummy-simple           rummy
-=======================  ================  =======  =======  =====================  ==========
+- ``three_handed_gin_v0`` (also ``three_handed``, ``three``, ``three-handed``, ``3``):
+  3 players, observation 436, default agent ``heuristic``.
+- ``gin_v0`` (also ``gin``, ``two-player``): 2 players, observation 436, ``heuristic``.
+- ``rummy_v0`` (also ``rummy``): 2-6 players (``num_players``), observation by player
+  count, default agent ``rummy-simple``.
 
 Agents are named as :func:`agents.make` takes them. The gin games share one observation
 and action layout (:mod:`gin_env.encoding`), so their agents play both; basic rummy has
@@ -18,7 +16,9 @@ its own (:mod:`gin_env.rummy_encoding`) and its own agents. :func:`agent_spec` c
 a named agent plays the game (and reads ``simple`` as ``rummy-simple`` for rummy).
 
 This module sits with the envs and never imports the agents layer (the Gymnasium wrapper
-resolves agent names itself, lazily).
+resolves agent names itself, lazily). It imports nothing but the stdlib when loaded (the
+package's ``__init__`` registers the Gymnasium ids from it): env modules, sizes and roles
+are looked up on first use.
 
 >>> get("three").name, get("three_handed_gin_v0").players, get("gin").observation_size()
 ('three_handed_gin_v0', 3, 436)
@@ -34,10 +34,6 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
-
-from gin_env import actions as gin_actions
-from gin_env.encoding import OBS_SIZE
-from gin_env.gin_aec import role_names_for
 
 __all__ = ["GameSpec", "GAMES", "get", "names", "agent_spec", "FAMILY_AGENTS"]
 
@@ -59,8 +55,17 @@ class GameSpec:
     players: int | None  # fixed seats, or None when ``num_players`` chooses (rummy)
     default_agent: str
     gym_id: str
-    roles: tuple[str, ...] = ()  # the roles that rotate (gin games), in role-id order
     replays: bool = False  # training.replay can save and check its matches
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The roles that rotate, in role-id order (``box, captain, adviser``; ``dealer,
+        non-dealer``); none for rummy."""
+        if self.family != "gin":
+            return ()
+        from gin_env.gin_aec import role_names_for
+
+        return role_names_for(self.num_players())
 
     @property
     def sides(self) -> dict[str, int]:
@@ -89,6 +94,8 @@ class GameSpec:
     def observation_size(self, **options: Any) -> int:
         """Length of a seat's observation vector (rummy's depends on ``num_players``)."""
         if self.family == "gin":
+            from gin_env.encoding import OBS_SIZE
+
             return OBS_SIZE
         from gin_env.rummy_encoding import observation_size
 
@@ -97,7 +104,9 @@ class GameSpec:
     @property
     def num_actions(self) -> int:
         if self.family == "gin":
-            return gin_actions.NUM_ACTIONS
+            from gin_env.actions import NUM_ACTIONS as GIN_ACTIONS
+
+            return GIN_ACTIONS
         from gin_env.rummy_actions import NUM_ACTIONS
 
         return NUM_ACTIONS
@@ -115,7 +124,6 @@ GAMES: dict[str, GameSpec] = {
             players=3,
             default_agent="heuristic",
             gym_id="gin_env/ThreeHandedGin-v0",
-            roles=role_names_for(3),
             replays=True,
         ),
         GameSpec(
@@ -127,7 +135,6 @@ GAMES: dict[str, GameSpec] = {
             players=2,
             default_agent="heuristic",
             gym_id="gin_env/Gin-v0",
-            roles=role_names_for(2),
             replays=True,
         ),
         GameSpec(

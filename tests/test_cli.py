@@ -264,13 +264,13 @@ def test_rummy_with_the_default_opponents() -> None:
     # The gin agents cannot read a rummy observation: the defaults must be rummy's own.
     result = run(["match", "-g", "rummy", "--seed", "1", "--no-color"])
     assert result.exit_code == 0, result.output
-    assert "player_0 simple, player_1 simple" in result.output
+    assert "player_0 rummy-simple, player_1 rummy-simple" in result.output
     assert "went out" in result.output or "stock" in result.output
     # Seat 1: the opponent in seat 0 moves before the person is asked anything.
     result = run(["play", "-g", "rummy", "--seed", "3", "--seat", "1", "--no-color"],
                  input="hint\nquit\n")  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "player_0 is simple" in result.output
+    assert "player_0 is rummy-simple" in result.output
     assert "  player_0 " in result.output and "hint: " in result.output
     assert "You left the table." in result.output
 
@@ -286,9 +286,17 @@ def test_the_default_gin_opponents_are_unchanged() -> None:
     [
         (["match", "-g", "rummy", "--agents", "heuristic"], "plays the gin games, not rummy"),
         (["play", "-g", "rummy", "--opponents", "search"], "plays the gin games, not rummy"),
-        (["match", "-g", "gin", "--agents", "rummy-simple"], "plays basic rummy"),
+        (["match", "-g", "gin", "--agents", "rummy-simple"], "plays rummy only"),
     ],
 )
 def test_an_agent_of_another_game_is_a_usage_error(args: list[str], message: str) -> None:
     result = run(args, input="quit\n")
     assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_a_game_answers_to_each_of_its_names() -> None:
+    for name in ("gin", "gin_v0", "two-player"):
+        result = run(["match", "-g", name, "--agents", "random", "-o", "target_score=10"])
+        assert result.exit_code == 0 and result.output.startswith("gin_v0:"), result.output
+    result = run(["match", "-g", "poker"])
+    assert result.exit_code == 2 and "allowed: three, gin, rummy" in result.output

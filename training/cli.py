@@ -35,12 +35,15 @@ import click
 import numpy as np
 
 from gin_env import actions as A
+from gin_env import games
 from gin_env.cards import card_str, from_mask, suit
+from training.replay import hand_lines, match_outcome, save_match
+from training.rollout import play as play_rollout
 
 __all__ = ["main", "cli", "make_agent", "GAME_ENVS", "explain_illegal", "human_view"]
 
-GAME_ENVS = {"three": "three_handed_gin_v0", "gin": "gin_v0", "rummy": "rummy_v0"}
-GAME_ALIASES = {"three_handed": "three", "three-handed": "three", "3": "three"}
+#: The games by their ``--game`` name (the list itself is :data:`gin_env.games.GAMES`).
+GAME_ENVS = {g.cli: g.name for g in games.GAMES.values()}
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 PASSTHROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []}
@@ -50,12 +53,13 @@ PASSTHROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_o
 # Shared helpers: games, options, agents, console
 # ==========================================================================================
 def _game(value: str) -> str:
-    game = GAME_ALIASES.get(value, value)
-    if game not in GAME_ENVS:
+    """The ``--game`` name (``three``, ``gin``, ``rummy``) of any name the game answers to."""
+    try:
+        return games.get(value).cli
+    except ValueError:
         raise click.BadParameter(
             f"{value!r}; allowed: {', '.join(GAME_ENVS)}", param_hint="'--game'"
-        )
-    return game
+        ) from None
 
 
 def _options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -76,9 +80,8 @@ def _options(pairs: Sequence[str]) -> dict[str, Any]:
 def make_env(game: str, options: dict[str, Any]) -> Any:
     """The ``raw_env`` of ``game`` with ``options``; a bad option is a ``click`` usage error
     carrying the env's own message (which names the allowed values)."""
-    module = importlib.import_module(f"gin_env.{GAME_ENVS[game]}")
     try:
-        return module.raw_env(**options)
+        return games.get(game).make_env(**options)
     except (TypeError, ValueError) as err:
         raise click.UsageError(f"bad option for {game}: {err}") from None
 
@@ -102,37 +105,16 @@ def _writable_path(ctx: Any, param: Any, value: str | None) -> str | None:
     return value
 
 
-#: The agent that fills a seat when none is named: the strongest quick one of each game.
-DEFAULT_AGENT = {"three": "heuristic", "gin": "heuristic", "rummy": "simple"}
-#: Agents that play basic rummy (its observation differs from the gin games'); for rummy,
-#: ``simple`` means ``rummy-simple``.
-RUMMY_AGENTS = ("random", "simple", "rummy-simple")
-
-
 def make_agent(name: str, game: str = "three") -> Any:
     """A policy by registry name or spec (``agents.make``: ``random``, ``simple``,
     ``heuristic``, ``search:budget=0.05``, trained names such as ``gin-ppo``) that plays
-    ``game``: for rummy only :data:`RUMMY_AGENTS` (``simple`` means ``rummy-simple``), and
-    ``rummy-simple`` plays rummy only. Anything else is a usage error naming the choices."""
+    ``game`` (:func:`gin_env.games.agent_spec`: for rummy ``simple`` is ``rummy-simple``,
+    and an agent of the other family of games is refused). A bad name is a usage error
+    naming the choices."""
     import agents
 
-    base, colon, rest = name.partition(":")
-    base = base.strip()
-    if game == "rummy":
-        if base not in RUMMY_AGENTS:
-            raise click.BadParameter(
-                f"{name!r} plays the gin games, not rummy; rummy agents: "
-                "random, simple (= rummy-simple)",
-                param_hint="agent name",
-            )
-        if base == "simple":
-            name = "rummy-simple" + colon + rest
-    elif base == "rummy-simple":
-        raise click.BadParameter(
-            f"{name!r} plays basic rummy, not {GAME_ENVS[game]}", param_hint="agent name"
-        )
     try:
-        return agents.make(name)
+        return agents.make(games.agent_spec(game, name))
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="agent name") from None
 
@@ -386,7 +368,7 @@ _rule_options = click.option(
     "--opponents",
     default=None,
     help="Agent name for the other seats, or one name per other seat, comma-separated "
-    "[default: heuristic; rummy: simple].",
+    "[default: heuristic; rummy: rummy-simple].",
 )
 @click.option("--seed", default=None, type=int, help="Seed of the deals (default: random).")
 @click.option("--target-score", type=int, default=None, help="Points that win the match.")
@@ -424,7 +406,7 @@ def play(
     n = len(env.possible_agents)
     if not 0 <= seat < n:
         raise click.BadParameter(f"{seat}; allowed: 0..{n - 1}", param_hint="'--seat'")
-    names = _agent_names(opponents or DEFAULT_AGENT[game], n - 1, "--opponents")
+    names = _agent_names(opponents or games.get(game).default_agent, n - 1, "--opponents")
     others = [p for p in range(n) if p != seat]
     policies = {
         env.possible_agents[p]: make_agent(nm, game) for p, nm in zip(others, names, strict=True)
@@ -445,39 +427,51 @@ def play(
     if hasattr(env.match, "describe_roles"):
         console.print(env.match.describe_roles())
     hint_agent: list[Any] = []
-    reported = 0
-    while not env.match.is_over:
-        agent = env.agent_selection
+    seen: dict[str, Any] = {"reported": 0}
+
+    def before(env: Any, agent: str) -> None:
+        hand = env.match.hand
+        seen.update(hand=hand, top=hand.top_discard, held=hand.hands[hand.current])
+
+    def after(env: Any, agent: str, action: int) -> None:
         if agent == me:
-            action = _ask_human(env, seat, console, reader, hint_agent, game)
-            if action is None:
-                console.print("You left the table. Scores: " + str(env.match.scores))
-                return
-            hand = env.match.hand
-            before = hand.hands[hand.current]
-            env.step(action)
+            hand = seen["hand"]
             if action == A.DRAW_STOCK and env.match.hand is hand:
-                drawn = hand.hands[hand.current] & ~before
+                drawn = hand.hands[hand.current] & ~seen["held"]
                 if drawn:  # only the player who draws sees the card
                     console.print(f"  you drew {cards_markup(drawn)}")
         else:
-            obs = env.observe(agent)
-            top = env.match.hand.top_discard
-            action = int(policies[agent].act(obs, rng))
-            env.step(action)
-            line = _narrate(env, agent, action, top, seat)
+            line = _narrate(env, agent, action, seen["top"], seat)
             if line:
                 console.print("  " + line)
-        reported = _report_hands(env, console, reported)
-    winner = env.possible_agents[env.match.winner]
-    verdict = "You win" if winner == me else f"{winner} wins"
-    console.print(f"[bold green]{verdict} the match[/]: scores {env.match.scores}")
-    if save_path:
-        from training.replay import save_match
+        seen["reported"] = _report_hands(env, console, seen["reported"])
 
+    person = _Person(lambda: _ask_human(env, seat, console, reader, hint_agent, game))
+    run = play_rollout(env, {**policies, me: person}, rng, before=before, after=after)
+    if run.stopped:
+        console.print("You left the table. Scores: " + str(env.match.scores))
+        return
+    if env.match.winner is None:  # cut short by an option (max_hands)
+        console.print(f"[bold]{match_outcome(env)}[/]")
+    else:
+        winner = env.possible_agents[env.match.winner]
+        verdict = "You win" if winner == me else f"{winner} wins"
+        console.print(f"[bold green]{verdict} the match[/]: scores {env.match.scores}")
+    if save_path:
         agents = {a: nm for a, nm in zip(policies, names, strict=True)} | {me: "human"}
         save_match(save_path, seed, options, env, agents)
         console.print(f"replay saved to {save_path}")
+
+
+class _Person:
+    """The person at the table as a policy of the rollout loop: ``ask`` shows the table and
+    reads a legal move, or None when the person leaves (which stops the loop)."""
+
+    def __init__(self, ask: Callable[[], int | None]) -> None:
+        self.ask = ask
+
+    def act(self, observation: Any, rng: Any = None) -> int | None:
+        return self.ask()
 
 
 def _report_hands(env: Any, console: Any, reported: int) -> int:
@@ -568,17 +562,12 @@ def _play_rummy(
 
     me = env.possible_agents[seat]
     hint_agent = make_agent("simple", "rummy")
-    while not all(env.terminations.values()) and not all(env.truncations.values()):
-        agent = env.agent_selection
-        if agent != me:
-            action = int(policies[agent].act(env.observe(agent), rng))
-            env.step(action)
-            console.print(f"  {agent} {R.action_str(action)}")
-            continue
+
+    def ask() -> int | None:
         console.print()
         console.print(env.table_text())
         console.print(f"  your hand: {cards_markup(env.game.hands[seat])}")
-        move = _read_move(
+        return _read_move(
             console,
             reader,
             "Your move",
@@ -588,10 +577,15 @@ def _play_rummy(
             lambda action: f"{R.action_str(action)} is not legal now",
             lambda: R.action_str(int(hint_agent.act(env.observe(me)))),
         )
-        if move is None:
-            console.print("You left the table.")
-            return
-        env.step(move)
+
+    def after(env: Any, agent: str, action: int) -> None:
+        if agent != me:
+            console.print(f"  {agent} {R.action_str(action)}")
+
+    run = play_rollout(env, {**policies, me: _Person(ask)}, rng, after=after)
+    if run.stopped:
+        console.print("You left the table.")
+        return
     console.print(env.table_text(show_all=True))
 
 
@@ -603,7 +597,7 @@ def _play_rummy(
     "agent_spec",
     default=None,
     help="One agent name for every seat, or one per seat (player_0,player_1,...) "
-    "[default: heuristic; rummy: simple].",
+    "[default: heuristic; rummy: rummy-simple].",
 )
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--matches", default=1, show_default=True, type=click.IntRange(1))
@@ -630,8 +624,6 @@ def match(
     color: bool,
 ) -> None:
     """Agents play a match, printed hand by hand (or several, summed up)."""
-    from training.replay import match_outcome, save_match
-
     console = _console(color)
     options = _options(rule_options)
     if target_score is not None:
@@ -641,7 +633,7 @@ def match(
     if save_path and game == "rummy":
         raise click.BadParameter("replays are for the gin games", param_hint="--save")
     env = make_env(game, options)
-    names = _agent_names(agent_spec or DEFAULT_AGENT[game], len(env.possible_agents))
+    names = _agent_names(agent_spec or games.get(game).default_agent, len(env.possible_agents))
     policies = {a: make_agent(nm, game) for a, nm in zip(env.possible_agents, names, strict=True)}
     console.print(
         f"[bold]{GAME_ENVS[game]}[/]: "
@@ -686,16 +678,12 @@ def _play_out(
     env: Any, policies: dict[str, Any], rng: Any, show: bool, verbose: bool, console: Any
 ) -> tuple[list[int], int | None, int]:
     """Play the env's episode to its end; print hands as they finish when ``show``."""
-    from training.replay import hand_lines
-
-    if GAME_ENVS.get("rummy") == env.metadata.get("name"):
+    if games.get(env.metadata["name"]).family == "rummy":
         return _play_out_rummy(env, policies, rng, show, verbose, console)
     reported = 0
-    while True:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            break
-        env.step(int(policies[agent].act(env.observe(agent), rng)))
+
+    def after(env: Any, agent: str, action: int) -> None:
+        nonlocal reported
         history = env.match.history
         while reported < len(history) and history[reported].result is not None:
             if show:
@@ -704,6 +692,8 @@ def _play_out(
                 ):
                     console.print(line, markup=False)
             reported += 1
+
+    play_rollout(env, policies, rng, after=after)
     return list(env.match.scores), env.match.winner, reported
 
 
@@ -713,12 +703,9 @@ def _play_out_rummy(
     from gin_env import rummy_actions as R
 
     n_hands = 0
-    while True:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            break
-        action = int(policies[agent].act(env.observe(agent), rng))
-        env.step(action)
+
+    def after(env: Any, agent: str, action: int) -> None:
+        nonlocal n_hands
         if show and verbose:
             console.print(f"    {agent} {R.action_str(action)}", markup=False)
         if env.infos[agent].get("hand_result") and env.game.results:
@@ -726,6 +713,8 @@ def _play_out_rummy(
                 n_hands = len(env.game.results)
                 if show:
                     console.print(env.table_text(show_all=True), markup=False)
+
+    play_rollout(env, policies, rng, after=after)
     results = env.game.results
     scores = list(env.game.scores) if env.config.target_score else list(results[-1].payments)
     winner = results[-1].winner if results else None

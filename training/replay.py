@@ -30,13 +30,13 @@ True
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from gin_env import actions as A
+from gin_env import games
 from gin_env.extras import require
 from gin_env.match import HandRecord
 
@@ -56,7 +56,8 @@ __all__ = [
 ]
 
 FORMAT = 1
-GAMES = ("three_handed_gin_v0", "gin_v0")
+#: The games whose matches replay (:attr:`gin_env.games.GameSpec.replays`).
+GAMES = tuple(g.name for g in games.GAMES.values() if g.replays)
 RESULT_KINDS = ("knock", "undercut", "gin", "big_gin", "draw")
 
 
@@ -185,7 +186,7 @@ def check(data: Any, where: str = "replay") -> None:
         raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
     if data["game"] not in GAMES:
         raise ValueError(f"{where}: game must be one of {', '.join(GAMES)}, got {data['game']!r}")
-    players = 3 if data["game"] == "three_handed_gin_v0" else 2
+    players = games.get(data["game"]).num_players()
     if data["seed"] is not None:
         c.int_(data["seed"], "seed", 0)
     options = c.dict_(data["options"], "options")
@@ -233,9 +234,8 @@ def check(data: Any, where: str = "replay") -> None:
 def make_env(data: Mapping[str, Any], **extra: Any) -> Any:
     """A fresh ``raw_env`` of the replay's game and options (``extra`` adds e.g. render_mode)."""
     check(data)
-    module = importlib.import_module(f"gin_env.{data['game']}")
     try:
-        return module.raw_env(**{**data["options"], **extra})
+        return games.get(data["game"]).make_env(**{**data["options"], **extra})
     except (TypeError, ValueError) as err:
         raise ValueError(f"replay field options: {err}") from None
 

@@ -35,10 +35,11 @@ from typing import TYPE_CHECKING, Any
 import gymnasium as gym
 import numpy as np
 
-from gin_env import gin_v0, three_handed_gin_v0
+from gin_env import games
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
 from gin_env.extras import require
+from gin_env.match import ADVISER, ROLE_NAMES
 
 if TYPE_CHECKING:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
@@ -59,11 +60,11 @@ __all__ = [
     "to_rllib_obs",
 ]
 
-GAMES = ("three_handed", "gin")
+#: The games RLlib trains, by short name (``three_handed``, ``gin``): the gin family of
+#: :data:`gin_env.games.GAMES`.
+GAMES = tuple(g.short for g in games.GAMES.values() if g.family == "gin")
 POLICY_MODES = ("shared", "per_role")
 SHARED_MODULE = "main"
-
-_RAW_ENVS = {"three_handed": three_handed_gin_v0.raw_env, "gin": gin_v0.raw_env}
 
 
 def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
@@ -74,18 +75,17 @@ def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
 def roles_of(game: str, adviser: str = "suggest") -> tuple[str, ...]:
     """The roles that act in ``game`` (the adviser only when it suggests)."""
     _check_choice("game", game, GAMES)
-    if game == "gin":
-        return ("dealer", "non-dealer")
-    return ("box", "captain", "adviser") if adviser != "none" else ("box", "captain")
+    roles = games.get(game).roles
+    if adviser == "none":  # the adviser's turns are dropped: the role does not act
+        roles = tuple(r for r in roles if r != ROLE_NAMES[ADVISER])
+    return roles
 
 
 def sides_of(game: str) -> dict[str, int]:
     """The two sides of the table: the box (0) against the captain's team (1); the dealer
     against the non-dealer. Self-play puts the learner on one side, a snapshot on the other."""
     _check_choice("game", game, GAMES)
-    if game == "gin":
-        return {"dealer": 0, "non-dealer": 1}
-    return {"box": 0, "captain": 1, "adviser": 1}
+    return games.get(game).sides
 
 
 def main_module_ids(game: str, policies: str, adviser: str = "suggest") -> list[str]:
@@ -121,7 +121,7 @@ class RLlibGinEnv(MultiAgentEnv):
         self.game = options.pop("game", "three_handed")
         _check_choice("game", self.game, GAMES)
         options.setdefault("episode", "hand")
-        self.aec = _RAW_ENVS[self.game](**options)
+        self.aec = games.get(self.game).make_env(**options)
         adviser = getattr(self.aec, "adviser", "none")
         self.agents = self.possible_agents = list(roles_of(self.game, adviser))
         obs_space = gym.spaces.Dict(
