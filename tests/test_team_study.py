@@ -261,5 +261,7 @@ def test_team_study_cli_writes_results_and_redraws(tmp_path) -> None:
     (tmp_path / "team_advice.png").unlink()
     team_study.main(["plot", "--out", str(tmp_path)])
     assert (tmp_path / "team_advice.png").exists() and (tmp_path / "team_balance.png").exists()
+    text = team_study.main(["report", "--out", str(tmp_path)])["report"]
+    assert "| L1 (alone" in text and "undercut bonus 25" in text
     with pytest.raises(SystemExit):
         team_study.main(["advice", "--hands", "0", "--out", str(tmp_path)])

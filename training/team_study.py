@@ -1163,6 +1163,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     b.add_argument("--matches", type=int, default=800)
     b.add_argument("--agent", default="heuristic")
     sub.add_parser("plot", parents=[common], help="redraw the figures from the JSON in --out")
+    sub.add_parser("report", parents=[common], help="markdown tables of the JSON in --out")
     args = p.parse_args(argv)
     out = Path(args.out)
     try:
@@ -1199,8 +1200,126 @@ def replot(out: Path) -> list[Path]:
     return drawn
 
 
+def _pm(ci: Sequence[float] | None) -> str:
+    return "" if ci is None else f" ± {_half(ci):.2f}"
+
+
+def report(out: Path) -> str:
+    """Markdown tables of every ``team_*.json`` in ``out`` (what the write-up quotes)."""
+    parts = []
+
+    def load(stem: str) -> dict[str, Any] | None:
+        path = out / f"{stem}.json"
+        return json.loads(path.read_text()) if path.exists() else None
+
+    if (r := load("team_duplicate")) is not None:
+        lines = [
+            f"Duplicate vs plain, {r['matches_per_design']} matches per design "
+            f"({r['hands']['duplicate']} / {r['hands']['plain']} hands); 95% CI half-widths:",
+            "",
+            "| agent | role | points/hand (dup) | half-width plain | dup | ratio "
+            "| edge half-width plain | paired edge (dup) | ratio |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for row in r["half_widths"]:
+            d = r["duplicate"]["per_agent"][row["agent"]]["roles"][row["role"]]
+            lines.append(
+                f"| {row['agent']} | {row['role']} | {d['points_per_hand']:+.2f} "
+                f"| {row['points_half_plain']:.2f} | {row['points_half_duplicate']:.2f} "
+                f"| {row['points_ratio']:.2f} | {row['edge_half_plain']:.2f} "
+                f"| {d['paired_edge']:+.2f}{_pm(d['paired_edge_ci95'])} "
+                f"| {row['paired_edge_ratio']:.2f} |"
+            )
+        ratios = [row["points_ratio"] for row in r["half_widths"]]
+        paired = [row["paired_edge_ratio"] for row in r["half_widths"]]
+        lines += [
+            "",
+            f"Median ratio plain/duplicate: points per hand {np.median(ratios):.2f}, "
+            f"edge (paired by hand in the duplicate design) {np.median(paired):.2f}.",
+            "",
+            "| agent | match win % (duplicate) |",
+            "|---|---:|",
+        ]
+        for name, st in r["duplicate"]["per_agent"].items():
+            lines.append(
+                f"| {name} | {100 * st['match_win_rate']:.1f}"
+                f" ± {100 * _half(st['match_win_rate_ci95']):.1f} |"
+            )
+        parts.append("\n".join(lines))
+    for stem in ("team_advice", "team_ablations", "team_hidden"):
+        if (r := load(stem)) is None:
+            continue
+        caps = list(r["cells"])
+        advs = list(r["cells"][caps[0]])
+        lines = [
+            f"{stem}: team points per hand gain over adviser '{r['baseline']}' (paired by "
+            f"deal, 95% CI), box {r['box']}, {r['hands']} hands per cell, adviser sees the "
+            f"hand: {r['sees_hand']}",
+            "",
+            "| captain | " + " | ".join(advs) + " |",
+            "|---|" + "---:|" * len(advs),
+        ]
+        for c in caps:
+            cells = [r["cells"][c][a] for a in advs]
+            lines.append(
+                f"| {c} (alone {r['cells'][c][advs[0]]['team_points_per_hand']:+.2f}) | "
+                + " | ".join(f"{x['gain']:+.2f}{_pm(x['gain_ci95'])}" for x in cells)
+                + " |"
+            )
+        lines += [
+            "",
+            "| captain | adviser | follows | team pts, hands followed throughout (n) "
+            "| overrode at least once (n) |",
+            "|---|---|---:|---:|---:|",
+        ]
+        for c in caps:
+            for a in advs:
+                x = r["cells"][c][a]
+                if not x["suggestions"]:
+                    continue
+                f, o = x["when_followed"], x["when_overrode"]
+
+                def fmt(v: float | None) -> str:
+                    return "-" if v is None else f"{v:+.2f}"
+
+                lines.append(
+                    f"| {c} | {a} | {100 * x['follow_rate']:.1f}% "
+                    f"| {fmt(f['team_points_per_hand'])}{_pm(f['ci95'])} ({f['hands']}) "
+                    f"| {fmt(o['team_points_per_hand'])}{_pm(o['ci95'])} ({o['hands']}) |"
+                )
+        parts.append("\n".join(lines))
+    if (r := load("team_balance")) is not None:
+        lines = [
+            f"Box vs team, {r['agent']} in every seat, {r['matches']} matches per option "
+            "(95% CIs; hands clustered by match, matches Wilson):",
+            "",
+            "| rules | hands | box wins hands | team wins hands | draws | box pts/hand "
+            "| box wins matches | match win: started box / captain / adviser |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for label, o in r["options"].items():
+            w = o["match_win_by_first_role"]
+            lines.append(
+                f"| {label} | {o['hands']} | {100 * o['box_hand_share']:.1f}"
+                f" ± {100 * _half(o['box_hand_share_ci95']):.1f}% "
+                f"| {100 * o['team_hand_share']:.1f}% | {100 * o['draw_share']:.1f}% "
+                f"| {o['box_points_per_hand']:+.2f}{_pm(o['box_points_ci95'])} "
+                f"| {100 * o['box_match_share']:.1f}% [{100 * o['box_match_share_ci95'][0]:.1f}, "
+                f"{100 * o['box_match_share_ci95'][1]:.1f}] "
+                f"| {100 * w['box']['match_win_rate']:.0f} / "
+                f"{100 * w['captain']['match_win_rate']:.0f} / "
+                f"{100 * w['adviser']['match_win_rate']:.0f}% |"
+            )
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
 def _run(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     progress = args.progress
+    if args.study == "report":
+        text = report(out)
+        print(text or "no team_*.json results")
+        return {"report": text}
     if args.study == "plot":
         drawn = replot(out)
         print("drew", ", ".join(str(x) for x in drawn) or "nothing (no team_*.json)")
