@@ -10,6 +10,7 @@ hands) is marked slow.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 
 from gin_env import actions as A
 from gin_env import gin_v0, three_handed_gin_v0
+from gin_env.cards import parse_cards
 from gin_env.vector import HAND_KINDS, VectorGinEnv
 
 BACKENDS = ["python", "numba"]
@@ -79,6 +81,13 @@ class Chooser:
         return int(self.agent.act({"observation": obs, "action_mask": mask.astype(np.int8)}))
 
 
+def _same(got: np.ndarray, expected: np.ndarray, where: str) -> None:
+    """Rows equal (numpy's report, naming the first slot that differs, when not)."""
+    if not np.array_equal(got, expected):
+        i = int(np.flatnonzero((got != expected).reshape(len(got), -1).any(axis=1))[0])
+        np.testing.assert_array_equal(got[i], expected[i], f"slot {i}, {where}")
+
+
 def replay_against_aec(
     game: str,
     options: dict[str, Any],
@@ -87,39 +96,41 @@ def replay_against_aec(
     steps: int,
     seed: int,
     policy: str = "random",
-    all_seats_every: int = 1,
+    min_hands: int = 0,
+    decks: np.ndarray | None = None,
 ) -> int:
-    """Play ``steps`` steps of a vector env and of one AEC env per slot side by side,
-    asserting they agree at every step; return the number of hands finished."""
+    """Play a vector env and one AEC env per slot side by side for ``steps`` steps (or
+    more, until ``min_hands`` hands have ended), asserting they agree at every step (every
+    seat's observation included); return the number of hands finished. ``decks``: the first
+    hands' decks (``reset(options=...)`` on both sides)."""
     module = _module(game)
     venv = VectorGinEnv(num_envs, game, seed=seed, backend=backend, **options)
     refs = [module.raw_env(**options) for _ in range(num_envs)]
     for i, ref in enumerate(refs):
-        ref.reset(seed=seed + i)
+        ref.reset(seed=seed + i, options=None if decks is None else {"deck": decks[i].tolist()})
     players = venv.num_players
     choose = Chooser(policy, seed)
-    out = venv.reset()
+    out = venv.reset(options=None if decks is None else {"decks": decks})
     hands = 0
-    for t in range(steps):
-        actions = np.empty(num_envs, np.int64)
-        for i, ref in enumerate(refs):
-            agent = ref.agent_selection
-            player = ref.possible_agents.index(agent)
-            expected = ref.observe(agent)
-            where = f"slot {i} step {t}"
-            assert out["seat"][i] == player, where
-            assert out["role"][i] == ref.match.record.roles[player], where
-            np.testing.assert_array_equal(
-                out["action_mask"][i], expected["action_mask"] != 0, where
+    t = 0
+    while t < steps or hands < min_hands:
+        assert t < 100 * max(steps, min_hands), "too few hands end"
+        views = [ref.observe(ref.agent_selection) for ref in refs]
+        players_to_act = [ref.possible_agents.index(ref.agent_selection) for ref in refs]
+        roles = [ref.match.record.roles[p] for ref, p in zip(refs, players_to_act, strict=True)]
+        where = f"step {t}"
+        assert out["seat"].tolist() == players_to_act, where
+        assert out["role"].tolist() == roles, where
+        _same(out["action_mask"], np.stack([v["action_mask"] != 0 for v in views]), where)
+        _same(out["observation"], np.stack([v["observation"] for v in views]), where)
+        actions = np.array(
+            [choose(out["observation"][i], out["action_mask"][i]) for i in range(num_envs)]
+        )
+        for k in range(players):
+            expected = np.stack(
+                [ref.observe(ref.possible_agents[k])["observation"] for ref in refs]
             )
-            np.testing.assert_array_equal(out["observation"][i], expected["observation"], where)
-            actions[i] = choose(out["observation"][i], out["action_mask"][i])
-        if t % all_seats_every == 0:
-            for k in range(players):
-                seen = venv.observe(np.full(num_envs, k))
-                for i, ref in enumerate(refs):
-                    exp = ref.observe(ref.possible_agents[k])["observation"]
-                    np.testing.assert_array_equal(seen[i], exp, f"slot {i} step {t} seat {k}")
+            _same(venv.observe(np.full(num_envs, k)), expected, f"{where}, seat {k}")
         records = [ref.match.record for ref in refs]
         out = venv.step(actions)
         results = venv.hand_results()
@@ -127,7 +138,7 @@ def replay_against_aec(
             ref.step(int(actions[i]))
             where = f"slot {i} step {t}"
             expected_rewards = [ref.rewards[a] for a in ref.possible_agents]
-            np.testing.assert_array_equal(out["rewards"][i], np.float32(expected_rewards), where)
+            assert out["rewards"][i].tolist() == np.float32(expected_rewards).tolist(), where
             rec = records[i]
             assert out["hand_over"][i] == (rec.result is not None), where
             if rec.result is not None:
@@ -145,6 +156,7 @@ def replay_against_aec(
             assert out["done"][i] == ended, where
             if ended:
                 ref.reset()
+        t += 1
     return hands
 
 
@@ -251,3 +263,85 @@ def test_matches_aec_env_quick(backend, case):
 def test_matches_aec_env_with_agents_quick(backend, policy, game):
     hands = replay_against_aec(game, {}, backend, num_envs=3, steps=250, seed=23, policy=policy)
     assert hands > 0
+
+
+# -- the golden showdowns through the engine -------------------------------------------------
+
+
+def _golden_rows() -> list[dict[str, Any]]:
+    with GOLDEN.open() as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _knock_deck(knocker: list[int], defender: list[int]) -> tuple[list[int], int]:
+    """A deck dealing ``knocker`` to the non-dealer and ``defender`` to the dealer, and the
+    top card of the stock (drawn by the non-dealer, then discarded with the knock)."""
+    rest = [c for c in range(52) if c not in set(knocker) | set(defender)]
+    deck = [c for pair in zip(knocker, defender, strict=True) for c in pair] + rest
+    return deck, rest[1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_golden_showdowns_through_the_engine(backend):
+    rows = _golden_rows()
+    assert len(rows) == 55
+    by_options: dict[tuple[int, int, int], list[dict[str, Any]]] = {}
+    for row in rows:
+        key = (row["knock_limit"], row["gin_bonus"], row["undercut_bonus"])
+        by_options.setdefault(key, []).append(row)
+    for (limit, gin, undercut), group in by_options.items():
+        n = len(group)
+        env = VectorGinEnv(
+            n, "gin", seed=1, backend=backend, knock_limit=limit, gin_bonus=gin,
+            undercut_bonus=undercut,
+        )  # fmt: skip
+        decks, drawn = zip(
+            *(_knock_deck(parse_cards(r["knocker"]), parse_cards(r["defender"])) for r in group),
+            strict=True,
+        )
+        out = env.reset(options={"decks": np.array(decks)})
+        knocker = out["seat"].copy()  # the non-dealer acts first
+        for action in (A.PASS, A.PASS, A.DRAW_STOCK):
+            out = env.step(np.full(n, action))
+        assert (out["seat"] == knocker).all()
+        out = env.step(np.array([A.KNOCK + c for c in drawn]))
+        assert out["hand_over"].all()
+        results = env.hand_results()
+        for i, row in enumerate(group):
+            kind = HAND_KINDS[results["kind"][i]]
+            points = row["defender_points"] if kind == "undercut" else row["knocker_points"]
+            assert (kind, results["points"][i]) == (row["kind"], points), row
+            winner = knocker[i] if kind != "undercut" else 1 - knocker[i]
+            assert (results["knocker"][i], results["winner"][i]) == (knocker[i], winner), row
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("game", ["gin", "three_handed"])
+def test_given_decks_as_the_aec_env_deals_them(backend, game):
+    decks = np.array([np.random.default_rng(k).permutation(52) for k in range(3)])
+    hands = replay_against_aec(game, {}, backend, 3, steps=50, seed=4, min_hands=3, decks=decks)
+    assert hands > 0
+    env = VectorGinEnv(3, game, seed=4, backend=backend)
+    with pytest.raises(ValueError, match=r"options\['decks'\]\[1\] must be a permutation"):
+        env.reset(options={"decks": np.array([decks[0], decks[0] % 51, decks[2]])})
+    with pytest.raises(ValueError, match="must be 3 decks of 52"):
+        env.reset(options={"decks": decks[:2]})
+
+
+# -- the bulk: more than 10,000 hands -------------------------------------------------------
+
+#: Hands per (option set, policy): 20 option sets x 3 policies x 180 > 10,000 hands.
+BULK_HANDS = 180
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", ["random", "simple", "heuristic"])
+@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+def test_matches_aec_env_bulk(case, policy):
+    game, options = case
+    seed = 1000 + CASES.index(case) * 7 + ["random", "simple", "heuristic"].index(policy)
+    hands = replay_against_aec(
+        game, options, "numba", num_envs=16, steps=0, seed=seed, policy=policy,
+        min_hands=BULK_HANDS,
+    )  # fmt: skip
+    assert hands >= BULK_HANDS
