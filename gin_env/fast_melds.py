@@ -15,8 +15,9 @@ on many thousands of random hands and on the golden showdown cases.
 
 The tables (per-suit run deadwood, meld masks, lay-off data) are numpy arrays built once at
 import; numba freezes them into the compiled code as constants. The first call of each
-kernel in a fresh environment compiles it (a few seconds); ``cache=True`` stores the machine
-code beside this file, so later processes load it at once.
+kernel in a fresh environment compiles it (about ten seconds for the three kernels, see
+``benchmarks/bench_fast_melds.py``); ``cache=True`` stores the machine code in
+``__pycache__`` beside this file, so later processes load it in under a second.
 
 >>> from gin_env.cards import parse_cards, to_mask
 >>> deadwood_nb(to_mask(parse_cards("AS 2S 3S 7H 7D 7C KC")))
@@ -113,8 +114,8 @@ def _build_melds() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.n
         masks.append(four)
         kinds.append(2)
         fourth.append(0)
-        low.append(r)
-        high.append(39 + r)
+        low.append(-1)
+        high.append(-1)
         for s in range(4):
             masks.append(four & ~(1 << (13 * s + r)))
             kinds.append(1)
