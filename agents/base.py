@@ -7,11 +7,12 @@ run on observations detached from any env. The search agent's simulator builds t
 :class:`SeatView` straight from a sampled hand, so one policy code path serves both.
 
 >>> import numpy as np
+>>> from gin_env import actions as A
 >>> from gin_env.encoding import OBS_SIZE, OBS_SLICES
 >>> obs = np.zeros(OBS_SIZE, np.float32)
 >>> obs[OBS_SLICES["hand"].start + 3] = 1
 >>> obs[OBS_SLICES["stock_size"].start] = 20 / 31
->>> mask = np.zeros(109, np.int8); mask[[0, 1]] = 1
+>>> mask = np.zeros(A.NUM_ACTIONS, np.int8); mask[[0, 1]] = 1
 >>> view = decode({"observation": obs, "action_mask": mask})
 >>> view.hand, view.stock_size, view.legal
 (8, 20, [0, 1])
@@ -27,6 +28,8 @@ import numpy as np
 
 from gin_env import actions as A
 from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SLICES
+from gin_env.hand import Phase
+from gin_env.match import ADVISER, BOX, CAPTAIN
 
 __all__ = [
     "Agent",
@@ -45,8 +48,11 @@ __all__ = [
     "PHASE_OVER",
 ]
 
-ROLE_BOX, ROLE_CAPTAIN, ROLE_ADVISER = 0, 1, 2
-PHASE_UPCARD_NONDEALER, PHASE_UPCARD_DEALER, PHASE_DRAW, PHASE_DISCARD, PHASE_OVER = range(5)
+# The observation's role and phase one-hots are indexed by these (gin_env.encoding).
+ROLE_BOX, ROLE_CAPTAIN, ROLE_ADVISER = BOX, CAPTAIN, ADVISER
+PHASE_UPCARD_NONDEALER, PHASE_UPCARD_DEALER, PHASE_DRAW, PHASE_DISCARD, PHASE_OVER = (
+    int(p) for p in Phase
+)
 
 _S = OBS_SLICES
 _WEIGHTS = [1 << i for i in range(8)]

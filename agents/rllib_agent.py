@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import legal_actions
+from gin_env import games
 from gin_env.encoding import OBS_SLICES
 from gin_env.extras import require
 
@@ -39,8 +40,7 @@ __all__ = ["RLlibAgent", "find_modules", "ROLE_ORDER"]
 # Role one-hot order of the observation (gin_env.encoding): the three-handed roles, and
 # gin_v0's (dealer, non-dealer).
 ROLE_ORDER: dict[str, tuple[str, ...]] = {
-    "three_handed": ("box", "captain", "adviser"),
-    "gin": ("dealer", "non-dealer"),
+    g.short: g.roles for g in games.GAMES.values() if g.family == "gin"
 }
 _MODULE_FILE = "class_and_ctor_args.pkl"
 _RL_MODULE_DIR = Path("learner_group", "learner", "rl_module")

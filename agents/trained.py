@@ -30,6 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from gin_env.actions import NUM_ACTIONS
+from gin_env.cards import NUM_CARDS
+from gin_env.encoding import OBS_SIZE
 from gin_env.extras import require
 
 __all__ = [
@@ -48,17 +51,20 @@ ACTIVATIONS = ("tanh", "relu")
 FORMAT = "gin-env-actor-v1"
 
 
-OBS_SIZE, NUM_ACTIONS, NUM_FEATURES = 436, 109, 53
+#: Deadwood features: one per card (the deadwood after discarding it), and one for the
+#: take (the least deadwood after taking the top discard).
+NUM_FEATURES = NUM_CARDS + 1
 INPUT_KINDS = {OBS_SIZE: "obs", OBS_SIZE + NUM_ACTIONS: "obs+mask",
                OBS_SIZE + NUM_ACTIONS + NUM_FEATURES: "obs+mask+features"}  # fmt: skip
 
 
 def deadwood_features(obs: np.ndarray) -> np.ndarray:
-    """53 numbers a player works out at the table, from the observed hand alone.
+    """:data:`NUM_FEATURES` numbers a player works out at the table, from the observed hand
+    alone.
 
     With 11 cards (a discard to make): entry ``c`` is the deadwood left after discarding
-    card ``c`` (1 for cards not held). With 10 cards and an upcard / top discard: entry 52
-    is the least deadwood after taking it and discarding another card. All / 100.
+    card ``c`` (1 for cards not held). With 10 cards and an upcard / top discard: the last
+    entry is the least deadwood after taking it and discarding another card. All / 100.
     """
     from gin_env.encoding import OBS_SLICES
     from gin_env.melds import discard_deadwoods
@@ -73,7 +79,7 @@ def deadwood_features(obs: np.ndarray) -> np.ndarray:
         top = np.flatnonzero(obs[OBS_SLICES["top_discard"]] > 0.5)
         if len(top):
             dws = discard_deadwoods(hand | (1 << int(top[0])))
-            out[52] = min(v for c, v in dws.items() if c != int(top[0])) / 100
+            out[NUM_CARDS] = min(v for c, v in dws.items() if c != int(top[0])) / 100
     return out
 
 

@@ -39,7 +39,8 @@ from gin_env import games
 
 __all__ = ["Policy", "Opponents", "RandomPolicy", "SingleAgentEnv", "LEARNER_ROLES", "make_policy"]
 
-LEARNER_ROLES = ("box", "captain", "adviser", "dealer", "non-dealer")
+#: Roles a learner may be given: every role of the games (:mod:`gin_env.games`).
+LEARNER_ROLES = tuple(role for g in games.GAMES.values() for role in g.roles)
 
 
 class Policy(Protocol):

@@ -37,6 +37,8 @@ import numpy as np
 from gin_env import actions as A
 from gin_env import games
 from gin_env.cards import card_str, from_mask, suit
+from gin_env.hand import Phase
+from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
 from training.replay import hand_lines, match_outcome, save_match
 from training.rollout import play as play_rollout
 
@@ -44,6 +46,7 @@ __all__ = ["main", "cli", "make_agent", "GAME_ENVS", "explain_illegal", "human_v
 
 #: The games by their ``--game`` name (the list itself is :data:`gin_env.games.GAMES`).
 GAME_ENVS = {g.cli: g.name for g in games.GAMES.values()}
+CAPTAIN_NAME, ADVISER_NAME = ROLE_NAMES[CAPTAIN], ROLE_NAMES[ADVISER]
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 PASSTHROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []}
@@ -194,7 +197,7 @@ def human_view(env: Any, player: int) -> str:
     if player in rec.players:
         seat = rec.players.index(player)
     else:  # the adviser looks at the captain's cards
-        seat = next(s for s in (0, 1) if roles[rec.roles[rec.players[s]]] == "captain")
+        seat = next(s for s in (0, 1) if roles[rec.roles[rec.players[s]]] == CAPTAIN_NAME)
     other = 1 - seat
     opp = rec.players[other]
     opp_tag = " (dealer)" if other == hand.dealer else ""
@@ -209,13 +212,13 @@ def human_view(env: Any, player: int) -> str:
     pile = hand.discard_pile
     shown = pile[-6:]
     more = f"{len(pile) - len(shown)} more, " if len(pile) > len(shown) else ""
-    label = "upcard" if hand.phase < 2 else "discard pile"
+    label = "upcard" if hand.phase < Phase.DRAW else "discard pile"
     lines.append(f"  stock {hand.stock_size}   {label} (top last): {more}{cards_markup(shown)}")
     whose = "your" if player in rec.players else f"{names[rec.players[seat]]}'s"
     dealer = " (you deal)" if seat == hand.dealer and player in rec.players else ""
     lines.append(f"  {whose} hand{dealer}: {_arranged(hand.hands[seat])}")
     suggestion = getattr(match, "suggestion", None)
-    if suggestion is not None and roles[rec.roles[player]] == "captain":
+    if suggestion is not None and roles[rec.roles[player]] == CAPTAIN_NAME:
         lines.append(f"  [yellow]your adviser suggests: {A.action_str(suggestion)}[/]")
     return "\n".join(lines)
 
@@ -277,8 +280,8 @@ def _narrate(env: Any, agent: str, action: int, top: int | None, listener: int |
     role = env.role_names[match.record.roles[player]]
     kind, card = A.decode(action)
     who = f"{agent} ({role})"
-    if role == "adviser":
-        if listener is not None and env.role_names[match.record.roles[listener]] != "captain":
+    if role == ADVISER_NAME:
+        if listener is not None and env.role_names[match.record.roles[listener]] != CAPTAIN_NAME:
             return ""  # only the captain hears the adviser
         return f"{who} suggests {A.action_str(action)}"
     if kind == "draw":

@@ -33,7 +33,7 @@ import numpy as np
 import agents as agent_registry
 from gin_env import games
 from gin_env.extras import MissingExtraError, require
-from gin_env.match import ROLE_NAMES
+from gin_env.match import BOX, ROLE_NAMES
 from training import prog_name
 from training.rollout import play
 from training.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
@@ -309,7 +309,7 @@ def play_three_match(
         if res is None:
             continue
         scorer = None if res.winner is None else rec.players[res.winner]
-        box = rec.roles.index(0)
+        box = rec.roles.index(BOX)
         box_pts = 0 if scorer is None else (res.points if scorer == box else -res.points)
         hands.append(
             {
@@ -352,8 +352,8 @@ def _three_summary(labels: list[str], results: list[dict[str, Any]]) -> dict[str
             for player, role in enumerate(h["roles"]):
                 st = role_stats[order[player]][ROLE_NAMES[role]]
                 st["hands"] += 1
-                st["won"] += h["box_won"] if role == 0 else h["team_won"]
-                st["points"].append(h["box_points"] if role == 0 else -h["box_points"])
+                st["won"] += h["box_won"] if role == BOX else h["team_won"]
+                st["points"].append(h["box_points"] if role == BOX else -h["box_points"])
     per_agent = {}
     for n in names:
         roles = {}

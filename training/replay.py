@@ -38,7 +38,7 @@ from typing import Any, NoReturn
 from gin_env import actions as A
 from gin_env import games
 from gin_env.extras import require
-from gin_env.match import HandRecord
+from gin_env.match import ADVISER, ROLE_NAMES, HandRecord
 
 __all__ = [
     "FORMAT",
@@ -300,7 +300,7 @@ def hand_lines(
     if actions:
         for player, action in rec.actions:
             role = role_names[rec.roles[player]]
-            verb = "suggests" if role == "adviser" else ""
+            verb = "suggests" if role == ROLE_NAMES[ADVISER] else ""
             text = A.action_str(action)
             lines.append(f"    {names[player]:9} {role:10} {verb + ' ' if verb else ''}{text}")
     if rec.result is not None:
@@ -389,4 +389,4 @@ def replay_gif(
 def _is_advice(env: Any, roles: Sequence[int]) -> bool:
     """Was the last action an adviser's suggestion? (``roles``: the roles during its hand.)"""
     agent, _ = env.last_action
-    return env.role_names[roles[env.possible_agents.index(agent)]] == "adviser"
+    return env.role_names[roles[env.possible_agents.index(agent)]] == ROLE_NAMES[ADVISER]
