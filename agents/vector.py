@@ -1,0 +1,242 @@
+"""A Gymnasium ``VectorEnv`` of N games on the batched engine: one learner seat per game,
+every other seat played by batched opponent policies.
+
+:class:`LearnerVectorEnv` is the batched counterpart of :class:`gin_env.wrappers.SingleAgentEnv`
+(one learner against policies over an AEC env). It runs on
+:class:`gin_env.vector.VectorGinEnv`; after the learner's actions the opponents of every game
+act together, batch by batch (:mod:`agents.batched`: ``random`` and ``simple`` over numpy,
+other agents row by row), the games where the learner is to act again waiting
+(``VectorGinEnv.step(..., active=...)``), until the learner is to act in every game.
+
+Why here (the agents layer) and not in ``gin_env``: the opponents are agents, resolved by
+name through :func:`agents.make` (the env layer may not import agents); the SB3 adapter,
+which needs stable-baselines3, is in the training layer (:mod:`training.vec_env`).
+
+Semantics, as the single-agent wrapper's:
+
+- ``learner="random"``: each game's learner seat is drawn (seeded) at every episode start;
+  an int (or ``"player_k"``) fixes it.
+- The reward of a step is what the learner's seat received from its action until its next
+  decision (the env's reward mode, ``reward_scale`` included). Rewards that fall after an
+  episode's end, before the learner's first decision of the next one, are not counted.
+- Episodes end as the engine's do (``episode="hand"`` or the match, ``max_hands``); every
+  end is reported as a termination (the engine does not tell a ``max_hands`` cut apart),
+  and the game has already restarted (``autoreset_mode`` SAME_STEP): the observation
+  returned is the new episode's first, the ended episode's last state is not kept
+  (``infos`` carries no ``final_obs``).
+- :meth:`action_masks` gives the learner's legal actions, ``[N, 109]`` bool.
+
+>>> env = LearnerVectorEnv(4, opponents="simple", seed=0, backend="python")
+>>> obs, infos = env.reset()
+>>> obs.shape, env.action_masks().shape, sorted(infos)
+((4, 436), (4, 109), ['_learner_seat', 'learner_seat'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from agents.batched import BatchedPolicy, make_batched
+from gin_env import actions as A
+from gin_env.encoding import OBS_SIZE
+from gin_env.vector import VectorGinEnv
+
+__all__ = ["LearnerVectorEnv"]
+
+#: Opponents: one name / batched policy for every other seat, or one per seat (a sequence
+#: of ``num_players`` entries or a mapping from seat to entry; the learner's seat is
+#: skipped when it is fixed).
+Opponents = str | BatchedPolicy | Sequence[str | BatchedPolicy] | Mapping[int, str | BatchedPolicy]
+
+
+class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
+    """``num_envs`` games of ``game``, a learner seat in each against ``opponents``.
+
+    ``options`` are the AEC env's (rules, reward, episode...), checked by it; ``backend``
+    as :class:`~gin_env.vector.VectorGinEnv`'s. A search opponent is made with the table's
+    rules.
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(
+        self,
+        num_envs: int,
+        game: str = "gin",
+        opponents: Opponents = "random",
+        learner: int | str = "random",
+        seed: int | None = None,
+        backend: str = "auto",
+        **options: Any,
+    ) -> None:
+        self.engine = VectorGinEnv(num_envs, game, seed=seed, backend=backend, **options)
+        self.num_envs = num_envs
+        self.num_players = self.engine.num_players
+        players = list(range(self.num_players))
+        names = [f"player_{p}" for p in players]
+        if learner in names:
+            learner = names.index(str(learner))
+        if learner != "random" and (isinstance(learner, bool) or learner not in players):
+            raise ValueError(
+                f"learner must be 'random', a seat {players} or one of {names}; got {learner!r}"
+            )
+        self.learner_spec = learner
+        self._policies = self._resolve(opponents, options)
+        self.single_observation_space = gym.spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.single_action_space = gym.spaces.Discrete(A.NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._learner = np.zeros(num_envs, np.int64)
+        self._seat_rng = np.random.default_rng(None if seed is None else [seed, 1])
+        self._opp_rng = np.random.default_rng(None if seed is None else [seed, 2])
+        self._out: dict[str, np.ndarray] | None = None
+
+    # -- opponents ------------------------------------------------------------------------
+    def _resolve(self, opponents: Opponents, options: dict[str, Any]) -> list[BatchedPolicy | None]:
+        """One batched policy per seat (None for a fixed learner's seat); a name used for
+        several seats is one policy (so one batch)."""
+        seats = range(self.num_players)
+        fixed = None if self.learner_spec == "random" else self.learner_spec
+        if isinstance(opponents, str) or callable(getattr(opponents, "act", None)):
+            per_seat: dict[int, Any] = dict.fromkeys(seats, opponents)
+        elif isinstance(opponents, Mapping):
+            per_seat = dict(opponents)
+        elif isinstance(opponents, Sequence) and len(opponents) == self.num_players:
+            per_seat = dict(enumerate(opponents))
+        else:
+            raise ValueError(
+                "opponents must be an agent name, a batched policy (act(observations, masks, "
+                f"rng) -> actions), or one of those per seat ({self.num_players} seats); got "
+                f"{opponents!r}"
+            )
+        needed = [s for s in seats if s != fixed]
+        missing = [s for s in needed if per_seat.get(s) is None]
+        unknown = [s for s in per_seat if s not in seats]
+        if missing or unknown:
+            raise ValueError(
+                f"opponents must give a policy for every seat the learner does not hold "
+                f"({needed}); " + (f"unknown seats {unknown}" if unknown else f"missing {missing}")
+            )
+        made: dict[str, BatchedPolicy] = {}
+        out: list[BatchedPolicy | None] = []
+        for s in seats:
+            spec = per_seat.get(s) if s != fixed else None
+            if isinstance(spec, str):
+                if spec not in made:
+                    made[spec] = self._make(spec, options)
+                out.append(made[spec])
+            else:
+                out.append(spec)
+        return out
+
+    @staticmethod
+    def _make(spec: str, options: dict[str, Any]) -> BatchedPolicy:
+        import agents
+
+        base, _ = agents.parse_spec(spec) if isinstance(spec, str) else (spec, {})
+        if base == "search":  # it plays out hands: it needs the table's rules
+            from gin_env.config import HandRules
+
+            rules = {k: v for k, v in options.items() if k in HandRules.option_names()}
+            return make_batched(spec, rules=rules)
+        return make_batched(spec)
+
+    # -- Gymnasium API --------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start every game (game ``i`` seeded ``seed + i`` as :class:`VectorGinEnv`)."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seat_rng = np.random.default_rng([seed, 1])
+            self._opp_rng = np.random.default_rng([seed, 2])
+        out = self.engine.reset(seed=seed)
+        self._learner = self._draw_learners(np.ones(self.num_envs, bool))
+        reward = np.zeros(self.num_envs, np.float32)
+        ended = np.zeros(self.num_envs, bool)
+        self._out = self._advance(out, reward, ended)
+        return self._out["observation"].copy(), self._infos()
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if self._out is None:
+            raise RuntimeError("call reset() before step()")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,):
+            raise ValueError(
+                f"actions must be {self.num_envs} action ids (one per game), got shape {acts.shape}"
+            )
+        if acts.dtype.kind == "f" and np.all(acts == np.round(acts)):
+            acts = acts.astype(np.int64)  # some trainers hand back floats
+        out = self.engine.step(acts)
+        rows = np.arange(self.num_envs)
+        reward = out["rewards"][rows, self._learner].astype(np.float32)
+        ended = out["done"].copy()
+        if ended.any():
+            self._learner[ended] = self._draw_learners(ended)[ended]
+        self._out = self._advance(out, reward, ended)
+        truncated = np.zeros(self.num_envs, bool)
+        return self._out["observation"].copy(), reward, ended, truncated, self._infos()
+
+    def action_masks(self) -> np.ndarray:
+        """``[num_envs, 109]`` bool: the learner's legal actions in every game."""
+        if self._out is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._out["action_mask"].copy()
+
+    def close(self, **kwargs: Any) -> None:
+        self.engine.close()
+        self._out = None
+        self.closed = True
+
+    # -- the opponents' turns -------------------------------------------------------------
+    def _draw_learners(self, which: np.ndarray) -> np.ndarray:
+        if self.learner_spec == "random":
+            return self._seat_rng.integers(self.num_players, size=self.num_envs).astype(np.int64)
+        return np.full(self.num_envs, int(self.learner_spec), np.int64)
+
+    def _advance(
+        self, out: dict[str, np.ndarray], reward: np.ndarray, ended: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        """Let the opponents act, all games together, until the learner is to act in every
+        game; adds the learner's rewards (until its episode ends) to ``reward``, marks ends
+        in ``ended``."""
+        n = self.num_envs
+        while True:
+            waiting = out["seat"] != self._learner
+            if not waiting.any():
+                return out
+            acts = np.zeros(n, np.int64)
+            seats = out["seat"]
+            done_policies: set[int] = set()
+            for s in range(self.num_players):
+                policy = self._policies[s]
+                if policy is None or id(policy) in done_policies:
+                    continue
+                done_policies.add(id(policy))
+                same = [t for t in range(self.num_players) if self._policies[t] is policy]
+                rows = np.flatnonzero(waiting & np.isin(seats, same))
+                if len(rows):
+                    acts[rows] = policy.act(
+                        out["observation"][rows], out["action_mask"][rows], self._opp_rng
+                    )
+            out = self.engine.step(acts, active=waiting)
+            live = waiting & ~ended
+            reward[live] += out["rewards"][live, self._learner[live]]
+            new = out["done"] & waiting
+            if new.any():
+                ended |= new
+                self._learner[new] = self._draw_learners(new)[new]
+
+    def _infos(self) -> dict[str, Any]:
+        return {
+            "learner_seat": self._learner.copy(),
+            "_learner_seat": np.ones(self.num_envs, bool),
+        }
