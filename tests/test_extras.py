@@ -171,3 +171,13 @@ def test_every_extra_in_the_table_is_a_pyproject_extra() -> None:
         assert extra in declared, f"{module}: extra {extra!r} is not in pyproject.toml"
         names = [d.split(">")[0].split("<")[0].split("=")[0].lower() for d in declared[extra]]
         assert dist.lower() in names, f"{module}: {dist} is not in the {extra!r} extra"
+
+
+def test_rllib_training_without_ray_is_one_line_naming_the_extra(monkeypatch, capsys) -> None:
+    from training import rllib_train
+
+    _hide(monkeypatch, "ray")
+    monkeypatch.delitem(sys.modules, "training.rllib_env", raising=False)
+    assert rllib_train.main(["--iterations", "1"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'pip install "gin-env[rllib]"' in err[0]

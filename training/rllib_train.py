@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -358,7 +359,9 @@ def _fmt(value: Any) -> str:
 
 def train(args: Args) -> TrainSummary:
     """Build (or resume) the algorithm, train ``args.iterations`` more iterations, save."""
-    import ray
+    from gin_env.extras import require
+
+    ray = require("ray", needed_for="training.rllib_train")  # before any work: names the extra
 
     args.validate()
     resume_path = _resolve_resume(args)
@@ -411,7 +414,13 @@ def train(args: Args) -> TrainSummary:
 
 
 def main(argv: list[str] | None = None) -> int:
-    train(parse_args(argv))
+    from gin_env.extras import MissingExtraError
+
+    try:
+        train(parse_args(argv))
+    except MissingExtraError as err:  # ray or torch not installed: one line naming the extra
+        print(f"training.rllib_train: error: {err}", file=sys.stderr)
+        return 1
     return 0
 
 
