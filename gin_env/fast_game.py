@@ -43,7 +43,11 @@ from gin_env.fast_melds import GIN, UNDERCUT, deadwood_nb, discard_deadwoods_nb,
 from gin_env.hand import DRAW_AT_STOCK, Phase
 from gin_env.match import ADVISER, BOX, CAPTAIN, DEALER, HOLLYWOOD_GAMES, NONDEALER, draw_for_order
 
-__all__ = ["BatchedGames", "NUM_FIELDS", "REWARD_CODES", "DEALER_CODES"]
+__all__ = ["BatchedGames", "NUM_FIELDS", "REWARD_CODES", "DEALER_CODES", "PARALLEL_MIN_ENVS"]
+
+#: From this many games a step runs on all of numba's threads (``numba.set_num_threads`` or
+#: ``NUMBA_NUM_THREADS`` limit them; with one thread the serial kernel runs).
+PARALLEL_MIN_ENVS = 256
 
 # -- constants frozen into the kernels ----------------------------------------------------------
 
@@ -721,6 +725,29 @@ def step_kernel(  # type: ignore[no-untyped-def]
         _write_outputs(st, pile, cfg, obs, mask, seat, role, dws, i)
 
 
+@numba.njit(cache=True, parallel=True)
+def step_kernel_parallel(  # type: ignore[no-untyped-def]
+    st, deck, pile, next_deck, ep_order, ep_deck0, ep_deck1, cfg, scale, actions,
+    obs, mask, seat, role, rewards, hand_over, done, active,
+):  # fmt: skip
+    """``step_kernel`` with the slots shared among numba's threads."""
+    for i in numba.prange(st.shape[0]):
+        dws = np.empty(NUM_CARDS, np.int64)
+        st[i, F_NEED_DECK] = 0
+        st[i, F_NEW_EPISODE] = 0
+        r = 0
+        if active[i]:
+            r = _apply(
+                st[i], deck[i], pile[i], next_deck[i], ep_order[i], ep_deck0[i], ep_deck1[i],
+                cfg, scale, actions[i], rewards[i],
+            )  # fmt: skip
+        else:
+            rewards[i, :] = 0.0
+        hand_over[i] = r >= 1
+        done[i] = r == 2
+        _write_outputs(st, pile, cfg, obs, mask, seat, role, dws, i)
+
+
 @numba.njit(cache=True)
 def observe_kernel(st, pile, cfg, seats, obs):  # type: ignore[no-untyped-def]
     for i in range(st.shape[0]):
@@ -867,7 +894,10 @@ class BatchedGames:
         out["rewards"] = np.empty((n, self.num_players), np.float32)
         out["hand_over"] = np.empty(n, np.bool_)
         out["done"] = np.empty(n, np.bool_)
-        step_kernel(
+        kernel = step_kernel
+        if n >= PARALLEL_MIN_ENVS and numba.get_num_threads() > 1:
+            kernel = step_kernel_parallel
+        kernel(
             self.state, self.deck, self.pile, self.next_deck, self.ep_order, self.ep_deck0,
             self.ep_deck1, self.cfg, self.scale, actions, out["observation"],
             out["action_mask"], out["seat"], out["role"], out["rewards"], out["hand_over"],

@@ -345,3 +345,54 @@ def test_matches_aec_env_bulk(case, policy):
         min_hands=BULK_HANDS,
     )  # fmt: skip
     assert hands >= BULK_HANDS
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("oklahoma", [False, True])
+def test_big_gin_scores_bonus_plus_deadwood(backend, oklahoma):
+    """Ten spades to the non-dealer and the jack of spades as upcard: he takes it and lays
+    down big gin (Oklahoma: a jack of spades upcard doubles it)."""
+    spades = parse_cards("AS 2S 3S 4S 5S 6S 7S 8S 9S TS")
+    defender = parse_cards("AH 3H 5H 7H 9H JH KH 2D 4D 6D")
+    deck, _ = _knock_deck(spades, defender)
+    jack = parse_cards("JS")[0]
+    deck.remove(jack)
+    deck.insert(20, jack)
+    env = VectorGinEnv(1, "gin", seed=2, backend=backend, big_gin_bonus=31, oklahoma=oklahoma)
+    out = env.reset(options={"decks": np.array([deck])})
+    player = out["seat"][0]
+    out = env.step([A.TAKE_DISCARD])
+    assert out["action_mask"][0, A.BIG_GIN]
+    out = env.step([A.BIG_GIN])
+    assert out["hand_over"][0]
+    points = (31 + 1 + 3 + 5 + 7 + 9 + 10 + 10 + 2 + 4 + 6) * (2 if oklahoma else 1)
+    results = env.hand_results()
+    assert HAND_KINDS[results["kind"][0]] == "big_gin"
+    assert (results["points"][0], results["winner"][0]) == (points, player)
+    assert out["rewards"][0, player] == points and out["rewards"][0, 1 - player] == -points
+
+
+def test_parallel_kernel_equals_serial():
+    numba = pytest.importorskip("numba")
+    from gin_env.fast_game import PARALLEL_MIN_ENVS
+
+    n = PARALLEL_MIN_ENVS
+    runs = []
+    for threads in (1, 2):
+        previous = numba.get_num_threads()
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        try:
+            env = VectorGinEnv(n, "three_handed", seed=8, backend="numba", reward="zero_sum")
+            out = env.reset()
+            rng = np.random.default_rng(0)
+            seen = []
+            for _ in range(60):
+                legal = [np.flatnonzero(m) for m in out["action_mask"]]
+                out = env.step([int(x[rng.integers(len(x))]) for x in legal])
+                seen.append(out)
+            runs.append(seen)
+        finally:
+            numba.set_num_threads(previous)
+    for a, b in zip(*runs, strict=True):
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key], key)
