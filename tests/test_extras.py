@@ -181,3 +181,19 @@ def test_rllib_training_without_ray_is_one_line_naming_the_extra(monkeypatch, ca
     assert rllib_train.main(["--iterations", "1"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and 'pip install "gin-env[rllib]"' in err[0]
+
+
+def test_cli_gif_without_pillow_is_one_error_line(tmp_path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from training.cli import cli
+
+    path = tmp_path / "m.json"
+    CliRunner().invoke(cli, ["match", "-g", "gin", "--agents", "random", "-o",
+                             "target_score=10", "--save", str(path)])  # fmt: skip
+    _hide(monkeypatch, "PIL")
+    result = CliRunner().invoke(cli, ["replay", str(path), "--gif", str(tmp_path / "m.gif")])
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "gin-rummy replay --gif needs pillow" in lines[0]
+    assert "gin-env[render]" in lines[0] and not (tmp_path / "m.gif").exists()

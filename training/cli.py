@@ -37,6 +37,7 @@ import numpy as np
 from gin_env import actions as A
 from gin_env import games
 from gin_env.cards import card_str, from_mask, suit
+from gin_env.extras import MissingExtraError, require
 from gin_env.hand import Phase
 from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
 from training.replay import hand_lines, match_outcome, save_match
@@ -742,6 +743,8 @@ def replay(file: str, gif_path: str | None, hands: str, max_frames: int, actions
     from training import replay as R
 
     try:
+        if gif_path is not None:  # before the file is read and played back
+            require("PIL", needed_for="gin-rummy replay --gif")
         data = R.load(file)
         if gif_path is None:
             click.echo(R.replay_text(data, actions=actions))
@@ -755,8 +758,8 @@ def replay(file: str, gif_path: str | None, hands: str, max_frames: int, actions
                 progress=lambda k: progress.advance(task, k),
             )  # fmt: skip
         click.echo(f"{count} frames written to {gif_path}")
-    except (ValueError, OSError) as err:  # a bad or unreadable file, an unwritable GIF path
-        raise click.ClickException(str(err)) from None
+    except (ValueError, OSError, MissingExtraError) as err:  # a bad or unreadable file, an
+        raise click.ClickException(str(err)) from None  # unwritable GIF path, no Pillow
 
 
 # -- front doors to evaluation, training and benchmarks -------------------------------------
