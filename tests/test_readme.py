@@ -71,3 +71,31 @@ def test_every_readme_command_runs(tmp_path, monkeypatch) -> None:
 @pytest.mark.parametrize("path", ["../shared", "shared/RULES.md", "shared/golden"])
 def test_the_readme_points_only_inside_the_repository(path: str) -> None:
     assert f"`{path}" not in README.read_text() and f"../{path}" not in README.read_text()
+
+
+def readme_transcripts() -> list[tuple[list[str], list[str]]]:
+    """``$ gin-rummy ...`` lines of the README with the output shown under them."""
+    out = []
+    for block in re.findall(r"```[a-z]*\n(.*?)```", README.read_text(), re.S):
+        current: tuple[list[str], list[str]] | None = None
+        for line in block.splitlines():
+            if line.startswith("$ gin-rummy "):
+                current = (shlex.split(line[2:])[1:], [])
+                out.append(current)
+            elif current is not None and line.strip() and line.strip() != "...":
+                current[1].append(line.rstrip())
+    return out
+
+
+def test_readme_transcripts_reproduce(tmp_path, monkeypatch) -> None:
+    """Every output line the README shows under a command is what the command prints
+    today (the figures of a match depend on the seed alone)."""
+    monkeypatch.chdir(tmp_path)
+    transcripts = readme_transcripts()
+    assert len(transcripts) >= 3
+    for args, shown in transcripts:
+        result = CliRunner().invoke(cli, [*args, "--no-color"])
+        assert result.exit_code == 0, (args, result.output)
+        printed = [line.rstrip() for line in result.output.splitlines()]
+        missing = [line for line in shown if line not in printed]
+        assert not missing, (args, missing)
