@@ -99,3 +99,23 @@ def test_readme_transcripts_reproduce(tmp_path, monkeypatch) -> None:
         printed = [line.rstrip() for line in result.output.splitlines()]
         missing = [line for line in shown if line not in printed]
         assert not missing, (args, missing)
+
+
+@pytest.mark.slow
+def test_readme_python_examples_run(tmp_path, monkeypatch) -> None:
+    """The quick-start snippets run as shown (the PPO example with a token budget; the
+    RLlib one needs a trained run and ray, and is left to tests/test_rllib.py)."""
+    pytest.importorskip("sb3_contrib")
+    monkeypatch.chdir(tmp_path)
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    ran = 0
+    for code in blocks:
+        if "rllib" in code:
+            continue
+        code = code.replace("learn(10_000)", "learn(64, progress_bar=False)")
+        code = code.replace(
+            'MaskablePPO("MlpPolicy", env)', 'MaskablePPO("MlpPolicy", env, n_steps=64)'
+        )
+        exec(compile(code, "README.md", "exec"), {})
+        ran += 1
+    assert ran >= 2
