@@ -68,6 +68,21 @@ def test_duplicate_design_clusters_six_seatings_and_plain_does_not() -> None:
     )
 
 
+def test_single_hand_duplicate_deals_each_deal_to_all_six_role_assignments() -> None:
+    hands = [
+        team_study.play_role_hand([AGENTS[p[r]] for r in range(3)], 2, 9) for p in PERMUTATIONS
+    ]
+    assert len({h["deck"] for h in hands}) == 1
+    r = duplicate_three(AGENTS, deals=2, seed=2, unit="hand")
+    assert r["hands"] == 12 and r["clusters"] == 2
+    for name in AGENTS:  # each agent twice in each role per deal, every hand compared
+        for role in r["per_agent"][name]["roles"].values():
+            assert role["hands"] == 4 and role["paired_hands"] == 4
+        assert r["per_agent"][name]["match_win_rate"] is None
+    with pytest.raises(OptionError, match="unit"):
+        duplicate_three(AGENTS, deals=1, unit="set")
+
+
 def test_identical_deterministic_agents_replay_identical_matches_so_the_paired_edge_is_zero() -> (
     None
 ):

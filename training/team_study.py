@@ -295,6 +295,48 @@ def play_seated_match(
     }
 
 
+def play_role_hand(
+    role_specs: Sequence[AgentSpec],
+    seed: int,
+    index: int,
+    adviser: str = "suggest",
+    rules: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Deal ``index`` as a single hand, ``role_specs[r]`` playing role ``r`` (box, captain,
+    adviser). The env seed depends on ``(seed, index)`` alone: the same cards whoever
+    plays which role. Returns the hand as :func:`play_seated_match` lists it, with player
+    ``r`` in role ``r``."""
+    env = three_handed_gin_v0.raw_env(adviser=adviser, episode="hand", **dict(rules or {}))
+    env.reset(seed=_env_seed(seed, index, 31))
+    match = env.match
+    assert isinstance(match, ThreeHandedMatch)  # reset above
+    by_role = {r: _agent(spec) for r, spec in enumerate(role_specs)}
+    rng = np.random.default_rng([seed, index, 13])
+    while True:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        role = match.record.roles[env.possible_agents.index(agent)]
+        env.step(int(by_role[role].act(env.observe(agent), rng)))
+    rec = match.history[0]
+    res = rec.result
+    assert res is not None
+    scorer = None if res.winner is None else rec.roles[rec.players[res.winner]]
+    return {
+        "deck": tuple(rec.deck),
+        "roles": [BOX, CAPTAIN, ADVISER],
+        "box_points": 0 if scorer is None else (res.points if scorer == BOX else -res.points),
+        "box_won": scorer == BOX,
+        "team_won": scorer is not None and scorer != BOX,
+    }
+
+
+def _role_hand_job(
+    role_specs: Sequence[AgentSpec], seed: int, index: int, adviser: str, rules: dict[str, Any]
+) -> dict[str, Any]:
+    return {"winner": None, "hands": [play_role_hand(role_specs, seed, index, adviser, rules)]}
+
+
 def _seat_specs(specs: Sequence[AgentSpec], perm: Sequence[int]) -> list[AgentSpec]:
     return [specs[perm[seat]] for seat in range(3)]
 
@@ -332,6 +374,7 @@ def duplicate_three(
     design: str = "duplicate",
     progress: bool = False,
     rules: Mapping[str, Any] | None = None,
+    unit: str = "match",
 ) -> dict[str, Any]:
     """``6 * deals`` matches of three agents, every agent in every seat order equally often.
 
@@ -339,7 +382,13 @@ def duplicate_three(
     cluster per sequence). ``design="plain"``: a fresh deal sequence for each of the
     ``6 * deals`` matches, seatings in turn (one cluster per match). The same statistics and
     the same clustered CIs either way, so the two designs compare at equal size.
+
+    ``unit="hand"``: single hands instead of matches: each deal is played once in each of
+    the six assignments of the agents to the roles (box, captain, adviser), so every hand
+    has the other agents' results on the same cards in the same role (no match win %).
     """
+    if unit not in ("match", "hand"):
+        raise OptionError(f"unit must be 'match' or 'hand', got {unit!r}")
     if len(agents) != 3:
         raise OptionError(f"a three-handed evaluation needs exactly 3 agents, got {len(agents)}")
     if design not in ("duplicate", "plain"):
@@ -355,12 +404,17 @@ def duplicate_three(
     for i in range(deals):
         for p, perm in enumerate(PERMUTATIONS):
             index = i if design == "duplicate" else 6 * i + p
+            # By seat for matches; by role for single hands (player r plays role r).
             jobs.append((_seat_specs(agents, perm), seed, index, adviser, rules))
             meta.append((index, [labels[perm[s]] for s in range(3)]))
-    res = _pool_map(play_seated_match, jobs, workers, progress, f"three-handed {design}")
+    fn = play_seated_match if unit == "match" else _role_hand_job
+    res = _pool_map(fn, jobs, workers, progress, f"three-handed {design} ({unit}s)")
     matches = [dict(r, cluster=c, order=o) for r, (c, o) in zip(res, meta, strict=True)]
     out = _duplicate_summary(labels, matches)
-    out.update(design=design, deals=deals, seed=seed, adviser=adviser, rules=rules)
+    if unit == "hand":
+        for st in out["per_agent"].values():
+            st.update(matches=0, match_win_rate=None, match_win_rate_ci95=None)
+    out.update(design=design, unit=unit, deals=deals, seed=seed, adviser=adviser, rules=rules)
     return out
 
 
@@ -472,13 +526,15 @@ def duplicate_vs_plain(
     adviser: str = "suggest",
     progress: bool = False,
     rules: Mapping[str, Any] | None = None,
+    unit: str = "match",
 ) -> dict[str, Any]:
-    """Both designs at ``6 * deals`` matches; per agent and role the 95% CI half-widths of
-    the points per hand, of the edge (difference of means in both designs) and of the
-    duplicate design's paired edge (against the plain design's edge), and each ratio
-    plain / duplicate (> 1: the duplicate design is tighter)."""
-    dup = duplicate_three(agents, deals, seed, workers, adviser, "duplicate", progress, rules)
-    plain = duplicate_three(agents, deals, seed, workers, adviser, "plain", progress, rules)
+    """Both designs at ``6 * deals`` matches (or single hands, ``unit="hand"``); per agent
+    and role the 95% CI half-widths of the points per hand, of the edge (difference of
+    means in both designs) and of the duplicate design's paired edge (against the plain
+    design's edge), and each ratio plain / duplicate (> 1: the duplicate design is
+    tighter)."""
+    dup = duplicate_three(agents, deals, seed, workers, adviser, "duplicate", progress, rules, unit)
+    plain = duplicate_three(agents, deals, seed, workers, adviser, "plain", progress, rules, unit)
     rows = []
     for name in dup["agents"]:
         for role in ROLE_NAMES:
@@ -502,6 +558,7 @@ def duplicate_vs_plain(
             rows.append(row)
     return {
         "agents": dup["agents"],
+        "unit": unit,
         "deals": deals,
         "matches_per_design": dup["matches"],
         "hands": {"duplicate": dup["hands"], "plain": plain["hands"]},
@@ -835,9 +892,9 @@ def _duplicate_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
                 {
                     "design": r["design"],
                     "agent": name,
-                    "match_win": st["match_win_rate"],
-                    "match_win_low": st["match_win_rate_ci95"][0],
-                    "match_win_high": st["match_win_rate_ci95"][1],
+                    "match_win": _or_nan(st["match_win_rate"]),
+                    "match_win_low": _or_nan((st["match_win_rate_ci95"] or [None])[0]),
+                    "match_win_high": _or_nan((st["match_win_rate_ci95"] or [None, None])[1]),
                     "role": role,
                     "hands": x["hands"],
                     "hand_win": x["hand_win_rate"],
@@ -994,7 +1051,8 @@ def plot_follow(r: dict[str, Any], path: Path) -> None:
     axes[1].set_title("team points: hands followed throughout minus hands overridden",
                       fontsize=9)  # fmt: skip
     axes[1].axhline(0, color="black", lw=0.8)
-    axes[0].legend(fontsize=7, title="adviser", title_fontsize=7)
+    if advs:
+        axes[0].legend(fontsize=7, title="adviser", title_fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -1148,6 +1206,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     d = sub.add_parser("duplicate", parents=[common], help="duplicate vs plain three-handed")
     d.add_argument("--agents", default="heuristic,simple,three-handed-ppo")
     d.add_argument("--deals", type=int, default=200, help="deal sequences (x6 matches)")
+    d.add_argument(
+        "--unit",
+        default="match",
+        choices=("match", "hand"),
+        help="replay whole matches, or single hands in the 6 role assignments",
+    )
     for name, helptext in (
         ("advice", "captain x adviser matrix"),
         ("ablations", "ablations of the advice channel"),
@@ -1180,10 +1244,11 @@ def replot(out: Path) -> list[Path]:
         path = out / f"{stem}.json"
         return json.loads(path.read_text()) if path.exists() else None
 
-    if (r := load("team_duplicate")) is not None:
-        plot_duplicate(r, out / "team_duplicate.png")
-        _plot_edges(r["duplicate"], out / "team_duplicate_edges.png")
-        drawn += [out / "team_duplicate.png", out / "team_duplicate_edges.png"]
+    for stem in ("team_duplicate", "team_duplicate_hands"):
+        if (r := load(stem)) is not None:
+            plot_duplicate(r, out / f"{stem}.png")
+            _plot_edges(r["duplicate"], out / f"{stem}_edges.png")
+            drawn += [out / f"{stem}.png", out / f"{stem}_edges.png"]
     if (r := load("team_advice")) is not None:
         plot_advice(r, out / "team_advice.png")
         plot_follow(r, out / "team_follow.png")
@@ -1204,6 +1269,47 @@ def _pm(ci: Sequence[float] | None) -> str:
     return "" if ci is None else f" ± {_half(ci):.2f}"
 
 
+def _duplicate_report(r: dict[str, Any]) -> str:
+    """Markdown of a :func:`duplicate_vs_plain` result."""
+    unit = r.get("unit", "match")
+    lines = [
+        f"Duplicate vs plain, {r['matches_per_design']} "
+        f"{'matches' if unit == 'match' else 'single hands'} per design "
+        f"({r['hands']['duplicate']} / {r['hands']['plain']} hands); 95% CI half-widths:",
+        "",
+        "| agent | role | points/hand (dup) | half-width plain | dup | ratio "
+        "| edge half-width plain | paired edge (dup) | ratio |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in r["half_widths"]:
+        d = r["duplicate"]["per_agent"][row["agent"]]["roles"][row["role"]]
+        lines.append(
+            f"| {row['agent']} | {row['role']} | {d['points_per_hand']:+.2f} "
+            f"| {row['points_half_plain']:.2f} | {row['points_half_duplicate']:.2f} "
+            f"| {row['points_ratio']:.2f} | {row['edge_half_plain']:.2f} "
+            f"| {d['paired_edge']:+.2f}{_pm(d['paired_edge_ci95'])} "
+            f"| {row['paired_edge_ratio']:.2f} |"
+        )
+    ratios = [row["points_ratio"] for row in r["half_widths"]]
+    paired = [row["paired_edge_ratio"] for row in r["half_widths"]]
+    lines += [
+        "",
+        f"Median ratio plain/duplicate: points per hand {np.median(ratios):.2f}, "
+        f"edge (paired by hand in the duplicate design) {np.median(paired):.2f}.",
+    ]
+    per_agent = r["duplicate"]["per_agent"]
+    if unit == "match":
+        lines += ["", "| agent | match win % (duplicate) |", "|---|---:|"]
+    for name, st in per_agent.items():
+        if st["match_win_rate"] is None:
+            continue
+        lines.append(
+            f"| {name} | {100 * st['match_win_rate']:.1f}"
+            f" ± {100 * _half(st['match_win_rate_ci95']):.1f} |"
+        )
+    return "\n".join(lines)
+
+
 def report(out: Path) -> str:
     """Markdown tables of every ``team_*.json`` in ``out`` (what the write-up quotes)."""
     parts = []
@@ -1212,40 +1318,8 @@ def report(out: Path) -> str:
         path = out / f"{stem}.json"
         return json.loads(path.read_text()) if path.exists() else None
 
-    if (r := load("team_duplicate")) is not None:
-        lines = [
-            f"Duplicate vs plain, {r['matches_per_design']} matches per design "
-            f"({r['hands']['duplicate']} / {r['hands']['plain']} hands); 95% CI half-widths:",
-            "",
-            "| agent | role | points/hand (dup) | half-width plain | dup | ratio "
-            "| edge half-width plain | paired edge (dup) | ratio |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        for row in r["half_widths"]:
-            d = r["duplicate"]["per_agent"][row["agent"]]["roles"][row["role"]]
-            lines.append(
-                f"| {row['agent']} | {row['role']} | {d['points_per_hand']:+.2f} "
-                f"| {row['points_half_plain']:.2f} | {row['points_half_duplicate']:.2f} "
-                f"| {row['points_ratio']:.2f} | {row['edge_half_plain']:.2f} "
-                f"| {d['paired_edge']:+.2f}{_pm(d['paired_edge_ci95'])} "
-                f"| {row['paired_edge_ratio']:.2f} |"
-            )
-        ratios = [row["points_ratio"] for row in r["half_widths"]]
-        paired = [row["paired_edge_ratio"] for row in r["half_widths"]]
-        lines += [
-            "",
-            f"Median ratio plain/duplicate: points per hand {np.median(ratios):.2f}, "
-            f"edge (paired by hand in the duplicate design) {np.median(paired):.2f}.",
-            "",
-            "| agent | match win % (duplicate) |",
-            "|---|---:|",
-        ]
-        for name, st in r["duplicate"]["per_agent"].items():
-            lines.append(
-                f"| {name} | {100 * st['match_win_rate']:.1f}"
-                f" ± {100 * _half(st['match_win_rate_ci95']):.1f} |"
-            )
-        parts.append("\n".join(lines))
+    found = [load("team_duplicate"), load("team_duplicate_hands")]
+    parts += [_duplicate_report(x) for x in found if x is not None]
     for stem in ("team_advice", "team_ablations", "team_hidden"):
         if (r := load(stem)) is None:
             continue
@@ -1326,10 +1400,13 @@ def _run(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         return {"drawn": [str(x) for x in drawn]}
     if args.study == "duplicate":
         specs = [s.strip() for s in args.agents.split(";" if ";" in args.agents else ",")]
-        r = duplicate_vs_plain(specs, args.deals, args.seed, args.workers, progress=progress)
-        write(out, "team_duplicate", r, r["half_widths"])
-        duplicate_rows_and_plot(r["duplicate"], out, "team_duplicate_edges")
-        plot_duplicate(r, out / "team_duplicate.png")
+        r = duplicate_vs_plain(
+            specs, args.deals, args.seed, args.workers, progress=progress, unit=args.unit
+        )
+        stem = "team_duplicate" if args.unit == "match" else "team_duplicate_hands"
+        write(out, stem, r, r["half_widths"])
+        duplicate_rows_and_plot(r["duplicate"], out, f"{stem}_edges")
+        plot_duplicate(r, out / f"{stem}.png")
         print(_table(r["half_widths"]))
         return r
     if args.study == "balance":
