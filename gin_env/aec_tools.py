@@ -79,7 +79,7 @@ class _OrderEnforcing(_Forwarding, wrappers.OrderEnforcingWrapper):
     def _check_order(self, what: str) -> None:
         if not self._has_reset:
             raise RuntimeError(before_reset(what))
-        if what != "observe" and not self.agents:
+        if what not in ("observe", "state") and not self.agents:
             raise RuntimeError(episode_over(what))
 
     def step(self, action: Any) -> None:
@@ -93,6 +93,10 @@ class _OrderEnforcing(_Forwarding, wrappers.OrderEnforcingWrapper):
     def last(self, observe: bool = True) -> Any:
         self._check_order("last")
         return super().last(observe)
+
+    def state(self) -> np.ndarray:
+        self._check_order("state")
+        return super().state()
 
 
 for _name in _FORWARDED:
@@ -246,7 +250,7 @@ class TurnChecks:
         for ``observe``) after every agent is done."""
         if not hasattr(self, "agent_selection"):
             raise RuntimeError(before_reset(what))
-        if what != "observe" and not self.agents:  # type: ignore[attr-defined]
+        if what not in ("observe", "state") and not self.agents:  # type: ignore[attr-defined]
             raise RuntimeError(episode_over(what))
 
     def last(self, observe: bool = True) -> Any:

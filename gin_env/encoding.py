@@ -42,6 +42,8 @@ from gin_env.cards import NUM_CARDS
 from gin_env.hand import Phase
 from gin_env.match import Match, ThreeHandedMatch
 from gin_env.melds import deadwood_mask
+from gin_env.rummy import Phase as RummyPhase
+from gin_env.rummy import RummyGame
 
 __all__ = [
     "OBS_PARTS",
@@ -55,6 +57,24 @@ __all__ = [
     "encode_observation",
     "action_mask",
     "legal_from_mask",
+    "OBS_PARTS_V1",
+    "OBS_SLICES_V1",
+    "OBS_SIZE_V1",
+    "encode_observation_v1",
+    "HISTORY_LENGTH",
+    "HISTORY_PARTS",
+    "HISTORY_FEATURES",
+    "MOVE_KINDS",
+    "encode_history",
+    "state_parts",
+    "state_size",
+    "state_views",
+    "encode_state",
+    "rummy_state_parts",
+    "rummy_state_size",
+    "rummy_state_views",
+    "encode_rummy_state",
+    "LAYOUTS",
 ]
 
 FULL_STOCK = 31
@@ -107,17 +127,19 @@ _REVERSE_BITS = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
 
 
 def views(obs: np.ndarray) -> dict[str, np.ndarray]:
-    """The named parts of an observation vector (views, not copies)."""
+    """The named parts of an observation vector (views, not copies): the v0 layout (436
+    entries) or the v1 layout (:data:`OBS_SIZE_V1`, the v0 parts then the rules in view)."""
     obs = _checked(obs)
-    return {name: obs[..., s] for name, s in OBS_SLICES.items()}
+    slices = OBS_SLICES_V1 if obs.shape[-1] == OBS_SIZE_V1 else OBS_SLICES
+    return {name: obs[..., s] for name, s in slices.items()}
 
 
 def _checked(obs: np.ndarray) -> np.ndarray:
     obs = np.asarray(obs)
-    if obs.ndim == 0 or obs.shape[-1] != OBS_SIZE:
+    if obs.ndim == 0 or obs.shape[-1] not in (OBS_SIZE, OBS_SIZE_V1):
         raise ValueError(
-            f"an observation vector has {OBS_SIZE} entries (the last axis), got shape "
-            f"{obs.shape}; pass observation['observation'], not the dict"
+            f"an observation vector has {OBS_SIZE} entries (v0) or {OBS_SIZE_V1} (v1) on the "
+            f"last axis, got shape {obs.shape}; pass observation['observation'], not the dict"
         )
     return obs
 
@@ -135,9 +157,11 @@ def mask_to_cards(part: np.ndarray) -> list[int]:
 def cards_in(obs: np.ndarray, part: str) -> list[int]:
     """Card ints set in a 52-card part of an observation vector, e.g. ``cards_in(o, "hand")``
     (action ids for ``suggestion``)."""
-    if part not in OBS_SLICES:
-        raise ValueError(f"part must be one of {', '.join(OBS_SLICES)}; got {part!r}")
-    return mask_to_cards(_checked(obs)[OBS_SLICES[part]])
+    obs = _checked(obs)
+    slices = OBS_SLICES_V1 if obs.shape[-1] == OBS_SIZE_V1 else OBS_SLICES
+    if part not in slices:
+        raise ValueError(f"part must be one of {', '.join(slices)}; got {part!r}")
+    return mask_to_cards(obs[slices[part]])
 
 
 def hand_mask(obs: np.ndarray, part: str = "hand") -> int:
@@ -223,3 +247,363 @@ def action_mask(legal: list[int]) -> np.ndarray:
 
 def legal_from_mask(mask: np.ndarray) -> list[int]:
     return np.flatnonzero(mask).tolist()
+
+
+# -- named layouts, by id ----------------------------------------------------------------------
+# Layout ids for checkpoints and tools: ``LAYOUTS[name]`` gives ``size`` and ``parts``
+# (``(name, size)`` pairs in order). Observation layouts are versioned with the envs:
+# ``gin_obs_v0`` is the 436-entry vector of ``gin_v0`` / ``three_handed_gin_v0``;
+# ``gin_obs_v1`` (``gin_v1`` / ``three_handed_gin_v1``) appends the rules in view.
+
+#: Extra parts of the v1 observation, after the v0 parts.
+OBS_V1_EXTRA: tuple[tuple[str, int], ...] = (
+    ("partner_took", NUM_CARDS),  # cards the observed hand took from the pile, still held
+    ("knock_limit", 1),  # this hand's knock limit / 10 (Oklahoma: from the upcard)
+    ("doubled", 1),  # 1 when this hand's points are doubled (Oklahoma spade upcard)
+    ("gin_bonus", 1),  # log-scaled (see rule_scale)
+    ("undercut_bonus", 1),
+    ("big_gin_bonus", 1),  # log-scaled; 0 when big gin is off
+    ("big_gin_on", 1),
+    ("target_score", 1),
+    ("max_turns_per_hand", 1),
+    ("oklahoma", 1),
+    ("allow_discard_of_taken_card", 1),
+    ("adviser_sees_hand", 1),  # three-handed: the option; gin: 0
+)
+OBS_PARTS_V1: tuple[tuple[str, int], ...] = OBS_PARTS + OBS_V1_EXTRA
+OBS_SIZE_V1: int = sum(size for _, size in OBS_PARTS_V1)
+OBS_SLICES_V1: dict[str, slice] = {}
+_start = 0
+for _name, _size in OBS_PARTS_V1:
+    OBS_SLICES_V1[_name] = slice(_start, _start + _size)
+    _start += _size
+#: The largest value of each log-scaled rule option (their validated ranges).
+RULE_MAX = {
+    "gin_bonus": 1000,
+    "undercut_bonus": 1000,
+    "big_gin_bonus": 1000,
+    "target_score": 100000,
+    "max_turns_per_hand": 100000,
+}
+
+
+def rule_scale(name: str, value: int) -> float:
+    """A rule option in [0, 1]: ``log(1 + value) / log(1 + max)`` (defaults stay readable:
+    a 25 gin bonus is 0.47, a target of 100 is 0.40)."""
+    return float(np.log1p(value) / np.log1p(RULE_MAX[name]))
+
+
+def encode_observation_v1(match: Match, player: int, adviser_sees_hand: bool = True) -> np.ndarray:
+    """The ``gin_obs_v1`` vector: the v0 parts, then what the observed hand took from the
+    pile, and the rules the hand is played under (see :data:`OBS_V1_EXTRA`)."""
+    obs = np.zeros(OBS_SIZE_V1, np.float32)
+    encode_observation(match, player, adviser_sees_hand, out=obs[:OBS_SIZE])
+    hand = match.hand
+    players = match.record.players
+    seat = players.index(player) if player in players else 0
+    obs[OBS_SIZE : OBS_SIZE + NUM_CARDS] = _bits(hand.took[seat])
+    rules = hand.rules
+    big = rules.big_gin_bonus
+    three = isinstance(match, ThreeHandedMatch)
+    obs[OBS_SIZE + NUM_CARDS :] = (
+        hand.knock_limit / 10,
+        hand.multiplier == 2,
+        rule_scale("gin_bonus", rules.gin_bonus),
+        rule_scale("undercut_bonus", rules.undercut_bonus),
+        0.0 if big is None else rule_scale("big_gin_bonus", big),
+        big is not None,
+        rule_scale("target_score", match.target_score),
+        rule_scale("max_turns_per_hand", rules.max_turns_per_hand),
+        rules.oklahoma,
+        rules.allow_discard_of_taken_card,
+        three and adviser_sees_hand,
+    )
+    return obs
+
+
+# -- the move history (observation="history") ---------------------------------------------------
+
+#: Moves kept in the history: the last ``HISTORY_LENGTH`` moves of the hand, oldest first.
+HISTORY_LENGTH = 64
+#: Kinds of move, in the order of the ``kind`` one-hot.
+MOVE_KINDS = ("draw_stock", "take_discard", "pass", "no_advice", "discard", "knock", "big_gin")
+HISTORY_PARTS: tuple[tuple[str, int], ...] = (
+    ("who", 3),  # one-hot: the mover relative to the observer (0 self, 1 next, 2 the one after)
+    ("advice", 1),  # 1: the adviser's suggestion, not a move of the hand
+    ("kind", len(MOVE_KINDS)),  # one-hot (zeros when the observer may not see it)
+    ("card", NUM_CARDS),  # one-hot: the card moved, when the observer may see it
+)
+HISTORY_FEATURES: int = sum(size for _, size in HISTORY_PARTS)
+HISTORY_SLICES: dict[str, slice] = {}
+_start = 0
+for _name, _size in HISTORY_PARTS:
+    HISTORY_SLICES[_name] = slice(_start, _start + _size)
+    _start += _size
+
+
+def move_kind(action: int) -> int:
+    """Index in :data:`MOVE_KINDS` of an action id."""
+    if action < A.DISCARD:
+        return action  # draw_stock, take_discard, pass, no_advice: ids 0..3
+    if action < A.KNOCK:
+        return 4
+    return 5 if action < A.BIG_GIN else 6
+
+
+def move_card(action: int, top_discard: int | None, stock_top: int | None) -> int:
+    """The card a move moves: the pile's top for a take, the stock's top for a draw, the
+    discarded card for a discard or knock; -1 for a pass, no advice or big gin."""
+    if action == A.TAKE_DISCARD:
+        return -1 if top_discard is None else top_discard
+    if action == A.DRAW_STOCK:
+        return -1 if stock_top is None else stock_top
+    if A.DISCARD <= action < A.BIG_GIN:
+        return (action - A.DISCARD) % NUM_CARDS
+    return -1
+
+
+def encode_history(
+    moves: list[tuple[int, int, int, bool]],
+    observer: int,
+    num_players: int,
+    sees_card: dict[int, bool] | None = None,
+    sees_advice: bool = True,
+    out: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``history`` array ``[HISTORY_LENGTH, HISTORY_FEATURES]`` and its padding mask
+    (1 for a real move) of ``observer``, from the hand's moves ``(player, action, card,
+    advice)`` in order.
+
+    Visibility: a card drawn from the stock is seen only by the drawer and by the players
+    ``sees_card`` maps to True for that drawer (the adviser who sees the captain's hand);
+    a suggestion's kind and card only when ``sees_advice`` (not the box player); every other
+    move is public. The last ``HISTORY_LENGTH`` moves are kept, oldest first, padded after.
+    """
+    hist = np.zeros((HISTORY_LENGTH, HISTORY_FEATURES), np.float32) if out is None else out
+    if out is not None:
+        hist[:] = 0
+    mask = np.zeros(HISTORY_LENGTH, np.int8)
+    recent = moves[-HISTORY_LENGTH:]
+    card0 = HISTORY_SLICES["card"].start
+    kind0 = HISTORY_SLICES["kind"].start
+    for i, (player, action, card, advice) in enumerate(recent):
+        row = hist[i]
+        row[(player - observer) % num_players] = 1.0
+        mask[i] = 1
+        if advice:
+            row[3] = 1.0
+            if not sees_advice:
+                continue
+        row[kind0 + move_kind(action)] = 1.0
+        if card < 0:
+            continue
+        if action == A.DRAW_STOCK and not advice:
+            if player != observer and not (sees_card or {}).get(player, False):
+                continue
+        row[card0 + card] = 1.0
+    return hist, mask
+
+
+# -- the global state (state() of the envs; never in an observation) ----------------------------
+
+
+def state_parts(num_players: int) -> tuple[tuple[str, int], ...]:
+    """Named parts of the gin envs' ``state()`` vector: everything about the position, by
+    player index (not relative to anyone). Rows of per-player parts are players 0..n-1."""
+    n = num_players
+    return (
+        ("hands", n * NUM_CARDS),  # each player's cards (the adviser: none)
+        ("took", n * NUM_CARDS),  # cards each player took from the pile and still holds
+        ("discarded", n * NUM_CARDS),  # cards each player discarded this hand
+        ("stock", NUM_CARDS),  # the stock as a set
+        ("stock_order", NUM_CARDS),  # (place from the top + 1) / 31 of each stock card
+        ("discard_pile", NUM_CARDS),  # the discard pile as a set
+        ("pile_order", NUM_CARDS),  # (place from the bottom + 1) / 52 of each pile card
+        ("upcard", NUM_CARDS),  # one-hot: this hand's upcard
+        ("taken", NUM_CARDS),  # one-hot: the card taken from the pile this turn
+        ("roles", n * 3),  # one-hot role of each player (box/captain/adviser; dealer/non-dealer)
+        ("scores", n),  # scores / target, capped at 1
+        ("phase", 5),  # one-hot, as in the observation
+        ("to_act", n),  # one-hot: the player to act (zeros when nobody)
+        ("advising", 1),  # 1 when the adviser is to suggest
+        ("suggestion", A.NUM_ACTIONS),  # one-hot: the standing suggestion
+        ("must_draw_stock", 1),  # both passed the upcard: the non-dealer draws from the stock
+        ("passed_upcard", 2),  # by seat of the hand: non-dealer, dealer
+        ("turn", 1),  # turns played / max_turns_per_hand
+        ("knock_limit", 1),  # this hand's knock limit / 10
+        ("doubled", 1),  # 1 when this hand's points are doubled
+    )
+
+
+def state_size(num_players: int) -> int:
+    return sum(size for _, size in state_parts(num_players))
+
+
+def state_views(state: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
+    """The named parts of a gin state vector; per-player card parts as ``(n, 52)``."""
+    state = np.asarray(state)
+    size = state_size(num_players)
+    if state.ndim == 0 or state.shape[-1] != size:
+        raise ValueError(
+            f"a {num_players}-player gin state has {size} entries (the last axis), got shape "
+            f"{state.shape}"
+        )
+    out, start = {}, 0
+    for name, width in state_parts(num_players):
+        part = state[..., start : start + width]
+        if name in ("hands", "took", "discarded"):
+            part = part.reshape(*state.shape[:-1], num_players, NUM_CARDS)
+        elif name == "roles":
+            part = part.reshape(*state.shape[:-1], num_players, 3)
+        out[name] = part
+        start += width
+    return out
+
+
+def encode_state(match: Match) -> np.ndarray:
+    """The global state of a gin match (see :func:`state_parts`)."""
+    n = match.num_players
+    state = np.zeros(state_size(n), np.float32)
+    v = state_views(state, n)
+    hand = match.hand
+    rec = match.record
+    for seat, player in enumerate(rec.players):
+        v["hands"][player] = _bits(hand.hands[seat])
+        v["took"][player] = _bits(hand.took[seat])
+        v["discarded"][player] = _bits(hand.discarded[seat])
+    for i, c in enumerate(hand.stock):
+        v["stock"][c] = 1.0
+        v["stock_order"][c] = (i + 1) / FULL_STOCK
+    for i, c in enumerate(hand.discard_pile):
+        v["discard_pile"][c] = 1.0
+        v["pile_order"][c] = (i + 1) / NUM_CARDS
+    v["upcard"][hand.upcard] = 1.0
+    if hand.taken is not None:
+        v["taken"][hand.taken] = 1.0
+    for p, role in enumerate(rec.roles):
+        v["roles"][p, role] = 1.0
+        v["scores"][p] = min(match.scores[p] / match.target_score, 1.0)
+    v["phase"][hand.phase] = 1.0
+    if match.current_player is not None:
+        v["to_act"][match.current_player] = 1.0
+    if isinstance(match, ThreeHandedMatch):
+        v["advising"][0] = match.advising
+        if match.suggestion is not None:
+            v["suggestion"][match.suggestion] = 1.0
+    v["must_draw_stock"][0] = hand.must_draw_stock
+    v["passed_upcard"][:] = (hand.passed_upcard[hand.nondealer], hand.passed_upcard[hand.dealer])
+    v["turn"][0] = hand.turns / hand.rules.max_turns_per_hand
+    v["knock_limit"][0] = hand.knock_limit / 10
+    v["doubled"][0] = hand.multiplier == 2
+    return state
+
+
+def _layouts() -> dict[str, dict[str, object]]:
+    out: dict[str, dict[str, object]] = {
+        "gin_obs_v0": {"size": OBS_SIZE, "parts": OBS_PARTS},
+        "gin_obs_v1": {"size": OBS_SIZE_V1, "parts": OBS_PARTS_V1},
+        "gin_history_v0": {
+            "size": HISTORY_LENGTH * HISTORY_FEATURES,
+            "parts": HISTORY_PARTS,
+            "shape": (HISTORY_LENGTH, HISTORY_FEATURES),
+        },
+    }
+    for n in (2, 3):
+        out[f"gin_state_{n}p_v0"] = {"size": state_size(n), "parts": state_parts(n)}
+    for n in range(2, 7):
+        out[f"rummy_state_{n}p_v0"] = {"size": rummy_state_size(n), "parts": rummy_state_parts(n)}
+    return out
+
+
+# -- the global state of rummy_v0 --------------------------------------------------------------
+
+
+def rummy_state_parts(num_players: int) -> tuple[tuple[str, int], ...]:
+    """Named parts of ``rummy_v0``'s ``state()``, by seat (not relative to anyone)."""
+    n = num_players
+    return (
+        ("hands", n * NUM_CARDS),  # each seat's cards
+        ("public_cards", n * NUM_CARDS),  # cards the others saw go into each hand
+        ("melds_by_owner", n * NUM_CARDS),  # cards in the melds each seat laid down
+        ("stock", NUM_CARDS),  # the stock as a set
+        ("stock_order", NUM_CARDS),  # (place from the top + 1) / 52
+        ("discard_pile", NUM_CARDS),
+        ("pile_order", NUM_CARDS),  # (place from the bottom + 1) / 52
+        ("stock_known", NUM_CARDS),  # cards of a turned-over pile still in the stock
+        ("table_sets", NUM_CARDS),
+        ("table_runs", NUM_CARDS),
+        ("taken", NUM_CARDS),  # one-hot: the card taken from the pile this turn
+        ("phase", 3),  # one-hot: draw, play, over
+        ("to_act", n),  # one-hot (zeros when the hand is over)
+        ("dealer", n),
+        ("scores", n),  # / target_score, capped at 1 (0 without a target)
+        ("melded_before", n),
+        ("turn", 1),  # turns / max_turns
+        ("melded_this_turn", 1),
+    )
+
+
+def rummy_state_size(num_players: int) -> int:
+    return sum(size for _, size in rummy_state_parts(num_players))
+
+
+def rummy_state_views(state: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
+    """The named parts of a rummy state vector; per-seat card parts as ``(n, 52)``."""
+    state = np.asarray(state)
+    size = rummy_state_size(num_players)
+    if state.ndim == 0 or state.shape[-1] != size:
+        raise ValueError(
+            f"a {num_players}-player rummy state has {size} entries, got shape {state.shape}"
+        )
+    out, start = {}, 0
+    for name, width in rummy_state_parts(num_players):
+        part = state[..., start : start + width]
+        if name in ("hands", "public_cards", "melds_by_owner"):
+            part = part.reshape(*state.shape[:-1], num_players, NUM_CARDS)
+        out[name] = part
+        start += width
+    return out
+
+
+def encode_rummy_state(game: RummyGame) -> np.ndarray:
+    """The global state of a rummy game (see :func:`rummy_state_parts`)."""
+    n = game.num_players
+    state = np.zeros(rummy_state_size(n), np.float32)
+    v = rummy_state_views(state, n)
+    for seat in range(n):
+        v["hands"][seat] = _bits(game.hands[seat])
+        v["public_cards"][seat] = _bits(game.public_cards[seat])
+    sets = runs = 0
+    for meld in game.table:
+        v["melds_by_owner"][meld.owner] += _bits(meld.cards)
+        if meld.is_set:
+            sets |= meld.cards
+        else:
+            runs |= meld.cards
+    v["table_sets"][:] = _bits(sets)
+    v["table_runs"][:] = _bits(runs)
+    for i, c in enumerate(reversed(game.stock)):  # the stock's top is its last item
+        v["stock"][c] = 1.0
+        v["stock_order"][c] = (i + 1) / NUM_CARDS
+    for i, c in enumerate(game.discard_pile):
+        v["discard_pile"][c] = 1.0
+        v["pile_order"][c] = (i + 1) / NUM_CARDS
+    v["stock_known"][:] = _bits(game.stock_known)
+    if game.taken_card >= 0:
+        v["taken"][game.taken_card] = 1.0
+    v["phase"][int(game.phase)] = 1.0
+    if game.phase != RummyPhase.OVER:
+        v["to_act"][game.current] = 1.0
+    v["dealer"][game.dealer] = 1.0
+    target = game.config.target_score
+    for seat in range(n):
+        v["scores"][seat] = min(game.scores[seat] / target, 1.0) if target else 0.0
+        v["melded_before"][seat] = game.melded_before[seat]
+    v["turn"][0] = min(game.turns / game.config.max_turns, 1.0)
+    v["melded_this_turn"][0] = game.turn.melded
+    return state
+
+
+#: Every layout by id: ``{"size": int, "parts": ((name, size), ...)}`` (and ``shape`` for
+#: the history). The observation layout of an env is its ``observation_layout`` attribute.
+LAYOUTS: dict[str, dict[str, object]] = _layouts()

@@ -27,15 +27,35 @@ from gin_env.aec_tools import (
 )
 from gin_env.cards import NUM_CARDS, cards_str
 from gin_env.config import HandRules, check_choice, check_int
-from gin_env.encoding import OBS_SIZE, action_mask, encode_observation
+from gin_env.encoding import (
+    HISTORY_FEATURES,
+    HISTORY_LENGTH,
+    OBS_SIZE,
+    OBS_SIZE_V1,
+    action_mask,
+    encode_history,
+    encode_observation,
+    encode_observation_v1,
+    encode_state,
+    move_card,
+    state_size,
+)
 from gin_env.extras import require
 from gin_env.hand import check_deck
 from gin_env.match import ROLE_NAMES, HandRecord, Match
 
-__all__ = ["GinFamilyEnv", "REWARD_MODES", "EPISODE_MODES", "make_config", "role_names_for"]
+__all__ = [
+    "GinFamilyEnv",
+    "REWARD_MODES",
+    "EPISODE_MODES",
+    "OBSERVATION_MODES",
+    "make_config",
+    "role_names_for",
+]
 
 REWARD_MODES = ("team", "zero_sum", "individual", "match")
 EPISODE_MODES = ("match", "hand")
+OBSERVATION_MODES = ("flat", "history")
 C = TypeVar("C", bound=HandRules)
 
 
@@ -67,6 +87,8 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
     }
     num_players: int
     role_names: tuple[str, ...]
+    #: Observation layout version: 0 (``gin_obs_v0``, 436 entries) or 1 (``gin_obs_v1``).
+    obs_version: int = 0
 
     def __init__(
         self,
@@ -76,6 +98,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         max_hands: int | None = None,
         render_mode: str | None = None,
         render_hands: str = "none",
+        observation: str = "flat",
         **kwargs: Any,
     ) -> None:
         # By name: the subclasses' signatures differ in order (three_handed_gin_v0 starts
@@ -88,11 +111,13 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
             max_hands=max_hands,
             render_mode=render_mode,
             render_hands=render_hands,
+            observation=observation,
             **kwargs,
         )
         super().__init__()
         check_choice("reward", reward, REWARD_MODES)
         check_choice("episode", episode, EPISODE_MODES)
+        check_choice("observation", observation, OBSERVATION_MODES)
         if (
             isinstance(reward_scale, bool)
             or not isinstance(reward_scale, int | float)
@@ -113,12 +138,24 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.render_hands = check_render_hands(render_hands, self.possible_agents)
         self.agents = self.possible_agents[:]
-        self._obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (A.NUM_ACTIONS,), np.int8),
-            }
-        )
+        self.observation_mode = observation
+        self.observation_layout = f"gin_obs_v{self.obs_version}"
+        size = OBS_SIZE_V1 if self.obs_version == 1 else OBS_SIZE
+        parts: dict[str, spaces.Space] = {
+            "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (A.NUM_ACTIONS,), np.int8),
+        }
+        if observation == "history":
+            shape = (HISTORY_LENGTH, HISTORY_FEATURES)
+            parts["history"] = spaces.Box(0.0, 1.0, shape, np.float32)
+            parts["history_mask"] = spaces.Box(0, 1, (HISTORY_LENGTH,), np.int8)
+        self._obs_space = spaces.Dict(parts)
+        #: PettingZoo's global state (:meth:`state`): layout ``gin_state_{n}p_v0``.
+        self.state_space = spaces.Box(0.0, 1.0, (state_size(self.num_players),), np.float32)
+        self.state_layout = f"gin_state_{self.num_players}p_v0"
+        # The moves of the hand on the table: (player, action, card, advice), for "history".
+        self._moves: list[tuple[int, int, int, bool]] = []
+        self._moves_record: Any = None
         self._act_space = ActionSpace(A.NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
@@ -158,6 +195,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.last_action = None
         self._last_hand_result = None
+        self._moves, self._moves_record = [], self.match.record
         self._update_infos(None)
         self.agent_selection = self._agent(self.match.current_player)
         if self.render_mode == "human":
@@ -167,12 +205,38 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         self._check_order("observe")
         match = self._require_match()
         player = self._seat_of(agent, self._player_of)
-        obs = encode_observation(match, player, self._adviser_sees_hand())
+        sees = self._adviser_sees_hand()
+        if self.obs_version == 1:
+            obs = encode_observation_v1(match, player, sees)
+        else:
+            obs = encode_observation(match, player, sees)
         if self._to_act(agent):
             mask = action_mask(match.legal_actions())
         else:
             mask = np.zeros(A.NUM_ACTIONS, np.int8)
-        return {"observation": obs, "action_mask": mask}
+        out = {"observation": obs, "action_mask": mask}
+        if self.observation_mode == "history":
+            out["history"], out["history_mask"] = self._history(player)
+        return out
+
+    def _history(self, player: int) -> tuple[np.ndarray, np.ndarray]:
+        """``player``'s view of the moves of the hand on the table (see ``encode_history``)."""
+        match = self._require_match()
+        rec = match.record
+        moves = self._moves if self._moves_record is rec else []
+        captain = rec.players[0]
+        adviser = player not in rec.players
+        sees_card = {captain: adviser and self._adviser_sees_hand()}
+        sees_advice = self.num_players == 2 or rec.roles[player] != 0  # not the box
+        return encode_history(moves, player, self.num_players, sees_card, sees_advice)
+
+    def state(self) -> np.ndarray:
+        """The global state (PettingZoo's convention, for centralized critics): every hand,
+        the stock as a set and in order, the pile in order, roles, scores, phase, the player
+        to act, the suggestion; never part of an observation. Layout:
+        :func:`gin_env.encoding.state_parts` (``state_views`` names the parts)."""
+        self._check_order("state")
+        return encode_state(self._require_match())
 
     def step(self, action: int | None) -> None:
         if self._dead_step(action):
@@ -181,12 +245,22 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         agent = self.agent_selection
         match = self._require_match()
         action = int(action)
+        hand = match.hand
+        rec = match.record
+        advice = bool(getattr(match, "advising", False))
+        stock_top = hand.deck[hand.stock_pos] if hand.stock_size else None
+        card = (
+            -1 if advice and action < A.DISCARD else move_card(action, hand.top_discard, stock_top)
+        )
         # The engine raises on an illegal action before it changes anything. A hand that
         # ends the episode stays on the table: the final observation shows it, not a new deal.
         last_hand = self.episode == "hand" or (
             self.max_hands is not None and len(match.history) >= self.max_hands
         )
         record = match.step(action, next_hand=not last_hand)
+        if self._moves_record is not rec:
+            self._moves, self._moves_record = [], rec
+        self._moves.append((self._player_of[agent], action, card, advice))
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:  # last step's rewards go back to zero (most steps skip this)
             self.rewards = dict.fromkeys(self.agents, 0.0)

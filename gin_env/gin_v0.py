@@ -49,13 +49,22 @@ Options
 Rules: ``knock_limit``, ``gin_bonus``, ``undercut_bonus``, ``big_gin_bonus``,
 ``allow_discard_of_taken_card``, ``max_turns_per_hand``, ``oklahoma``, ``target_score``,
 ``dealer_rule``, ``hollywood``; and ``reward``, ``reward_scale``, ``episode``
-(``"match"`` or ``"hand"``), ``max_hands``, ``render_mode``, ``render_hands`` as in
+(``"match"`` or ``"hand"``), ``max_hands``, ``render_mode``, ``render_hands``,
+``observation`` (``"flat"`` or ``"history"``) as in
 ``three_handed_gin_v0``. Seeds, deals, illegal actions and ``infos`` behave as there.
+
+``state()`` / ``state_space``: the global state as in ``three_handed_gin_v0``, layout
+``gin_state_2p_v0`` (``hands``, ``took``, ``discarded`` rows for the two players; roles
+one-hot over dealer, non-dealer, unused).
 
 Version history
 ---------------
+- v1 (:mod:`gin_env.gin_v1`): observation layout ``gin_obs_v1``, the rules in view
+  appended; v0 stays as it was.
 - v0: initial release; ``hollywood`` scoring added later as an option (off by default:
-  the default game is unchanged).
+  the default game is unchanged); later still, without changing the observation layout:
+  the final observation of an episode shows the hand that ended, ``render_hands``,
+  ``observation="history"`` and ``state()``.
 """
 
 from __future__ import annotations
@@ -87,12 +96,14 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         max_hands: int | None = None,
         render_mode: str | None = None,
         render_hands: str = "none",
+        observation: str = "flat",
         **rules: Any,
     ) -> None:
         self.config = make_config(GinConfig, rules)
         super().__init__(
-            reward, episode, reward_scale, max_hands, render_mode, render_hands, **rules
-        )
+            reward, episode, reward_scale, max_hands, render_mode, render_hands,
+            observation=observation, **rules,
+        )  # fmt: skip
 
     def _new_match(self, role_deck: list[int], deal: Any) -> Match:
         return GinMatch(self.config, role_deck, deal)

@@ -115,6 +115,13 @@ A bad deck (not 52 distinct ints 0..51: a float, a string, a duplicate, a wrong 
 `ValueError` naming the bad card, raised before anything changes (the game in progress and
 the seed stay as they were). Other option keys are ignored.
 
+`state()` / `state_space` (PettingZoo's global state, for centralized critics; never part
+of an observation): a `float32` vector in [0, 1] of layout `rummy_state_{n}p_v0`
+(`gin_env.encoding.rummy_state_parts`, named by `rummy_state_views`): every hand, the cards
+the others saw go into each hand, the melds by owner, the stock as a set and in order, the
+pile in order, known stock cards, table sets and runs, the taken card, phase, seat to act,
+dealer, scores, who melded before, the turn.
+
 `infos[agent]` is empty except just after a hand ends: then `"hand_result"` holds the
 winner's agent (None if truncated), the payments by agent, `"rummy"` and `"truncated"`
 (in a match it is cleared by the next step).
@@ -144,6 +151,7 @@ from gin_env.aec_tools import (
     wrap,
 )
 from gin_env.cards import NUM_CARDS, card_str, cards_str
+from gin_env.encoding import encode_rummy_state, rummy_state_size
 from gin_env.extras import require
 from gin_env.hand import check_deck
 from gin_env.rummy import Phase, RummyConfig, RummyGame
@@ -217,6 +225,9 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         act_space = ActionSpace(NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        #: PettingZoo's global state (:meth:`state`), layout ``rummy_state_{n}p_v0``.
+        self.state_layout = f"rummy_state_{num_players}p_v0"
+        self.state_space = spaces.Box(0.0, 1.0, (rummy_state_size(num_players),), np.float32)
         self.np_random, self._seed = seeding.np_random(None)
         self.game = RummyGame(self.config)
         self._deck_rng: np.random.Generator | None = None
@@ -262,6 +273,14 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         else:
             mask = np.zeros(NUM_ACTIONS, np.int8)
         return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The global state (for centralized critics; never part of an observation): every
+        hand, the stock as a set and in order, the pile in order, the table's melds by owner,
+        scores, phase, the seat to act. Layout: ``gin_env.encoding.rummy_state_parts``
+        (``rummy_state_views`` names the parts)."""
+        self._check_order("state")
+        return encode_rummy_state(self.game)
 
     def step(self, action: int | None) -> None:
         if self._dead_step(action):

@@ -88,6 +88,46 @@ The opponent is the other playing seat: the captain for the box, the box for the
 captain and the adviser. No card of the opponent's hidden hand ever appears, except
 cards it took from the discard pile.
 
+The layout's id is ``gin_obs_v0`` (the env's ``observation_layout``;
+``gin_env.encoding.LAYOUTS`` lists every layout's size and parts by id). Version v1 of
+the env (:mod:`gin_env.three_handed_gin_v1`) appends the rules in view.
+
+Move history (``observation="history"``)
+----------------------------------------
+``observation="flat"`` (default) gives the dict above. ``observation="history"`` adds two
+keys: ``history``, ``float32 (64, 63)``, the last 64 moves of the hand on the table,
+oldest first, and ``history_mask``, ``int8 (64,)``, 1 for a real move and 0 for padding.
+Each move's row (``gin_env.encoding.HISTORY_PARTS``):
+
+=======  =====  ==============================================================
+part     size   meaning
+=======  =====  ==============================================================
+who      3      one-hot: the mover relative to the observer (0 self, 1 the next
+                player, 2 the one after; player order ``player_0, player_1, ...``)
+advice   1      1 for the adviser's suggestion (not a move of the hand)
+kind     7      one-hot: draw_stock, take_discard, pass, no_advice, discard,
+                knock, big_gin
+card     52     one-hot: the card moved, when the observer may see it
+=======  =====  ==============================================================
+
+What stays hidden: a card drawn from the stock is seen only by the drawer (and by an
+adviser who sees the captain's hand, for the captain's draws); the box player sees that
+the adviser advised, but not what (``kind`` and ``card`` zero). Takes and discards are
+public. The history restarts with each hand.
+
+Global state (``state()``, ``state_space``)
+-------------------------------------------
+PettingZoo's ``state()`` returns the whole position for centralized training (a critic
+that sees every hand): a ``float32`` vector in [0, 1] of layout ``gin_state_3p_v0``
+(``gin_state_2p_v0`` for ``gin_v0``; the env's ``state_layout``), by player index:
+``hands``, ``took``, ``discarded`` (one 52-card row per player), ``stock`` (set) and
+``stock_order`` ((place from the top + 1) / 31), ``discard_pile`` and ``pile_order``
+((place from the bottom + 1) / 52), ``upcard``, ``taken`` (this turn), ``roles`` (one-hot
+per player), ``scores`` / target, ``phase``, ``to_act``, ``advising``, ``suggestion``,
+``must_draw_stock``, ``passed_upcard`` (non-dealer, dealer), ``turn``, ``knock_limit``,
+``doubled``. ``gin_env.encoding.state_views(state, num_players)`` names the parts. It is
+never part of any agent's observation. (Hollywood's three game scores are in ``infos``.)
+
 Rewards (``reward=``)
 ---------------------
 Given at the step where a hand (or, for ``"match"``, the match) ends, to every agent,
@@ -125,6 +165,7 @@ over, the final cards), and no further hand is dealt until ``reset()``. Within a
 the next hand is dealt at the step that ends the previous one.
 - ``render_mode``: None, ``"ansi"`` (returns text), ``"human"`` (prints),
   ``"rgb_array"`` (a picture of the table);
+- ``observation``: ``"flat"`` (default) or ``"history"`` (adds the move history, above);
 - ``render_hands``: which hands the rendering (text and picture) shows face up before the
   hand ends: ``"none"`` (default: an onlooker's view, card counts and backs), ``"all"``
   (every hand, for watching or debugging), or an agent's name such as ``"player_0"`` (what
@@ -156,7 +197,11 @@ see ``gin_env.gin_aec.wrap``.)
 
 Version history
 ---------------
-- v0: initial release.
+- v1 (:mod:`gin_env.three_handed_gin_v1`): observation layout ``gin_obs_v1``, the rules
+  in view appended; v0 stays as it was.
+- v0: initial release. Later, without changing the observation layout: the adviser blind
+  rule, the final observation of an episode showing the hand that ended,
+  ``render_hands``, ``observation="history"`` and ``state()``.
 """
 
 from __future__ import annotations
@@ -192,6 +237,7 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         max_hands: int | None = None,
         render_mode: str | None = None,
         render_hands: str = "none",
+        observation: str = "flat",
         **rules: Any,
     ) -> None:
         check_choice("adviser", adviser, ADVISER_MODES)
@@ -201,7 +247,8 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         self.adviser_sees_hand = adviser_sees_hand
         super().__init__(
             reward, episode, reward_scale, max_hands, render_mode, render_hands,
-            adviser=adviser, adviser_sees_hand=adviser_sees_hand, **rules,
+            observation=observation, adviser=adviser, adviser_sees_hand=adviser_sees_hand,
+            **rules,
         )  # fmt: skip
 
     def _new_match(self, role_deck: list[int], deal: Any) -> Match:
