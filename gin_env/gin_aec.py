@@ -230,6 +230,20 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         sees_advice = self.num_players == 2 or rec.roles[player] != 0  # not the box
         return encode_history(moves, player, self.num_players, sees_card, sees_advice)
 
+    def _move(
+        self, match: Match, agent: str, action: int
+    ) -> tuple[Any, tuple[int, int, int, bool]]:
+        """The hand's record and the move ``(player, action, card, advice)`` about to be made:
+        the card it moves (the pile's top, the stock's top, the discard) or -1."""
+        hand = match.hand
+        advice = bool(getattr(match, "advising", False))
+        stock_top = hand.deck[hand.stock_pos] if hand.stock_size else None
+        if advice and action < A.DISCARD:
+            card = -1  # a suggestion to draw or take names no card
+        else:
+            card = move_card(action, hand.top_discard, stock_top)
+        return match.record, (self._player_of[agent], action, card, advice)
+
     def state(self) -> np.ndarray:
         """The global state (PettingZoo's convention, for centralized critics): every hand,
         the stock as a set and in order, the pile in order, roles, scores, phase, the player
@@ -245,22 +259,17 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         agent = self.agent_selection
         match = self._require_match()
         action = int(action)
-        hand = match.hand
-        rec = match.record
-        advice = bool(getattr(match, "advising", False))
-        stock_top = hand.deck[hand.stock_pos] if hand.stock_size else None
-        card = (
-            -1 if advice and action < A.DISCARD else move_card(action, hand.top_discard, stock_top)
-        )
+        move = self._move(match, agent, action) if self.observation_mode == "history" else None
         # The engine raises on an illegal action before it changes anything. A hand that
         # ends the episode stays on the table: the final observation shows it, not a new deal.
         last_hand = self.episode == "hand" or (
             self.max_hands is not None and len(match.history) >= self.max_hands
         )
         record = match.step(action, next_hand=not last_hand)
-        if self._moves_record is not rec:
-            self._moves, self._moves_record = [], rec
-        self._moves.append((self._player_of[agent], action, card, advice))
+        if move is not None:  # kept only for the history (the flat observation skips it)
+            if self._moves_record is not move[0]:
+                self._moves, self._moves_record = [], move[0]
+            self._moves.append(move[1])
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:  # last step's rewards go back to zero (most steps skip this)
             self.rewards = dict.fromkeys(self.agents, 0.0)
