@@ -329,7 +329,7 @@ class SearchAgent(ViewAgent):
         pile = world.discard_pile
         buried = pile[:-1]
         order = rng.permutation(len(buried))
-        return GinHand.from_state(
+        world = GinHand.from_state(
             world.hands,
             [buried[i] for i in order] + pile[-1:],
             world.stock,
@@ -344,6 +344,8 @@ class SearchAgent(ViewAgent):
             taken=world.taken,
             must_draw_stock=world.must_draw_stock,
         )
+        world.legal_actions()  # worked out once here, copied by every candidate's clone
+        return world
 
     def _value(self, world: GinHand, me: int, action: int) -> float:
         """Points for this seat of ``action`` in ``world``, played out to the hand's end on

@@ -21,7 +21,7 @@ import numpy as np
 
 from agents.base import SeatView, ViewAgent
 from gin_env import actions as A
-from gin_env.cards import NUM_CARDS, POINTS, from_mask
+from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.config import HandRules
 from gin_env.hand import GinHand, HandResult, Phase
 from gin_env.melds import discard_deadwoods
@@ -121,9 +121,8 @@ def greedy_takes(hand10: int, card: int) -> bool:
         _KERNEL = discard_deadwoods_nb
     hand11 = hand10 | 1 << card
     _KERNEL(hand11, _OUT)
-    dws = _OUT.tolist()
-    now = dws[card]  # the deadwood of ``hand10`` itself
-    return any(dws[c] < now for c in from_mask(hand10))
+    now = int(_OUT[card])  # the deadwood of ``hand10`` itself
+    return any(0 <= v < now for v in _OUT.tolist())  # -1: a card not held
 
 
 def greedy_action(hand: GinHand) -> int:

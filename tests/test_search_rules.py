@@ -328,3 +328,27 @@ def test_greedy_rollouts_play_the_tables_rules() -> None:
         differ += results["plain"] != results["oklahoma"]
         assert seat_points(results["plain"], 0) == -seat_points(results["plain"], 1)
     assert differ >= 10 and undercuts >= 1
+
+
+def test_search_rollouts_play_the_oklahoma_knock_limit() -> None:
+    """An ace upcard makes the hand gin-only under Oklahoma: the same worlds (same seed)
+    are worth other points than under the standard rules, and the spade doubles them."""
+    hand = to_mask(parse_cards("2S 3S 4S 7H 8H 9D TD QC KC 5D"))
+    for up, limit in (("AC", 0), ("AS", 0), ("3H", 3)):
+        card = parse_cards(up)[0]
+        view = SeatView(
+            role=1, phase=0, advising=False, hand=hand, top_discard=card,
+            discard_pile=1 << card, opponent_took=0, opponent_discarded=0, own_discarded=0,
+            stock_size=31, suggestion=-1, legal=[A.TAKE_DISCARD, A.PASS],
+        )  # fmt: skip
+        okla = SearchAgent(budget=None, worlds=30, rules={"oklahoma": True})
+        plain = SearchAgent(budget=None, worlds=30)
+        assert okla.upcard(view) == card
+        base = okla._base(view)
+        assert base is not None and base[0].knock_limit == limit
+        a = okla.candidate_values(view, np.random.default_rng(0))
+        b = plain.candidate_values(view, np.random.default_rng(0))
+        assert set(a) == set(b) and A.PASS in a  # the same candidates, other values
+        assert a != b
+        if up == "AS":
+            assert base[0].multiplier == 2
