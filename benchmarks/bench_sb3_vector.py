@@ -9,8 +9,9 @@ DummyVecEnv path, same network and PPO settings, side by side in one run.
 
 Both train ``MlpPolicy`` with ``--net-arch`` for ``--steps`` learner decisions; the rate is
 decisions per second of ``learn()`` (wall time and this process's CPU time), the engine
-compiled beforehand (a warm-up call). Also printed: the cost per row of the batched
-opponents (``simple`` batched vs per game, ``heuristic`` per row), which bounds a table.
+compiled beforehand (a warm-up call). Also printed: the VecEnvs alone (random legal learner
+moves, no network), and the cost per row of the batched opponents (``simple`` batched vs
+per game, ``heuristic`` per row), which bounds a table.
 
 Run ``python benchmarks/bench_sb3_vector.py`` (``--steps 4096 --n-envs 16 --opponents
 simple,heuristic``).
@@ -60,6 +61,24 @@ def _learn(vec: object, steps: int, args: argparse.Namespace) -> tuple[float, fl
     model.learn(steps)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return model.num_timesteps / wall, model.num_timesteps / cpu
+
+
+def _env_only(vec: object, steps: int) -> float:
+    """Learner decisions per CPU second of the VecEnv alone (random legal learner moves)."""
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    rng = np.random.default_rng(0)
+    vec.reset()  # type: ignore[attr-defined]
+    n = vec.num_envs  # type: ignore[attr-defined]
+    done = 0
+    cpu = time.process_time()
+    while done < steps:
+        masks = get_action_masks(vec)  # type: ignore[arg-type]
+        k = (rng.random(n) * masks.sum(axis=1)).astype(np.int64)
+        acts = np.argmax(masks.cumsum(axis=1) > k[:, None], axis=1)
+        vec.step(acts)  # type: ignore[attr-defined]
+        done += n
+    return done / (time.process_time() - cpu)
 
 
 def _opponent_costs(game: str) -> None:
@@ -121,6 +140,14 @@ def main() -> None:
             wall, cpu = _learn(_vector(args.game, opp, n, 0), args.steps, args)
             print(f"{opp:10s} {'vector: LearnerVectorEnv N=' + str(n):28s} "
                   f"{wall:11.0f} {cpu:10.0f} {cpu / base_cpu:7.2f}")  # fmt: skip
+    print(f"\nthe VecEnv alone (random legal learner moves, {args.steps} decisions), dec/s CPU:")
+    for opp in args.opponents.split(","):
+        base = _env_only(_today(args.game, opp, args.n_envs, 0), args.steps)
+        line = f"  {opp:10s} today N={args.n_envs}: {base:8.0f}"
+        for n in dict.fromkeys((args.n_envs, args.vector_n_envs)):
+            rate = _env_only(_vector(args.game, opp, n, 0), args.steps)
+            line += f"   vector N={n}: {rate:8.0f} ({rate / base:.2f}x)"
+        print(line)
     _opponent_costs(args.game)
     print("\nratio: vector CPU rate / today's CPU rate for the same opponent")
 
