@@ -64,7 +64,10 @@ def random_legal(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
                 pick -= 1
 
 
-def vector_loop(num_envs: int, game: str, backend: str = "numba", seed: int = 0) -> Loop:
+def vector_loop(
+    num_envs: int, game: str, backend: str = "numba", seed: int = 0, threads: int = 1
+) -> Loop:
+    """``threads`` > 1: numba's threads share the step (from ``PARALLEL_MIN_ENVS`` games)."""
     env = VectorGinEnv(num_envs, game, seed=seed, backend=backend)
     rng = np.random.default_rng(seed)
     actions = np.zeros(num_envs, np.int64)
@@ -73,12 +76,15 @@ def vector_loop(num_envs: int, game: str, backend: str = "numba", seed: int = 0)
     def loop(seconds: float) -> int:
         out = holder["out"]
         steps = 0
-        deadline = time.process_time() + seconds
-        while time.process_time() < deadline:
+        numba.set_num_threads(threads)
+        clock = time.process_time if threads == 1 else time.perf_counter
+        deadline = clock() + seconds
+        while clock() < deadline:
             for _ in range(max(1, 2048 // num_envs)):
                 random_legal(out["action_mask"], rng.random(num_envs), actions)
                 out = env.step(actions)
                 steps += num_envs
+        numba.set_num_threads(1)
         holder["out"] = out
         return steps
 
@@ -103,6 +109,10 @@ def contenders(sizes: tuple[int, ...]) -> dict[str, Loop]:
         for n in sizes:
             out[f"VectorGinEnv {game:12} numba  N={n}"] = vector_loop(n, game)
         out[f"VectorGinEnv {game:12} python N=64"] = vector_loop(64, game, "python")
+    if numba.config.NUMBA_NUM_THREADS > 1:
+        for n in (1024, 4096):
+            name = f"VectorGinEnv gin          numba  N={n}, 2 threads"
+            out[name] = vector_loop(n, "gin", threads=2)
     return out
 
 
@@ -122,33 +132,47 @@ def run(seconds: float, rounds: int, sizes: tuple[int, ...]) -> list[tuple[str, 
     return [(name, int(s), c, w) for name, (s, c, w) in totals.items()]
 
 
-def _rss_bytes() -> int:
+_MEMORY_PROBE = """
+import numpy as np
+from gin_env.vector import VectorGinEnv
+
+def rss():
     with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS:"))
+
+small = VectorGinEnv(1, "three_handed", seed=0)
+small.reset()
+before = rss()
+env = VectorGinEnv(N, "three_handed", seed=0)
+out = env.reset()
+for _ in range(50):
+    out = env.step(np.argmax(out["action_mask"], axis=1))
+after = rss()
+e = env._impl
+state = sum(a.nbytes for a in (e.state, e.deck, e.pile, e.next_deck, e.ep_order, e.ep_deck0,
+                               e.ep_deck1))
+outputs = sum(a.nbytes for a in out.values())
+print(state, outputs, before, after)
+"""
 
 
 def memory_report(num_envs: int = 4096) -> str:
-    before = _rss_bytes()
-    env = VectorGinEnv(num_envs, "three_handed", seed=0)
-    out = env.reset()
-    for _ in range(20):
-        actions = np.zeros(num_envs, np.int64)
-        random_legal(out["action_mask"], np.random.default_rng(0).random(num_envs), actions)
-        out = env.step(actions)
-    after = _rss_bytes()
-    engine = env._impl
-    arrays = [engine.state, engine.deck, engine.pile, engine.next_deck, engine.ep_order,
-              engine.ep_deck0, engine.ep_deck1]  # fmt: skip
-    state_bytes = sum(a.nbytes for a in arrays)
-    out_bytes = sum(a.nbytes for a in out.values())
+    """Arrays and resident memory of ``num_envs`` three-handed games, in a new process (after
+    the imports and compiled code are loaded: ``before`` holds a one-game env)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _MEMORY_PROBE.replace("N,", f"{num_envs},")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    state, outputs, before, after = map(int, done.stdout.split())
+    mib = 2**20
     return (
-        f"memory, N={num_envs} three-handed games: state arrays {state_bytes / 2**20:.1f} MiB "
-        f"({state_bytes // num_envs} bytes a game), one step's outputs {out_bytes / 2**20:.1f} "
-        f"MiB, process RSS {before / 2**20:.0f} -> {after / 2**20:.0f} MiB "
-        f"(+{(after - before) / 2**20:.0f} MiB, numpy generators per slot included)"
+        f"memory, N={num_envs} three-handed games: state arrays {state / mib:.1f} MiB "
+        f"({state // num_envs} bytes a game), one step's outputs {outputs / mib:.1f} MiB; "
+        f"process RSS {before / mib:.0f} MiB -> {after / mib:.0f} MiB "
+        f"(+{(after - before) / mib:.0f} MiB: arrays, outputs, numpy generators of each slot)"
     )
 
 

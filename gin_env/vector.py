@@ -17,8 +17,15 @@ Two backends give identical outputs:
 
 - ``"python"``: one AEC ``raw_env`` per slot (:mod:`gin_env.gin_v0` or
   :mod:`gin_env.three_handed_gin_v0`), looped in Python. It is the reference.
-- ``"numba"`` (``"auto"`` where numba is installed): the games as arrays stepped by compiled kernels
-  (:mod:`gin_env.fast_game`), the deadwood and showdown by :mod:`gin_env.fast_melds`.
+- ``"numba"`` (``"auto"`` where numba is installed): the games as arrays stepped by
+  compiled kernels (:mod:`gin_env.fast_game`), the deadwood and showdown by
+  :mod:`gin_env.fast_melds`. The first use in a fresh checkout compiles the kernels (about
+  a minute; ``benchmarks/bench_vector.py`` prints the figure); numba caches them on disk, and
+  later processes load them in about a second. From ``fast_game.PARALLEL_MIN_ENVS`` games a
+  step runs on all of numba's threads (``numba.set_num_threads(1)`` keeps it on one).
+
+Every call returns new arrays (safe to keep). ``hand_results()`` gives each slot's last
+finished hand (kind, points, winner, knocker, scores after it), for logging and tests.
 
 Issue 14 item 4, the choice made: the AEC envs stay on the Python engine (``hand.py``,
 ``match.py``), which remains the readable reference, and ``tests/test_vector.py`` proves
