@@ -262,6 +262,13 @@ def test_eval_three_duplicate_hook(tmp_path, capsys) -> None:
     assert (tmp_path / "dup.csv").read_text().startswith("adviser,design,agent")
     assert (tmp_path / "dup.png").exists()
     assert "paired_edge" in capsys.readouterr().out
+    r = evaluate.main(
+        ["three", "--agents", "random,simple,heuristic", "--duplicate", "hand", "--matches", "2",
+         "--adviser", "none", "--workers", "1", "--out", str(tmp_path), "--name", "hands",
+         "--no-plot", "--no-progress"]
+    )  # fmt: skip
+    assert r["unit"] == "hand" and r["adviser_off"]["hands"] == 12 and "adviser_on" not in r
+    assert not (tmp_path / "hands.png").exists()
 
 
 def test_team_study_cli_writes_results_and_redraws(tmp_path) -> None:

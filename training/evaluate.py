@@ -612,9 +612,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     t.add_argument("--adviser", default="both", choices=("suggest", "none", "both"))
     t.add_argument(
         "--duplicate",
-        action="store_true",
-        help="replay each deal sequence in all 6 seatings, CIs paired by deal "
-        "(training.team_study); --matches then counts deal sequences",
+        nargs="?",
+        const="match",
+        default=None,
+        choices=("match", "hand"),
+        help="duplicate design (training.team_study), CIs paired by deal: 'match' replays "
+        "each deal sequence in all 6 seatings (match win %%), 'hand' deals each single hand "
+        "to all 6 role assignments (tightest role comparisons); --matches counts deals",
     )
     lad = sub.add_parser("ladder", parents=[common], help="round-robin ladder with ratings")
     lad.add_argument("--pairs", type=int, default=200)
@@ -664,8 +668,9 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         from training.team_study import eval_duplicate  # imports this module: kept late
 
         r, rows, paths = eval_duplicate(
-            specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png
-        )
+            specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png,
+            unit=args.duplicate,
+        )  # fmt: skip
     elif args.cmd == "three":
         r = three_handed(specs, args.matches, args.seed, args.workers, args.adviser, progress)
         rows = _three_rows(r)

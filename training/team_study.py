@@ -974,7 +974,7 @@ def plot_duplicate(r: dict[str, Any], path: Path) -> None:
         dup = [row.get(f"{key}_half_duplicate", np.nan) for row in rows]
         ax.bar(x - 0.2, plain, 0.4, label="plain deals", color="#a5a5a5")
         ax.bar(x + 0.2, dup, 0.4, label="duplicate", color="#4472c4")
-        ax.set_xticks(x, labels, fontsize=7)
+        ax.set_xticks(x, labels, fontsize=7, rotation=30, ha="right")
         ax.set_title(f"95% CI half-width: {title}", fontsize=9)
         ax.set_ylabel("points / hand")
     axes[0].legend(fontsize=8)
@@ -1151,7 +1151,13 @@ def _plot_edges(r: dict[str, Any], path: Path) -> None:
     )
     ax.bar(range(len(rows)), vals, yerr=err.T, capsize=3, color="#4472c4")
     ax.axhline(0, color="black", lw=0.8)
-    ax.set_xticks(range(len(rows)), [f"{x['agent']}\n{x['role']}" for x in rows], fontsize=7)
+    ax.set_xticks(
+        range(len(rows)),
+        [f"{x['agent']}\n{x['role']}" for x in rows],
+        fontsize=7,
+        rotation=30,
+        ha="right",
+    )
     ax.set_ylabel("points / hand")
     ax.set_title(f"{r['design']} three-handed: edge over the others in the role (95% CI)"
                  + (", paired by hand" if key == "paired" else ""), fontsize=9)  # fmt: skip
@@ -1170,17 +1176,18 @@ def eval_duplicate(
     out: Path,
     stem: str,
     png: Path | None,
+    unit: str = "match",
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Path]]:
-    """``gin-rummy eval three --duplicate``: :func:`duplicate_three` with the adviser on,
-    off or both; writes JSON and CSV (and the edges plot at ``png``), returns the result,
-    the table rows and the paths written."""
+    """``gin-rummy eval three --duplicate [match|hand]``: :func:`duplicate_three` (``unit``)
+    with the adviser on, off or both; writes JSON and CSV (and the edges plot at ``png``),
+    returns the result, the table rows and the paths written."""
     if adviser not in ("suggest", "none", "both"):
         raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
     modes = ("suggest", "none") if adviser == "both" else (adviser,)
-    result: dict[str, Any] = {"design": "duplicate", "deals": deals, "seed": seed}
+    result: dict[str, Any] = {"design": "duplicate", "unit": unit, "deals": deals, "seed": seed}
     rows: list[dict[str, Any]] = []
     for mode in modes:
-        r = duplicate_three(specs, deals, seed, workers, mode, "duplicate", progress)
+        r = duplicate_three(specs, deals, seed, workers, mode, "duplicate", progress, unit=unit)
         result["agents"] = r["agents"]
         result["adviser_on" if mode == "suggest" else "adviser_off"] = r
         rows += [{"adviser": "on" if mode == "suggest" else "off", **row}
