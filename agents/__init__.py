@@ -51,6 +51,7 @@ __all__ = [
     "HeuristicParams",
     "SearchAgent",
     "make",
+    "make_for_table",
     "load",
     "names",
     "register",
@@ -107,6 +108,18 @@ def _search(**kwargs: Any) -> SearchAgent:
     elif policy is not None:
         kwargs["policy"] = policy
     return SearchAgent(**kwargs)
+
+
+def make_for_table(spec: str, rules: Any, **kwargs: Any) -> Any:
+    """:func:`make` for a seat at a table with ``rules`` (the env's config, a
+    :class:`~gin_env.config.HandRules` or a dict of rule options): agents that play hands
+    out (``search``, and an ``adviser`` / ``captain`` around it) are told the table's rules;
+    the others do not use them. What code that seats agents at an env should call."""
+    base, options = parse_spec(spec)
+    inner = str(options.get("agent", "heuristic")) if base in ("adviser", "captain") else base
+    if parse_spec(inner)[0] == "search":
+        return make(spec, rules=_rule_dict(rules), **kwargs)
+    return make(spec, **kwargs)
 
 
 def _rule_dict(rules: Any) -> dict[str, Any]:

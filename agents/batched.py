@@ -240,21 +240,22 @@ class PerRow:
         return f"PerRow({self.agent!r})"
 
 
-def make_batched(spec: str, **kwargs: Any) -> BatchedPolicy:
+def make_batched(spec: str, rules: Any = None) -> BatchedPolicy:
     """A batched policy by agent name or spec: ``random`` and ``simple`` batched, any other
-    name (``heuristic``, ``search:budget=0.05``, ``gin-ppo``) :func:`agents.make`'s agent
-    row by row. A bad name is a ValueError listing the names."""
+    name (``heuristic``, ``search:budget=0.05``, ``gin-ppo``) the agent of
+    :func:`agents.make_for_table` (told the table's ``rules``) row by row. A bad name is a
+    ValueError listing the names."""
     import agents
 
     if not isinstance(spec, str):
         raise ValueError(f"an opponent is named by a string, got {spec!r}")
     base, options = agents.parse_spec(spec)
     if base == "random" and not options:
-        return BatchedRandom(**kwargs)
-    if base == "simple" and not options and not kwargs:
+        return BatchedRandom()
+    if base == "simple" and not options:
         return BatchedSimple()
     try:
-        return PerRow(agents.make(spec, **kwargs), name=spec)
+        return PerRow(agents.make_for_table(spec, rules), name=spec)
     except ValueError as err:
         raise ValueError(
             f"unknown or bad opponent {spec!r}: batched {', '.join(BATCHED_NAMES)}; registered "

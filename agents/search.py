@@ -61,6 +61,8 @@ __all__ = ["SearchAgent", "table_rules"]
 #: A rollout that has not ended the hand this many turns after the move scores as a draw.
 HORIZON = 61
 _UPCARD_PHASES = (PHASE_UPCARD_NONDEALER, PHASE_UPCARD_DEALER)
+#: Upcards remembered (Oklahoma), for an agent that plays many tables at once.
+_UPCARD_MEMORY = 8192
 _TABLE_OPTIONS = frozenset(
     HandRules.option_names() + GinConfig.option_names() + ThreeHandedConfig.option_names()
 )
@@ -167,9 +169,9 @@ class SearchAgent(ViewAgent):
         self.policy = policy
         self.rules = table_rules(rules)
         self._rng = np.random.default_rng(seed)
-        # (upcard, stock size when read) of the hand being played, for Oklahoma; and the
-        # turns played, read from the observation by ``act``.
-        self._upcard: tuple[int, int] | None = None
+        # Upcards read (Oklahoma), by (role, seen hand when read): (upcard, stock size then);
+        # and the turns played, read from the observation by ``act``.
+        self._upcards: dict[tuple[int, int], tuple[int, int]] = {}
         self._turns = 0
 
     def __repr__(self) -> str:
@@ -214,7 +216,9 @@ class SearchAgent(ViewAgent):
         In the upcard phases it is the top of the pile. Later, a card in the pile (or in
         the opponent's pickups) that nobody discarded can only be the upcard. Every seat's
         first decision of a hand comes before any stock draw (stock 31), where one of the
-        two holds, and the agent remembers the card for the rest of the hand.
+        two holds, and the agent remembers the card for the rest of the hand (it may play
+        many tables at once): a memory belongs to the hand where the same role holds, or
+        has discarded, every card the seat held when it read the upcard.
         """
         card = -1
         if view.phase in _UPCARD_PHASES:
@@ -232,14 +236,23 @@ class SearchAgent(ViewAgent):
             ):
                 card = view.top_discard  # the non-dealer took the upcard and threw it back
         if card >= 0:
-            self._upcard = (card, view.stock_size)
+            memory = self._upcards
+            memory.pop((view.role, view.hand), None)
+            memory[(view.role, view.hand)] = (card, view.stock_size)
+            while len(memory) > _UPCARD_MEMORY:
+                del memory[next(iter(memory))]  # the oldest
             return card
-        if self._upcard is not None:
-            card, stock = self._upcard
-            seen = view.known | view.own_discarded | view.opponent_discarded
-            if view.stock_size <= stock and seen >> card & 1:
-                return card
-        return None
+        held = view.hand | view.own_discarded
+        seen = view.known | view.own_discarded | view.opponent_discarded
+        found = {
+            up
+            for (role, hand), (up, stock) in self._upcards.items()
+            if role == view.role
+            and hand & ~held == 0
+            and view.stock_size <= stock
+            and seen >> up & 1
+        }
+        return found.pop() if len(found) == 1 else None
 
     def _check_table(self, view: SeatView, limit: int) -> None:
         """Refuse a table whose legal knocks or big gin do not fit this agent's rules."""

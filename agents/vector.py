@@ -137,15 +137,10 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
 
     @staticmethod
     def _make(spec: str, options: dict[str, Any]) -> BatchedPolicy:
-        import agents
+        from gin_env.config import HandRules
 
-        base, _ = agents.parse_spec(spec) if isinstance(spec, str) else (spec, {})
-        if base == "search":  # it plays out hands: it needs the table's rules
-            from gin_env.config import HandRules
-
-            rules = {k: v for k, v in options.items() if k in HandRules.option_names()}
-            return make_batched(spec, rules=rules)
-        return make_batched(spec)
+        rules = {k: v for k, v in options.items() if k in HandRules.option_names()}
+        return make_batched(spec, rules=rules)
 
     # -- Gymnasium API --------------------------------------------------------------------
     def reset(

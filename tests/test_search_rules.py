@@ -352,3 +352,28 @@ def test_search_rollouts_play_the_oklahoma_knock_limit() -> None:
         assert a != b
         if up == "AS":
             assert base[0].multiplier == 2
+
+
+def test_agents_seated_at_a_table_learn_its_rules() -> None:
+    cfg = gin_v0.raw_env(oklahoma=True, undercut_bonus=25).unwrapped.config
+    assert agents.make_for_table("search:worlds=2", cfg).rules == table_rules(cfg)
+    captain = agents.make_for_table("captain:agent=search", cfg)
+    assert captain.agent.rules == table_rules(cfg)
+    assert isinstance(agents.make_for_table("heuristic", cfg), HeuristicAgent)
+
+
+def test_a_search_opponent_plays_an_oklahoma_table_of_the_vector_env() -> None:
+    from agents.batched import BatchedRandom
+    from agents.vector import LearnerVectorEnv
+
+    env = LearnerVectorEnv(
+        4, opponents="search:worlds=1", seed=2, oklahoma=True, undercut_bonus=25, episode="hand"
+    )
+    assert env._policies[0].agent.rules == HandRules(oklahoma=True, undercut_bonus=25)  # type: ignore[union-attr]
+    obs, _ = env.reset()
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(60):  # a search with the default rules would be refused at such a table
+        obs, _, term, _, _ = env.step(BatchedRandom().act(obs, env.action_masks(), rng))
+        ends += term.sum()
+    assert ends >= 4
