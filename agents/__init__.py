@@ -14,7 +14,11 @@ Every agent has ``act(observation, rng=None) -> int`` and sees only its seat's o
 :func:`make` takes a name or a spec with options, ``"search:budget=0.05"`` or
 ``"search:worlds=8,candidates=2"`` (values are read as Python literals). Names that are not
 registered are handed to :func:`load`, i.e. ``agents.trained.load(name)`` (trained
-checkpoints such as ``"gin-ppo"``).
+checkpoints such as ``"gin-ppo"``). Code that seats an agent at an env calls
+:func:`make_for_table` with the env's config, so that agents which play hands out (search)
+play the table's rules. Over a batch of games (``[N, 436]`` observations):
+:mod:`agents.batched` (L0, L1 batched; any agent row by row) and :mod:`agents.vector` (a
+Gymnasium ``VectorEnv``, one learner against batched opponents).
 
 >>> make("simple").name
 'simple'
