@@ -79,19 +79,22 @@ class _OrderEnforcing(_Forwarding, wrappers.OrderEnforcingWrapper):
     def _check_order(self, what: str) -> None:
         if not self._has_reset:
             raise RuntimeError(before_reset(what))
-        if what not in ("observe", "state") and not self.agents:
+        if not self._raw_env.agents and what not in ("observe", "state"):
             raise RuntimeError(episode_over(what))
 
     def step(self, action: Any) -> None:
-        self._check_order("step")
+        if not (self._has_reset and self._raw_env.agents):
+            self._check_order("step")
         super().step(action)
 
     def observe(self, agent: Any) -> Any:
-        self._check_order("observe")
+        if not self._has_reset:
+            self._check_order("observe")
         return super().observe(agent)
 
     def last(self, observe: bool = True) -> Any:
-        self._check_order("last")
+        if not (self._has_reset and self._raw_env.agents):
+            self._check_order("last")
         return super().last(observe)
 
     def state(self) -> np.ndarray:
@@ -260,8 +263,12 @@ class TurnChecks:
     def _dead_step(self, action: int | None) -> bool:
         """True when the agent to act has finished (the step is PettingZoo's dead step);
         a live agent's ``None``, or an action that is not an int, is refused."""
-        self._check_order("step")
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # before reset
+            agent = ""
+        if not agent or not self.agents:  # type: ignore[attr-defined]
+            self._check_order("step")  # raises: before reset, or every agent done
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)  # type: ignore[attr-defined]
             return True

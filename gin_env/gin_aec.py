@@ -23,6 +23,7 @@ from gin_env.aec_tools import (
     StatePickle,
     TableRender,
     TurnChecks,
+    before_reset,
     check_render_hands,
 )
 from gin_env.cards import NUM_CARDS, cards_str
@@ -202,8 +203,9 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        self._check_order("observe")
-        match = self._require_match()
+        match = self.match
+        if match is None:
+            raise RuntimeError(before_reset("observe"))
         player = self._seat_of(agent, self._player_of)
         sees = self._adviser_sees_hand()
         if self.obs_version == 1:

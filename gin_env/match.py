@@ -145,7 +145,7 @@ class Match:
     def current_player(self) -> int | None:
         """The player to act; None once the match is over, or while a finished hand is held
         (``step(..., next_hand=False)``)."""
-        if self.is_over or self.hand.is_over:
+        if self.winner is not None or self.hand.phase is Phase.OVER:
             return None
         return self.record.players[self.hand.current]
 
@@ -258,12 +258,13 @@ class ThreeHandedMatch(Match):
 
     def _update_advising(self) -> None:
         # Kept as a flag (not a property) because the env reads it several times a step.
+        hand = self.hand
         self.advising = (
             self.advice
-            and not self.is_over
-            and not self.hand.is_over
             and not self._advised
-            and self.record.players[self.hand.current] == self.captain
+            and self.record.players[hand.current] == self.captain
+            and self.winner is None
+            and hand.phase is not Phase.OVER
         )
         if not self.advising:
             self._advice_legal = []
