@@ -1,6 +1,9 @@
 """Three-handed gin rummy, two-player gin and basic rummy as PettingZoo environments.
 
-Envs: :mod:`gin_env.three_handed_gin_v0`, :mod:`gin_env.gin_v0`, :mod:`gin_env.rummy_v0`.
+Envs: :mod:`gin_env.three_handed_gin_v0`, :mod:`gin_env.gin_v0`, :mod:`gin_env.rummy_v0`,
+and the observation layout v1 (the rules in view): :mod:`gin_env.three_handed_gin_v1`,
+:mod:`gin_env.gin_v1`. The rules: ``docs/RULES.md``; layouts by id:
+``gin_env.encoding.LAYOUTS``.
 Gymnasium single-agent ids (see :mod:`gin_env.wrappers`): ``gin_env/ThreeHandedGin-v0``,
 ``gin_env/Gin-v0``, ``gin_env/Rummy-v0``.
 """
