@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from gin_env import actions as A
-from gin_env import gin_v0, rummy_v0, three_handed_gin_v0
+from gin_env import gin_v0, gin_v1, rummy_v0, three_handed_gin_v0, three_handed_gin_v1
 from gin_env.encoding import cards_in, views
 from gin_env.hand import Phase
 
@@ -159,7 +159,7 @@ def test_final_observation_is_the_hand_that_ended(module: Any, options: dict) ->
 
 MAKERS = [
     (module, wrapped)
-    for module in (gin_v0, three_handed_gin_v0, rummy_v0)
+    for module in (gin_v0, three_handed_gin_v0, rummy_v0, gin_v1, three_handed_gin_v1)
     for wrapped in (False, True)
 ]
 
@@ -177,7 +177,7 @@ def _trace(env: Any, rng: random.Random, steps: int) -> list[tuple[Any, ...]]:
             continue
         action = rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
         env.step(action)
-        seen = [env.observe(a)["observation"].tobytes() for a in env.agents]
+        seen = [[v.tobytes() for v in env.observe(a).values()] for a in env.agents]
         out.append((agent, action, reward, repr(info), seen, dict(env.rewards)))
     return out
 
@@ -185,7 +185,9 @@ def _trace(env: Any, rng: random.Random, steps: int) -> list[tuple[Any, ...]]:
 @pytest.mark.parametrize("module,wrapped", MAKERS, ids=lambda x: getattr(x, "__name__", str(x)))
 @pytest.mark.parametrize("how", ["pickle", "deepcopy"])
 def test_env_copies_mid_game_and_plays_on_identically(module: Any, wrapped: bool, how: str) -> None:
-    env = (module.env if wrapped else module.raw_env)()
+    # The v1 envs play with the move history too: it must survive the copy as well.
+    options = {"observation": "history"} if module in (gin_v1, three_handed_gin_v1) else {}
+    env = (module.env if wrapped else module.raw_env)(**options)
     env.reset(seed=11)
     _trace(env, random.Random(0), 25)  # mid-game
     twin = pickle.loads(pickle.dumps(env)) if how == "pickle" else copy.deepcopy(env)
