@@ -41,6 +41,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from gin_env import fast_game  # noqa: E402
 from gin_env.vector import VectorGinEnv  # noqa: E402
 
 #: A contender runs for about ``seconds`` of CPU time and returns its agent steps.
@@ -67,7 +68,7 @@ def random_legal(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
 def vector_loop(
     num_envs: int, game: str, backend: str = "numba", seed: int = 0, threads: int = 1
 ) -> Loop:
-    """``threads`` > 1: numba's threads share the step (from ``PARALLEL_MIN_ENVS`` games)."""
+    """``threads`` > 1: numba's threads share each step (``fast_game.PARALLEL_MIN_ENVS``)."""
     env = VectorGinEnv(num_envs, game, seed=seed, backend=backend)
     rng = np.random.default_rng(seed)
     actions = np.zeros(num_envs, np.int64)
@@ -77,6 +78,7 @@ def vector_loop(
         out = holder["out"]
         steps = 0
         numba.set_num_threads(threads)
+        fast_game.PARALLEL_MIN_ENVS = None if threads == 1 else 1
         clock = time.process_time if threads == 1 else time.perf_counter
         deadline = clock() + seconds
         while clock() < deadline:
@@ -85,6 +87,7 @@ def vector_loop(
                 out = env.step(actions)
                 steps += num_envs
         numba.set_num_threads(1)
+        fast_game.PARALLEL_MIN_ENVS = None
         holder["out"] = out
         return steps
 

@@ -45,9 +45,12 @@ from gin_env.match import ADVISER, BOX, CAPTAIN, DEALER, HOLLYWOOD_GAMES, NONDEA
 
 __all__ = ["BatchedGames", "NUM_FIELDS", "REWARD_CODES", "DEALER_CODES", "PARALLEL_MIN_ENVS"]
 
-#: From this many games a step runs on all of numba's threads (``numba.set_num_threads`` or
-#: ``NUMBA_NUM_THREADS`` limit them; with one thread the serial kernel runs).
-PARALLEL_MIN_ENVS = 256
+#: None (the default): every step runs on one thread. An int: from this many games a step
+#: runs on all of numba's threads (``numba.set_num_threads`` / ``NUMBA_NUM_THREADS`` limit
+#: them). Off by default: on the shared 2-core machine, 2 threads stepped N = 1024 games about
+#: ten times slower (wall) than one, and N = 4096 about half as fast
+#: (``benchmarks/bench_vector.py``); turn it on where cores are idle.
+PARALLEL_MIN_ENVS: int | None = None
 
 # -- constants frozen into the kernels ----------------------------------------------------------
 
@@ -895,7 +898,7 @@ class BatchedGames:
         out["hand_over"] = np.empty(n, np.bool_)
         out["done"] = np.empty(n, np.bool_)
         kernel = step_kernel
-        if n >= PARALLEL_MIN_ENVS and numba.get_num_threads() > 1:
+        if PARALLEL_MIN_ENVS is not None and n >= PARALLEL_MIN_ENVS and numba.get_num_threads() > 1:
             kernel = step_kernel_parallel
         kernel(
             self.state, self.deck, self.pile, self.next_deck, self.ep_order, self.ep_deck0,

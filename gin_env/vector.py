@@ -21,8 +21,9 @@ Two backends give identical outputs:
   compiled kernels (:mod:`gin_env.fast_game`), the deadwood and showdown by
   :mod:`gin_env.fast_melds`. The first use in a fresh checkout compiles the kernels (about
   a minute; ``benchmarks/bench_vector.py`` prints the figure); numba caches them on disk, and
-  later processes load them in about a second. From ``fast_game.PARALLEL_MIN_ENVS`` games a
-  step runs on all of numba's threads (``numba.set_num_threads(1)`` keeps it on one).
+  later processes load them in about a second. A step runs on one thread; setting
+  ``fast_game.PARALLEL_MIN_ENVS`` shares big batches among numba's threads (off by default:
+  slower on a busy machine, see there).
 
 Every call returns new arrays (safe to keep). ``hand_results()`` gives each slot's last
 finished hand (kind, points, winner, knocker, scores after it), for logging and tests.

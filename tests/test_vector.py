@@ -374,13 +374,14 @@ def test_big_gin_scores_bonus_plus_deadwood(backend, oklahoma):
 
 def test_parallel_kernel_equals_serial():
     numba = pytest.importorskip("numba")
-    from gin_env.fast_game import PARALLEL_MIN_ENVS
+    from gin_env import fast_game
 
-    n = PARALLEL_MIN_ENVS
+    n = 64
     runs = []
     for threads in (1, 2):
         previous = numba.get_num_threads()
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        fast_game.PARALLEL_MIN_ENVS = None if threads == 1 else n
         try:
             env = VectorGinEnv(n, "three_handed", seed=8, backend="numba", reward="zero_sum")
             out = env.reset()
@@ -393,6 +394,7 @@ def test_parallel_kernel_equals_serial():
             runs.append(seen)
         finally:
             numba.set_num_threads(previous)
+            fast_game.PARALLEL_MIN_ENVS = None
     for a, b in zip(*runs, strict=True):
         for key in a:
             np.testing.assert_array_equal(a[key], b[key], key)
