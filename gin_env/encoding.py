@@ -27,6 +27,16 @@ suggestion          109    one-hot: the adviser's suggestion (captain only)
 "The opponent" is the other playing seat of the hand: for the box player the captain,
 for the captain and the adviser the box player.
 
+Also here, each with named parts, every layout listed by id in :data:`LAYOUTS`:
+
+- ``gin_obs_v1`` (:data:`OBS_PARTS_V1`, the ``*_v1`` envs): the parts above, then the
+  rules in view (:data:`OBS_V1_EXTRA`);
+- the move history of ``observation="history"`` (:func:`encode_history`,
+  :data:`HISTORY_PARTS`): the last :data:`HISTORY_LENGTH` moves with a padding mask;
+- the global state of ``state()`` (:func:`encode_state`, :func:`state_parts`,
+  :func:`state_views`; rummy: :func:`encode_rummy_state` and friends), never part of an
+  observation.
+
 >>> OBS_SIZE
 436
 >>> sorted(views(np.zeros(OBS_SIZE, np.float32)))[:3]
@@ -57,14 +67,20 @@ __all__ = [
     "encode_observation",
     "action_mask",
     "legal_from_mask",
+    "OBS_V1_EXTRA",
     "OBS_PARTS_V1",
     "OBS_SLICES_V1",
     "OBS_SIZE_V1",
     "encode_observation_v1",
+    "RULE_MAX",
+    "rule_scale",
     "HISTORY_LENGTH",
     "HISTORY_PARTS",
     "HISTORY_FEATURES",
+    "HISTORY_SLICES",
     "MOVE_KINDS",
+    "move_kind",
+    "move_card",
     "encode_history",
     "state_parts",
     "state_size",
