@@ -708,8 +708,10 @@ def step_kernel(  # type: ignore[no-untyped-def]
     obs, mask, seat, role, rewards, hand_over, done, active,
 ):  # fmt: skip
     """Apply ``actions`` (already checked legal) to the ``active`` slots and write the
-    outputs (an inactive slot keeps its state: no reward, no hand or episode end)."""
+    outputs (an inactive slot keeps its state: no reward, no hand or episode end). Returns
+    the number of slots that used a prepared deck (Python then draws new ones)."""
     dws = np.empty(NUM_CARDS, np.int64)
+    used = 0
     for i in range(st.shape[0]):
         st[i, F_NEED_DECK] = 0
         st[i, F_NEW_EPISODE] = 0
@@ -725,7 +727,9 @@ def step_kernel(  # type: ignore[no-untyped-def]
         )  # fmt: skip
         hand_over[i] = r >= 1
         done[i] = r == 2
+        used += r >= 1
         _write_outputs(st, pile, cfg, obs, mask, seat, role, dws, i)
+    return used
 
 
 @numba.njit(cache=True, parallel=True)
@@ -734,6 +738,7 @@ def step_kernel_parallel(  # type: ignore[no-untyped-def]
     obs, mask, seat, role, rewards, hand_over, done, active,
 ):  # fmt: skip
     """``step_kernel`` with the slots shared among numba's threads."""
+    used = 0
     for i in numba.prange(st.shape[0]):
         dws = np.empty(NUM_CARDS, np.int64)
         st[i, F_NEED_DECK] = 0
@@ -748,7 +753,19 @@ def step_kernel_parallel(  # type: ignore[no-untyped-def]
             rewards[i, :] = 0.0
         hand_over[i] = r >= 1
         done[i] = r == 2
+        used += r >= 1
         _write_outputs(st, pile, cfg, obs, mask, seat, role, dws, i)
+    return used
+
+
+@numba.njit(cache=True)
+def first_illegal(mask, actions):  # type: ignore[no-untyped-def]
+    """The first slot whose action is out of range or not set in its ``mask`` row, or -1."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= mask.shape[1] or not mask[i, a]:
+            return i
+    return -1
 
 
 @numba.njit(cache=True)
@@ -819,6 +836,7 @@ class BatchedGames:
         self.state[:, F_RES_KIND] = -1  # no hand finished yet
         self.state[:, F_RES_WINNER] = -1
         self.state[:, F_RES_KNOCKER] = -1
+        self._all_active = np.ones(n, np.bool_)
         self.np_random: list[np.random.Generator] = []
         self.deck_rng: list[np.random.Generator | None] = [None] * n
         self.pending_rng: list[np.random.Generator | None] = [None] * n
@@ -892,7 +910,7 @@ class BatchedGames:
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> dict[str, np.ndarray]:
         n = self.num_envs
         if active is None:
-            active = np.ones(n, np.bool_)
+            active = self._all_active
         out = self._new_outputs()
         out["rewards"] = np.empty((n, self.num_players), np.float32)
         out["hand_over"] = np.empty(n, np.bool_)
@@ -900,14 +918,18 @@ class BatchedGames:
         kernel = step_kernel
         if PARALLEL_MIN_ENVS is not None and n >= PARALLEL_MIN_ENVS and numba.get_num_threads() > 1:
             kernel = step_kernel_parallel
-        kernel(
+        used = kernel(
             self.state, self.deck, self.pile, self.next_deck, self.ep_order, self.ep_deck0,
             self.ep_deck1, self.cfg, self.scale, actions, out["observation"],
             out["action_mask"], out["seat"], out["role"], out["rewards"], out["hand_over"],
             out["done"], active,
         )  # fmt: skip
-        self._refill()
+        if used:
+            self._refill()
         return out
+
+    def first_illegal(self, mask: np.ndarray, actions: np.ndarray) -> int:
+        return int(first_illegal(mask, actions))
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
         obs = np.empty((self.num_envs, OBS_SIZE), np.float32)

@@ -151,6 +151,14 @@ class _PythonBackend:
         out.update(rewards=rewards, hand_over=hand_over, done=done)
         return out
 
+    def first_illegal(self, mask: np.ndarray, actions: np.ndarray) -> int:
+        """The first slot whose action is out of range or not legal, or -1."""
+        in_range = (actions >= 0) & (actions < A.NUM_ACTIONS)
+        ok = in_range.copy()
+        rows = np.flatnonzero(in_range)
+        ok[rows] = mask[rows, actions[rows]]
+        return -1 if ok.all() else int(np.flatnonzero(~ok)[0])
+
     def observe(self, seats: np.ndarray) -> np.ndarray:
         obs = np.empty((len(self.envs), OBS_SIZE), np.float32)
         for i, env in enumerate(self.envs):
@@ -307,13 +315,10 @@ class VectorGinEnv:
                 f"actions must be {self.num_envs} ints (one per slot), got shape {arr.shape} "
                 f"of {arr.dtype}"
             )
-        arr = arr.astype(np.int64)
-        in_range = (arr >= 0) & (arr < A.NUM_ACTIONS)
-        ok = in_range.copy()
-        rows = np.flatnonzero(in_range)
-        ok[rows] = mask[rows, arr[rows]]
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
+        if arr.dtype != np.int64:
+            arr = arr.astype(np.int64)
+        i = self._impl.first_illegal(mask, arr)
+        if i >= 0:
             a = int(arr[i])
             legal = np.flatnonzero(mask[i]).tolist()
             what = f"{a} ({A.action_str(a)})" if 0 <= a < A.NUM_ACTIONS else str(a)
