@@ -24,8 +24,9 @@ the box and the adviser becomes captain; after a draw the roles stay. Scores are
 individual; the adviser never scores; the first player to ``target_score`` wins.
 
 With ``adviser="suggest"`` the adviser acts just before every captain decision: it
-chooses one of the captain's legal actions as a suggestion, or ``NO_ADVICE`` (id 3). The
-captain then sees the suggestion in its observation and decides.
+chooses one of the captain's legal actions as a suggestion (under the blind rule below,
+one of the moves it can know of), or ``NO_ADVICE`` (id 3). The captain then sees the
+suggestion in its observation and decides.
 
 **Adviser blind rule** (``adviser_sees_hand=False``): the adviser cannot see the captain's
 hand, so no channel may reveal it (observation, action mask, ``infos``, render). Its legal
