@@ -1,7 +1,7 @@
 """One source of rules: the engine's clone / from_state / resample, and search and simulation
 playing the table's own rules through it.
 
-``tests/data/search_default_rules.json`` holds results recorded at commit 2e2ed5c, before
+``tests/data/search_default_rules.json`` holds results recorded at commit 7609766, before
 search and simulation moved onto the engine (they had their own copy of knock, undercut and
 the draw then): the search's choices on 50 positions of L2/L1 play under four settings, and
 40 hands played by :func:`agents.simulate.play_deal`. On the default rules they must not
