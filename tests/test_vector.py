@@ -398,3 +398,32 @@ def test_parallel_kernel_equals_serial():
     for a, b in zip(*runs, strict=True):
         for key in a:
             np.testing.assert_array_equal(a[key], b[key], key)
+
+
+@pytest.mark.parametrize("game", ["gin", "three_handed"])
+def test_active_slots_move_alone_in_both_backends(game):
+    """``step(actions, active)``: inactive slots keep their state (their action is ignored,
+    even an illegal one), get no reward and no end; both backends agree step by step."""
+    envs = [VectorGinEnv(6, game, seed=31, backend=b, episode="hand") for b in BACKENDS]
+    outs = [env.reset() for env in envs]
+    rng = np.random.default_rng(5)
+    ended = 0
+    for t in range(300):
+        active = rng.random(6) < 0.5
+        legal = [np.flatnonzero(m) for m in outs[0]["action_mask"]]
+        actions = np.array([x[rng.integers(len(x))] for x in legal])
+        actions[~active] = A.BIG_GIN  # ignored where inactive
+        before = outs[0]
+        outs = [env.step(actions, active) for env in envs]
+        for key in outs[0]:
+            np.testing.assert_array_equal(outs[0][key], outs[1][key], f"{key} step {t}")
+        idle = ~active
+        np.testing.assert_array_equal(outs[0]["observation"][idle], before["observation"][idle])
+        assert not outs[0]["rewards"][idle].any() and not outs[0]["hand_over"][idle].any()
+        ended += int(outs[0]["done"].sum())
+    assert ended > 0
+    results = [env.hand_results() for env in envs]
+    for key in results[0]:
+        np.testing.assert_array_equal(results[0][key], results[1][key], key)
+    with pytest.raises(ValueError, match="active must be 6 bools"):
+        envs[0].step(actions, active=[1] * 6)
