@@ -408,7 +408,7 @@ def test_active_slots_move_alone_in_both_backends(game):
     outs = [env.reset() for env in envs]
     rng = np.random.default_rng(5)
     ended = 0
-    for t in range(300):
+    for t in range(600):
         active = rng.random(6) < 0.5
         legal = [np.flatnonzero(m) for m in outs[0]["action_mask"]]
         actions = np.array([x[rng.integers(len(x))] for x in legal])
