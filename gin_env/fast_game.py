@@ -177,7 +177,7 @@ def _points(card: int) -> int:
     return min(card % 13 + 1, 10)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _start_hand(st: np.ndarray, deck: np.ndarray, pile: np.ndarray, cfg: np.ndarray) -> None:
     """Deal ``deck`` (GinHand.__init__): seat 0 the non-dealer, seat 1 the dealer."""
     h0 = 0
@@ -213,7 +213,7 @@ def _start_hand(st: np.ndarray, deck: np.ndarray, pile: np.ndarray, cfg: np.ndar
     st[F_PASSED1] = 0
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _seat_players(st: np.ndarray, cfg: np.ndarray) -> None:
     """Who sits where and the roles for the next hand (Match._seating)."""
     if cfg[C_PLAYERS] == 3:
@@ -351,7 +351,7 @@ def _hand_step(st: np.ndarray, deck: np.ndarray, pile: np.ndarray, cfg: np.ndarr
 # -- the match -----------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _enter_points(st: np.ndarray, cfg: np.ndarray, player: int, points: int) -> None:
     """Match._enter_points, and GinMatch's Hollywood version."""
     if not cfg[C_HOLLYWOOD]:
@@ -378,7 +378,7 @@ def _enter_points(st: np.ndarray, cfg: np.ndarray, player: int, points: int) -> 
     st[F_SCORE1] = st[F_GAMES + 2 * shown + 1]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _match_winner(st: np.ndarray, cfg: np.ndarray) -> int:
     if cfg[C_HOLLYWOOD]:
         wins0 = 0
@@ -395,7 +395,7 @@ def _match_winner(st: np.ndarray, cfg: np.ndarray) -> int:
     return -1
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _after_hand(st: np.ndarray, cfg: np.ndarray, winner: int) -> None:
     """Roles for the next hand (ThreeHandedMatch / GinMatch._after_hand); ``winner`` a player."""
     if cfg[C_PLAYERS] == 3:
