@@ -137,6 +137,7 @@ _PATTERN_PIPS = _build_pattern_pips()
 #: Every gin meld as a 52-bit mask, in the order of ``gin_env.melds.ALL_MELDS``.
 MELD_MASKS, _MELD_KIND, _MELD_FOURTH, _MELD_LOW, _MELD_HIGH = _build_melds()
 _NUM_MELDS = len(MELD_MASKS)
+_RUNS_PER_SUIT = len(_local_runs())
 #: Times a rank's bit in suit 0, the four cards of that rank.
 _RANK_SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39
 #: Above this many ranks held three or four times, deadwood uses the rank-by-rank search
@@ -470,6 +471,35 @@ def _best_defence(
 
 
 @numba.njit(cache=True)
+def _candidate_melds(hand: int, cand: np.ndarray, fill: bool) -> int:
+    """The number of melds inside ``hand`` (and with ``fill`` their ids in ``cand``), in
+    the order of ``MELD_MASKS``; only suits with three in a row and ranks held three
+    times are scanned."""
+    n = 0
+    for s in range(4):
+        p = (hand >> (13 * s)) & _SUIT_BITS
+        if p & (p >> 1) & (p >> 2):
+            for j in range(_RUNS_PER_SUIT * s, _RUNS_PER_SUIT * (s + 1)):
+                m = MELD_MASKS[j]
+                if m & hand == m:
+                    if fill:
+                        cand[n] = j
+                    n += 1
+    t = _triple_ranks(hand)
+    while t:
+        low = t & -t
+        t ^= low
+        first = 4 * _RUNS_PER_SUIT + 5 * _bit_index(low)
+        for j in range(first, first + 5):
+            m = MELD_MASKS[j]
+            if m & hand == m:
+                if fill:
+                    cand[n] = j
+                n += 1
+    return n
+
+
+@numba.njit(cache=True)
 def showdown_nb(
     knocker: int, defender: int, knock_limit: int, gin_bonus: int, undercut_bonus: int
 ) -> tuple[int, int, int, int, int]:
@@ -491,12 +521,7 @@ def showdown_nb(
     d0 = deadwood_nb(defender)
     if k_min == 0:
         return (GIN, gin_bonus + d0, 0, 0, d0)
-    # The knocker's candidate melds, in the reference's order.
-    n = 0
-    for j in range(_NUM_MELDS):
-        m = MELD_MASKS[j]
-        if m & knocker == m:
-            n += 1
+    n = _candidate_melds(knocker, np.empty(0, dtype=np.int64), False)
     # One scratch buffer for the whole search, cut into views.
     frames = 2 * n + 2
     buf = np.empty(n + (n + 1) * (4 + _OPT_STRIDE) + 5 * frames, dtype=np.int64)
@@ -524,13 +549,7 @@ def showdown_nb(
     st_len = buf[at : at + frames]
     at += frames
     st_meld = buf[at : at + frames]
-    # The knocker's candidate melds, in the reference's order.
-    n = 0
-    for j in range(_NUM_MELDS):
-        m = MELD_MASKS[j]
-        if m & knocker == m:
-            cand[n] = j
-            n += 1
+    _candidate_melds(knocker, cand, True)
     # reach[i]: the cards the melds i.. could still meld.
     reach[n] = 0
     for i in range(n - 1, -1, -1):
