@@ -113,3 +113,24 @@ def test_deadwood_features_match_the_exact_deadwood() -> None:
     feats = trained.deadwood_features(obs)
     best = min(deadwood([c for c in hand if c != d]) for d in ten)
     assert feats[52] == pytest.approx(best / 100) and (feats[:52] == 1).all()
+
+
+@pytest.mark.parametrize("name", ["gin-dmc", "three-handed-dmc"])
+def test_shipped_dmc_players_are_listed_small_and_carded(name: str) -> None:
+    path = trained.CHECKPOINT_DIR / f"{name}.npz"
+    if not path.is_file():
+        pytest.skip(f"{name} is not shipped")
+    assert name in trained.available() and path.stat().st_size < 5 * 2**20
+    card = (trained.CHECKPOINT_DIR / f"{name}.md").read_text()
+    for needed in (
+        "python -m training.train_dmc",
+        "Decisions",
+        "Wall time",
+        "Evaluation",
+        "held-out seed",
+        "Input layout",
+    ):
+        assert needed in card, f"model card of {name} lacks {needed!r}"
+    agent = trained.load(name)
+    assert agent.meta["input_layout"]["obs_size"] == 436
+    assert trained.load(path).act  # by path too

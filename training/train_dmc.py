@@ -600,6 +600,7 @@ def train(args: Args) -> dict[str, Any]:
             },
         )
         progress.write(f"[{state['steps']}] eval ({tag}) {json.dumps(res)}")
+        write_curves(run_dir, state["evals"], args)  # the curves so far, after every evaluation
         if (
             args.keep_best
             and tag != "warm-start"
@@ -668,14 +669,14 @@ def train(args: Args) -> dict[str, Any]:
                                     q[sel] = m.pairs(ob_t, rows_t[sel], ft_t[sel]).numpy()
                     chosen = greedy(rows, pacts, q, len(learner))
                 eps = args.warm_epsilon if warm else args.epsilon
-                for i in np.flatnonzero(act_rng.random(len(learner)) < eps):
+                for i in np.flatnonzero(act_rng.random(len(learner)) < eps).tolist():
                     legal = np.flatnonzero(lmask[i])
                     chosen[i] = int(legal[act_rng.integers(len(legal))])
                 acts[learner] = chosen
                 pick = np.flatnonzero(pacts == chosen[rows])  # one pair per row, in row order
                 net_of = role[learner] if n_nets > 1 else np.zeros(len(learner), np.int64)
-                for i, s in enumerate(learner):
-                    staged.add(s, lob[i], feats[pick[i]], int(net_of[i]), int(seat[s]))
+                for i, slot in enumerate(learner.tolist()):
+                    staged.add(slot, lob[i], feats[pick[i]], int(net_of[i]), int(seat[slot]))
                 state["steps"] += len(learner)
                 progress.update(len(learner))
             out = env.step(acts)
@@ -685,13 +686,13 @@ def train(args: Args) -> dict[str, Any]:
             pushed = 0
             if len(ended):
                 done_rows: list[tuple[np.ndarray, np.ndarray, int, float]] = []
-                for s in ended:
-                    if out["hand_over"][s]:
+                for slot in ended.tolist():
+                    if out["hand_over"][slot]:
                         state["hands"] += 1
-                        done_rows += staged.finish(s, out["rewards"][s])
+                        done_rows += staged.finish(slot, out["rewards"][slot])
                     else:  # a cut episode's unfinished hand has no return: dropped
-                        staged.drop(s)
-                    draw_seats(int(s), state["steps"] < args.warm_steps)
+                        staged.drop(slot)
+                    draw_seats(slot, state["steps"] < args.warm_steps)
                 if done_rows:
                     o_a, f_a, n_a, t_a = zip(*done_rows, strict=True)
                     replay.push(np.asarray(o_a), np.asarray(f_a), np.asarray(n_a, np.int8),
