@@ -4,9 +4,11 @@ N games of gin (:mod:`gin_env.gin_v0`) or three-handed gin (:mod:`gin_env.three_
 live in numpy arrays and are stepped in lockstep by ``numba.njit(cache=True)`` kernels that
 follow :mod:`gin_env.hand` (the phase machine) and :mod:`gin_env.match` (roles, dealer rule,
 scores, Hollywood games, the adviser's turns) step by step, and write the observation and
-the action mask of :mod:`gin_env.encoding` into preallocated arrays. Deadwood, knock
-legality and the showdown come from the compiled rule kernels of :mod:`gin_env.fast_melds`
-(there is no second copy of the meld rules here).
+the action mask of :mod:`gin_env.encoding` in place into ``[N, 436]`` / ``[N, 109]`` arrays
+(new ones each call, so a caller may keep them). Deadwood, knock legality and the showdown
+come from the compiled rule kernels of :mod:`gin_env.fast_melds` (there is no second copy
+of the meld rules here); the role draw before a match is :func:`gin_env.match.draw_for_order`
+itself, run in Python when the episode's decks are drawn.
 
 State layout
 ------------
@@ -16,7 +18,9 @@ State layout
   took / discarded masks and upcard passes, the hand's knock limit and multiplier
   (Oklahoma), the players of the two seats, every player's role and score, dealer, box,
   captain, adviser, the adviser's state and suggestion, hands played, Hollywood games,
-  and the last hand's result). ``state[:, F_HAND0]`` is the field across the batch.
+  and the last hand's result). ``state[:, F_HAND0]`` is the field across the batch: a
+  struct of arrays kept as the columns of one table, so that one game's fields share cache
+  lines while a kernel works on it (and one argument carries them all).
 - ``deck``, ``pile``: ``int64 [N, 52]``: the hand's deck (top of the stock at
   ``deck[stock_pos]``) and the discard pile (``pile[:pile_len]``, top last).
 - Decks stay in numpy, drawn per slot exactly as ``GinFamilyEnv.reset`` draws them (see
