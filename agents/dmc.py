@@ -222,6 +222,10 @@ class DMCAgent:
     ``nets``: one :class:`QNet`, or one per role (``role_nets=True``: net ``r`` plays role
     ``r`` of the observation's role part). ``features="l2"`` asks L2 for its move at every
     decision and marks it in the action encoding, as the network was trained.
+
+    ``margin`` (``features="l2"`` only): L2's move gets this bonus on top of its Q, so the
+    player leaves L2's move only where Q says another move is better by more than
+    ``margin`` (a conservative policy-improvement step over L2; a large margin plays L2).
     """
 
     def __init__(
@@ -231,6 +235,7 @@ class DMCAgent:
         features: str = "basic",
         name: str = "dmc",
         meta: Mapping[str, Any] | None = None,
+        margin: float = 0.0,
     ) -> None:
         if features not in FEATURE_MODES:
             raise ValueError(
@@ -241,6 +246,11 @@ class DMCAgent:
         self.nets = list(nets)
         self.role_nets = bool(role_nets)
         self.features = features
+        if not (isinstance(margin, int | float) and margin >= 0):
+            raise ValueError(f"margin must be a number >= 0; got {margin!r}")
+        if margin and features != "l2":
+            raise ValueError("margin needs features='l2' (it is a bonus for L2's move)")
+        self.margin = float(margin)
         self.name = name
         self.meta = dict(meta or {})
         self._l2: Any = None
@@ -264,17 +274,22 @@ class DMCAgent:
     def q_values(
         self, obs: np.ndarray, mask: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``rows, actions, q`` for every legal pair of a batch."""
+        """``rows, actions, q`` for every legal pair of a batch (``q`` includes the
+        ``margin`` bonus of L2's moves)."""
         obs = np.asarray(obs, np.float32)
-        rows, acts, feats = pair_features(obs, mask, self.l2_actions(obs, np.asarray(mask)))
+        l2 = self.l2_actions(obs, np.asarray(mask))
+        rows, acts, feats = pair_features(obs, mask, l2)
         if not self.role_nets:
-            return rows, acts, self.nets[0].q(obs, rows, feats)
-        roles = np.argmax(obs[:, OBS_SLICES["role"]], axis=1)[rows]
-        q = np.empty(len(rows), np.float32)
-        for r, net in enumerate(self.nets):
-            sel = np.flatnonzero(roles == r)
-            if len(sel):
-                q[sel] = net.q(obs, rows[sel], feats[sel])
+            q = self.nets[0].q(obs, rows, feats)
+        else:
+            roles = np.argmax(obs[:, OBS_SLICES["role"]], axis=1)[rows]
+            q = np.empty(len(rows), np.float32)
+            for r, net in enumerate(self.nets):
+                sel = np.flatnonzero(roles == r)
+                if len(sel):
+                    q[sel] = net.q(obs, rows[sel], feats[sel])
+        if self.margin and l2 is not None:
+            q = q + self.margin * (acts == l2[rows])
         return rows, acts, q
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -371,4 +386,5 @@ def load(path: str | Path, name: str | None = None) -> DMCAgent:
         features,
         name=name or str(meta.get("name", path.stem)),
         meta=meta,
+        margin=float(meta.get("margin", 0.0)),
     )

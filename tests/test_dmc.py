@@ -308,3 +308,26 @@ def test_shipped_players_load_and_play_legal_moves_in_every_role(
     assert {r for r, _ in played} == roles
     if module is three_handed_gin_v0:
         assert any(advising for _, advising in played)  # adviser turns too
+
+
+def test_a_large_l2_margin_plays_l2_and_zero_plays_q(tmp_path: Path) -> None:
+    import torch
+
+    from training.train_dmc import _torch_model
+
+    torch.manual_seed(1)
+    models = [_torch_model([16])]
+    sure = to_agent(models, tiny_args(tmp_path, "gin", features="l2", l2_margin=100.0))
+    plain = to_agent(models, tiny_args(tmp_path, "gin", features="l2"))
+    env = VectorGinEnv(8, "gin", seed=6, backend="python")
+    out = env.reset()
+    differs = 0
+    for _ in range(30):
+        obs, mask = out["observation"], out["action_mask"]
+        l2a = sure.l2_actions(obs, mask)
+        assert np.array_equal(sure.act_batch(obs, mask), l2a)
+        differs += int((plain.act_batch(obs, mask) != l2a).sum())
+        out = env.step(l2a)
+    assert differs > 0  # an untrained Q leaves L2's move somewhere
+    with pytest.raises(ValueError, match="margin"):
+        dmc.DMCAgent(sure.nets, features="basic", margin=1.0)

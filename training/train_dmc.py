@@ -109,6 +109,12 @@ class Args:
         "warm start: decisions played by epsilon-perturbed L2 in every "
         "seat first, Q fitted to their returns (0: none)",
     )
+    l2_margin: float = HELP(
+        0.0,
+        "features l2 only: L2's move gets this bonus on Q when the networks act (self-play, "
+        "evaluation, export), so they leave L2's move only where Q says another is better by "
+        "more than the margin (conservative improvement over L2)",
+    )
     warm_epsilon: float = HELP(0.1, "exploration of the warm start's L2 players")
     warm_replay_ratio: float = HELP(4.0, "replay ratio during the warm start")
     opponents: str = HELP("heuristic", "fixed opponents (agent names) of --opponent-share")
@@ -154,6 +160,10 @@ CHANGEABLE = frozenset(
         "eval_pairs",
         "torch_threads",
         "backend",
+        "l2_margin",
+        "warm_steps",
+        "warm_replay_ratio",
+        "replay_ratio",
     }
 )
 ENVS = ("gin", "three_handed")
@@ -203,6 +213,8 @@ def check(args: Args) -> None:
     ):
         if getattr(args, key) < 1:
             raise ValueError(f"{key} must be a positive integer; got {getattr(args, key)!r}")
+    if args.l2_margin < 0 or (args.l2_margin and args.features != "l2"):
+        raise ValueError(f"l2_margin must be >= 0 and needs --features l2; got {args.l2_margin!r}")
     if args.warm_steps < 0:
         raise ValueError(f"warm_steps must be >= 0; got {args.warm_steps!r}")
     for key in ("learning_rate", "reward_scale", "replay_ratio", "warm_replay_ratio"):
@@ -274,7 +286,12 @@ def to_agent(models: list[Any], args: Args, name: str = "dmc", **meta: Any) -> A
     from agents.dmc import DMCAgent
 
     return DMCAgent(
-        _qnets(models), args.role_nets, args.features, name=name, meta={"env": args.env, **meta}
+        _qnets(models),
+        args.role_nets,
+        args.features,
+        name=name,
+        meta={"env": args.env, **meta},
+        margin=args.l2_margin,
     )
 
 
@@ -472,6 +489,9 @@ def train(args: Args) -> dict[str, Any]:
         learn_rng = np.random.default_rng()
         learn_rng.bit_generator.state = state["learn_rng"]
         print(f"resuming from {ckpt} at step {state['steps']}", file=sys.stderr)
+        # --eval-every may change on resume: the next evaluation follows the last one.
+        last_eval = int(state["evals"][-1]["step"]) if state["evals"] else 0
+        state["next_eval"] = max(state["steps"], last_eval + args.eval_every)
     else:
         np.random.seed(args.seed)
         act_rng = np.random.default_rng([args.seed, 1])
@@ -667,6 +687,8 @@ def train(args: Args) -> dict[str, Any]:
                                 sel = np.flatnonzero(prole == k)
                                 if len(sel):
                                     q[sel] = m.pairs(ob_t, rows_t[sel], ft_t[sel]).numpy()
+                    if args.l2_margin and l2a is not None:
+                        q = q + args.l2_margin * (pacts == l2a[rows])
                     chosen = greedy(rows, pacts, q, len(learner))
                 eps = args.warm_epsilon if warm else args.epsilon
                 for i in np.flatnonzero(act_rng.random(len(learner)) < eps).tolist():
@@ -786,10 +808,12 @@ def export(
     directory: str | Path | None = None,
     best: bool = True,
     which: str = "",
+    margin: float | None = None,
 ) -> Path:
     """Write a run's player as ``<directory>/<name>.npz`` (numpy weights + metadata):
     ``checkpoints/best`` when kept (``best``), else the latest; ``which`` names a
-    checkpoint folder (``warm``, ``best``, ``step_...``) explicitly."""
+    checkpoint folder (``warm``, ``best``, ``step_...``) explicitly; ``margin`` replaces
+    the run's ``--l2-margin`` for the shipped player (chosen on the selection seed)."""
     from agents import dmc
     from agents.trained import CHECKPOINT_DIR
     from training.checkpoints import latest_checkpoint
@@ -828,6 +852,7 @@ def export(
         run_steps=int(final["steps"]),
         run_wall_s=round(final["wall_s"], 1),
         chosen=ckpt.name,
+        margin=float(args.l2_margin if margin is None else margin),
         best=final.get("best"),
         args=state["args"],
         commands=final.get("commands", []),
