@@ -978,7 +978,8 @@ def plot_duplicate(r: dict[str, Any], path: Path) -> None:
         ax.set_title(f"95% CI half-width: {title}", fontsize=9)
         ax.set_ylabel("points / hand")
     axes[0].legend(fontsize=8)
-    fig.suptitle(f"{r['matches_per_design']} matches per design", fontsize=9)
+    what = "matches" if r.get("unit", "match") == "match" else "single hands"
+    fig.suptitle(f"{r['matches_per_design']} {what} per design", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -994,14 +995,17 @@ def plot_advice(r: dict[str, Any], path: Path | None = None, key: str = "gain") 
     val_key = "gain" if key == "gain" else "team_points_per_hand"
     v = np.array([[r["cells"][c][a].get(val_key, np.nan) for a in advs] for c in caps], float)
     fig, ax = plt.subplots(figsize=(1.5 * len(advs) + 2.5, 0.6 * len(caps) + 1.8))
-    lim = max(1.0, float(np.nanmax(np.abs(v))))
+    # Colours saturate at +-10 points so that gains of a few points stay visible.
+    lim = min(10.0, max(1.0, float(np.nanmax(np.abs(v)))))
     im = ax.imshow(v, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
     for i, c in enumerate(caps):
         for j, a in enumerate(advs):
             cell = r["cells"][c][a]
             ci = cell.get(ci_key)
             text = f"{v[i, j]:+.1f}" + ("" if ci is None else f"\n±{_half(ci):.1f}")
-            ax.text(j, i, text, ha="center", va="center", fontsize=7)
+            dark = abs(v[i, j]) > 0.6 * lim
+            ax.text(j, i, text, ha="center", va="center", fontsize=7,
+                    color="white" if dark else "black")  # fmt: skip
     ax.set_xticks(range(len(advs)), advs, fontsize=8)
     ax.set_yticks(range(len(caps)), caps, fontsize=8)
     ax.set_xlabel("adviser")
