@@ -288,6 +288,14 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
             else ""
         )
         + " |",
+        "| Acting | the legal move with the highest Q"
+        + (
+            f", L2's move getting a bonus of {meta['margin']} (in Q units, points / 100): the "
+            "player leaves L2's move only where Q prefers another by more than that"
+            if meta.get("margin")
+            else ""
+        )
+        + " |",
         f"| Input layout | observation `{layout.get('observation')}` ({layout.get('obs_size')}),"
         f" action `{layout.get('action_encoding')}` ({layout.get('action_size')}); checked on "
         "load |",

@@ -900,10 +900,38 @@ def card_main(argv: list[str]) -> int:
     return 0
 
 
+def margins_main(argv: list[str]) -> int:
+    """``margins CHECKPOINT_DIR [--pairs N] [--margins a,b] [--seed N] [--opponent NAME]``:
+    the player of a checkpoint folder at each ``--l2-margin`` against one opponent (gin:
+    duplicate pairs; three-handed: matches against two of it), one JSON line each. Choose
+    the margin on the selection seed, then report on another."""
+    import argparse
+    import time as _time
+
+    from training.periodic_eval import evaluate_agent
+
+    parser = argparse.ArgumentParser(prog=f"python -m {MODULE} margins")
+    parser.add_argument("checkpoint", help="a checkpoint folder (e.g. <run-dir>/checkpoints/best)")
+    parser.add_argument("--pairs", type=int, default=150, help="pairs / matches (default: 150)")
+    parser.add_argument("--margins", default="0.03,0.1,0.3", help="(default: 0.03,0.1,0.3)")
+    parser.add_argument("--seed", type=int, default=10_007, help="(default: 10007)")
+    parser.add_argument("--opponent", default="heuristic", help="(default: heuristic)")
+    ns = parser.parse_args(argv)
+    models, args, state = load_models(Path(ns.checkpoint))
+    for m in (float(x) for x in names(ns.margins)):
+        agent = to_agent(models, dataclasses.replace(args, l2_margin=m), name="dmc")
+        t = _time.time()
+        res = evaluate_agent(agent, args.env, [ns.opponent], ns.pairs, ns.seed, state["steps"])
+        print(json.dumps({"margin": m, **res, "seconds": round(_time.time() - t)}), flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["card"]:
         return card_main(argv[1:])
+    if argv[:1] == ["margins"]:
+        return margins_main(argv[1:])
     args = parse_args(argv)
     summary = train(args)
     print(json.dumps({k: v for k, v in summary.items() if k != "evals"}, default=str))
