@@ -240,6 +240,12 @@ def test_resume_keeps_the_saved_settings_and_refuses_a_conflicting_flag(
     assert exit_.value.code == 2 and "--env 'three_handed' conflicts" in err and "'gin'" in err
     with pytest.raises(ValueError, match="--hidden"):
         train(tiny_args(tmp_path, "gin", total=300, hidden="32", resume=True))
+    # A changeable flag given on resume at its default value still replaces the saved one.
+    back = parse_args(["--run-dir", args.run_dir, "--resume", "--eval-every", "500000"])
+    assert back.eval_every == 500000
+    train(back)
+    with open(latest_checkpoint(args.run_dir) / "state.pkl", "rb") as fh:  # type: ignore[operator]
+        assert pickle.load(fh)["args"]["eval_every"] == 500000
 
 
 @pytest.mark.slow

@@ -433,7 +433,9 @@ def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
     a setting that differs from both the saved value and its default is a conflict."""
     defaults = {f.name: f.default for f in dataclasses.fields(Args)}
     given = dataclasses.asdict(args)
-    explicit = {k for k, v in given.items() if v != defaults[k]}
+    # Changeable settings come from the call (a parsed resume command has merged them
+    # already); any other that differs from both the saved value and its default conflicts.
+    explicit = {k for k, v in given.items() if v != defaults[k] or k in CHANGEABLE}
     from training.checkpoints import resume_settings
 
     merged = resume_settings(saved, given, explicit, CHANGEABLE)
@@ -745,7 +747,11 @@ def train(args: Args) -> dict[str, Any]:
                 state["next_eval"] = state["steps"] + args.eval_every
             elif state["steps"] >= state["next_eval"]:
                 state["next_eval"] = state["steps"] + args.eval_every
-                evaluate("self-play" if args.warm_steps else "train")
+                evaluate(
+                    "warm-start (under way)"
+                    if state["steps"] < args.warm_steps
+                    else ("self-play" if args.warm_steps else "train")
+                )
             if state["steps"] >= state["next_ckpt"]:
                 state["next_ckpt"] = state["steps"] + args.checkpoint_every
                 checkpoint()

@@ -212,7 +212,9 @@ def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
     is a conflict (ValueError naming the flag)."""
     defaults = {f.name: f.default for f in dataclasses.fields(Args)}
     given = dataclasses.asdict(args)
-    explicit = {k for k, v in given.items() if v != defaults[k]}
+    # Changeable settings come from the call (a parsed resume command has merged them
+    # already); any other that differs from both the saved value and its default conflicts.
+    explicit = {k for k, v in given.items() if v != defaults[k] or k in CHANGEABLE}
     out = Args(**{**given, **resume_settings(saved, given, explicit, CHANGEABLE)})
     out.resume = True
     return out
