@@ -37,6 +37,7 @@ import numpy as np
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.encoding import OBS_SIZE, OBS_SLICES
+from gin_env.hand import Phase
 
 __all__ = [
     "BatchedPolicy",
@@ -157,10 +158,10 @@ class BatchedSimple:
         out[single] = np.argmax(game[single], axis=1)
         todo = ~blind & ~single
         out[blind] = np.where(legal[blind, A.NO_ADVICE], A.NO_ADVICE, out[blind])
-        discard_rows = np.flatnonzero(todo & (phase == 3))
+        discard_rows = np.flatnonzero(todo & (phase == Phase.DISCARD))
         if len(discard_rows):
             out[discard_rows] = self._discards(hand[discard_rows], game[discard_rows])
-        draw_rows = np.flatnonzero(todo & (phase != 3))
+        draw_rows = np.flatnonzero(todo & (phase != Phase.DISCARD))
         if len(draw_rows):
             out[draw_rows] = self._draws(obs[draw_rows], hand[draw_rows], game[draw_rows])
         return out
