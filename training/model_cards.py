@@ -184,6 +184,14 @@ def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
         f"Measured by `{command}` (training.evaluate, seed {results.get('seed')}).",
         "",
     ]
+    return _write_card(name, lines, results)
+
+
+def _write_card(name: str, lines: list[str], results: dict[str, Any]) -> Path:
+    """Append a table per evaluation in ``results`` and write the card, keeping the
+    hand-written sections of a card that is already there."""
+    from agents.trained import CHECKPOINT_DIR
+
     for key, res in results.items():
         if not isinstance(res, dict):
             continue
@@ -335,15 +343,4 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
         f"Measured by `{command}` (training.evaluate, held-out seed {results.get('seed')}).",
         "",
     ]
-    for key, res in results.items():
-        if not isinstance(res, dict):
-            continue
-        lines += [f"### {key}", "", "| metric | value |", "|---|---|"]
-        lines += [f"| {k} | {fmt(v)} |" for k, v in res.items()]
-        lines.append("")
-    path = CHECKPOINT_DIR / f"{name}.md"
-    text = "\n".join(lines)
-    if path.is_file():
-        text += notes_after_evaluation(path.read_text())
-    path.write_text(text)
-    return path
+    return _write_card(name, lines, results)
