@@ -273,8 +273,6 @@ TEAM = [
     ),
     new_code_cell(SETUP),
     new_code_cell(
-        "import numpy as np\n"
-        "import matplotlib.pyplot as plt\n"
         "from IPython.display import Markdown\n\n"
         "from training import team_study as ts\n\n"
         "DEALS = 2  # duplicate: deal sequences, each played in the 6 seatings\n"
