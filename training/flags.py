@@ -13,9 +13,28 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["HELP", "build_parser", "parse", "command_line", "parse_bool", "names"]
+__all__ = ["RUN_FLAGS", "HELP", "build_parser", "parse", "command_line", "parse_bool", "names"]
 
 T = TypeVar("T")
+
+
+#: Flags of every trainer that a ``--resume`` may change (where the run goes, how long,
+#: how often it saves and evaluates, threads); each trainer adds its own to these.
+RUN_FLAGS = frozenset(
+    {
+        "run_dir",
+        "total_steps",
+        "resume",
+        "progress",
+        "export",
+        "max_minutes",
+        "checkpoint_every",
+        "keep_checkpoints",
+        "eval_every",
+        "eval_pairs",
+        "torch_threads",
+    }
+)
 
 
 def HELP(default: Any, text: str) -> Any:  # noqa: N802 (reads as a field declaration)

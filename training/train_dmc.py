@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from training import prog_name
-from training.flags import HELP, command_line, names, parse
+from training.flags import HELP, RUN_FLAGS, command_line, names, parse
 
 __all__ = [
     "HandReturns",
@@ -146,19 +146,8 @@ class Args:
 
 
 #: Flags a ``--resume`` may change; any other that differs from the saved run is an error.
-CHANGEABLE = frozenset(
+CHANGEABLE = RUN_FLAGS | frozenset(
     {
-        "run_dir",
-        "total_steps",
-        "resume",
-        "progress",
-        "export",
-        "max_minutes",
-        "checkpoint_every",
-        "keep_checkpoints",
-        "eval_every",
-        "eval_pairs",
-        "torch_threads",
         "backend",
         "l2_margin",
         "warm_steps",

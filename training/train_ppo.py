@@ -52,7 +52,7 @@ from training.checkpoints import (
     set_rng_states,
     write_checkpoint,
 )
-from training.flags import HELP, command_line, names, parse
+from training.flags import HELP, RUN_FLAGS, command_line, names, parse
 from training.model_cards import card_evaluation, write_model_card
 from training.model_cards import notes_after_evaluation as _notes_after_evaluation
 from training.periodic_eval import write_eval_csv
@@ -162,20 +162,9 @@ class Args:
 
 
 #: Flags a ``--resume`` may change; any other that differs from the saved run is an error.
-CHANGEABLE = frozenset(
+CHANGEABLE = RUN_FLAGS | frozenset(
     {
-        "run_dir",
-        "total_steps",
-        "resume",
-        "progress",
-        "export",
-        "max_minutes",
-        "checkpoint_every",
-        "keep_checkpoints",
-        "eval_every",
-        "eval_pairs",
         "eval_opponents",
-        "torch_threads",
         "opponents",
         "fixed_weights",
         "keep_best",
