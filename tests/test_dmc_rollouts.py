@@ -1,0 +1,69 @@
+"""The rollout-target DMC trainer: its targets are the base player's real returns, and a
+tiny generate / fit / select / export run gives a player that plays legal moves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from agents.dmc import load
+from agents.heuristic import HeuristicAgent
+from agents.simulate import seat_points
+from gin_env import gin_v0
+from gin_env.hand import Phase
+from training import dmc_rollouts as R
+
+
+def test_the_rolled_out_return_of_l2s_move_is_the_hand_l2_then_plays() -> None:
+    env = gin_v0.raw_env()
+    env.reset(seed=3)
+    base = HeuristicAgent()
+    checked = 0
+    while checked < 8:
+        ob = env.observe(env.agent_selection)
+        mask = ob["action_mask"].astype(bool)
+        legal = np.flatnonzero(mask)
+        if len(legal) == 1:
+            env.step(int(legal[0]))
+            continue
+        assert env.match is not None
+        hand = env.match.hand
+        seat = hand.current
+        row = R.rollout_returns(hand, base)
+        assert (row[mask] != R.ILLEGAL).all() and (row[~mask] == R.ILLEGAL).all()
+        assert hand.current == seat and hand.phase is not Phase.OVER  # left unchanged
+        move = int(base.act(ob))
+        env.step(move)
+        while hand.phase is not Phase.OVER:
+            env.step(int(base.act(env.observe(env.agent_selection))))
+        assert hand.result is not None
+        assert row[move] == seat_points(hand.result, seat)
+        checked += 1
+        if any(env.terminations.values()):
+            env.reset(seed=checked)
+
+
+def test_generate_fit_select_export_end_to_end(tmp_path: Path) -> None:
+    assert (
+        R.generate(tmp_path, workers=1, minutes=0.0, chunk=12, sample=0.5, epsilon=0.1, seed=1) == 0
+    )
+    (tmp_path / "data").mkdir(exist_ok=True)
+    chunk = R.generate_chunk(seed=5, decisions=24, sample=0.5, epsilon=0.1)
+    np.savez(tmp_path / "data" / "chunk_00000.npz", **chunk)
+    data = R.load_data(tmp_path)
+    assert len(data["obs"]) == 24 and data["returns"].shape == (24, 109)
+    assert ((data["returns"] != R.ILLEGAL) == data["mask"]).all()
+    summary = R.fit(tmp_path, hidden=(16, 16), epochs=2, batch=8, valid=0.25)
+    assert summary["decisions"] == 24 and len(summary["history"]) == 2
+    picks = R.select(tmp_path, [0.0, 0.05], pairs=2, seed=11, workers=1)
+    assert [p["margin"] for p in picks] == [0.0, 0.05]
+    assert all(0.0 <= p["heuristic/hand_win_rate"] <= 1.0 for p in picks)
+    path = R.export(tmp_path, "tiny-rollouts", 0.05, ["test"], directory=tmp_path)
+    agent = load(path)
+    assert agent.features == "l2" and agent.margin == 0.05
+    env = gin_v0.env()
+    env.reset(seed=0)
+    for name in env.agent_iter(max_iter=300):
+        ob, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else agent.act(ob))  # a move off the mask would raise

@@ -1,0 +1,407 @@
+"""Deep Monte-Carlo with every candidate rolled out: a Q(s, a) that improves on L2 (gin).
+
+Plain DMC (:mod:`training.train_dmc`) learns from one return per decision, the return of
+the move the actor happened to play; a hand's points vary by about 22 a hand, and the
+difference between two good moves is a point or two, so telling them apart takes far more
+decisions than this machine plays in hours. Here every decision sampled for learning is
+played out once **for each legal move**, from the true deal (the real opponent hand and
+stock order, which the player never sees), every continuation played by the base player
+(L2 in both seats). The returns of a decision's moves share the deal, so their
+differences carry little of the card luck (common random numbers), and their mean over
+deals is the base player's Q: ``Q_L2(s, a)``, exactly what one step of policy improvement
+over L2 needs. The network (:class:`agents.dmc.QNet`, ``features="l2"``) learns it from
+the observation alone, so it plays without seeing any hidden card.
+
+- **gen**: worker processes play L2 against L2 (``--epsilon`` random moves for variety)
+  on ``gin_v0`` and, at a ``--sample`` share of the decisions with a choice, roll out every
+  legal move on a clone of the hand (:meth:`gin_env.hand.GinHand.clone`, the rules
+  engine) with :func:`agents.simulate.play_out`. Chunks of decisions are written to
+  ``<run-dir>/data/`` as they finish, so generation stops and continues at any time.
+- **fit**: Q is fitted to the returns (/ 100) with a loss on each decision's mean return
+  plus a loss on each move's return minus that mean (the paired part, where the signal
+  is). One held-out share of the decisions measures the fit.
+- **select** / **card**: the player is :class:`agents.dmc.DMCAgent` with L2's move given a
+  ``margin`` bonus (leave L2 only where Q says another move is better by more); the margin
+  is chosen by duplicate play against L2 on the selection seed 10007, and the chosen player
+  is reported on 2026 (``python -m training.train_dmc card``).
+
+    python -m training.dmc_rollouts gen --run-dir runs/rollouts --workers 2 --minutes 60
+    python -m training.dmc_rollouts fit --run-dir runs/rollouts
+    python -m training.dmc_rollouts select --run-dir runs/rollouts --margins 0,0.01,0.03
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import ViewAgent
+from gin_env import actions as A
+from gin_env.hand import GinHand
+
+__all__ = ["generate_chunk", "load_data", "fit", "main"]
+
+MODULE = "training.dmc_rollouts"
+SCALE = 0.01  # returns are hand points; Q is in hundreds of points, as in train_dmc
+ILLEGAL = np.iinfo(np.int16).min  # the return entry of an illegal move
+
+
+# ==========================================================================================
+# Data: decisions of L2 play, each legal move rolled out from the true deal
+# ==========================================================================================
+def rollout_returns(hand: GinHand, base: ViewAgent) -> np.ndarray:
+    """The points of the seat to act in ``hand`` after each legal move, every move played out
+    on its own clone of the hand (the true deal) by ``base`` in both seats; int16
+    ``[NUM_ACTIONS]``, :data:`ILLEGAL` for the illegal moves. ``hand`` is not changed."""
+    from agents.simulate import play_out, seat_points
+
+    seat = hand.current
+    row = np.full(A.NUM_ACTIONS, ILLEGAL, np.int16)
+    for a in hand.legal_actions():
+        world = hand.clone()
+        world.step(int(a))
+        row[a] = seat_points(play_out(world, [base, base]), seat)
+    return row
+
+
+def generate_chunk(seed: int, decisions: int, sample: float, epsilon: float) -> dict[str, Any]:
+    """Play L2 against L2 from ``seed`` until ``decisions`` decisions are rolled out.
+
+    Returns arrays ``obs [n, OBS]`` (float16), ``mask [n, NUM_ACTIONS]`` (bool), ``l2 [n]``
+    (L2's move), ``returns [n, NUM_ACTIONS]`` (int16 hand points of the seat to act after
+    each legal move, :data:`ILLEGAL` elsewhere) and the chunk's counts.
+    """
+    from agents.heuristic import HeuristicAgent
+    from gin_env import gin_v0
+
+    rng = np.random.default_rng(seed)
+    base = HeuristicAgent()
+    env = gin_v0.raw_env()
+    env.reset(seed=seed)
+    obs_rows: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    l2s: list[int] = []
+    rets: list[np.ndarray] = []
+    rollouts = moves = 0
+    t0 = time.time()
+    while len(obs_rows) < decisions:
+        if all(env.terminations.values()) or all(env.truncations.values()):
+            env.reset(seed=int(rng.integers(2**31)))
+        agent = env.agent_selection
+        ob = env.observe(agent)
+        mask = ob["action_mask"].astype(bool)
+        legal = np.flatnonzero(mask)
+        l2 = int(base.act(ob))
+        moves += 1
+        if len(legal) > 1 and rng.random() < sample:
+            assert env.match is not None
+            row = rollout_returns(env.match.hand, base)
+            rollouts += len(legal)
+            obs_rows.append(ob["observation"].astype(np.float16))
+            masks.append(mask)
+            l2s.append(l2)
+            rets.append(row)
+        move = int(rng.choice(legal)) if rng.random() < epsilon else l2
+        env.step(move)
+    return {
+        "obs": np.stack(obs_rows),
+        "mask": np.stack(masks),
+        "l2": np.array(l2s, np.int16),
+        "returns": np.stack(rets),
+        "seed": seed,
+        "moves": moves,
+        "rollouts": rollouts,
+        "seconds": time.time() - t0,
+    }
+
+
+def _chunk_job(job: tuple[Path, int, int, float, float]) -> str:
+    path, seed, decisions, sample, epsilon = job
+    data = generate_chunk(seed, decisions, sample, epsilon)
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **data)
+    tmp.replace(path)
+    return json.dumps(
+        {
+            "chunk": path.name,
+            "decisions": len(data["obs"]),
+            "rollouts": data["rollouts"],
+            "seconds": round(data["seconds"], 1),
+        }
+    )
+
+
+def generate(
+    run_dir: Path,
+    workers: int,
+    minutes: float,
+    chunk: int,
+    sample: float,
+    epsilon: float,
+    seed: int,
+) -> int:
+    """Write chunks to ``<run_dir>/data`` until ``minutes`` pass (the chunk in progress is
+    finished); chunk ``i`` is played from seed ``seed * 1_000_003 + i``, so a restarted
+    generation continues with new deals. Returns the number of chunks written."""
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+    data = run_dir / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    index = len(list(data.glob("chunk_*.npz")))
+    deadline = time.time() + minutes * 60
+    written = 0
+
+    def job(i: int) -> tuple[Path, int, int, float, float]:
+        return (data / f"chunk_{i:05d}.npz", seed * 1_000_003 + i, chunk, sample, epsilon)
+
+    with ProcessPoolExecutor(workers) as pool:
+        running: set[Future[str]] = set()
+        while True:
+            while len(running) < workers and time.time() < deadline:
+                running.add(pool.submit(_chunk_job, job(index)))
+                index += 1
+            if not running:
+                break
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for f in done:
+                line = f.result()
+                print(line, flush=True)
+                with open(run_dir / "gen.jsonl", "a") as fh:
+                    fh.write(line + "\n")
+                written += 1
+    return written
+
+
+def load_data(run_dir: Path) -> dict[str, np.ndarray]:
+    """Every chunk of ``<run_dir>/data`` concatenated (in chunk order)."""
+    files = sorted((run_dir / "data").glob("chunk_*.npz"))
+    if not files:
+        raise ValueError(f"{run_dir}/data holds no chunk_*.npz: run gen first")
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("obs", "mask", "l2", "returns")}
+    for f in files:
+        with np.load(f) as z:
+            for k in parts:
+                parts[k].append(z[k])
+    return {k: np.concatenate(v) for k, v in parts.items()}
+
+
+# ==========================================================================================
+# Fit: Q to the returns, with the paired (per-decision centred) loss
+# ==========================================================================================
+def fit(
+    run_dir: Path,
+    hidden: Sequence[int] = (512, 256, 256),
+    epochs: int = 20,
+    batch: int = 512,
+    lr: float = 3e-4,
+    valid: float = 0.05,
+    seed: int = 0,
+    threads: int = 1,
+) -> dict[str, Any]:
+    """Fit a Q network to the rolled-out returns of ``run_dir``; write
+    ``<run_dir>/q.pt`` and ``fit.json`` (losses by epoch on the held-out decisions)."""
+    import torch
+
+    from agents.dmc import pair_features
+    from training.train_dmc import _torch_model
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    d = load_data(run_dir)
+    n = len(d["obs"])
+    obs = d["obs"].astype(np.float32)
+    rows, acts, feats = pair_features(obs, d["mask"], d["l2"].astype(np.int64))
+    target = d["returns"][rows, acts].astype(np.float32) * SCALE
+    assert (d["returns"][rows, acts] != ILLEGAL).all()
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n)
+    n_valid = max(1, int(n * valid))
+    held = np.zeros(n, bool)
+    held[order[:n_valid]] = True
+    starts = np.searchsorted(rows, np.arange(n + 1))
+    model = _torch_model(list(hidden))
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    t_obs = torch.from_numpy(obs)
+    t_feats = torch.from_numpy(feats)
+    t_target = torch.from_numpy(target)
+
+    def batch_loss(states: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        # Pairs of these decisions, and each pair's decision index within the batch.
+        lo, hi = starts[states], starts[states + 1]
+        counts = hi - lo
+        idx = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
+        local = np.repeat(np.arange(len(states)), counts)
+        q = model.pairs(t_obs[states], torch.from_numpy(local), t_feats[idx])
+        y = t_target[idx]
+        seg = torch.from_numpy(local)
+        cnt = torch.from_numpy(counts.astype(np.float32))
+        q_mean = torch.zeros(len(states)).index_add_(0, seg, q) / cnt
+        y_mean = torch.zeros(len(states)).index_add_(0, seg, y) / cnt
+        mean_loss = ((q_mean - y_mean) ** 2).mean()
+        paired = ((q - q_mean[seg]) - (y - y_mean[seg])) ** 2
+        paired_loss = paired.mean()
+        return mean_loss + paired_loss, mean_loss, paired_loss
+
+    train_idx = order[n_valid:]
+    valid_idx = np.sort(order[:n_valid])
+    history = []
+    t0 = time.time()
+    for epoch in range(epochs):
+        model.train()
+        perm = rng.permutation(train_idx)
+        total = 0.0
+        for b in range(0, len(perm), batch):
+            loss, _, _ = batch_loss(np.sort(perm[b : b + batch]))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * min(batch, len(perm) - b)
+        with torch.no_grad():
+            model.eval()
+            _, vm, vp = batch_loss(valid_idx)
+        rec = {
+            "epoch": epoch + 1,
+            "train_loss": total / len(perm),
+            "valid_mean_loss": float(vm),
+            "valid_paired_loss": float(vp),
+            "seconds": round(time.time() - t0, 1),
+        }
+        history.append(rec)
+        print(json.dumps(rec), flush=True)
+    torch.save({"model": model.state_dict(), "hidden": list(hidden)}, run_dir / "q.pt")
+    summary = {
+        "decisions": n,
+        "pairs": len(rows),
+        "hidden": list(hidden),
+        "epochs": epochs,
+        "history": history,
+    }
+    (run_dir / "fit.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+# ==========================================================================================
+# The player: Q with a margin for L2's move; chosen on the selection seed, then shipped
+# ==========================================================================================
+def player(run_dir: Path, margin: float, name: str = "dmc") -> Any:
+    """The :class:`agents.dmc.DMCAgent` of ``<run_dir>/q.pt`` with L2's move bonus ``margin``."""
+    import torch
+
+    from agents.dmc import DMCAgent
+    from training.train_dmc import _qnets, _torch_model
+
+    blob = torch.load(run_dir / "q.pt", weights_only=False)
+    model = _torch_model(blob["hidden"])
+    model.load_state_dict(blob["model"])
+    return DMCAgent(_qnets([model]), False, "l2", name=name, margin=margin)
+
+
+def select(
+    run_dir: Path, margins: Sequence[float], pairs: int, seed: int, workers: int
+) -> list[dict[str, Any]]:
+    """Each margin's player against L2 in duplicate pairs on ``seed`` (the selection seed);
+    appended to ``<run_dir>/select.jsonl``."""
+    from training.periodic_eval import evaluate_agent
+
+    out = []
+    for m in margins:
+        t = time.time()
+        res = evaluate_agent(player(run_dir, m), "gin", ["heuristic"], pairs, seed, 0, workers)
+        rec = {"margin": m, "pairs": pairs, "seed": seed, **res, "seconds": round(time.time() - t)}
+        print(json.dumps(rec), flush=True)
+        with open(run_dir / "select.jsonl", "a") as fh:
+            fh.write(json.dumps(rec) + "\n")
+        out.append(rec)
+    return out
+
+
+def export(
+    run_dir: Path,
+    name: str,
+    margin: float,
+    commands: Sequence[str],
+    directory: Path | None = None,
+) -> Path:
+    """Ship the player of ``run_dir`` as ``<directory>/<name>.npz`` (by default
+    ``agents/checkpoints``, where ``agents.make(name)`` finds it)."""
+    from agents import dmc
+    from agents.trained import CHECKPOINT_DIR
+
+    agent = player(run_dir, margin, name)
+    summary = json.loads((run_dir / "fit.json").read_text())
+    log = run_dir / "gen.jsonl"
+    gen = [json.loads(x) for x in log.read_text().splitlines()] if log.is_file() else []
+    picks = run_dir / "select.jsonl"
+    chosen = [json.loads(x) for x in picks.read_text().splitlines()] if picks.is_file() else []
+    return dmc.save(
+        (directory or CHECKPOINT_DIR) / f"{name}.npz",
+        agent.nets,
+        False,
+        "l2",
+        name=name,
+        env="gin",
+        algo="dmc-rollouts",
+        margin=margin,
+        steps=int(summary["decisions"]),
+        rollouts=int(sum(g["rollouts"] for g in gen)),
+        gen_s=round(sum(g["seconds"] for g in gen), 1),
+        wall_s=round(sum(g["seconds"] for g in gen) + summary["history"][-1]["seconds"], 1),
+        fit=summary,
+        selection=chosen,
+        commands=list(commands),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = argparse.ArgumentParser(prog=f"python -m {MODULE}")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gen", help="roll out decisions of L2 play into <run-dir>/data")
+    g.add_argument("--run-dir", default="runs/rollouts")
+    g.add_argument("--workers", type=int, default=2)
+    g.add_argument("--minutes", type=float, default=60.0)
+    g.add_argument("--chunk", type=int, default=500, help="decisions per chunk file")
+    g.add_argument("--sample", type=float, default=0.25, help="share of decisions rolled out")
+    g.add_argument("--epsilon", type=float, default=0.05, help="random moves of the actors")
+    g.add_argument("--seed", type=int, default=0)
+    f = sub.add_parser("fit", help="fit Q to the data of <run-dir>")
+    f.add_argument("--run-dir", default="runs/rollouts")
+    f.add_argument("--hidden", default="512,256,256")
+    f.add_argument("--epochs", type=int, default=20)
+    f.add_argument("--batch", type=int, default=512)
+    f.add_argument("--lr", type=float, default=3e-4)
+    f.add_argument("--seed", type=int, default=0)
+    s = sub.add_parser("select", help="each margin's player vs L2 on the selection seed")
+    s.add_argument("--run-dir", default="runs/rollouts")
+    s.add_argument("--margins", default="0,0.01,0.03,0.1")
+    s.add_argument("--pairs", type=int, default=1000)
+    s.add_argument("--seed", type=int, default=10_007)
+    s.add_argument("--workers", type=int, default=2)
+    e = sub.add_parser("export", help="ship the player as agents/checkpoints/<name>.npz")
+    e.add_argument("--run-dir", default="runs/rollouts")
+    e.add_argument("--name", default="gin-dmc")
+    e.add_argument("--margin", type=float, required=True)
+    ns = parser.parse_args(argv)
+    run_dir = Path(ns.run_dir)
+    if ns.cmd == "gen":
+        generate(run_dir, ns.workers, ns.minutes, ns.chunk, ns.sample, ns.epsilon, ns.seed)
+    elif ns.cmd == "fit":
+        hidden = [int(x) for x in ns.hidden.split(",")]
+        fit(run_dir, hidden, ns.epochs, ns.batch, ns.lr, seed=ns.seed)
+    elif ns.cmd == "select":
+        margins = [float(x) for x in ns.margins.split(",")]
+        select(run_dir, margins, ns.pairs, ns.seed, ns.workers)
+    elif ns.cmd == "export":
+        print(export(run_dir, ns.name, ns.margin, [f"python -m {MODULE} " + " ".join(argv)]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
