@@ -64,6 +64,6 @@ def test_generate_fit_select_export_end_to_end(tmp_path: Path) -> None:
     assert agent.features == "l2" and agent.margin == 0.05
     env = gin_v0.env()
     env.reset(seed=0)
-    for name in env.agent_iter(max_iter=300):
+    for _name in env.agent_iter(max_iter=300):
         ob, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else agent.act(ob))  # a move off the mask would raise
