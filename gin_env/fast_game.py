@@ -42,7 +42,19 @@ from gymnasium.utils import seeding
 
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
-from gin_env.encoding import DEADWOOD_SCALE, FULL_STOCK, OBS_SIZE, OBS_SLICES
+from gin_env.encoding import (
+    DEADWOOD_SCALE,
+    FULL_STOCK,
+    HISTORY_FEATURES,
+    HISTORY_LENGTH,
+    HISTORY_SLICES,
+    OBS_SIZE,
+    OBS_SIZE_V1,
+    OBS_SLICES,
+    OBS_V1_EXTRA,
+    state_parts,
+    state_size,
+)
 from gin_env.fast_melds import GIN, UNDERCUT, deadwood_nb, discard_deadwoods_nb, showdown_nb
 from gin_env.hand import DRAW_AT_STOCK, Phase
 from gin_env.match import ADVISER, BOX, CAPTAIN, DEALER, HOLLYWOOD_GAMES, NONDEALER, draw_for_order
@@ -94,6 +106,14 @@ _O_TURN = OBS_SLICES["turn"].start
 _O_SCORES = OBS_SLICES["scores"].start
 _O_SUGGESTION = OBS_SLICES["suggestion"].start
 _OBS_SIZE = OBS_SIZE
+# v1_kernel writes the v1 parts in this order after the v0 ones, then the rules' entries.
+assert [name for name, _ in OBS_V1_EXTRA[:3]] == ["partner_took", "knock_limit", "doubled"]
+# The move history (encoding.encode_history).
+_HISTORY_LENGTH = HISTORY_LENGTH
+_H_ADVICE = HISTORY_SLICES["advice"].start
+_H_KIND = HISTORY_SLICES["kind"].start
+_H_CARD = HISTORY_SLICES["card"].start
+assert HISTORY_SLICES["who"] == slice(0, 3)
 _FULL_STOCK = float(FULL_STOCK)
 _DEADWOOD_SCALE = float(DEADWOOD_SCALE)
 
@@ -123,7 +143,7 @@ _FIELDS = (
     ("BOX", 1), ("CAPTAIN", 1), ("ADVISER", 1), ("ADVISING", 1), ("ADVISED", 1),
     ("SUGGESTION", 1), ("HANDS", 1), ("WON", 2), ("GAMES", 2 * _GAMES), ("GAME_WINNER", _GAMES),
     ("RES_KIND", 1), ("RES_POINTS", 1), ("RES_WINNER", 1), ("RES_KNOCKER", 1),
-    ("RES_SCORES", 3), ("NEED_DECK", 1), ("NEW_EPISODE", 1),
+    ("RES_SCORES", 3), ("NEED_DECK", 1), ("NEW_EPISODE", 1), ("NMOVES", 1),
 )  # fmt: skip
 _COLUMN = {}
 _start = 0
@@ -165,6 +185,7 @@ F_RES_KNOCKER = _COLUMN["RES_KNOCKER"]
 F_RES_SCORES = _COLUMN["RES_SCORES"]
 F_NEED_DECK = _COLUMN["NEED_DECK"]
 F_NEW_EPISODE = _COLUMN["NEW_EPISODE"]
+F_NMOVES = _COLUMN["NMOVES"]  # moves made in the hand on the table (the move log's length)
 NUM_FIELDS = _start
 
 
@@ -215,6 +236,7 @@ def _start_hand(st: np.ndarray, deck: np.ndarray, pile: np.ndarray, cfg: np.ndar
     st[F_DISC1] = 0
     st[F_PASSED0] = 0
     st[F_PASSED1] = 0
+    st[F_NMOVES] = 0
 
 
 @numba.njit(cache=True)
@@ -494,6 +516,29 @@ def _end_hand(
 
 
 @numba.njit(cache=True, inline="always")
+def _log_move(st: np.ndarray, deck: np.ndarray, pile: np.ndarray, log: np.ndarray, a: int) -> None:
+    """Append the move about to be made to the hand's move log (GinFamilyEnv._move): the
+    player, the action, the card it moves (the pile's top for a take, the stock's top for a
+    draw, the card of a discard or knock, or none) and whether it is a suggestion; packed as
+    ``player | action << 2 | (card + 1) << 9 | advice << 15``. The log keeps the last
+    ``HISTORY_LENGTH`` moves (a ring; ``F_NMOVES`` counts them all)."""
+    advice = st[F_ADVISING]
+    player = st[F_ADVISER] if advice else st[F_PLAYER0 + st[F_CUR]]
+    card = -1
+    if a == _TAKE:
+        if not advice:
+            card = pile[st[F_PILE_LEN] - 1]
+    elif a == _DRAW_STOCK:
+        if not advice:
+            card = deck[st[F_STOCK_POS]]
+    elif _DISCARD <= a < _BIG_GIN:
+        card = (a - _DISCARD) % NUM_CARDS
+    k = st[F_NMOVES]
+    log[k % _HISTORY_LENGTH] = player | a << 2 | (card + 1) << 9 | advice << 15
+    st[F_NMOVES] = k + 1
+
+
+@numba.njit(cache=True, inline="always")
 def _apply(
     st: np.ndarray,
     deck: np.ndarray,
@@ -506,10 +551,12 @@ def _apply(
     scale: float,
     a: int,
     rewards: np.ndarray,
+    log: np.ndarray,
 ) -> int:
     """One action of the player to act. Returns 0, 1 (a hand ended) or 2 (the episode too)."""
     for p in range(rewards.shape[0]):
         rewards[p] = 0.0
+    _log_move(st, deck, pile, log, a)
     if st[F_ADVISING]:
         st[F_SUGGESTION] = a
         st[F_ADVISED] = 1
@@ -696,7 +743,158 @@ def _write_outputs(
     _mask(st[i], pile[i], cfg, mask[i], dws)
 
 
+# -- the global state and the move history ---------------------------------------------------
+
+#: The parts of ``encoding.state_parts``, in order: the kernel finds each at ``off[S_*]``.
+STATE_PART_NAMES = (
+    "hands", "took", "discarded", "stock", "stock_order", "discard_pile", "pile_order",
+    "upcard", "taken", "roles", "scores", "phase", "to_act", "advising", "suggestion",
+    "must_draw_stock", "passed_upcard", "turn", "knock_limit", "doubled",
+)  # fmt: skip
+(
+    S_HANDS, S_TOOK, S_DISCARDED, S_STOCK, S_STOCK_ORDER, S_PILE, S_PILE_ORDER, S_UPCARD,
+    S_TAKEN, S_ROLES, S_SCORES, S_PHASE, S_TO_ACT, S_ADVISING, S_SUGGESTION, S_MUST_DRAW,
+    S_PASSED, S_TURN, S_KNOCK_LIMIT, S_DOUBLED,
+) = range(len(STATE_PART_NAMES))  # fmt: skip
+
+
+def state_offsets(num_players: int) -> np.ndarray:
+    """Where each part of ``encoding.state_parts(num_players)`` starts (indexed by ``S_*``)."""
+    parts = state_parts(num_players)
+    names = tuple(name for name, _ in parts)
+    if names != STATE_PART_NAMES:  # the layout changed: the kernel must follow it
+        raise AssertionError(
+            f"encoding.state_parts is {names}, the kernel writes {STATE_PART_NAMES}"
+        )
+    starts = np.cumsum([0] + [size for _, size in parts[:-1]])
+    return starts.astype(np.int64)
+
+
+@numba.njit(cache=True)
+def _encode_state(
+    st: np.ndarray, deck: np.ndarray, pile: np.ndarray, cfg: np.ndarray, off: np.ndarray,
+    row: np.ndarray,
+) -> None:  # fmt: skip
+    """encoding.encode_state of one game into ``row`` (every entry written)."""
+    for k in range(row.shape[0]):
+        row[k] = 0.0
+    n = cfg[C_PLAYERS]
+    for seat in range(2):  # the adviser holds no cards: his rows stay zero
+        p = st[F_PLAYER0 + seat]
+        _put_cards(row, off[S_HANDS] + p * NUM_CARDS, st[F_HAND0 + seat])
+        _put_cards(row, off[S_TOOK] + p * NUM_CARDS, st[F_TOOK0 + seat])
+        _put_cards(row, off[S_DISCARDED] + p * NUM_CARDS, st[F_DISC0 + seat])
+    pos = st[F_STOCK_POS]
+    for j in range(pos, NUM_CARDS):  # the stock, top first
+        c = deck[j]
+        row[off[S_STOCK] + c] = 1.0
+        row[off[S_STOCK_ORDER] + c] = (j - pos + 1) / _FULL_STOCK
+    for j in range(st[F_PILE_LEN]):  # the pile, bottom first
+        c = pile[j]
+        row[off[S_PILE] + c] = 1.0
+        row[off[S_PILE_ORDER] + c] = (j + 1) / NUM_CARDS
+    row[off[S_UPCARD] + st[F_UPCARD]] = 1.0
+    if st[F_TAKEN] >= 0:
+        row[off[S_TAKEN] + st[F_TAKEN]] = 1.0
+    target = cfg[C_TARGET]
+    for p in range(n):
+        row[off[S_ROLES] + 3 * p + st[F_ROLE0 + p]] = 1.0
+        row[off[S_SCORES] + p] = min(st[F_SCORE0 + p] / target, 1.0)
+    row[off[S_PHASE] + st[F_PHASE]] = 1.0
+    if st[F_PHASE] != _OVER:
+        row[off[S_TO_ACT] + _to_act(st)] = 1.0
+    if n == 3:
+        row[off[S_ADVISING]] = st[F_ADVISING]
+        if st[F_SUGGESTION] >= 0:
+            row[off[S_SUGGESTION] + st[F_SUGGESTION]] = 1.0
+    row[off[S_MUST_DRAW]] = st[F_MUST_DRAW]
+    row[off[S_PASSED]] = st[F_PASSED0]  # seat 0 is the non-dealer
+    row[off[S_PASSED] + 1] = st[F_PASSED1]
+    row[off[S_TURN]] = st[F_TURNS] / cfg[C_MAX_TURNS]
+    row[off[S_KNOCK_LIMIT]] = st[F_LIMIT] / 10
+    row[off[S_DOUBLED]] = 1.0 if st[F_MULT] == 2 else 0.0
+
+
+@numba.njit(cache=True, inline="always")
+def _move_kind(a: int) -> int:
+    """encoding.move_kind."""
+    if a < _DISCARD:
+        return a
+    if a < _KNOCK:
+        return 4
+    return 5 if a < _BIG_GIN else 6
+
+
+@numba.njit(cache=True)
+def _encode_history(
+    st: np.ndarray, log: np.ndarray, cfg: np.ndarray, observer: int, hist: np.ndarray,
+    hmask: np.ndarray,
+) -> None:  # fmt: skip
+    """encoding.encode_history of ``observer`` from the hand's move log, with the envs'
+    visibility (GinFamilyEnv._history): a stock draw's card only for the drawer and for the
+    adviser who sees the captain's hand (the captain's draws); a suggestion's kind and card
+    not for the box. ``hist`` and ``hmask`` come zeroed."""
+    n = cfg[C_PLAYERS]
+    captain = st[F_PLAYER0]
+    adviser = observer != st[F_PLAYER0] and observer != st[F_PLAYER1]
+    sees_captain = adviser and cfg[C_SEES_HAND] != 0
+    sees_advice = n == 2 or st[F_ROLE0 + observer] != _BOX
+    total = st[F_NMOVES]
+    k = min(total, _HISTORY_LENGTH)
+    first = total - k
+    for i in range(k):
+        m = log[(first + i) % _HISTORY_LENGTH]
+        player = m & 3
+        a = (m >> 2) & 127
+        card = ((m >> 9) & 63) - 1
+        advice = (m >> 15) & 1
+        row = hist[i]
+        row[(player - observer) % n] = 1.0
+        hmask[i] = True
+        if advice:
+            row[_H_ADVICE] = 1.0
+            if not sees_advice:
+                continue
+        row[_H_KIND + _move_kind(a)] = 1.0
+        if card < 0:
+            continue
+        if a == _DRAW_STOCK and not advice:
+            if player != observer and not (player == captain and sees_captain):
+                continue
+        row[_H_CARD + card] = 1.0
+
+
 # -- batch kernels ---------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def v1_kernel(st, cfg, seats, rules, obs):  # type: ignore[no-untyped-def]
+    """The ``gin_obs_v1`` entries after the v0 ones (encoding.encode_observation_v1) of
+    ``seats[i]`` in row ``i`` of ``obs`` ``[N, OBS_SIZE_V1]``: the observed hand's took
+    cards, this hand's knock limit and doubling, then ``rules`` (the options' entries, the
+    same for every game)."""
+    for i in range(st.shape[0]):
+        g = st[i]
+        row = obs[i]
+        seat = 1 if seats[i] == g[F_PLAYER1] else 0  # the adviser watches the captain's seat
+        _put_cards(row, _OBS_SIZE, g[F_TOOK0 + seat])
+        row[_OBS_SIZE + NUM_CARDS] = g[F_LIMIT] / 10
+        row[_OBS_SIZE + NUM_CARDS + 1] = 1.0 if g[F_MULT] == 2 else 0.0
+        for k in range(rules.shape[0]):
+            row[_OBS_SIZE + NUM_CARDS + 2 + k] = rules[k]
+
+
+@numba.njit(cache=True)
+def state_kernel(st, deck, pile, cfg, off, out):  # type: ignore[no-untyped-def]
+    for i in range(st.shape[0]):
+        _encode_state(st[i], deck[i], pile[i], cfg, off, out[i])
+
+
+@numba.njit(cache=True)
+def history_kernel(st, log, cfg, seats, hist, hmask):  # type: ignore[no-untyped-def]
+    """The history of ``seats[i]`` in slot ``i``, into zeroed ``hist`` / ``hmask``."""
+    for i in range(st.shape[0]):
+        _encode_history(st[i], log[i], cfg, seats[i], hist[i], hmask[i])
 
 
 @numba.njit(cache=True)
@@ -709,7 +907,7 @@ def outputs_kernel(st, pile, cfg, obs, mask, seat, role):  # type: ignore[no-unt
 @numba.njit(cache=True)
 def step_kernel(  # type: ignore[no-untyped-def]
     st, deck, pile, next_deck, ep_order, ep_deck0, ep_deck1, cfg, scale, actions,
-    obs, mask, seat, role, rewards, hand_over, done, active,
+    obs, mask, seat, role, rewards, hand_over, done, active, log,
 ):  # fmt: skip
     """Apply ``actions`` (already checked legal) to the ``active`` slots and write the
     outputs (an inactive slot keeps its state: no reward, no hand or episode end). Returns
@@ -727,7 +925,7 @@ def step_kernel(  # type: ignore[no-untyped-def]
             continue
         r = _apply(
             st[i], deck[i], pile[i], next_deck[i], ep_order[i], ep_deck0[i], ep_deck1[i],
-            cfg, scale, actions[i], rewards[i],
+            cfg, scale, actions[i], rewards[i], log[i],
         )  # fmt: skip
         hand_over[i] = r >= 1
         done[i] = r == 2
@@ -739,7 +937,7 @@ def step_kernel(  # type: ignore[no-untyped-def]
 @numba.njit(cache=True, parallel=True)
 def step_kernel_parallel(  # type: ignore[no-untyped-def]
     st, deck, pile, next_deck, ep_order, ep_deck0, ep_deck1, cfg, scale, actions,
-    obs, mask, seat, role, rewards, hand_over, done, active,
+    obs, mask, seat, role, rewards, hand_over, done, active, log,
 ):  # fmt: skip
     """``step_kernel`` with the slots shared among numba's threads."""
     used = 0
@@ -751,7 +949,7 @@ def step_kernel_parallel(  # type: ignore[no-untyped-def]
         if active[i]:
             r = _apply(
                 st[i], deck[i], pile[i], next_deck[i], ep_order[i], ep_deck0[i], ep_deck1[i],
-                cfg, scale, actions[i], rewards[i],
+                cfg, scale, actions[i], rewards[i], log[i],
             )  # fmt: skip
         else:
             rewards[i, :] = 0.0
@@ -837,6 +1035,18 @@ class BatchedGames:
         self.ep_order = np.zeros((n, 3), np.int64)
         self.ep_deck0 = np.zeros((n, NUM_CARDS), np.int64)
         self.ep_deck1 = np.zeros((n, NUM_CARDS), np.int64)
+        #: The move log of each slot's hand on the table (see ``_log_move``).
+        self.log = np.zeros((n, HISTORY_LENGTH), np.int64)
+        self.state_offsets = state_offsets(self.num_players)
+        self.state_size = state_size(self.num_players)
+        self.obs_size = OBS_SIZE_V1 if env.obs_version == 1 else OBS_SIZE
+        #: The v1 layout's rule entries (the same in every game and hand), read off the AEC
+        #: encoder itself so that they are its float32 values to the bit.
+        self.v1_rules = np.zeros(0, np.float32)
+        if env.obs_version == 1:
+            env.reset(seed=0)
+            first = env.observe(env.agent_selection)["observation"]
+            self.v1_rules = first[OBS_SIZE + NUM_CARDS + 2 :].copy()
         self.state[:, F_RES_KIND] = -1  # no hand finished yet
         self.state[:, F_RES_WINNER] = -1
         self.state[:, F_RES_KNOCKER] = -1
@@ -897,7 +1107,7 @@ class BatchedGames:
     def _new_outputs(self) -> dict[str, np.ndarray]:
         n = self.num_envs
         return {
-            "observation": np.empty((n, OBS_SIZE), np.float32),
+            "observation": np.empty((n, self.obs_size), np.float32),
             "action_mask": np.empty((n, A.NUM_ACTIONS), np.bool_),
             "seat": np.empty(n, np.int64),
             "role": np.empty(n, np.int64),
@@ -909,7 +1119,13 @@ class BatchedGames:
             self.state, self.pile, self.cfg, out["observation"], out["action_mask"],
             out["seat"], out["role"],
         )  # fmt: skip
+        self._v1(out["seat"], out["observation"])
         return out
+
+    def _v1(self, seats: np.ndarray, obs: np.ndarray) -> None:
+        """Complete v1 observations (the kernels wrote the v0 entries first)."""
+        if self.obs_size != OBS_SIZE:
+            v1_kernel(self.state, self.cfg, seats, self.v1_rules, obs)
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> dict[str, np.ndarray]:
         n = self.num_envs
@@ -926,16 +1142,32 @@ class BatchedGames:
             self.state, self.deck, self.pile, self.next_deck, self.ep_order, self.ep_deck0,
             self.ep_deck1, self.cfg, self.scale, actions, out["observation"],
             out["action_mask"], out["seat"], out["role"], out["rewards"], out["hand_over"],
-            out["done"], active,
+            out["done"], active, self.log,
         )  # fmt: skip
         if used:
             self._refill()
+        self._v1(out["seat"], out["observation"])
         return out
 
     def first_illegal(self, mask: np.ndarray, actions: np.ndarray) -> int:
         return int(first_illegal(mask, actions))
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
-        obs = np.empty((self.num_envs, OBS_SIZE), np.float32)
+        obs = np.empty((self.num_envs, self.obs_size), np.float32)
         observe_kernel(self.state, self.pile, self.cfg, seats, obs)
+        self._v1(seats, obs)
         return obs
+
+    def global_state(self) -> np.ndarray:
+        """``[N, state_size]``: each game's ``encoding.encode_state``."""
+        out = np.empty((self.num_envs, self.state_size), np.float32)
+        state_kernel(self.state, self.deck, self.pile, self.cfg, self.state_offsets, out)
+        return out
+
+    def history(self, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``[N, 64, 63]`` and ``[N, 64]`` bool: the move history of ``seats[i]`` in slot ``i``."""
+        n = self.num_envs
+        hist = np.zeros((n, HISTORY_LENGTH, HISTORY_FEATURES), np.float32)
+        hmask = np.zeros((n, HISTORY_LENGTH), np.bool_)
+        history_kernel(self.state, self.log, self.cfg, seats, hist, hmask)
+        return hist, hmask

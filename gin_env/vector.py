@@ -55,11 +55,19 @@ import numpy as np
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
 from gin_env.config import check_choice, check_int
-from gin_env.encoding import OBS_SIZE
+from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, LAYOUTS, state_size
 
-__all__ = ["VectorGinEnv", "GAMES", "BACKENDS", "HAND_KINDS"]
+__all__ = ["VectorGinEnv", "GAMES", "ENVS", "BACKENDS", "HAND_KINDS"]
 
-GAMES = ("gin", "three_handed")
+#: The ``game`` names and the AEC env each one plays (its module under ``gin_env``): the two
+#: games, and their v1 versions (the same game, observation layout ``gin_obs_v1``).
+ENVS = {
+    "gin": "gin_v0",
+    "three_handed": "three_handed_gin_v0",
+    "gin_v1": "gin_v1",
+    "three_handed_v1": "three_handed_gin_v1",
+}
+GAMES = tuple(ENVS)
 BACKENDS = ("auto", "numba", "python")
 #: ``hand_results()["kind"]`` indexes this (the ``kind`` of :class:`gin_env.hand.HandResult`).
 HAND_KINDS = ("knock", "undercut", "gin", "big_gin", "draw")
@@ -68,13 +76,7 @@ _REFUSED = ("render_mode",)
 
 
 def _env_module(game: str) -> Any:
-    if game == "gin":
-        from gin_env import gin_v0
-
-        return gin_v0
-    from gin_env import three_handed_gin_v0
-
-    return three_handed_gin_v0
+    return importlib.import_module(f"gin_env.{ENVS[game]}")
 
 
 def _empty_results(n: int, players: int) -> dict[str, np.ndarray]:
@@ -105,6 +107,7 @@ class _PythonBackend:
         self.agents = self.envs[0].possible_agents
         self.player_of = {a: i for i, a in enumerate(self.agents)}
         self.results = _empty_results(num_envs, self.num_players)
+        self.obs_size = self.envs[0].observation_space(self.agents[0])["observation"].shape[0]
 
     def reset(self, seed: int | None, decks: np.ndarray | None) -> None:
         for i, env in enumerate(self.envs):
@@ -116,7 +119,7 @@ class _PythonBackend:
 
     def outputs(self) -> dict[str, np.ndarray]:
         n = len(self.envs)
-        obs = np.empty((n, OBS_SIZE), np.float32)
+        obs = np.empty((n, self.obs_size), np.float32)
         mask = np.zeros((n, A.NUM_ACTIONS), np.bool_)
         seat = np.empty(n, np.int64)
         role = np.empty(n, np.int64)
@@ -160,10 +163,25 @@ class _PythonBackend:
         return -1 if ok.all() else int(np.flatnonzero(~ok)[0])
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
-        obs = np.empty((len(self.envs), OBS_SIZE), np.float32)
+        obs = np.empty((len(self.envs), self.obs_size), np.float32)
         for i, env in enumerate(self.envs):
             obs[i] = env.observe(self.agents[int(seats[i])])["observation"]
         return obs
+
+    def global_state(self) -> np.ndarray:
+        return np.stack([env.state() for env in self.envs])
+
+    def history(self, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The AEC envs' ``history`` / ``history_mask`` (they run with
+        ``observation="history"``) of ``seats[i]`` in slot ``i``."""
+        n = len(self.envs)
+        hist = np.empty((n, HISTORY_LENGTH, HISTORY_FEATURES), np.float32)
+        hmask = np.empty((n, HISTORY_LENGTH), np.bool_)
+        for i, env in enumerate(self.envs):
+            o = env.observe(self.agents[int(seats[i])])
+            hist[i] = o["history"]
+            hmask[i] = o["history_mask"] != 0
+        return hist, hmask
 
 
 class VectorGinEnv:
@@ -197,6 +215,16 @@ class VectorGinEnv:
         self.game = game
         self.num_players: int = probe.num_players
         self.options = dict(options)
+        #: ``"flat"`` or ``"history"`` (the AEC option ``observation``): with ``"history"``
+        #: every output also carries the seat to act's move history.
+        self.observation_mode: str = probe.observation_mode
+        #: Length of a :meth:`state` row, layout ``state_layout`` (``encoding.LAYOUTS``).
+        self.state_size: int = state_size(self.num_players)
+        self.state_layout: str = probe.state_layout
+        #: The observation layout (``gin_obs_v0``, 436 entries; ``gin_obs_v1`` for the
+        #: ``*_v1`` games) and its length.
+        self.observation_layout: str = probe.observation_layout
+        self.observation_size = int(LAYOUTS[self.observation_layout]["size"])  # type: ignore[call-overload]
         if backend == "auto":
             backend = "numba" if importlib.util.find_spec("numba") is not None else "python"
         self.backend = backend
@@ -232,7 +260,7 @@ class VectorGinEnv:
             seed = self.seed
         self._impl.reset(seed, decks)
         self._started = True
-        out = self._impl.outputs()
+        out = self._with_history(self._impl.outputs())
         self._last = out
         self._legal = out["action_mask"].copy()  # the caller may write into what it gets
         return out
@@ -258,28 +286,36 @@ class VectorGinEnv:
             if arr.shape == (self.num_envs,) and arr.dtype.kind in "iu":
                 actions = np.where(on, arr, np.argmax(self._legal, axis=1))
         acts = self._check_actions(actions, self._legal)
-        out = self._impl.step(acts, on)
+        out = self._with_history(self._impl.step(acts, on))
         self._last = out
         self._legal = out["action_mask"].copy()
         return out
 
     def observe(self, seats: Any) -> np.ndarray:
         """``[num_envs, 436]``: the view of ``seats[i]`` (a player index) in slot ``i``."""
-        if self._last is None:
-            raise RuntimeError("call reset() before observe()")
-        arr = np.asarray(seats)
-        if arr.shape != (self.num_envs,) or arr.dtype.kind not in "iu":
+        self._require_reset("observe")
+        return self._impl.observe(self._check_seats(seats))  # type: ignore[no-any-return]
+
+    def state(self) -> np.ndarray:
+        """``[num_envs, state_size]`` float32: the global state of each game, exactly the AEC
+        env's ``state()`` (layout ``gin_state_{n}p_v0``: :func:`gin_env.encoding.state_parts`,
+        named by ``state_views``). Everything about the position, hidden cards included: for
+        centralized critics in training, never for a player's input."""
+        self._require_reset("state")
+        return self._impl.global_state()  # type: ignore[no-any-return]
+
+    def history(self, seats: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The move history of ``seats[i]`` (a player index) in slot ``i``: ``history``
+        ``[num_envs, 64, 63]`` float32 and ``history_mask`` ``[num_envs, 64]`` bool, the AEC
+        env's ``observe(player_k)["history"]`` / ``["history_mask"]``. Needs
+        ``observation="history"``."""
+        self._require_reset("history")
+        if self.observation_mode != "history":
             raise ValueError(
-                f"seats must be {self.num_envs} ints (one per slot), got shape {arr.shape} "
-                f"of {arr.dtype}"
+                'history() needs VectorGinEnv(..., observation="history"); this env was made '
+                f"with observation={self.observation_mode!r}"
             )
-        bad = np.flatnonzero((arr < 0) | (arr >= self.num_players))
-        if len(bad):
-            i = int(bad[0])
-            raise ValueError(
-                f"slot {i}: seat {int(arr[i])} is not a player; seats are 0..{self.num_players - 1}"
-            )
-        return self._impl.observe(arr.astype(np.int64))
+        return self._impl.history(self._check_seats(seats))  # type: ignore[no-any-return]
 
     def hand_results(self) -> dict[str, np.ndarray]:
         """The last hand each slot finished (``-1`` kind before its first): ``kind`` (index
@@ -292,6 +328,30 @@ class VectorGinEnv:
         self._last = None
 
     # -- checks -------------------------------------------------------------------------
+    def _require_reset(self, what: str) -> None:
+        if self._last is None:
+            raise RuntimeError(f"call reset() before {what}()")
+
+    def _with_history(self, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        if self.observation_mode == "history":
+            out["history"], out["history_mask"] = self._impl.history(out["seat"])
+        return out
+
+    def _check_seats(self, seats: Any) -> np.ndarray:
+        arr = np.asarray(seats)
+        if arr.shape != (self.num_envs,) or arr.dtype.kind not in "iu":
+            raise ValueError(
+                f"seats must be {self.num_envs} ints (one per slot), got shape {arr.shape} "
+                f"of {arr.dtype}"
+            )
+        bad = np.flatnonzero((arr < 0) | (arr >= self.num_players))
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(
+                f"slot {i}: seat {int(arr[i])} is not a player; seats are 0..{self.num_players - 1}"
+            )
+        return arr.astype(np.int64)
+
     def _check_decks(self, decks: Any) -> np.ndarray:
         arr = np.asarray(decks)
         if arr.shape != (self.num_envs, NUM_CARDS) or arr.dtype.kind not in "iu":
