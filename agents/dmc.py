@@ -15,7 +15,16 @@ deadwood        1      deadwood of the hand after the move / 100: after discardi
                        hand's for draw and pass; 0 for big gin, no advice or an unseen hand
 l2              1      1 when the move is the one the L2 heuristic plays here (only in
                        networks trained with ``features="l2"``; 0 otherwise)
+suggested       1      only in networks trained with ``features="advice"`` (their action
+                       input is one wider, :func:`action_size`): 1 when the move is the
+                       adviser's suggestion in the observation's ``suggestion`` part
+                       (captain decisions of the three-handed game), else 0
 ==============  =====  ==============================================================
+
+``features="advice"`` leaves the first 61 entries as in ``"basic"`` (``l2`` is 0) and
+adds the ``suggested`` column, so a captain need not learn the match between the
+observation's 109-wide suggestion one-hot and its candidate moves from data. The
+``"basic"`` and ``"l2"`` encodings (:data:`ACTION_FEATURES` wide) are unchanged.
 
 The first layer is split in two (``W_obs @ obs + W_act @ action``), so a decision's
 observation goes through it once and each candidate only adds its action's part. The
@@ -46,6 +55,8 @@ from gin_env.melds import deadwood_mask, discard_deadwoods
 __all__ = [
     "ACTION_FEATURES",
     "FEATURE_MODES",
+    "action_size",
+    "encode_pairs",
     "FORMAT",
     "DMCAgent",
     "QNet",
@@ -57,7 +68,7 @@ __all__ = [
 ]
 
 FORMAT = "gin-env-dmc-v1"
-FEATURE_MODES = ("basic", "l2")
+FEATURE_MODES = ("basic", "l2", "advice")
 KINDS = ("draw", "take", "pass", "no_advice", "discard", "knock", "big_gin")
 ACTION_FEATURES = len(KINDS) + NUM_CARDS + 2
 _CARD0 = len(KINDS)
@@ -65,6 +76,19 @@ _DW = _CARD0 + NUM_CARDS
 _L2 = _DW + 1
 _HAND = OBS_SLICES["hand"]
 _TOP = OBS_SLICES["top_discard"]
+_SUGGESTION = OBS_SLICES["suggestion"]
+
+
+def _check_features(features: str) -> None:
+    if features not in FEATURE_MODES:
+        raise ValueError(f"features must be one of {', '.join(FEATURE_MODES)}; got {features!r}")
+
+
+def action_size(features: str = "basic") -> int:
+    """Width of the action encoding of a feature mode: :data:`ACTION_FEATURES` (61) for
+    ``"basic"`` and ``"l2"``, one more (the ``suggested`` column) for ``"advice"``."""
+    _check_features(features)
+    return ACTION_FEATURES + (features == "advice")
 
 
 def _kind_card_table() -> np.ndarray:
@@ -90,16 +114,15 @@ _KIND_CARD = _kind_card_table()
 def input_layout(features: str = "basic") -> dict[str, Any]:
     """What a network's input means: the observation layout (named parts and sizes, with a
     fingerprint) and the action encoding. Stored in every checkpoint and checked on load."""
-    if features not in FEATURE_MODES:
-        raise ValueError(f"features must be one of {', '.join(FEATURE_MODES)}; got {features!r}")
+    _check_features(features)
     parts = [[name, size] for name, size in OBS_PARTS]
     digest = hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:12]
     return {
         "observation": f"flat-{digest}",
         "obs_size": OBS_SIZE,
         "obs_parts": parts,
-        "action_encoding": "dmc-action-v1",
-        "action_size": ACTION_FEATURES,
+        "action_encoding": "dmc-action-v1" + ("+suggested" if features == "advice" else ""),
+        "action_size": action_size(features),
         "features": features,
     }
 
@@ -163,13 +186,29 @@ def pair_features(
     return rows, acts, feats
 
 
+def encode_pairs(
+    obs: np.ndarray, mask: np.ndarray, features: str = "basic", l2_actions: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`pair_features` in the encoding of ``features``: ``l2_actions`` marks L2's
+    moves (``"l2"``); ``"advice"`` appends the ``suggested`` column (1 where the pair's
+    action is the suggestion in its row's observation)."""
+    _check_features(features)
+    rows, acts, feats = pair_features(obs, mask, l2_actions if features == "l2" else None)
+    if features != "advice":
+        return rows, acts, feats
+    obs = np.asarray(obs, np.float32)
+    suggested = obs[rows, _SUGGESTION.start + acts] > 0.5
+    return rows, acts, np.concatenate([feats, suggested[:, None].astype(np.float32)], axis=1)
+
+
 def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0.0)
 
 
 class QNet:
     """One Q network in numpy: ``w_obs [H, OBS]``, ``w_act [H, F]``, ``b0 [H]``, then
-    ``(w, b)`` layers with ReLU between them, the last one giving one number."""
+    ``(w, b)`` layers with ReLU between them, the last one giving one number. ``F`` is
+    :data:`ACTION_FEATURES`, or one more for ``features="advice"`` (:func:`action_size`)."""
 
     def __init__(
         self,
@@ -182,10 +221,11 @@ class QNet:
         self.w_act = np.asarray(w_act, np.float32)
         self.b0 = np.asarray(b0, np.float32)
         self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
-        if self.w_obs.shape[1] != OBS_SIZE or self.w_act.shape[1] != ACTION_FEATURES:
+        widths = sorted({action_size(f) for f in FEATURE_MODES})
+        if self.w_obs.shape[1] != OBS_SIZE or self.w_act.shape[1] not in widths:
             raise ValueError(
-                f"a Q network takes {OBS_SIZE} observation and {ACTION_FEATURES} action inputs;"
-                f" got {self.w_obs.shape[1]} and {self.w_act.shape[1]}"
+                f"a Q network takes {OBS_SIZE} observation and {' or '.join(map(str, widths))}"
+                f" action inputs; got {self.w_obs.shape[1]} and {self.w_act.shape[1]}"
             )
 
     def q(self, obs: np.ndarray, rows: np.ndarray, feats: np.ndarray) -> np.ndarray:
@@ -221,7 +261,8 @@ class DMCAgent:
 
     ``nets``: one :class:`QNet`, or one per role (``role_nets=True``: net ``r`` plays role
     ``r`` of the observation's role part). ``features="l2"`` asks L2 for its move at every
-    decision and marks it in the action encoding, as the network was trained.
+    decision and marks it in the action encoding, as the network was trained;
+    ``features="advice"`` marks the adviser's suggestion (networks one input wider).
 
     ``margin`` (``features="l2"`` only): L2's move gets this bonus on top of its Q, so the
     player leaves L2's move only where Q says another move is better by more than
@@ -237,12 +278,15 @@ class DMCAgent:
         meta: Mapping[str, Any] | None = None,
         margin: float = 0.0,
     ) -> None:
-        if features not in FEATURE_MODES:
-            raise ValueError(
-                f"features must be one of {', '.join(FEATURE_MODES)}; got {features!r}"
-            )
+        _check_features(features)
         if not nets:
             raise ValueError("nets must hold at least one Q network")
+        width = action_size(features)
+        if any(net.w_act.shape[1] != width for net in nets):
+            raise ValueError(
+                f"features={features!r} needs Q networks with {width} action inputs; got "
+                f"{sorted({net.w_act.shape[1] for net in nets})}"
+            )
         self.nets = list(nets)
         self.role_nets = bool(role_nets)
         self.features = features
@@ -278,7 +322,7 @@ class DMCAgent:
         ``margin`` bonus of L2's moves)."""
         obs = np.asarray(obs, np.float32)
         l2 = self.l2_actions(obs, np.asarray(mask))
-        rows, acts, feats = pair_features(obs, mask, l2)
+        rows, acts, feats = encode_pairs(obs, mask, self.features, l2)
         if not self.role_nets:
             q = self.nets[0].q(obs, rows, feats)
         else:
@@ -317,7 +361,7 @@ class DMCAgent:
 
     def __repr__(self) -> str:
         net = self.nets[0]
-        sizes = [OBS_SIZE + ACTION_FEATURES, len(net.b0)] + [len(b) for _, b in net.layers]
+        sizes = [OBS_SIZE + net.w_act.shape[1], len(net.b0)] + [len(b) for _, b in net.layers]
         per = f"{len(self.nets)} role nets" if self.role_nets else "one net"
         return f"DMCAgent({self.name!r}, {'-'.join(map(str, sizes))}, {per}, {self.features})"
 

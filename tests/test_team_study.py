@@ -152,6 +152,36 @@ def test_advice_gain_is_paired_by_deal() -> None:
     assert cells["none"]["follow_rate"] is None  # no suggestion was ever made
 
 
+def test_learned_advice_pairs_advised_with_muted_and_cross_play_with_the_own_adviser(
+    tmp_path,
+) -> None:
+    follow, l2 = "captain:agent=simple,mode=follow", "heuristic"
+    r = team_study.learned_advice({"F": follow}, {"F": follow, "H": l2}, hands=10, seed=3)
+    fixed = r["fixed"]["cells"]["F"]
+    assert fixed["L2"]["follow_rate"] == 1.0 and fixed["L2"]["when_overrode"]["hands"] == 0
+    assert fixed["muted"]["gain"] == 0.0
+    # Captain F with H's adviser (L2's suggestions) against its own (L1's), deal by deal.
+    own = play_advice_hands(follow, follow, "heuristic", 3, 0, 10)["team_points"]
+    other = play_advice_hands(follow, l2, "heuristic", 3, 0, 10)["team_points"]
+    diff = np.array(other, float) - own
+    cross = r["cross_play"]
+    assert cross["F"]["H"]["vs_own"] == pytest.approx(diff.mean())
+    assert cross["F"]["H"]["vs_own_ci95"] == pytest.approx(mean_ci(diff)[1:])
+    assert cross["F"]["F"] == {"vs_own": 0.0, "vs_own_ci95": (0.0, 0.0)}
+    # L2 as captain ignores advice: any adviser, or none, gives the same hands.
+    assert cross["H"]["F"]["vs_own"] == 0.0 and r["joint"]["cells"]["H"]["H"]["gain"] == 0.0
+    assert "points" not in r["joint"]
+    out = team_study.main(["learned", "--hands", "3", "--out", str(tmp_path), "--captains",
+                           "F=" + follow, "--joint", "H=heuristic"])  # fmt: skip
+    assert set(out["joint"]["cells"]["H"]) == {"H", "muted"}
+    rows = (tmp_path / "team_learned.csv").read_text().splitlines()
+    assert rows[0].startswith("group,captain,adviser") and len(rows) == 1 + 4
+    assert (tmp_path / "team_learned.png").exists()
+    assert "| joint | H | H |" in team_study.main(["report", "--out", str(tmp_path)])["report"]
+    with pytest.raises(SystemExit):
+        team_study.main(["learned", "--out", str(tmp_path)])
+
+
 # -- what the captain sees under each ablation --------------------------------------------------
 def _captain_decisions(adviser: str, captain: str = "simple", hands: int = 4) -> list[tuple]:
     r = play_advice_hands(captain, adviser, "heuristic", 7, 0, hands, trace=True)

@@ -67,6 +67,7 @@ __all__ = [
     "duplicate_vs_plain",
     "play_advice_hands",
     "advice_matrix",
+    "learned_advice",
     "balance",
     "main",
 ]
@@ -690,6 +691,7 @@ def advice_matrix(
     chunk: int = 100,
     progress: bool = False,
     rules: Mapping[str, Any] | None = None,
+    keep_points: bool = False,
 ) -> dict[str, Any]:
     """Every captain with every adviser on the same ``hands`` deals against ``box``.
 
@@ -697,6 +699,7 @@ def advice_matrix(
     :data:`ADVICE_ABLATIONS`). ``baseline`` names the adviser column the value of advice is
     measured against (default: ``"none"`` if present): per cell ``gain`` is the team's
     points per hand minus the same captain's with the baseline adviser, paired by deal.
+    ``keep_points`` adds ``points[captain][adviser]``: the team's points of every deal.
     """
     _check_count("hands", hands)
     _check_count("workers", workers)
@@ -736,7 +739,7 @@ def advice_matrix(
                 m, lo, hi = mean_ci(diff)
                 cells[cap][adv]["gain"] = m
                 cells[cap][adv]["gain_ci95"] = (lo, hi)
-    return {
+    out = {
         "box": _label(box),
         "captains": {k: _label(v) for k, v in captains.items()},
         "advisers": {k: _label(v) for k, v in advisers.items()},
@@ -747,6 +750,127 @@ def advice_matrix(
         "rules": rules,
         "cells": cells,
     }
+    if keep_points:
+        out["points"] = {c: {a: raw[c, a].tolist() for a in advisers} for c in captains}
+    return out
+
+
+# -- teams that learned to use advice -----------------------------------------------------------
+def learned_advice(
+    fixed_captains: Mapping[str, AgentSpec],
+    joint: Mapping[str, AgentSpec],
+    hands: int,
+    fixed_adviser: AgentSpec = "heuristic",
+    box: AgentSpec = "heuristic",
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Trained captains with and without advice, and the cross-play of jointly trained teams.
+
+    - ``fixed``: each of ``fixed_captains`` (trained beside ``fixed_adviser``) with that
+      adviser and with it ``"muted"``, on the same ``hands`` deals: ``gain`` is the team's
+      points per hand advised minus muted, paired by deal (:func:`advice_matrix`).
+    - ``joint``: every player of ``joint`` (a team trained together; one spec plays both
+      the captain and the adviser, e.g. a DMC checkpoint with role networks) as captain
+      with every player's adviser and with the adviser muted (gain over muted). A team
+      with a private convention does better with its own adviser than with another
+      seed's: ``cross_play[captain][adviser]`` is the team's points with that adviser minus
+      with its own (0 on the diagonal), paired by deal, with a 95% CI.
+    """
+    result: dict[str, Any] = {"hands": hands, "seed": seed, "box": _label(box)}
+    if fixed_captains:
+        r = advice_matrix(fixed_captains, {"L2": fixed_adviser, "muted": "muted"}, hands, box,
+                          seed, workers, baseline="muted", progress=progress)  # fmt: skip
+        result["fixed"] = r
+    if joint:
+        advisers = {**{label: spec for label, spec in joint.items()}, "muted": "muted"}
+        r = advice_matrix(joint, advisers, hands, box, seed, workers, baseline="muted",
+                          progress=progress, keep_points=True)  # fmt: skip
+        points = r.pop("points")
+        cross: dict[str, dict[str, Any]] = {}
+        for cap in joint:
+            own = np.asarray(points[cap][cap], float)
+            cross[cap] = {}
+            for adv in joint:
+                m, lo, hi = mean_ci(np.asarray(points[cap][adv], float) - own)
+                cross[cap][adv] = {"vs_own": m, "vs_own_ci95": (lo, hi)}
+        result["joint"] = r
+        result["cross_play"] = cross
+    return result
+
+
+def _learned_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for group in ("fixed", "joint"):
+        if group not in r:
+            continue
+        for row in _advice_rows(r[group]):
+            x = r.get("cross_play", {}).get(row["captain"], {}).get(row["adviser"]) \
+                if group == "joint" else None  # fmt: skip
+            nan = float("nan")
+            rows.append({
+                "group": group,
+                **row,
+                "vs_own": nan if x is None else x["vs_own"],
+                "vs_own_low": nan if x is None else x["vs_own_ci95"][0],
+                "vs_own_high": nan if x is None else x["vs_own_ci95"][1],
+            })  # fmt: skip
+    return rows
+
+
+def plot_learned(r: dict[str, Any], path: Path) -> None:
+    """The gain from advice over the muted adviser (95% CI, paired by deal) of every
+    trained captain with each adviser: bars, fixed-adviser captains then the cross-play."""
+    plt = _pyplot()
+    rows = [x for x in _learned_rows(r) if x["adviser"] != "muted"]
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.8 * len(rows) + 2), 3.8))
+    vals = np.array([x["gain"] for x in rows])
+    err = np.array([[x["gain"] - x["gain_low"], x["gain_high"] - x["gain"]] for x in rows])
+    colors = ["#4472c4" if x["group"] == "fixed" else
+              ("#70ad47" if x["captain"] == x["adviser"] else "#ed7d31") for x in rows]  # fmt: skip
+    ax.bar(range(len(rows)), vals, yerr=err.T, capsize=3, color=colors)
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xticks(range(len(rows)), [f"{x['captain']}\n+ {x['adviser']}" for x in rows],
+                  fontsize=7, rotation=30, ha="right")  # fmt: skip
+    ax.set_ylabel("team points/hand: advised - muted")
+    ax.set_title(f"Trained captains: gain from advice (95% CI, paired by deal), box {r['box']}, "
+                 f"{r['hands']} hands\nblue: fixed L2 adviser; green: own adviser; "
+                 "orange: another seed's", fontsize=8)  # fmt: skip
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _learned_report(r: dict[str, Any]) -> str:
+    lines = [
+        f"team_learned: trained captains, box {r['box']}, {r['hands']} hands per cell "
+        f"(seed {r['seed']}), 95% CIs paired by deal",
+        "",
+        "| group | captain | adviser | team pts/hand | gain over muted | follows "
+        "| pts followed throughout (n) | overrode once+ (n) | vs own adviser |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for x in _learned_rows(r):
+        if x["adviser"] == "muted":
+            continue
+
+        def f(v: float) -> str:
+            return "-" if math.isnan(v) else f"{v:+.2f}"
+
+        def pm(lo: float, hi: float) -> str:
+            return "" if math.isnan(lo) else f" ± {(hi - lo) / 2:.2f}"
+
+        follow = "-" if math.isnan(x["follow_rate"]) else f"{100 * x['follow_rate']:.1f}%"
+        lines.append(
+            f"| {x['group']} | {x['captain']} | {x['adviser']} "
+            f"| {f(x['team_pts'])}{pm(x['ci_low'], x['ci_high'])} "
+            f"| {f(x['gain'])}{pm(x['gain_low'], x['gain_high'])} | {follow} "
+            f"| {f(x['pts_followed'])} ({x['followed_hands']}) "
+            f"| {f(x['pts_overrode'])} ({x['overrode_hands']}) "
+            f"| {f(x['vs_own'])}{pm(x['vs_own_low'], x['vs_own_high'])} |"
+        )
+    return "\n".join(lines)
 
 
 def _advice_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
@@ -1234,6 +1358,21 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         a.add_argument("--captains", default=None, help="label=spec;label=spec")
         a.add_argument("--advisers", default=None, help="label=spec;... (ablations: none, "
                        "muted, shuffled, own)")  # fmt: skip
+    learned = sub.add_parser(
+        "learned", parents=[common], help="trained captains: advised vs muted, cross-play"
+    )
+    learned.add_argument("--hands", type=int, default=2000, help="deals per cell")
+    learned.add_argument("--box", default="heuristic", help="the box (default: heuristic)")
+    learned.add_argument(
+        "--adviser", default="heuristic", help="the fixed adviser of --captains (default: L2)"
+    )
+    learned.add_argument(
+        "--captains", default="", help="label=spec;... captains trained beside --adviser"
+    )
+    learned.add_argument(
+        "--joint", default="", help="label=spec;... teams trained jointly (one spec per team)"
+    )
+    learned.add_argument("--stem", default="team_learned", help="output file stem")
     b = sub.add_parser("balance", parents=[common], help="box vs team at equal skill")
     b.add_argument("--matches", type=int, default=800)
     b.add_argument("--agent", default="heuristic")
@@ -1273,6 +1412,9 @@ def replot(out: Path) -> list[Path]:
     if (r := load("team_balance")) is not None:
         plot_balance(r, out / "team_balance.png")
         drawn.append(out / "team_balance.png")
+    if (r := load("team_learned")) is not None:
+        plot_learned(r, out / "team_learned.png")
+        drawn.append(out / "team_learned.png")
     return drawn
 
 
@@ -1396,6 +1538,8 @@ def report(out: Path) -> str:
                 f"{100 * w['adviser']['match_win_rate']:.0f}% |"
             )
         parts.append("\n".join(lines))
+    if (r := load("team_learned")) is not None:
+        parts.append(_learned_report(r))
     return "\n\n".join(parts)
 
 
@@ -1419,6 +1563,16 @@ def _run(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         duplicate_rows_and_plot(r["duplicate"], out, f"{stem}_edges")
         plot_duplicate(r, out / f"{stem}.png")
         print(_table(r["half_widths"]))
+        return r
+    if args.study == "learned":
+        caps, joint = _pairs(args.captains, {}), _pairs(args.joint, {})
+        if not caps and not joint:
+            raise OptionError("learned needs --captains and/or --joint")
+        r = learned_advice(caps, joint, args.hands, args.adviser, args.box, args.seed,
+                           args.workers, progress)  # fmt: skip
+        write(out, args.stem, r, _learned_rows(r))
+        plot_learned(r, out / f"{args.stem}.png")
+        print(_learned_report(r))
         return r
     if args.study == "balance":
         r = balance(args.matches, None, args.agent, args.seed, args.workers, progress)

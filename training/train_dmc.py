@@ -12,6 +12,12 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
   plays with the current networks, epsilon-greedy. ``--opponent-share`` of the hands put
   one learner seat against fixed opponents (``--opponents``, by agent name, each playing
   its seat through ``act``).
+- **Fixed roles** (``--fixed-roles box=heuristic,adviser=heuristic``, three-handed): those
+  roles are played by fixed agents in every hand (through ``act``); only the other roles'
+  decisions are learned from (the replay never holds a fixed role's decision). With fixed
+  roles the evaluation is the team's: the learning roles played by the greedy player, the
+  fixed ones by their agents, on ``--eval-pairs`` single hands against the box, with the
+  adviser and with it muted (:mod:`training.team_study`), selected on the team's points.
 - **Targets**: the Monte-Carlo return of each decision is its own side's points in the hand
   it was made in (the team's for the captain and the adviser: ``reward="team"``), taken from
   the engine's rewards at ``hand_over``, times ``--reward-scale``. No bootstrapping.
@@ -96,8 +102,15 @@ class Args:
     )
     features: str = HELP(
         "basic",
-        "action encoding: basic (kind, card, deadwood after the move)"
-        " or l2 (also whether L2 plays the move; slower: L2 runs every decision)",
+        "action encoding: basic (kind, card, deadwood after the move),"
+        " l2 (also whether L2 plays the move; slower: L2 runs every decision)"
+        " or advice (basic plus whether the move is the adviser's suggestion)",
+    )
+    fixed_roles: str = HELP(
+        "",
+        "three-handed: roles played by fixed agents, not learned, as role=agent pairs "
+        "(e.g. box=heuristic,adviser=heuristic); their decisions never enter the replay, "
+        "and evaluation is the team's (learning roles by the player, with advice and muted)",
     )
     learning_rate: float = HELP(3e-4, "Adam learning rate")
     batch_size: int = HELP(1024, "decisions per gradient step")
@@ -228,17 +241,50 @@ def check(args: Args) -> None:
             raise ValueError(f"opponents: {err}") from None
     if args.opponent_share > 0 and not names(args.opponents):
         raise ValueError("opponent_share > 0 needs at least one of --opponents")
+    fixed = fixed_roles(args.fixed_roles)
+    if fixed and args.env != "three_handed":
+        raise ValueError("fixed_roles needs --env three_handed (roles box, captain, adviser)")
+    if fixed and args.opponent_share > 0:
+        raise ValueError("fixed_roles and opponent_share > 0 cannot be combined")
+    for role, name in fixed.items():
+        try:
+            make(name)
+        except ValueError as err:
+            raise ValueError(f"fixed_roles {role}: {err}") from None
+
+
+def fixed_roles(text: str) -> dict[str, str]:
+    """``"box=heuristic,adviser=heuristic"`` -> ``{"box": "heuristic", ...}``: the roles of
+    the three-handed game played by fixed agents; at least one role must stay learning."""
+    from gin_env.match import ROLE_NAMES
+
+    out: dict[str, str] = {}
+    for item in names(text):
+        role, eq, agent = (x.strip() for x in item.partition("="))
+        if not eq or role not in ROLE_NAMES or not agent:
+            raise ValueError(
+                f"fixed_roles takes role=agent pairs with roles {', '.join(ROLE_NAMES)}; "
+                f"got {item!r}"
+            )
+        if role in out:
+            raise ValueError(f"fixed_roles names role {role!r} twice")
+        out[role] = agent
+    if len(out) == len(ROLE_NAMES):
+        raise ValueError("fixed_roles may not fix every role (nothing would learn)")
+    return out
 
 
 # ==========================================================================================
 # The Q network (torch) and its numpy export
 # ==========================================================================================
-def _torch_model(hidden: list[int]) -> Any:
+def _torch_model(hidden: list[int], features: str = "basic") -> Any:
     import torch
     from torch import nn
 
-    from agents.dmc import ACTION_FEATURES
+    from agents.dmc import action_size
     from gin_env.encoding import OBS_SIZE
+
+    width = action_size(features)
 
     class QModel(nn.Module):
         """``relu(W_obs obs + W_act action + b)`` then an MLP to one number."""
@@ -246,7 +292,7 @@ def _torch_model(hidden: list[int]) -> Any:
         def __init__(self) -> None:
             super().__init__()
             self.obs = nn.Linear(OBS_SIZE, hidden[0])
-            self.act = nn.Linear(ACTION_FEATURES, hidden[0], bias=False)
+            self.act = nn.Linear(width, hidden[0], bias=False)
             sizes = [*hidden, 1]
             self.layers = nn.ModuleList(
                 nn.Linear(a, b) for a, b in zip(sizes, sizes[1:], strict=False)
@@ -300,15 +346,16 @@ def _qnets(models: list[Any]) -> list[Any]:
 # ==========================================================================================
 class Replay:
     """A FIFO of ``capacity`` decisions: observation (float16), the chosen action's
-    encoding, the network that acted (role) and the Monte-Carlo target."""
+    encoding (``width`` numbers, :func:`agents.dmc.action_size`), the network that acted
+    (role) and the Monte-Carlo target."""
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, width: int | None = None) -> None:
         from agents.dmc import ACTION_FEATURES
         from gin_env.encoding import OBS_SIZE
 
         self.capacity = capacity
         self.obs = np.zeros((capacity, OBS_SIZE), np.float16)
-        self.feats = np.zeros((capacity, ACTION_FEATURES), np.float16)
+        self.feats = np.zeros((capacity, width or ACTION_FEATURES), np.float16)
         self.net = np.zeros(capacity, np.int8)
         self.target = np.zeros(capacity, np.float32)
         self.size = 0
@@ -438,7 +485,7 @@ def train(args: Args) -> dict[str, Any]:
     import torch
 
     import agents
-    from agents.dmc import greedy, pair_features
+    from agents.dmc import action_size, encode_pairs, greedy
     from agents.heuristic import HeuristicAgent
     from gin_env.vector import VectorGinEnv
     from training.checkpoints import latest_checkpoint, set_rng_states
@@ -462,10 +509,10 @@ def train(args: Args) -> dict[str, Any]:
     torch.manual_seed(args.seed)
     env_probe_players = 2 if args.env == "gin" else 3
     n_nets = env_probe_players if args.role_nets else 1
-    models = [_torch_model(hidden) for _ in range(n_nets)]
+    models = [_torch_model(hidden, args.features) for _ in range(n_nets)]
     params = [p for m in models for p in m.parameters()]
     opt = torch.optim.Adam(params, lr=args.learning_rate)
-    replay = Replay(args.buffer_size)
+    replay = Replay(args.buffer_size, action_size(args.features))
     if saved is not None and ckpt is not None:
         blob = torch.load(ckpt / "model.pt", weights_only=False)
         for m, sd in zip(models, blob["models"], strict=True):
@@ -516,6 +563,14 @@ def train(args: Args) -> dict[str, Any]:
     )
     n_slots, n_players = env.num_envs, env.num_players
     fixed = [agents.make(n) for n in names(args.opponents)]
+    from gin_env.match import ROLE_NAMES
+
+    role_specs = fixed_roles(args.fixed_roles)
+    # by_role[r]: index into ``fixed`` (+1) of the agent playing role r, 0 if r learns.
+    by_role = np.zeros(max(len(ROLE_NAMES), n_players), np.int64)
+    for role_name, agent_name in role_specs.items():
+        fixed.append(agents.make(agent_name))
+        by_role[ROLE_NAMES.index(role_name)] = len(fixed)
     l2 = HeuristicAgent()
     ctrl = np.zeros((n_slots, n_players), np.int64)  # 0: learner; k: fixed opponent k - 1
     staged = HandReturns(n_slots, args.reward_scale)
@@ -566,6 +621,8 @@ def train(args: Args) -> dict[str, Any]:
     wall_before = float(state["wall_s"])
     sel_opp = names(args.eval_opponents)[-1]
     sel_key = f"{sel_opp}/points_per_hand" if args.env == "gin" else f"{sel_opp}/match_win_rate"
+    if role_specs:
+        sel_key = "team/points_per_hand"
 
     def wall() -> float:
         return wall_before + time.time() - t0
@@ -589,14 +646,19 @@ def train(args: Args) -> dict[str, Any]:
     def evaluate(tag: str) -> None:
         t_eval = time.time()
         agent = to_agent(models, args, name="dmc")
-        res = evaluate_agent(
-            agent,
-            args.env,
-            names(args.eval_opponents),
-            args.eval_pairs,
-            args.eval_seed,
-            state["steps"],
-        )
+        if role_specs:
+            res = team_evaluation(
+                agent, role_specs, args.eval_pairs, args.eval_seed, state["steps"]
+            )
+        else:
+            res = evaluate_agent(
+                agent,
+                args.env,
+                names(args.eval_opponents),
+                args.eval_pairs,
+                args.eval_seed,
+                state["steps"],
+            )
         res["hours"] = wall() / 3600
         res["eval_s"] = time.time() - t_eval
         res["phase"] = tag  # type: ignore[assignment]
@@ -648,6 +710,8 @@ def train(args: Args) -> dict[str, Any]:
             warm = state["steps"] < args.warm_steps
             obs, mask, seat, role = out["observation"], out["action_mask"], out["seat"], out["role"]
             who = ctrl[slots, seat]
+            if role_specs:  # a fixed role's agent plays it, whoever holds the seat
+                who = np.where(by_role[role] > 0, by_role[role], who)
             acts = np.empty(n_slots, np.int64)
             for r in np.flatnonzero(who > 0):
                 acts[r] = fixed[who[r] - 1].act(
@@ -658,9 +722,7 @@ def train(args: Args) -> dict[str, Any]:
                 lob, lmask = obs[learner], mask[learner]
                 need_l2 = warm or args.features == "l2"
                 l2a = l2_moves(lob, lmask) if need_l2 else None
-                rows, pacts, feats = pair_features(
-                    lob, lmask, l2a if args.features == "l2" else None
-                )
+                rows, pacts, feats = encode_pairs(lob, lmask, args.features, l2a)
                 if warm:
                     assert l2a is not None
                     chosen = l2a.copy()
@@ -771,6 +833,8 @@ def write_curves(run_dir: Path, evals: list[dict[str, Any]], args: Args) -> None
 
     write_eval_csv(run_dir / "eval.csv", evals)
     metric = "hand_win_rate" if args.env == "gin" else "match_win_rate"
+    if fixed_roles(args.fixed_roles):
+        metric = "points_per_hand"  # the team's, advised and muted
     try:
         plot_curves(run_dir / "learning_curve.png", evals, metric, f"DMC, {args.env}")
         if args.env == "gin":
@@ -779,6 +843,37 @@ def write_curves(run_dir: Path, evals: list[dict[str, Any]], args: Args) -> None
             )
     except Exception as exc:  # a plot is a nicety; never lose a run over it
         print(f"no learning curve: {exc}", file=sys.stderr)
+
+
+def team_evaluation(
+    agent: Any, role_specs: dict[str, str], hands: int, seed: int, step: int = 0
+) -> dict[str, float]:
+    """The team of a fixed-roles run on ``hands`` single hands (deals of ``seed``): the
+    learning roles played by ``agent``, the fixed ones by their agents, once with the
+    adviser and once with it muted (the same deals). ``team/points_per_hand`` is the
+    captain's team's points per hand against the box (95% CI), ``muted/...`` the same
+    with the adviser saying nothing, ``team/advice_gain`` their difference paired by
+    deal, ``team/follow_rate`` the share of suggestions the captain played."""
+    from training.stats import mean_ci
+    from training.team_study import play_advice_hands
+
+    def spec(role: str) -> Any:
+        return role_specs.get(role, agent)
+
+    out: dict[str, float] = {"step": float(step)}
+    runs = {}
+    for key, adviser in (("team", spec("adviser")), ("muted", "muted")):
+        runs[key] = play_advice_hands(spec("captain"), adviser, spec("box"), seed, 0, hands)
+        pts = np.asarray(runs[key]["team_points"], float)
+        m, lo, hi = mean_ci(pts)
+        out[f"{key}/points_per_hand"] = m
+        out[f"{key}/ci_low"], out[f"{key}/ci_high"] = lo, hi
+    diff = np.asarray(runs["team"]["team_points"], float) - runs["muted"]["team_points"]
+    m, lo, hi = mean_ci(diff)
+    out["team/advice_gain"], out["team/gain_ci_low"], out["team/gain_ci_high"] = m, lo, hi
+    advised = sum(runs["team"]["advised"])
+    out["team/follow_rate"] = sum(runs["team"]["followed"]) / advised if advised else 0.0
+    return out
 
 
 # ==========================================================================================
@@ -791,7 +886,9 @@ def load_models(ckpt: Path) -> tuple[list[Any], Args, dict[str, Any]]:
     state = _load_state(ckpt)
     args = Args(**state["args"])
     blob = torch.load(ckpt / "model.pt", weights_only=False)
-    models = [_torch_model([int(x) for x in names(args.hidden)]) for _ in blob["models"]]
+    models = [
+        _torch_model([int(x) for x in names(args.hidden)], args.features) for _ in blob["models"]
+    ]
     for m, sd in zip(models, blob["models"], strict=True):
         m.load_state_dict(sd)
     return models, args, state
