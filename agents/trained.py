@@ -242,6 +242,11 @@ def load(name_or_path: str | Path, deterministic: bool = True) -> Any:
         names = set(zf.namelist())
         if "meta.json" in names and "weights.npz" in names:
             meta = json.loads(zf.read("meta.json"))
+            if meta.get("format", FORMAT) != FORMAT:  # e.g. a history actor (training.encoders)
+                raise ValueError(
+                    f"{str(path)!r} holds a {meta['format']!r} actor, not a flat MLP actor "
+                    f"({FORMAT}): load it with training.encoders.load_actor"
+                )
             with np.load(io.BytesIO(zf.read("weights.npz"))) as npz:
                 layers = [(npz[f"w{i}"], npz[f"b{i}"]) for i in range(int(meta["num_layers"]))]
             agent = MLPAgent(

@@ -23,12 +23,23 @@ An illegal action ends the episode with ``illegal_reward`` (-1), as PettingZoo's
 The observation is the learner's flat vector; :meth:`SingleAgentEnv.action_masks` gives
 the learner's mask for sb3-contrib's ``MaskablePPO``. The reward of a step is everything
 the learner's own agent received since its previous action (its own side's points).
+
+``extras`` makes the observation a ``gymnasium.spaces.Dict`` holding the flat vector as
+``"observation"`` and, by name:
+
+- ``"history"``: the learner's view of the hand's moves, ``"history"`` ``[64, 63]`` and
+  ``"history_mask"`` ``[64]`` (the AEC env must be made with ``observation="history"``);
+- ``"state"``: the env's global ``state()`` (every hand, the stock's order).
+
+Leak rule: ``"state"`` is for a centralized critic only (training.encoders keeps it out
+of the acting network); a policy that reads it to act sees the other players' cards. Without
+``extras`` (the default) the observation is the flat ``Box`` as before.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, Union
 
 import gymnasium as gym
@@ -37,10 +48,22 @@ from pettingzoo import AECEnv
 
 from gin_env import games
 
-__all__ = ["Policy", "Opponents", "RandomPolicy", "SingleAgentEnv", "LEARNER_ROLES", "make_policy"]
+__all__ = [
+    "Policy",
+    "Opponents",
+    "RandomPolicy",
+    "SingleAgentEnv",
+    "LEARNER_ROLES",
+    "EXTRAS",
+    "make_policy",
+]
 
 #: Roles a learner may be given: every role of the games (:mod:`gin_env.games`).
 LEARNER_ROLES = tuple(role for g in games.GAMES.values() for role in g.roles)
+#: What ``extras`` may add to the learner's observation (a ``Dict`` then).
+EXTRAS = ("history", "state")
+#: The observation a ``SingleAgentEnv`` returns: the flat vector, or a dict with ``extras``.
+Observation = np.ndarray | dict[str, np.ndarray]
 
 
 class Policy(Protocol):
@@ -90,6 +113,7 @@ class SingleAgentEnv(gym.Env):
         opponents: Opponents | None = None,
         illegal: str = "terminate",
         illegal_reward: float = -1.0,
+        extras: Sequence[str] = (),
     ) -> None:
         if illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be 'terminate' or 'raise'; got {illegal!r}")
@@ -116,13 +140,50 @@ class SingleAgentEnv(gym.Env):
                     f"{policy!r}"
                 )
         space = aec_env.observation_space(agents[0])
-        self.observation_space = space["observation"]
+        #: The flat observation's space, with or without ``extras``.
+        self.flat_observation_space = space["observation"]
+        self.extras = self._check_extras(extras, space)
+        self.observation_space = self.flat_observation_space
+        if self.extras:
+            parts: dict[str, gym.Space[Any]] = {"observation": self.flat_observation_space}
+            if "history" in self.extras:
+                parts["history"] = space["history"]
+                parts["history_mask"] = space["history_mask"]
+            if "state" in self.extras:
+                parts["state"] = aec_env.state_space
+            self.observation_space = gym.spaces.Dict(parts)
         self.action_space = aec_env.action_space(agents[0])
         self.render_mode = getattr(aec_env, "render_mode", None)
         # The wrapped env's own metadata (its name, render modes and frame rate) shows through.
         self.metadata = {**type(self).metadata, **getattr(aec_env, "metadata", {})}
         self._mask = np.zeros(int(self.action_space.n), np.int8)  # type: ignore[attr-defined]
         self._opp_rng = np.random.default_rng()
+
+    def _check_extras(self, extras: Sequence[str], space: Any) -> tuple[str, ...]:
+        if isinstance(extras, str):
+            extras = (extras,)
+        out = tuple(dict.fromkeys(extras))
+        bad = [e for e in out if e not in EXTRAS]
+        if bad:
+            raise ValueError(f"extras must be among {', '.join(EXTRAS)}; got {bad[0]!r}")
+        if "history" in out and "history" not in space.spaces:
+            raise ValueError("extras 'history' needs the AEC env made with observation='history'")
+        if "state" in out and getattr(self.aec, "state_space", None) is None:
+            raise ValueError("extras 'state' needs an AEC env with state() and state_space")
+        return out
+
+    def _observe(self, obs: dict[str, np.ndarray]) -> Observation:
+        """The learner's observation from the AEC env's dict: the flat vector, or with
+        ``extras`` a dict (the global state added for a centralized critic only)."""
+        if not self.extras:
+            return obs["observation"]
+        out = {"observation": obs["observation"]}
+        if "history" in self.extras:
+            out["history"] = obs["history"]
+            out["history_mask"] = obs["history_mask"]
+        if "state" in self.extras:
+            out["state"] = np.asarray(self.aec.state(), np.float32)
+        return out
 
     def _resolve(
         self, opponents: Opponents | None, agents: list[str]
@@ -167,7 +228,7 @@ class SingleAgentEnv(gym.Env):
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
+    ) -> tuple[Observation, dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None:
             self._opp_rng = np.random.default_rng(seed + 1)
@@ -183,7 +244,7 @@ class SingleAgentEnv(gym.Env):
             return self.reset(options=options)
         return obs, dict(self.aec.infos[self.learner])
 
-    def _advance(self) -> tuple[np.ndarray, float, bool]:
+    def _advance(self) -> tuple[Observation, float, bool]:
         """Let the other agents act until the learner is to act or the episode ends."""
         aec = self.aec
         while True:
@@ -197,9 +258,9 @@ class SingleAgentEnv(gym.Env):
         self._mask = obs["action_mask"]
         reward = float(aec._cumulative_rewards[self.learner])
         done = aec.terminations[self.learner] or aec.truncations[self.learner]
-        return obs["observation"], reward, done
+        return self._observe(obs), reward, done
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         aec = self.aec
         if self._done:
             raise RuntimeError("the episode is over; call reset()")
@@ -209,7 +270,7 @@ class SingleAgentEnv(gym.Env):
                 raise ValueError(f"illegal action {action!r} for {self.learner}; legal: {legal}")
             # As PettingZoo's TerminateIllegalWrapper: the episode ends, the learner pays.
             self._done = True
-            obs = aec.observe(self.learner)["observation"]
+            obs = self._observe(aec.observe(self.learner))
             return obs, self.illegal_reward, True, False, dict(aec.infos[self.learner])
         aec.step(int(action))
         obs, reward, done = self._advance()

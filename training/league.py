@@ -27,7 +27,7 @@ import numpy as np
 import agents
 from agents.trained import INPUT_KINDS, MLPAgent, policy_input
 from gin_env import games
-from gin_env.wrappers import Policy, RandomPolicy, SingleAgentEnv
+from gin_env.wrappers import Observation, Policy, RandomPolicy, SingleAgentEnv
 from training.rollout import play
 
 __all__ = [
@@ -88,12 +88,15 @@ class LeagueEnv(SingleAgentEnv):
         weights: Sequence[float] | None = None,
         learner: str = "random",
         inputs: str = "obs",
+        extras: Sequence[str] = (),
     ) -> None:
-        super().__init__(aec_env, learner=learner, opponents=RandomPolicy())
+        super().__init__(aec_env, learner=learner, opponents=RandomPolicy(), extras=extras)
         if inputs not in INPUT_KINDS.values():
             raise ValueError(f"inputs must be one of {list(INPUT_KINDS.values())}; got {inputs!r}")
+        if inputs != "obs" and self.extras:
+            raise ValueError(f"inputs {inputs!r} extends the flat vector: not with extras")
         self.inputs = inputs
-        self._base_size = int(self.observation_space.shape[0])  # type: ignore[index]
+        self._base_size = int(self.flat_observation_space.shape[0])  # type: ignore[index]
         if inputs != "obs":
             # The legal actions (and deadwood features) as input: the policy sees what it may do.
             n = {v: k for k, v in INPUT_KINDS.items()}[inputs]
@@ -117,7 +120,7 @@ class LeagueEnv(SingleAgentEnv):
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
+    ) -> tuple[Observation, dict[str, Any]]:
         if seed is not None:
             self._pool_rng = np.random.default_rng([seed, 7])
         rng = getattr(self, "_pool_rng", None)
@@ -135,14 +138,14 @@ class LeagueEnv(SingleAgentEnv):
         obs, info = super().reset(seed=seed, options=options)
         return self._extend(obs), info
 
-    def _extend(self, obs: np.ndarray) -> np.ndarray:
+    def _extend(self, obs: Observation) -> Observation:
         # SingleAgentEnv.reset may call reset again (a hand over before the learner acted):
         # the inner call has extended the vector already.
-        if self.inputs == "obs" or len(obs) != self._base_size:
+        if self.inputs == "obs" or isinstance(obs, dict) or len(obs) != self._base_size:
             return obs
         return policy_input(obs, self._mask, self.inputs)
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = super().step(action)
         return self._extend(obs), reward, terminated, truncated, info
 

@@ -131,6 +131,17 @@ class Args:
         "legal actions too) or obs+mask+features (and the deadwood after each "
         "discard)",
     )
+    critic: str = HELP(
+        "plain",
+        "the value network's input (fresh runs only): plain (what the actor reads) or "
+        "state (a centralized critic: also the global state(); the actor never sees it)",
+    )
+    observation: str = HELP(
+        "flat",
+        "the networks' observation (fresh runs only): flat (the vector) or history (also the "
+        "hand's moves, through an attention encoder; the league keeps no snapshots then, "
+        "--export is refused: see training.encoders)",
+    )
     bc_hands: int = HELP(
         0,
         "warm start (fresh runs only): imitate --bc-teacher on this many "
@@ -225,6 +236,21 @@ def _check(args: Args) -> None:
         raise ValueError(
             f"inputs must be 'obs', 'obs+mask' or 'obs+mask+features'; got {args.inputs!r}"
         )
+    from training.encoders import extras_for
+
+    if extras_for(args.critic, args.observation):  # also checks both values
+        if args.inputs != "obs":
+            raise ValueError(
+                f"inputs {args.inputs!r} extends the flat vector: only with --critic plain "
+                "--observation flat"
+            )
+        if args.bc_hands > 0:
+            raise ValueError("the warm start (bc_hands) needs --critic plain --observation flat")
+    if args.export and args.observation == "history":
+        raise ValueError(
+            "export ships flat MLP actors (agents.make plays those); a history run's actor is "
+            "written by training.train_ppo.export(run_dir, name, directory=...)"
+        )
     if args.bc_teacher not in FIXED_OPPONENTS:
         raise ValueError(
             f"bc_teacher must be one of {', '.join(FIXED_OPPONENTS)}; got {args.bc_teacher!r}"
@@ -274,9 +300,11 @@ def save_checkpoint(
 # ==========================================================================================
 def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
     """Hands against each ``eval_opponents`` member: duplicate deals in gin when
-    :func:`training.evaluate.gin_duplicate` exists, else plain hands with random seats."""
+    :func:`training.evaluate.gin_duplicate` exists, else plain hands with random seats
+    (envs that give the move history when the actor reads it)."""
     from training.league import make_opponent, play_hands
 
+    options = {"observation": "history"} if args.observation == "history" else {}
     out: dict[str, float] = {"step": float(step)}
     for name in names(args.eval_opponents):
         res = None
@@ -285,14 +313,14 @@ def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
                 from training.evaluate import gin_duplicate  # type: ignore[import-not-found]
 
                 res = gin_duplicate(actor, make_opponent(name), args.eval_pairs, seed=10_007,
-                                    workers=1, progress=False)  # fmt: skip
+                                    workers=1, progress=False, rules=options)  # fmt: skip
                 out[f"{name}/hand_win_rate"] = float(res["hand_win_rate"])
                 out[f"{name}/points_per_hand"] = float(res["points_per_hand"])
             except ImportError:
                 res = None
         if res is None:
             hands = play_hands(
-                actor, make_opponent(name), args.env, 2 * args.eval_pairs, seed=10_007
+                actor, make_opponent(name), args.env, 2 * args.eval_pairs, seed=10_007, **options
             )
             out[f"{name}/hand_win_rate"] = hands.win_rate
             out[f"{name}/points_per_hand"] = hands.points_per_hand
@@ -305,14 +333,17 @@ def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
 def _make_vec_env(args: Args, league: Any, seed: int) -> Any:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
+    from training.encoders import extras_for
     from training.league import LeagueEnv, make_env
 
     members, weights = league.members, league.weights()
+    extras = extras_for(args.critic, args.observation)
+    options = {"observation": "history"} if args.observation == "history" else {}
 
     def factory(rank: int) -> Any:
         def thunk() -> Any:
-            aec = make_env(args.env, reward_scale=args.reward_scale)
-            env = LeagueEnv(aec, members, weights, inputs=args.inputs)
+            aec = make_env(args.env, reward_scale=args.reward_scale, **options)
+            env = LeagueEnv(aec, members, weights, inputs=args.inputs, extras=extras)
             env.reset(seed=seed + 1000 * rank)
             return env
 
@@ -331,6 +362,7 @@ def train(args: Args) -> dict[str, Any]:
     from stable_baselines3.common.callbacks import BaseCallback
 
     from agents.trained import actor_from_sb3
+    from training.encoders import EncodedPolicy, actor_from_model, extras_for, input_layout
     from training.league import League
 
     run_dir = Path(args.run_dir)
@@ -351,6 +383,8 @@ def train(args: Args) -> dict[str, Any]:
         league = League.load(ckpt / "league")
         # The network's input size is fixed at the start: keep the run's choice.
         args.inputs = str(state["args"].get("inputs", "obs"))
+        args.critic = str(state["args"].get("critic", "plain"))
+        args.observation = str(state["args"].get("observation", "flat"))
         for name in names(args.opponents):  # fixed opponents named on resume join the pool
             if name not in league.fixed:
                 league.add_fixed(name)
@@ -377,8 +411,10 @@ def train(args: Args) -> dict[str, Any]:
         model.num_timesteps = start_steps
     else:
         arch = [int(x) for x in names(args.net_arch)]
+        # A centralized critic or a history encoder: training.encoders' policy; else sb3's MLP.
+        policy = EncodedPolicy if extras_for(args.critic, args.observation) else "MlpPolicy"
         model = MaskablePPO(
-            "MlpPolicy", vec_env, learning_rate=args.learning_rate, n_steps=args.n_steps,
+            policy, vec_env, learning_rate=args.learning_rate, n_steps=args.n_steps,
             batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
             gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
             policy_kwargs={"net_arch": {"pi": arch, "vf": arch}}, seed=args.seed, device="cpu",
@@ -389,9 +425,11 @@ def train(args: Args) -> dict[str, Any]:
             state["bc"] = warm_start(model, args)
             state["bc"]["bc_wall_s"] = round(time.time() - t_bc, 1)
             state["wall_s"] = time.time() - t_bc
-            state["evals"].append(evaluate_actor(actor_from_sb3(model), args, 0))
+            state["evals"].append(evaluate_actor(actor_from_model(model), args, 0))
             print(f"[0] eval {json.dumps(state['evals'][-1])}", flush=True)
 
+    # What the networks read (recorded in every checkpoint and the summary).
+    state["layout"] = input_layout(vec_env.observation_space, args.critic, args.observation)
     t0 = time.time()
     wall_before = float(state.get("wall_s", 0.0))
     stop = {"signal": False}
@@ -419,6 +457,7 @@ def train(args: Args) -> dict[str, Any]:
                 "commands": state["commands"],
                 "bc": state.get("bc"),
                 "best": state.get("best"),
+                "layout": state["layout"],
                 "next_ckpt": self.next_ckpt,
                 "next_gate": self.next_gate,
                 "next_eval": self.next_eval,
@@ -444,6 +483,10 @@ def train(args: Args) -> dict[str, Any]:
         def _on_rollout_start(self) -> None:
             # Between rollouts the weights are fresh from the last update and nothing is half-done.
             n = self.model.num_timesteps
+            if n >= self.next_gate and args.observation == "history":
+                # The league saves flat MLP snapshots only: a history run plays the fixed pool.
+                self.next_gate = n + args.gate_every
+                print(f"[{n}] no gate: a history run keeps no snapshots", flush=True)
             if n >= self.next_gate:
                 self.next_gate = n + args.gate_every
                 rec = league.gate(actor_from_sb3(self.model, name=f"snapshot-{n}"), n, args.env,
@@ -456,7 +499,7 @@ def train(args: Args) -> dict[str, Any]:
                       f"pool={league.names()}", flush=True)  # fmt: skip
             if n >= self.next_eval:
                 self.next_eval = n + args.eval_every
-                res = evaluate_actor(actor_from_sb3(self.model), args, n)
+                res = evaluate_actor(actor_from_model(self.model), args, n)
                 state["evals"].append(res)
                 for k, v in res.items():
                     if k != "step":
@@ -495,6 +538,7 @@ def train(args: Args) -> dict[str, Any]:
         "pool": league.names(),
         "best": state.get("best"),
         "evals": state["evals"],
+        "layout": state["layout"],
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     write_eval_csv(run_dir / "eval.csv", state["evals"])
@@ -549,7 +593,8 @@ def export(
     ``--keep-best``) as ``<directory>/<name>.zip`` (actor only, small)."""
     from sb3_contrib import MaskablePPO
 
-    from agents.trained import CHECKPOINT_DIR, actor_from_sb3, save_actor
+    from agents.trained import CHECKPOINT_DIR, save_actor
+    from training.encoders import HistoryActor, actor_from_model, save_history_actor
 
     last = latest_checkpoint(run_dir)
     ckpt = Path(run_dir) / "checkpoints" / "best" if best else last
@@ -569,16 +614,24 @@ def export(
         state["evals"] = final.get("evals", state.get("evals", []))
         state["commands"] = final.get("commands", state.get("commands", []))
     model = MaskablePPO.load(ckpt / "model.zip", device="cpu")
+    actor = actor_from_model(model, name=name)
+    if isinstance(actor, HistoryActor) and directory is None:
+        raise ValueError(
+            "a history actor is not a shipped agent (agents.make plays flat MLP actors): give "
+            "export a directory; training.encoders.load_actor reads the file"
+        )
     out_dir = Path(directory) if directory is not None else CHECKPOINT_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
-    actor = actor_from_sb3(model, name=name)
     curve = Path(run_dir) / "learning_curve.png"
     if curve.is_file():
         shutil.copyfile(curve, out_dir / f"{name}-learning-curve.png")
-    return save_actor(actor, out_dir / f"{name}.zip", name=name, env=state["args"]["env"],
-                      steps=int(state["num_timesteps"]), wall_s=round(state["wall_s"], 1),
-                      args=state["args"], commands=_commands(state), bc=state.get("bc"),
-                      evals=state.get("evals", []), **run_total)  # fmt: skip
+    meta = dict(name=name, env=state["args"]["env"], steps=int(state["num_timesteps"]),
+                wall_s=round(state["wall_s"], 1), args=state["args"], commands=_commands(state),
+                bc=state.get("bc"), evals=state.get("evals", []), layout=state.get("layout"),
+                **run_total)  # fmt: skip
+    if isinstance(actor, HistoryActor):
+        return save_history_actor(actor, out_dir / f"{name}.zip", **meta)
+    return save_actor(actor, out_dir / f"{name}.zip", **meta)
 
 
 def card_main(argv: list[str]) -> int:

@@ -1,0 +1,357 @@
+"""Policy pieces for MaskablePPO beyond the flat MLP: a centralized critic and a move-history
+encoder, and the numpy player a history-reading actor exports to.
+
+The env gives a ``Dict`` observation (:class:`gin_env.wrappers.SingleAgentEnv` with
+``extras``): ``"observation"`` (the flat vector), optionally ``"history"`` /
+``"history_mask"`` (the hand's moves as the learner saw them) and ``"state"`` (the global
+state, every hand included). :class:`EncodedPolicy` turns it into features laid out as::
+
+    [ observation | pooled history (if given) | state (if given) ]
+      <------------ the actor's part ------->  <- critic only ->
+
+The actor's network reads the first part only; the value network reads all of it. The leak
+rule: the state holds the other players' cards, so it must never reach the actor. Here it
+cannot: :class:`SplitMlpExtractor` slices it off before the actor's layers, and nothing
+else of the actor reads the features (``tests/test_encoders.py`` checks that changing only
+the state changes the value and leaves the action probabilities alone).
+
+The history encoder (:class:`HistoryEncoder`) embeds every move (a linear layer, ReLU,
+plus a learned embedding of its place in the sequence), pools the real moves by attention
+to one learned query (padding masked out; no move yet gives zeros) and hands the pooled
+vector to both heads, after the flat observation.
+
+Exported players: an actor without the history is the plain MLP of
+:class:`agents.trained.MLPAgent` (same weight names, so ``actor_from_sb3`` reads it and a
+centralized-critic run ships like a plain one); one with it is a :class:`HistoryActor`
+(numpy only, its own zip format), which plays from the observation dict of an env made with
+``observation="history"`` and refuses any other with a ValueError that says so.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from agents.trained import MLPAgent, actor_from_sb3
+
+__all__ = [
+    "CRITICS",
+    "OBSERVATIONS",
+    "HISTORY_FORMAT",
+    "HistoryEncoder",
+    "InputsExtractor",
+    "SplitMlpExtractor",
+    "EncodedPolicy",
+    "HistoryActor",
+    "actor_from_model",
+    "save_history_actor",
+    "load_actor",
+    "extras_for",
+    "input_layout",
+]
+
+#: ``--critic``: the value network reads the observation (plain) or also the state.
+CRITICS = ("plain", "state")
+#: ``--observation``: the networks read the flat vector, or also the move history.
+OBSERVATIONS = ("flat", "history")
+HISTORY_FORMAT = "gin-env-history-actor-v1"
+#: Width of the pooled history (the encoder's embedding size).
+HISTORY_DIM = 64
+
+
+def extras_for(critic: str, observation: str) -> tuple[str, ...]:
+    """The ``extras`` of :class:`gin_env.wrappers.SingleAgentEnv` a run needs."""
+    if critic not in CRITICS:
+        raise ValueError(f"critic must be one of {', '.join(CRITICS)}; got {critic!r}")
+    if observation not in OBSERVATIONS:
+        raise ValueError(
+            f"observation must be one of {', '.join(OBSERVATIONS)}; got {observation!r}"
+        )
+    return (("history",) if observation == "history" else ()) + (
+        ("state",) if critic == "state" else ()
+    )
+
+
+def input_layout(observation_space: spaces.Space[Any], critic: str, observation: str) -> dict:
+    """What a checkpoint records about its networks' input: the options and each part's
+    shape (and who reads it)."""
+    if isinstance(observation_space, spaces.Dict):
+        shapes = {k: list(s.shape or ()) for k, s in observation_space.spaces.items()}
+    else:
+        shapes = {"observation": list(observation_space.shape or ())}
+    return {
+        "critic": critic,
+        "observation": observation,
+        "parts": shapes,
+        "actor_reads": [k for k in shapes if k != "state"],
+        "critic_reads": list(shapes),
+    }
+
+
+# -- the networks ----------------------------------------------------------------------------
+class HistoryEncoder(nn.Module):
+    """Moves ``[batch, length, features]`` with a padding mask ``[batch, length]`` (1 for a
+    real move) -> ``[batch, dim]``: embedded moves pooled by attention to a learned query."""
+
+    def __init__(self, length: int, features: int, dim: int = HISTORY_DIM) -> None:
+        super().__init__()
+        self.embed = nn.Linear(features, dim)
+        self.position = nn.Parameter(torch.zeros(length, dim))
+        self.query = nn.Parameter(torch.zeros(dim))
+        self.dim = dim
+
+    def forward(self, history: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        moves = torch.relu(self.embed(history) + self.position)  # [B, L, D]
+        real = mask > 0.5
+        scores = (moves @ self.query) / self.dim**0.5  # [B, L]
+        scores = scores.masked_fill(~real, -1e9)
+        weights = torch.softmax(scores, dim=-1) * real  # all padding: all zero
+        return (weights.unsqueeze(-1) * moves).sum(dim=1)
+
+
+class InputsExtractor(BaseFeaturesExtractor):
+    """A ``Dict`` observation -> ``[observation | pooled history | state]`` (see the module
+    docstring); a flat ``Box`` passes through. ``actor_dim`` is where the state begins."""
+
+    def __init__(self, observation_space: spaces.Space[Any]) -> None:
+        if isinstance(observation_space, spaces.Dict):
+            parts = observation_space.spaces
+            unknown = set(parts) - {"observation", "history", "history_mask", "state"}
+            if "observation" not in parts or unknown:
+                raise ValueError(
+                    "the observation must hold 'observation' and may hold 'history', "
+                    f"'history_mask', 'state'; got {sorted(parts)}"
+                )
+            obs_dim = int(parts["observation"].shape[0])  # type: ignore[index]
+            hist = parts.get("history")
+            state_dim = int(parts["state"].shape[0]) if "state" in parts else 0  # type: ignore[index]
+        else:
+            obs_dim, hist, state_dim = int(observation_space.shape[0]), None, 0  # type: ignore[index]
+        hist_dim = HISTORY_DIM if hist is not None else 0
+        super().__init__(observation_space, obs_dim + hist_dim + state_dim)
+        self.history = (
+            HistoryEncoder(int(hist.shape[0]), int(hist.shape[1])) if hist is not None else None  # type: ignore[index]
+        )
+        self.obs_dim = obs_dim
+        self.actor_dim = obs_dim + hist_dim
+        self.state_dim = state_dim
+
+    def forward(self, obs: Any) -> torch.Tensor:
+        if not isinstance(obs, dict):
+            return obs  # type: ignore[no-any-return]
+        parts = [obs["observation"]]
+        if self.history is not None:
+            parts.append(self.history(obs["history"], obs["history_mask"]))
+        if self.state_dim:
+            parts.append(obs["state"])  # last: the actor's slice ends before it
+        return torch.cat(parts, dim=-1)
+
+
+def _mlp(size: int, layers: list[int], activation: type[nn.Module]) -> tuple[nn.Sequential, int]:
+    modules: list[nn.Module] = []
+    for width in layers:
+        modules += [nn.Linear(size, width), activation()]
+        size = width
+    return nn.Sequential(*modules), size
+
+
+class SplitMlpExtractor(nn.Module):
+    """Separate actor and critic MLPs over one feature vector: the actor reads its first
+    ``actor_dim`` entries, the critic all of them (the names of sb3's ``MlpExtractor``)."""
+
+    def __init__(
+        self,
+        features_dim: int,
+        actor_dim: int,
+        pi: list[int],
+        vf: list[int],
+        activation: type[nn.Module],
+    ) -> None:
+        super().__init__()
+        self.actor_dim = actor_dim
+        self.policy_net, self.latent_dim_pi = _mlp(actor_dim, pi, activation)
+        self.value_net, self.latent_dim_vf = _mlp(features_dim, vf, activation)
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.policy_net(features[..., : self.actor_dim])  # type: ignore[no-any-return]
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value_net(features)  # type: ignore[no-any-return]
+
+
+class EncodedPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy over :class:`InputsExtractor` features: a centralized critic
+    when the observation holds ``"state"``, a history encoder when it holds ``"history"``.
+
+    ``net_arch`` is ``{"pi": [...], "vf": [...]}`` (or one list for both).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("features_extractor_class", InputsExtractor)
+        if kwargs["features_extractor_class"] is not InputsExtractor:
+            raise ValueError("EncodedPolicy builds its own features extractor (InputsExtractor)")
+        kwargs.setdefault("share_features_extractor", True)
+        if not kwargs["share_features_extractor"]:
+            raise ValueError("EncodedPolicy shares its features extractor between the heads")
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        arch: Any = self.net_arch
+        pi, vf = (arch["pi"], arch["vf"]) if isinstance(arch, dict) else (arch, arch)
+        extractor = self.features_extractor
+        assert isinstance(extractor, InputsExtractor)
+        self.mlp_extractor = SplitMlpExtractor(  # type: ignore[assignment]
+            self.features_dim, extractor.actor_dim, list(pi), list(vf), self.activation_fn
+        )
+
+
+# -- the exported player -----------------------------------------------------------------
+def _activate(x: np.ndarray, name: str) -> np.ndarray:
+    return np.tanh(x) if name == "tanh" else np.maximum(x, 0.0)
+
+
+class HistoryActor:
+    """A history-reading actor in numpy: the pooled moves after the flat observation, then
+    the actor MLP and one logit per action (greedy over the legal ones by default)."""
+
+    def __init__(
+        self,
+        encoder: dict[str, np.ndarray],
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        activation: str = "tanh",
+        deterministic: bool = True,
+        name: str = "history-actor",
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        if activation not in ("tanh", "relu"):
+            raise ValueError(f"activation must be 'tanh' or 'relu'; got {activation!r}")
+        missing = {"embed_w", "embed_b", "position", "query"} - set(encoder)
+        if missing:
+            raise ValueError(f"encoder lacks {sorted(missing)}")
+        self.encoder = {k: np.asarray(v, np.float32) for k, v in encoder.items()}
+        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        self.activation = activation
+        self.deterministic = deterministic
+        self.name = name
+        self.meta = dict(meta or {})
+
+    def pooled(self, history: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The encoder's output for one ``[length, features]`` history (numpy twin of
+        :class:`HistoryEncoder`)."""
+        e = self.encoder
+        moves = np.maximum(history @ e["embed_w"].T + e["embed_b"] + e["position"], 0.0)
+        real = np.asarray(mask) > 0.5
+        if not real.any():
+            return np.zeros(moves.shape[-1], np.float32)
+        scores = moves[real] @ e["query"] / np.sqrt(moves.shape[-1])
+        w = np.exp(scores - scores.max())
+        return (w / w.sum()) @ moves[real]  # type: ignore[no-any-return]
+
+    def logits(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        for key in ("history", "history_mask"):
+            if key not in observation:
+                raise ValueError(
+                    f"{self.name} reads the move history: the observation has no {key!r} "
+                    "(make the env with observation='history')"
+                )
+        obs = np.asarray(observation["observation"], np.float32)
+        hist = np.asarray(observation["history"], np.float32)
+        x = np.concatenate([obs, self.pooled(hist, observation["history_mask"])])
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            x = x @ w.T + b
+            if i < last:
+                x = _activate(x, self.activation)
+        return x
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            raise ValueError("the action mask has no legal action: this agent is not to act")
+        masked = np.where(mask, self.logits(observation), -np.inf)
+        if self.deterministic:
+            return int(np.argmax(masked))
+        rng = rng if rng is not None else np.random.default_rng()
+        p = np.exp(masked - masked.max())
+        return int(rng.choice(len(p), p=p / p.sum()))
+
+    def __repr__(self) -> str:
+        sizes = [int(self.layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in self.layers]
+        return f"HistoryActor({self.name!r}, {'-'.join(map(str, sizes))}, {self.activation})"
+
+
+def actor_from_model(model: Any, name: str = "trained", **meta: Any) -> MLPAgent | HistoryActor:
+    """The acting network of a MaskablePPO model in numpy: an :class:`MLPAgent` when it
+    reads the flat observation alone (plain or centralized critic), else a
+    :class:`HistoryActor`."""
+    policy = getattr(model, "policy", model)
+    extractor = getattr(policy, "features_extractor", None)
+    history = getattr(extractor, "history", None)
+    if history is None:
+        return actor_from_sb3(policy, name=name, **meta)
+    state = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
+    prefix = "features_extractor.history."
+    encoder = {
+        "embed_w": state[prefix + "embed.weight"],
+        "embed_b": state[prefix + "embed.bias"],
+        "position": state[prefix + "position"],
+        "query": state[prefix + "query"],
+    }
+    flat = actor_from_sb3(policy)  # the actor MLP and head, by sb3's names
+    return HistoryActor(encoder, flat.layers, flat.activation, name=name, meta=meta)
+
+
+def save_history_actor(agent: HistoryActor, path: str | Path, **meta: Any) -> Path:
+    """Write ``agent`` as a zip (``meta.json`` with format :data:`HISTORY_FORMAT`,
+    ``weights.npz``); :func:`load_actor` reads it back."""
+    path = Path(path)
+    arrays = {f"encoder/{k}": v for k, v in agent.encoder.items()}
+    for i, (w, b) in enumerate(agent.layers):
+        arrays[f"w{i}"], arrays[f"b{i}"] = w, b
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)  # type: ignore[arg-type]
+    info = {**agent.meta, **meta, "format": HISTORY_FORMAT, "activation": agent.activation}
+    info.update(num_layers=len(agent.layers), name=meta.get("name", agent.name))
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("meta.json", json.dumps(info, indent=2, sort_keys=True, default=str))
+        zf.writestr("weights.npz", buf.getvalue())
+    tmp.replace(path)
+    return path
+
+
+def load_actor(path: str | Path, deterministic: bool = True) -> MLPAgent | HistoryActor:
+    """An exported actor: a :class:`HistoryActor` zip, else whatever
+    :func:`agents.trained.load` makes of it."""
+    from agents import trained
+
+    path = Path(path)
+    if path.suffix == ".zip" and path.is_file():
+        with zipfile.ZipFile(path) as zf:
+            meta = json.loads(zf.read("meta.json")) if "meta.json" in zf.namelist() else {}
+            if meta.get("format") == HISTORY_FORMAT:
+                with np.load(io.BytesIO(zf.read("weights.npz"))) as npz:
+                    n = int(meta["num_layers"])
+                    layers = [(npz[f"w{i}"], npz[f"b{i}"]) for i in range(n)]
+                    encoder = {
+                        k.split("/", 1)[1]: npz[k] for k in npz.files if k.startswith("encoder/")
+                    }
+                return HistoryActor(
+                    encoder, layers, meta["activation"], deterministic, meta["name"], meta
+                )
+    return trained.load(path, deterministic)  # type: ignore[no-any-return]
