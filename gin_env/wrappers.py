@@ -55,6 +55,7 @@ __all__ = [
     "SingleAgentEnv",
     "LEARNER_ROLES",
     "EXTRAS",
+    "Observation",
     "make_policy",
 ]
 
