@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from gin_env import actions as A
-from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SLICES
+from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
 from gin_env.hand import Phase
 from gin_env.match import ADVISER, BOX, CAPTAIN
 
@@ -118,8 +118,13 @@ def decode(observation: dict[str, Any]) -> SeatView:
             + (f" with keys {sorted(observation)}" if isinstance(observation, Mapping) else "")
         )
     obs = np.asarray(observation["observation"])
+    if obs.shape == (OBS_SIZE_V1,):
+        obs = obs[:OBS_SIZE]  # the v1 layout (gin_v1 envs) keeps the v0 entries first
     if obs.shape != (OBS_SIZE,):
-        raise ValueError(f"observation must have shape ({OBS_SIZE},), got {obs.shape}")
+        raise ValueError(
+            f"observation must have shape ({OBS_SIZE},) (or ({OBS_SIZE_V1},), layout v1), "
+            f"got {obs.shape}"
+        )
     mask_shape = np.shape(observation["action_mask"])
     if mask_shape != (A.NUM_ACTIONS,):
         raise ValueError(f"action_mask must have shape ({A.NUM_ACTIONS},), got {mask_shape}")

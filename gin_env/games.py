@@ -9,6 +9,10 @@ added, renamed or re-sized in one place.
 - ``gin_v0`` (also ``gin``, ``two-player``): 2 players, observation 436, ``heuristic``.
 - ``rummy_v0`` (also ``rummy``): 2-6 players (``num_players``), observation by player
   count, default agent ``rummy-simple``.
+- ``three_handed_gin_v1`` (also ``three_handed_v1``, ``three-v1``) and ``gin_v1`` (also
+  ``gin-v1``): the same games with the observation layout v1 (``gin_obs_v1``, 499 entries:
+  the v0 entries first, then the rules in view). ``three``, ``gin`` and the other short
+  names stay the v0 envs.
 
 Agents are named as :func:`agents.make` takes them. The gin games share one observation
 and action layout (:mod:`gin_env.encoding`), so their agents play both; basic rummy has
@@ -22,6 +26,8 @@ are looked up on first use.
 
 >>> get("three").name, get("three_handed_gin_v0").players, get("gin").observation_size()
 ('three_handed_gin_v0', 3, 436)
+>>> get("gin-v1").name, get("three_handed_v1").observation_size()
+('gin_v1', 499)
 >>> get("rummy").make_env(num_players=3).num_players
 3
 >>> agent_spec("rummy", "simple")
@@ -56,6 +62,7 @@ class GameSpec:
     default_agent: str
     gym_id: str
     replays: bool = False  # training.replay can save and check its matches
+    version: int = 0  # the gin observation layout: 0 (gin_obs_v0) or 1 (gin_obs_v1)
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -94,9 +101,9 @@ class GameSpec:
     def observation_size(self, **options: Any) -> int:
         """Length of a seat's observation vector (rummy's depends on ``num_players``)."""
         if self.family == "gin":
-            from gin_env.encoding import OBS_SIZE
+            from gin_env.encoding import LAYOUTS
 
-            return OBS_SIZE
+            return int(LAYOUTS[f"gin_obs_v{self.version}"]["size"])  # type: ignore[call-overload]
         from gin_env.rummy_encoding import observation_size
 
         return observation_size(self.num_players(**options))
@@ -146,6 +153,30 @@ GAMES: dict[str, GameSpec] = {
             players=None,
             default_agent="rummy-simple",
             gym_id="gin_env/Rummy-v0",
+        ),
+        GameSpec(
+            name="three_handed_gin_v1",
+            short="three_handed_v1",
+            cli="three-v1",
+            aliases=(),
+            family="gin",
+            players=3,
+            default_agent="heuristic",
+            gym_id="gin_env/ThreeHandedGin-v1",
+            replays=True,
+            version=1,
+        ),
+        GameSpec(
+            name="gin_v1",
+            short="gin_v1",
+            cli="gin-v1",
+            aliases=(),
+            family="gin",
+            players=2,
+            default_agent="heuristic",
+            gym_id="gin_env/Gin-v1",
+            replays=True,
+            version=1,
         ),
     )
 }

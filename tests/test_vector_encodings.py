@@ -334,3 +334,33 @@ def test_permuting_unseen_cards_changes_no_seats_history(game: str, sees: bool) 
             compared += 1
             differing += not np.array_equal(twin_state[i], state[i])
     assert compared >= 2 * k and differing >= compared // 3
+
+
+# -- the v1 games in the registry ---------------------------------------------------------------
+
+
+def test_v1_games_are_registered_and_v0_stays_the_default() -> None:
+    import warnings
+
+    import gymnasium
+
+    import agents
+    from gin_env import games
+
+    assert games.get("gin").name == "gin_v0" and games.get("three").name == "three_handed_gin_v0"
+    assert games.get("two-player").name == "gin_v0" and games.get("3").name == "three_handed_gin_v0"
+    for key, name in [("gin-v1", "gin_v1"), ("three-v1", "three_handed_gin_v1")]:
+        spec = games.get(key)
+        assert spec.name == name and spec.observation_size() == OBS_SIZE_V1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Gymnasium notes that v0 has a newer version
+            env = gymnasium.make(spec.gym_id, target_score=10, disable_env_checker=True)
+        obs, _ = env.reset(seed=0)
+        assert env.unwrapped.aec.metadata["name"] == name and obs.shape == (OBS_SIZE_V1,)
+        # The rule-based agents play the v1 layout (its first entries are the v0 ones).
+        aec = spec.make_env(episode="hand")
+        aec.reset(seed=1)
+        player = agents.make("heuristic")
+        while not _over(aec):
+            aec.step(player.act(aec.observe(aec.agent_selection)))
+        assert aec.match.record.result is not None
