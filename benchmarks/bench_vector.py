@@ -16,6 +16,10 @@ training loop needs: the observation and the action mask of the seat to act.
 Rates are agent steps per second of this process's CPU time (``time.process_time``; the
 engine runs on one thread, so that is per core); the wall-time rate is printed beside. The
 contenders take turns in short slices (``--rounds``) so that load changes hit all alike.
+Then the cost of the encodings of issue 17 at N = 1024, both games: steps/s with the global
+state (``state()`` after every step), with the move history (``observation="history"``:
+``[N, 64, 63]`` more per step) and with both, as a ratio to plain steps.
+
 Also printed: the memory of N = 4096 games (the engine's arrays, and the process's resident
 memory before and after making it), and the first-call compile time (a fresh numba cache)
 against a cached start, each measured in a new Python process.
@@ -66,10 +70,18 @@ def random_legal(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
 
 
 def vector_loop(
-    num_envs: int, game: str, backend: str = "numba", seed: int = 0, threads: int = 1
+    num_envs: int,
+    game: str,
+    backend: str = "numba",
+    seed: int = 0,
+    threads: int = 1,
+    observation: str = "flat",
+    state: bool = False,
 ) -> Loop:
-    """``threads`` > 1: numba's threads share each step (``fast_game.PARALLEL_MIN_ENVS``)."""
-    env = VectorGinEnv(num_envs, game, seed=seed, backend=backend)
+    """``threads`` > 1: numba's threads share each step (``fast_game.PARALLEL_MIN_ENVS``);
+    ``observation="history"`` adds the move history to every step's outputs, ``state`` a
+    ``state()`` call after every step."""
+    env = VectorGinEnv(num_envs, game, seed=seed, backend=backend, observation=observation)
     rng = np.random.default_rng(seed)
     actions = np.zeros(num_envs, np.int64)
     holder = {"out": env.reset()}
@@ -85,6 +97,8 @@ def vector_loop(
             for _ in range(max(1, 2048 // num_envs)):
                 random_legal(out["action_mask"], rng.random(num_envs), actions)
                 out = env.step(actions)
+                if state:
+                    env.state()
                 steps += num_envs
         numba.set_num_threads(1)
         fast_game.PARALLEL_MIN_ENVS = None
@@ -119,8 +133,46 @@ def contenders(sizes: tuple[int, ...]) -> dict[str, Loop]:
     return out
 
 
-def run(seconds: float, rounds: int, sizes: tuple[int, ...]) -> list[tuple[str, int, float, float]]:
-    loops = contenders(sizes)
+ENCODINGS = {
+    "plain": {},
+    "+ state()": {"state": True},
+    "history": {"observation": "history"},
+    "history + state()": {"observation": "history", "state": True},
+}
+
+
+def encoding_contenders(num_envs: int = 1024) -> dict[str, Loop]:
+    return {
+        f"{game:12} {name}": vector_loop(num_envs, game, **kwargs)  # type: ignore[arg-type]
+        for game in ("gin", "three_handed")
+        for name, kwargs in ENCODINGS.items()
+    }
+
+
+def encodings_report(seconds: float, rounds: int, num_envs: int = 1024) -> str:
+    """Steps/s of ``num_envs`` games with the state and the history, beside plain steps."""
+    results = run(seconds, rounds, loops=encoding_contenders(num_envs))
+    lines = [
+        f"State and history cost, N={num_envs}, random legal play, agent-steps/s (one thread)",
+        f"{'game, outputs':32} {'per CPU s':>11} {'per wall s':>11} {'vs plain':>9}",
+    ]
+    plain = 0.0
+    for name, steps, cpu, wall in results:
+        rate = steps / cpu if cpu else 0.0
+        if name.endswith("plain"):
+            plain = rate
+        ratio = rate / plain if plain else 0.0
+        lines.append(f"{name:32} {rate:11,.0f} {steps / wall if wall else 0:11,.0f} {ratio:8.2f}x")
+    return "\n".join(lines)
+
+
+def run(
+    seconds: float,
+    rounds: int,
+    sizes: tuple[int, ...] = SIZES,
+    loops: dict[str, Loop] | None = None,
+) -> list[tuple[str, int, float, float]]:
+    loops = contenders(sizes) if loops is None else loops
     totals = {name: [0, 0.0, 0.0] for name in loops}
     for loop in loops.values():  # warm up: compile, caches, first deals
         loop(0.05)
@@ -153,7 +205,7 @@ for _ in range(50):
 after = rss()
 e = env._impl
 state = sum(a.nbytes for a in (e.state, e.deck, e.pile, e.next_deck, e.ep_order, e.ep_deck0,
-                               e.ep_deck1))
+                               e.ep_deck1, e.log))
 outputs = sum(a.nbytes for a in out.values())
 print(state, outputs, before, after)
 """
@@ -223,10 +275,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per contender")
     parser.add_argument("--rounds", type=int, default=4, help="slices each contender runs in")
     parser.add_argument("--no-compile", action="store_true", help="skip the compile timing")
+    parser.add_argument(
+        "--only-encodings", action="store_true", help="only the state / history cost table"
+    )
     args = parser.parse_args(argv)
     if not args.seconds > 0 or args.rounds < 1:
         parser.error("--seconds must be > 0 and --rounds >= 1")
     numba.set_num_threads(1)
+    if args.only_encodings:
+        print(encodings_report(args.seconds, args.rounds))
+        return 0
     results = run(args.seconds, args.rounds, SIZES)
     peer = next((r for r in results if r[0].startswith("OpenSpiel")), None)
     peer_rate = peer[1] / peer[2] if peer is not None and peer[2] else 0.0
@@ -239,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:48} {rate:11,.0f} {steps / wall if wall else 0:11,.0f} {ratio:>13}")
     if peer is None:
         print("(OpenSpiel not installed: pip install open_spiel to compare)")
+    print(encodings_report(args.seconds, args.rounds))
     print(memory_report())
     if not args.no_compile:
         print(compile_report())

@@ -23,6 +23,8 @@ State layout
   lines while a kernel works on it (and one argument carries them all).
 - ``deck``, ``pile``: ``int64 [N, 52]``: the hand's deck (top of the stock at
   ``deck[stock_pos]``) and the discard pile (``pile[:pile_len]``, top last).
+- ``log``: ``int64 [N, 64]``: the last ``HISTORY_LENGTH`` moves of the hand on the table
+  (a ring, ``F_NMOVES`` moves made in all; see ``_log_move``), for the move history.
 - Decks stay in numpy, drawn per slot exactly as ``GinFamilyEnv.reset`` draws them (see
   :class:`BatchedGames`): ``next_deck`` holds each slot's next hand of the running episode,
   ``ep_order``/``ep_deck0``/``ep_deck1`` the role order and first two hands of its next
@@ -30,6 +32,11 @@ State layout
   and Python refills those slots after the step.
 
 The configuration is an ``int64`` vector (the ``C_*`` constants) and the reward scale.
+
+Besides the observation, compiled encoders write the global state (``state_kernel``:
+``encoding.encode_state``, the parts found through :func:`state_offsets`), the move history
+of any seat (``history_kernel``: ``encoding.encode_history`` with the envs' visibility) and
+the v1 layout's extra entries (``v1_kernel``: ``encoding.encode_observation_v1``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ episode ended (the slot has then already started its next episode).
 Two backends give identical outputs:
 
 - ``"python"``: one AEC ``raw_env`` per slot (:mod:`gin_env.gin_v0` or
-  :mod:`gin_env.three_handed_gin_v0`), looped in Python. It is the reference.
+  :mod:`gin_env.three_handed_gin_v0`, or their v1), looped in Python. It is the reference.
 - ``"numba"`` (``"auto"`` where numba is installed): the games as arrays stepped by
   compiled kernels (:mod:`gin_env.fast_game`), the deadwood and showdown by
   :mod:`gin_env.fast_melds`. The first use in a fresh checkout compiles the kernels (about
@@ -27,6 +27,37 @@ Two backends give identical outputs:
 
 Every call returns new arrays (safe to keep). ``hand_results()`` gives each slot's last
 finished hand (kind, points, winner, knocker, scores after it), for logging and tests.
+
+Encodings a researcher can choose (issue 17), each exactly the AEC envs' (both backends):
+
+- ``state()``: ``[N, state_size]`` float32, each game's global state, the AEC env's
+  ``state()`` (layout ``state_layout``, ``gin_state_2p_v0`` / ``gin_state_3p_v0``:
+  :func:`gin_env.encoding.state_parts`, named by ``encoding.state_views``): every hand, the
+  stock and the pile in order, roles, scores, the player to act, the suggestion. For
+  centralized critics in training; never a player's input.
+- ``observation="history"`` (the AEC option): every output also carries ``"history"``
+  ``[N, 64, 63]`` float32 and ``"history_mask"`` ``[N, 64]`` bool, the move history of the
+  seat to act (:func:`gin_env.encoding.encode_history`: the hand's last 64 moves, oldest
+  first); ``history(seats)`` gives any seat's, as the AEC env's ``observe(player_k)``. A
+  card drawn from the stock shows only to the drawer (and to the adviser who sees the
+  captain's hand, for the captain's draws); the adviser's suggestions show to the box only
+  as "advice given". The numba backend keeps each slot's last 64 moves (player, action, card,
+  suggestion or not) in a side array (``BatchedGames.log``) and encodes from it.
+- The v1 games, ``game="gin_v1"`` / ``"three_handed_v1"``: the envs
+  :mod:`gin_env.gin_v1` / :mod:`gin_env.three_handed_gin_v1`, observation layout
+  ``gin_obs_v1`` (``observation_size`` 499: the 436 v0 entries, then the rules in view).
+
+>>> env = VectorGinEnv(2, "gin_v1", seed=0, backend="python", observation="history")
+>>> out = env.reset()
+>>> out["observation"].shape, out["history"].shape, out["history_mask"].shape
+((2, 499), (2, 64, 63), (2, 64))
+>>> env.state().shape, env.state_layout
+((2, 755), 'gin_state_2p_v0')
+
+Cost (``benchmarks/bench_vector.py``, N = 1024, numba, one thread): ``state()`` after every
+step about halves the steps per second; the history, a fresh ``[N, 64, 63]`` array (16.5 MB
+at N = 1024) each step, leaves about a quarter (allocating and zeroing that array is most
+of it).
 
 Issue 14 item 4, the choice made: the AEC envs stay on the Python engine (``hand.py``,
 ``match.py``), which remains the readable reference, and ``tests/test_vector.py`` proves
@@ -185,7 +216,8 @@ class _PythonBackend:
 
 
 class VectorGinEnv:
-    """``num_envs`` games of ``game`` (``"gin"`` or ``"three_handed"``) stepped together.
+    """``num_envs`` games of ``game`` (``"gin"``, ``"three_handed"``, or their v1
+    ``"gin_v1"``, ``"three_handed_v1"``: :data:`ENVS`) stepped together.
 
     ``options`` are the AEC env's (``gin_v0.raw_env`` / ``three_handed_gin_v0.raw_env``)
     rule, adviser, reward and episode options, checked by the same code (a bad one is the
@@ -292,7 +324,8 @@ class VectorGinEnv:
         return out
 
     def observe(self, seats: Any) -> np.ndarray:
-        """``[num_envs, 436]``: the view of ``seats[i]`` (a player index) in slot ``i``."""
+        """``[num_envs, observation_size]``: the view of ``seats[i]`` (a player index) in slot
+        ``i``."""
         self._require_reset("observe")
         return self._impl.observe(self._check_seats(seats))  # type: ignore[no-any-return]
 
