@@ -222,7 +222,7 @@ def test_history_keeps_the_last_64_moves_of_long_hands() -> None:
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
 def test_state_and_history_match_aec_env_bulk(case: tuple[str, dict[str, Any], str]) -> None:
     game, options, policy = case
-    hands, longest = replay_encodings(game, options, "numba", 8, 900, seed=101, policy=policy)
+    hands, longest = replay_encodings(game, options, "numba", 8, 2000, seed=101, policy=policy)
     assert hands > 20
     if policy == "random" and "max_turns_per_hand" not in options:
         assert longest > HISTORY_LENGTH  # the move log wrapped around
