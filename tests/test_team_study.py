@@ -177,7 +177,15 @@ def test_learned_advice_pairs_advised_with_muted_and_cross_play_with_the_own_adv
     rows = (tmp_path / "team_learned.csv").read_text().splitlines()
     assert rows[0].startswith("group,captain,adviser") and len(rows) == 1 + 4
     assert (tmp_path / "team_learned.png").exists()
-    assert "| joint | H | H |" in team_study.main(["report", "--out", str(tmp_path)])["report"]
+    # --keep: a second command adds a group, keeping the one already written.
+    team_study.main(["learned", "--hands", "3", "--out", str(tmp_path), "--keep", "--joint",
+                     "L1=simple"])  # fmt: skip
+    kept = json.loads((tmp_path / "team_learned.json").read_text())
+    assert set(kept["fixed"]["cells"]) == {"F"} and set(kept["joint"]["cells"]) == {"L1"}
+    with pytest.raises(SystemExit):
+        team_study.main(["learned", "--hands", "4", "--out", str(tmp_path), "--keep", "--joint",
+                         "L1=simple"])  # fmt: skip
+    assert "| joint | L1 | L1 |" in team_study.main(["report", "--out", str(tmp_path)])["report"]
     with pytest.raises(SystemExit):
         team_study.main(["learned", "--out", str(tmp_path)])
 

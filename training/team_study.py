@@ -1373,6 +1373,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "--joint", default="", help="label=spec;... teams trained jointly (one spec per team)"
     )
     learned.add_argument("--stem", default="team_learned", help="output file stem")
+    learned.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the group (fixed / joint) of an existing <stem>.json that this command "
+        "does not compute (it must have the same hands, seed and box)",
+    )
     b = sub.add_parser("balance", parents=[common], help="box vs team at equal skill")
     b.add_argument("--matches", type=int, default=800)
     b.add_argument("--agent", default="heuristic")
@@ -1570,6 +1576,14 @@ def _run(args: argparse.Namespace, out: Path) -> dict[str, Any]:
             raise OptionError("learned needs --captains and/or --joint")
         r = learned_advice(caps, joint, args.hands, args.adviser, args.box, args.seed,
                            args.workers, progress)  # fmt: skip
+        old_path = out / f"{args.stem}.json"
+        if args.keep and old_path.exists():
+            old = json.loads(old_path.read_text())
+            if any(old[k] != r[k] for k in ("hands", "seed", "box")):
+                raise OptionError(f"--keep: {old_path} has other hands, seed or box")
+            for key in ("fixed", "joint", "cross_play"):
+                if key in old and key not in r:
+                    r[key] = old[key]
         write(out, args.stem, r, _learned_rows(r))
         plot_learned(r, out / f"{args.stem}.png")
         print(_learned_report(r))
