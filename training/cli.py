@@ -10,7 +10,8 @@ Subcommands::
     gin-rummy bench    front door to benchmarks/bench_<rules|env|rummy>.py
 
 Games (``--game``): ``three`` (three-handed gin, the default), ``gin`` (two-player gin),
-``rummy`` (basic rummy, 2-6 players). Rules options go through ``-o name=value``
+``rummy`` (basic rummy, 2-6 players), and ``three-v1`` / ``gin-v1`` (the observation with
+the table's rules in view). Rules options go through ``-o name=value``
 (e.g. ``-o knock_limit=0 -o target_score=50``) and are checked by the env, which names
 the allowed values of a bad one.
 
@@ -352,7 +353,8 @@ _game_option = click.option(
     default="three",
     show_default=True,
     callback=lambda ctx, p, v: _game(v),
-    help="three (three-handed gin), gin (two-player) or rummy (basic rummy).",
+    help="three (three-handed gin), gin (two-player), rummy (basic rummy), or the v1 layouts"
+    " three-v1 and gin-v1 (the rules in view).",
 )
 _rule_options = click.option(
     "--option",

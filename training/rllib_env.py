@@ -9,9 +9,9 @@ in RLlib's :class:`~ray.rllib.env.multi_agent_env.MultiAgentEnv`:
   per-role policy always play its role, also in a whole-match episode. The seat
   (``player_0`` ...) is in ``infos[role]["player"]``.
 - **Turn-based**: each step returns an observation for the one agent to act next only.
-- **Observations** are ``{"observations": float32[436], "action_mask": float32[109]}``:
-  the keys RLlib's ``ActionMaskingTorchRLModule`` expects (PettingZoo's are
-  ``"observation"`` and ``"action_mask"``, int8).
+- **Observations** are ``{"observations": float32[436], "action_mask": float32[109]}``
+  (``[499]`` in the v1 games): the keys RLlib's ``ActionMaskingTorchRLModule`` expects
+  (PettingZoo's are ``"observation"`` and ``"action_mask"``, int8).
 - **Rewards** are the AEC env's (``reward=`` option), given at the step that ends a hand
   (or the match) to every role that took part, to the role held *during that hand*.
   RLlib adds a reward that arrives while an agent waits to that agent's next step.
@@ -37,7 +37,6 @@ import numpy as np
 
 from gin_env import games
 from gin_env.actions import NUM_ACTIONS
-from gin_env.encoding import OBS_SIZE
 from gin_env.extras import require
 from gin_env.match import ADVISER, ROLE_NAMES
 
@@ -128,7 +127,9 @@ class RLlibGinEnv(MultiAgentEnv):
             {
                 # High 2, not 1: the deadwood entry (deadwood / 100) passes 1 for the
                 # rare 11-card hand with more than 100 points of deadwood.
-                "observations": gym.spaces.Box(0.0, 2.0, (OBS_SIZE,), np.float32),
+                "observations": gym.spaces.Box(
+                    0.0, 2.0, (games.get(self.game).observation_size(),), np.float32
+                ),
                 "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
             }
         )
