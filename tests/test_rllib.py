@@ -34,7 +34,8 @@ def _knock_or_random(o: dict, rng: np.random.Generator) -> int:
 # The env wrapper
 # ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    ("game", "episode"), [("three_handed", "hand"), ("gin", "hand"), ("three_handed", "match")]
+    ("game", "episode"),
+    [("three_handed", "hand"), ("gin", "hand"), ("three_handed", "match"), ("gin_v1", "hand")],
 )
 def test_env_is_turn_based_with_masks_and_side_rewards(game: str, episode: str) -> None:
     env = RLlibGinEnv({"game": game, "episode": episode, "target_score": 30})
