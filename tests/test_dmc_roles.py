@@ -197,3 +197,27 @@ def test_the_shipped_players_still_load_with_their_layout(name: str) -> None:
     out = VectorGinEnv(4, game, seed=0, backend="python").reset()
     acts = agent.act_batch(out["observation"], out["action_mask"])
     assert out["action_mask"][np.arange(4), acts].all()
+
+
+def test_a_run_can_start_from_another_runs_networks(tmp_path: Path) -> None:
+    import torch
+
+    first = roles_args(tmp_path, total=200, eval_every=10**6)
+    train(first)
+    src = Path(first.run_dir) / "checkpoints" / "best"
+    src = src if src.is_dir() else latest_checkpoint(first.run_dir)  # type: ignore[assignment]
+    joint = roles_args(
+        tmp_path, total=1, run_dir=str(tmp_path / "joint"), fixed_roles="box=simple",
+        init_from=str(src), eval_every=10**6,
+    )  # fmt: skip
+    summary = train(joint)
+    assert summary["updates"] == 0  # one engine step: nothing learned yet
+    before = torch.load(src / "model.pt", weights_only=False)["models"][0]
+    after_dir = latest_checkpoint(joint.run_dir)
+    after = torch.load(after_dir / "model.pt", weights_only=False)["models"][0]  # type: ignore[operator]
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    with pytest.raises(ValueError, match="--hidden"):
+        train(roles_args(tmp_path, run_dir=str(tmp_path / "j2"), hidden="8", init_from=str(src)))
+    with pytest.raises(SystemExit):
+        parse_args(["--env", "three_handed", "--run-dir", str(tmp_path / "j3"),
+                    "--init-from", str(tmp_path / "nowhere")])  # fmt: skip

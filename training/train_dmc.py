@@ -18,6 +18,8 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
   roles the evaluation is the team's: the learning roles played by the greedy player, the
   fixed ones by their agents, on ``--eval-pairs`` single hands against the box, with the
   adviser and with it muted (:mod:`training.team_study`), selected on the team's points.
+  ``--init-from <checkpoint folder>`` starts a new run from another run's networks (a
+  captain trained beside a fixed adviser, then jointly with a learning one).
 - **Targets**: the Monte-Carlo return of each decision is its own side's points in the hand
   it was made in (the team's for the captain and the adviser: ``reward="team"``), taken from
   the engine's rewards at ``hand_over``, times ``--reward-scale``. No bootstrapping.
@@ -149,6 +151,13 @@ class Args:
         "--eval-opponents member (points per hand in gin, match win rate "
         "three-handed) as checkpoints/best",
     )
+    init_from: str = HELP(
+        "",
+        "a new run starts from the networks of this checkpoint folder (e.g. "
+        "<run-dir>/checkpoints/best of a run with the same --hidden, --features and "
+        "--role-nets), with a fresh optimizer, replay and counts (a curriculum: a captain "
+        "trained beside a fixed adviser, then trained jointly with a learning one)",
+    )
     max_minutes: float = HELP(0.0, "stop with a checkpoint after this much wall time (0: none)")
     resume: bool = HELP(False, "continue the run in --run-dir with its saved settings")
     progress: bool = HELP(True, "show a progress bar")
@@ -241,6 +250,8 @@ def check(args: Args) -> None:
             raise ValueError(f"opponents: {err}") from None
     if args.opponent_share > 0 and not names(args.opponents):
         raise ValueError("opponent_share > 0 needs at least one of --opponents")
+    if args.init_from and not args.resume and not (Path(args.init_from) / "model.pt").is_file():
+        raise ValueError(f"init_from {args.init_from!r} is not a checkpoint folder (no model.pt)")
     fixed = fixed_roles(args.fixed_roles)
     if fixed and args.env != "three_handed":
         raise ValueError("fixed_roles needs --env three_handed (roles box, captain, adviser)")
@@ -480,6 +491,25 @@ def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
     return out
 
 
+def _init_models(models: list[Any], args: Args) -> None:
+    """Load the networks of ``args.init_from`` (a checkpoint folder) into ``models``."""
+    import torch
+
+    ckpt = Path(args.init_from)
+    if not (ckpt / "model.pt").is_file():
+        raise ValueError(f"init_from {args.init_from!r} is not a checkpoint folder (no model.pt)")
+    src = Args(**_load_state(ckpt)["args"])
+    for key in ("hidden", "features", "role_nets", "env"):
+        if getattr(src, key) != getattr(args, key):
+            raise ValueError(
+                f"init_from: the checkpoint has --{key.replace('_', '-')} "
+                f"{getattr(src, key)!r}, this run {getattr(args, key)!r}"
+            )
+    blob = torch.load(ckpt / "model.pt", weights_only=False)
+    for m, sd in zip(models, blob["models"], strict=True):
+        m.load_state_dict(sd)
+
+
 def train(args: Args) -> dict[str, Any]:
     """Train (or resume) a run; returns a summary (steps, wall time, evaluations)."""
     import torch
@@ -531,6 +561,8 @@ def train(args: Args) -> dict[str, Any]:
         last_eval = int(state["evals"][-1]["step"]) if state["evals"] else 0
         state["next_eval"] = max(state["steps"], last_eval + args.eval_every)
     else:
+        if args.init_from:
+            _init_models(models, args)
         np.random.seed(args.seed)
         act_rng = np.random.default_rng([args.seed, 1])
         learn_rng = np.random.default_rng([args.seed, 2])
