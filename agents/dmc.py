@@ -26,6 +26,12 @@ adds the ``suggested`` column, so a captain need not learn the match between the
 observation's 109-wide suggestion one-hot and its candidate moves from data. The
 ``"basic"`` and ``"l2"`` encodings (:data:`ACTION_FEATURES` wide) are unchanged.
 
+``features="l2score"`` is ``"l2"`` (L2's move marked) plus one column, ``l2_score``: L2's
+own score of the move (:meth:`agents.heuristic.HeuristicAgent.move_scores`: the hand it
+keeps, its meld chances, the danger of the discard) less the best score of the decision,
+/ 20, clipped to [0, 3] (0 for moves L2 does not score). A network then starts from L2's
+judgement of every move, not only of its choice.
+
 The first layer is split in two (``W_obs @ obs + W_act @ action``), so a decision's
 observation goes through it once and each candidate only adds its action's part. The
 player picks the legal action with the highest Q (its own side's expected hand points /
@@ -57,6 +63,8 @@ __all__ = [
     "FEATURE_MODES",
     "action_size",
     "encode_pairs",
+    "l2_scores",
+    "L2_MODES",
     "FORMAT",
     "DMCAgent",
     "QNet",
@@ -68,7 +76,9 @@ __all__ = [
 ]
 
 FORMAT = "gin-env-dmc-v1"
-FEATURE_MODES = ("basic", "l2", "advice")
+FEATURE_MODES = ("basic", "l2", "advice", "l2score")
+#: The modes that ask L2 for its move at every decision (and allow a ``margin``).
+L2_MODES = ("l2", "l2score")
 KINDS = ("draw", "take", "pass", "no_advice", "discard", "knock", "big_gin")
 ACTION_FEATURES = len(KINDS) + NUM_CARDS + 2
 _CARD0 = len(KINDS)
@@ -86,9 +96,10 @@ def _check_features(features: str) -> None:
 
 def action_size(features: str = "basic") -> int:
     """Width of the action encoding of a feature mode: :data:`ACTION_FEATURES` (61) for
-    ``"basic"`` and ``"l2"``, one more (the ``suggested`` column) for ``"advice"``."""
+    ``"basic"`` and ``"l2"``, one more for ``"advice"`` (``suggested``) and ``"l2score"``
+    (``l2_score``)."""
     _check_features(features)
-    return ACTION_FEATURES + (features == "advice")
+    return ACTION_FEATURES + (features in ("advice", "l2score"))
 
 
 def _kind_card_table() -> np.ndarray:
@@ -121,7 +132,8 @@ def input_layout(features: str = "basic") -> dict[str, Any]:
         "observation": f"flat-{digest}",
         "obs_size": OBS_SIZE,
         "obs_parts": parts,
-        "action_encoding": "dmc-action-v1" + ("+suggested" if features == "advice" else ""),
+        "action_encoding": "dmc-action-v1"
+        + {"advice": "+suggested", "l2score": "+l2score"}.get(features, ""),
         "action_size": action_size(features),
         "features": features,
     }
@@ -193,12 +205,44 @@ def encode_pairs(
     moves (``"l2"``); ``"advice"`` appends the ``suggested`` column (1 where the pair's
     action is the suggestion in its row's observation)."""
     _check_features(features)
-    rows, acts, feats = pair_features(obs, mask, l2_actions if features == "l2" else None)
+    rows, acts, feats = pair_features(obs, mask, l2_actions if features in L2_MODES else None)
+    if features == "l2score":
+        return rows, acts, np.concatenate([feats, l2_scores(obs, mask, rows, acts)[:, None]], 1)
     if features != "advice":
         return rows, acts, feats
     obs = np.asarray(obs, np.float32)
     suggested = obs[rows, _SUGGESTION.start + acts] > 0.5
     return rows, acts, np.concatenate([feats, suggested[:, None].astype(np.float32)], axis=1)
+
+
+_SCORER: Any = None
+
+
+def l2_scores(obs: np.ndarray, mask: np.ndarray, rows: np.ndarray, acts: np.ndarray) -> np.ndarray:
+    """The ``l2_score`` column of pairs ``(rows, acts)``: L2's score of each move less the
+    best of its decision, / 20, clipped to [0, 3]; 0 for moves L2 does not score."""
+    global _SCORER
+    from agents.base import decode
+
+    if _SCORER is None:
+        from agents.heuristic import HeuristicAgent
+
+        _SCORER = HeuristicAgent()
+    out = np.zeros(len(rows), np.float32)
+    starts = np.searchsorted(rows, np.arange(len(obs) + 1))
+    for b in range(len(obs)):
+        lo, hi = int(starts[b]), int(starts[b + 1])
+        if lo == hi:
+            continue
+        scores = _SCORER.move_scores(decode({"observation": obs[b], "action_mask": mask[b]}))
+        if not scores:
+            continue
+        best = min(scores.values())
+        for p in range(lo, hi):
+            v = scores.get(int(acts[p]))
+            if v is not None:
+                out[p] = min(3.0, (v - best) / 20.0)
+    return out
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -292,13 +336,13 @@ class DMCAgent:
         self.features = features
         if not (isinstance(margin, int | float) and margin >= 0):
             raise ValueError(f"margin must be a number >= 0; got {margin!r}")
-        if margin and features != "l2":
-            raise ValueError("margin needs features='l2' (it is a bonus for L2's move)")
+        if margin and features not in L2_MODES:
+            raise ValueError(f"margin needs features in {L2_MODES} (it is a bonus for L2's move)")
         self.margin = float(margin)
         self.name = name
         self.meta = dict(meta or {})
         self._l2: Any = None
-        if features == "l2":
+        if features in L2_MODES:
             from agents.heuristic import HeuristicAgent
 
             self._l2 = HeuristicAgent()

@@ -425,6 +425,13 @@ class HeuristicAgent(ViewAgent):
         # Taking lets us knock now: compare with knocking's bar directly.
         if min(dws[c] for c in scores) <= self.knock_limit(view):
             return A.TAKE_DISCARD
+        return A.TAKE_DISCARD if best + prm.take_margin < self.blind_score(view) else blind
+
+    def blind_score(self, view: SeatView) -> float:
+        """Score (as :meth:`keep_scores`, lower is better) of the 10-card hand before a blind
+        draw from the stock: its deadwood less what the draws likely left may take out."""
+        prm = self.params
+        hand = view.hand
         unseen = FULL & ~(hand | view.discard_pile | view.opponent_took)
         dw = deadwood_mask(hand)
         if prm.lookahead:
@@ -433,9 +440,31 @@ class HeuristicAgent(ViewAgent):
             pot = potential(hand, unseen, dw)
         if prm.exact_draw:
             # The stock's card may meld or replace a dead card: the exact expectation.
-            blind_score = expected_deadwood(hand, unseen) - pot * prm.potential_weight * (
+            return expected_deadwood(hand, unseen) - pot * prm.potential_weight * (
                 self._draws_left(view)
             )
-        else:
-            blind_score = dw - pot * (1 + prm.potential_weight * self._draws_left(view))
-        return A.TAKE_DISCARD if best + prm.take_margin < blind_score else blind
+        return dw - pot * (1 + prm.potential_weight * self._draws_left(view))
+
+    def move_scores(self, view: SeatView) -> dict[int, float]:
+        """L2's score (lower is better) of each legal move it scores: a discard or a knock
+        with card ``c`` is the kept hand's :meth:`keep_scores`; taking is the best kept hand
+        after taking (plus ``take_margin``); drawing blind or passing is
+        :meth:`blind_score`. Big gin and no-advice are not scored. For learners that start
+        from L2's judgement (:mod:`agents.dmc`, ``features="l2score"``)."""
+        legal = game_actions(view.legal)
+        out: dict[int, float] = {}
+        if view.phase == PHASE_DISCARD:
+            scores, _ = self.keep_scores(view, view.hand, banned_card(view.hand, legal))
+            for a in legal:
+                if A.DISCARD <= a < A.BIG_GIN:
+                    out[a] = scores[(a - A.DISCARD) % NUM_CARDS]
+            return out
+        top = view.top_discard
+        if A.TAKE_DISCARD in legal and top >= 0:
+            taken, _ = self.keep_scores(view, view.hand | 1 << top, banned=top)
+            if taken:
+                out[A.TAKE_DISCARD] = min(taken.values()) + self.params.take_margin
+        for a in (A.DRAW_STOCK, A.PASS):
+            if a in legal:
+                out[a] = self.blind_score(view)
+        return out

@@ -10,6 +10,7 @@ import numpy as np
 from agents.dmc import load
 from agents.heuristic import HeuristicAgent
 from agents.simulate import seat_points
+from gin_env import actions as A
 from gin_env import gin_v0
 from gin_env.hand import Phase
 from training import dmc_rollouts as R
@@ -54,16 +55,42 @@ def test_generate_fit_select_export_end_to_end(tmp_path: Path) -> None:
     data = R.load_data(tmp_path)
     assert len(data["obs"]) == 24 and data["returns"].shape == (24, 109)
     assert ((data["returns"] != R.ILLEGAL) == data["mask"]).all()
-    summary = R.fit(tmp_path, hidden=(16, 16), epochs=2, batch=8, valid=0.25)
+    summary = R.fit(tmp_path, hidden=(16, 16), epochs=2, batch=8, valid=0.25, features="l2score")
     assert summary["decisions"] == 24 and len(summary["history"]) == 2
     picks = R.select(tmp_path, [0.0, 0.05], pairs=2, seed=11, workers=1)
     assert [p["margin"] for p in picks] == [0.0, 0.05]
     assert all(0.0 <= p["heuristic/hand_win_rate"] <= 1.0 for p in picks)
     path = R.export(tmp_path, "tiny-rollouts", 0.05, ["test"], directory=tmp_path)
     agent = load(path)
-    assert agent.features == "l2" and agent.margin == 0.05
+    assert agent.features == "l2score" and agent.margin == 0.05
     env = gin_v0.env()
     env.reset(seed=0)
     for _name in env.agent_iter(max_iter=300):
         ob, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else agent.act(ob))  # a move off the mask would raise
+
+
+def test_l2score_marks_l2s_own_discard_as_its_best_move() -> None:
+    from agents.dmc import action_size, encode_pairs, input_layout
+
+    env = gin_v0.raw_env()
+    env.reset(seed=8)
+    base = HeuristicAgent()
+    seen = 0
+    while seen < 30:
+        ob = env.observe(env.agent_selection)
+        move = int(base.act(ob))
+        mask = ob["action_mask"].astype(bool)
+        if mask.sum() > 1 and A.DISCARD <= move < A.KNOCK:
+            obs = ob["observation"][None].astype(np.float32)
+            rows, acts, feats = encode_pairs(obs, mask[None], "l2score", np.array([move]))
+            assert feats.shape == (len(acts), action_size("l2score"))
+            score = dict(zip(acts.tolist(), feats[:, -1].tolist(), strict=True))
+            l2_mark = dict(zip(acts.tolist(), feats[:, -2].tolist(), strict=True))
+            assert score[move] == 0.0 and l2_mark[move] == 1.0
+            assert all(0.0 <= v <= 3.0 for v in score.values())
+            seen += 1
+        env.step(move)
+        if any(env.terminations.values()):
+            env.reset(seed=seen)
+    assert input_layout("l2score")["action_encoding"].endswith("+l2score")

@@ -56,34 +56,63 @@ ILLEGAL = np.iinfo(np.int16).min  # the return entry of an illegal move
 # ==========================================================================================
 # Data: decisions of L2 play, each legal move rolled out from the true deal
 # ==========================================================================================
-def rollout_returns(hand: GinHand, base: ViewAgent) -> np.ndarray:
+def rollout_returns(
+    hand: GinHand,
+    base: ViewAgent,
+    keep: int | None = None,
+    others: int | None = None,
+    rng: np.random.Generator | None = None,
+) -> np.ndarray:
     """The points of the seat to act in ``hand`` after each legal move, every move played out
     on its own clone of the hand (the true deal) by ``base`` in both seats; int16
-    ``[NUM_ACTIONS]``, :data:`ILLEGAL` for the illegal moves. ``hand`` is not changed."""
+    ``[NUM_ACTIONS]``, :data:`ILLEGAL` for the moves not rolled out. ``hand`` is not changed.
+
+    With ``others``, only move ``keep`` (the base player's), the knocks (their hand ends at
+    once, so they cost nothing) and ``others`` more legal moves drawn at random are rolled
+    out: every move is still covered over many decisions, at a fraction of the cost."""
     from agents.simulate import play_out, seat_points
 
     seat = hand.current
     row = np.full(A.NUM_ACTIONS, ILLEGAL, np.int16)
-    for a in hand.legal_actions():
+    moves = hand.legal_actions()
+    if others is not None:
+        rng = rng or np.random.default_rng()
+        rest = [a for a in moves if a != keep and not A.KNOCK <= a]
+        picked = set(rng.permutation(rest)[:others].tolist()) if rest else set()
+        moves = [a for a in moves if a == keep or A.KNOCK <= a or a in picked]
+    for a in moves:
         world = hand.clone()
         world.step(int(a))
         row[a] = seat_points(play_out(world, [base, base]), seat)
     return row
 
 
-def generate_chunk(seed: int, decisions: int, sample: float, epsilon: float) -> dict[str, Any]:
-    """Play L2 against L2 from ``seed`` until ``decisions`` decisions are rolled out.
+def generate_chunk(
+    seed: int,
+    decisions: int,
+    sample: float,
+    epsilon: float,
+    game: str = "gin",
+    others: int | None = None,
+) -> dict[str, Any]:
+    """Play L2 in every seat of ``game`` (``gin`` or ``three_handed``) from ``seed`` until
+    ``decisions`` decisions are rolled out. In the three-handed game the box's and the
+    captain's moves are rolled out (the captain's points are the team's); the adviser's
+    suggestions are not (an L2 captain plays its own move, so they change no return).
 
     Returns arrays ``obs [n, OBS]`` (float16), ``mask [n, NUM_ACTIONS]`` (bool), ``l2 [n]``
     (L2's move), ``returns [n, NUM_ACTIONS]`` (int16 hand points of the seat to act after
-    each legal move, :data:`ILLEGAL` elsewhere) and the chunk's counts.
+    each move rolled out, :data:`ILLEGAL` elsewhere; every legal move, or with ``others``
+    L2's, the knocks and ``others`` more, see :func:`rollout_returns`) and the counts.
     """
     from agents.heuristic import HeuristicAgent
-    from gin_env import gin_v0
+    from gin_env import games
+    from gin_env.encoding import OBS_SLICES
 
+    advising = OBS_SLICES["advising"].start
     rng = np.random.default_rng(seed)
     base = HeuristicAgent()
-    env = gin_v0.raw_env()
+    env = games.get(game).make_env()
     env.reset(seed=seed)
     obs_rows: list[np.ndarray] = []
     masks: list[np.ndarray] = []
@@ -100,10 +129,10 @@ def generate_chunk(seed: int, decisions: int, sample: float, epsilon: float) -> 
         legal = np.flatnonzero(mask)
         l2 = int(base.act(ob))
         moves += 1
-        if len(legal) > 1 and rng.random() < sample:
+        if len(legal) > 1 and ob["observation"][advising] < 0.5 and rng.random() < sample:
             assert env.match is not None
-            row = rollout_returns(env.match.hand, base)
-            rollouts += len(legal)
+            row = rollout_returns(env.match.hand, base, l2, others, rng)
+            rollouts += int((row != ILLEGAL).sum())
             obs_rows.append(ob["observation"].astype(np.float16))
             masks.append(mask)
             l2s.append(l2)
@@ -122,9 +151,9 @@ def generate_chunk(seed: int, decisions: int, sample: float, epsilon: float) -> 
     }
 
 
-def _chunk_job(job: tuple[Path, int, int, float, float]) -> str:
-    path, seed, decisions, sample, epsilon = job
-    data = generate_chunk(seed, decisions, sample, epsilon)
+def _chunk_job(job: tuple[Path, int, int, float, float, str, int | None]) -> str:
+    path, seed, decisions, sample, epsilon, game, others = job
+    data = generate_chunk(seed, decisions, sample, epsilon, game, others)
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez_compressed(tmp, **data)
     tmp.replace(path)
@@ -146,6 +175,8 @@ def generate(
     sample: float,
     epsilon: float,
     seed: int,
+    game: str = "gin",
+    others: int | None = None,
 ) -> int:
     """Write chunks to ``<run_dir>/data`` until ``minutes`` pass (the chunk in progress is
     finished); chunk ``i`` is played from seed ``seed * 1_000_003 + i``, so a restarted
@@ -158,8 +189,9 @@ def generate(
     deadline = time.time() + minutes * 60
     written = 0
 
-    def job(i: int) -> tuple[Path, int, int, float, float]:
-        return (data / f"chunk_{i:05d}.npz", seed * 1_000_003 + i, chunk, sample, epsilon)
+    def job(i: int) -> tuple[Path, int, int, float, float, str, int | None]:
+        path = data / f"chunk_{i:05d}.npz"
+        return (path, seed * 1_000_003 + i, chunk, sample, epsilon, game, others)
 
     with ProcessPoolExecutor(workers) as pool:
         running: set[Future[str]] = set()
@@ -204,12 +236,14 @@ def fit(
     valid: float = 0.05,
     seed: int = 0,
     threads: int = 1,
+    features: str = "l2",
 ) -> dict[str, Any]:
-    """Fit a Q network to the rolled-out returns of ``run_dir``; write
-    ``<run_dir>/q.pt`` and ``fit.json`` (losses by epoch on the held-out decisions)."""
+    """Fit a Q network to the rolled-out returns of ``run_dir``; write ``<run_dir>/q.pt``
+    (the weights of the epoch with the lowest held-out paired loss) and ``fit.json``
+    (losses by epoch on the held-out decisions)."""
     import torch
 
-    from agents.dmc import pair_features
+    from agents.dmc import encode_pairs
     from training.train_dmc import _torch_model
 
     torch.set_num_threads(threads)
@@ -217,16 +251,18 @@ def fit(
     d = load_data(run_dir)
     n = len(d["obs"])
     obs = d["obs"].astype(np.float32)
-    rows, acts, feats = pair_features(obs, d["mask"], d["l2"].astype(np.int64))
+    # Every legal pair (L2's scores need the whole decision), then the moves rolled out.
+    rows, acts, feats = encode_pairs(obs, d["mask"], features, d["l2"].astype(np.int64))
+    rolled = d["returns"][rows, acts] != ILLEGAL
+    rows, acts, feats = rows[rolled], acts[rolled], feats[rolled]
     target = d["returns"][rows, acts].astype(np.float32) * SCALE
-    assert (d["returns"][rows, acts] != ILLEGAL).all()
     rng = np.random.default_rng(seed)
     order = rng.permutation(n)
     n_valid = max(1, int(n * valid))
     held = np.zeros(n, bool)
     held[order[:n_valid]] = True
     starts = np.searchsorted(rows, np.arange(n + 1))
-    model = _torch_model(list(hidden))
+    model = _torch_model(list(hidden), features)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     t_obs = torch.from_numpy(obs)
     t_feats = torch.from_numpy(feats)
@@ -251,7 +287,12 @@ def fit(
 
     train_idx = order[n_valid:]
     valid_idx = np.sort(order[:n_valid])
+    # The paired loss of a Q that ranks no move above another: what the network must beat.
+    v_rows = np.repeat(np.arange(n), np.diff(starts))
+    centred = target - (np.bincount(v_rows, target, n) / np.diff(starts))[v_rows]
+    flat_loss = float(np.mean(centred[np.isin(v_rows, valid_idx)] ** 2))
     history = []
+    best: tuple[float, int, dict[str, Any]] = (float("inf"), 0, {})
     t0 = time.time()
     for epoch in range(epochs):
         model.train()
@@ -271,16 +312,22 @@ def fit(
             "train_loss": total / len(perm),
             "valid_mean_loss": float(vm),
             "valid_paired_loss": float(vp),
+            "valid_paired_loss_flat_q": flat_loss,
             "seconds": round(time.time() - t0, 1),
         }
         history.append(rec)
         print(json.dumps(rec), flush=True)
-    torch.save({"model": model.state_dict(), "hidden": list(hidden)}, run_dir / "q.pt")
+        if float(vp) < best[0]:  # early stopping on the held-out paired loss
+            best = (float(vp), epoch + 1, {k: v.clone() for k, v in model.state_dict().items()})
+    blob = {"model": best[2], "hidden": list(hidden), "epoch": best[1], "features": features}
+    torch.save(blob, run_dir / "q.pt")
     summary = {
         "decisions": n,
         "pairs": len(rows),
         "hidden": list(hidden),
+        "features": features,
         "epochs": epochs,
+        "best_epoch": best[1],
         "history": history,
     }
     (run_dir / "fit.json").write_text(json.dumps(summary, indent=1))
@@ -298,9 +345,10 @@ def player(run_dir: Path, margin: float, name: str = "dmc") -> Any:
     from training.train_dmc import _qnets, _torch_model
 
     blob = torch.load(run_dir / "q.pt", weights_only=False)
-    model = _torch_model(blob["hidden"])
+    features = blob.get("features", "l2")
+    model = _torch_model(blob["hidden"], features)
     model.load_state_dict(blob["model"])
-    return DMCAgent(_qnets([model]), False, "l2", name=name, margin=margin)
+    return DMCAgent(_qnets([model]), False, features, name=name, margin=margin)
 
 
 def select(
@@ -344,7 +392,7 @@ def export(
         (directory or CHECKPOINT_DIR) / f"{name}.npz",
         agent.nets,
         False,
-        "l2",
+        agent.features,
         name=name,
         env="gin",
         algo="dmc-rollouts",
@@ -371,6 +419,13 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--sample", type=float, default=0.25, help="share of decisions rolled out")
     g.add_argument("--epsilon", type=float, default=0.05, help="random moves of the actors")
     g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--game", default="gin", choices=("gin", "three_handed"))
+    g.add_argument(
+        "--others",
+        type=int,
+        default=None,
+        help="roll out L2's move, the knocks and this many other moves (default: every move)",
+    )
     f = sub.add_parser("fit", help="fit Q to the data of <run-dir>")
     f.add_argument("--run-dir", default="runs/rollouts")
     f.add_argument("--hidden", default="512,256,256")
@@ -378,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--batch", type=int, default=512)
     f.add_argument("--lr", type=float, default=3e-4)
     f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--features", default="l2", choices=("l2", "l2score"))
     s = sub.add_parser("select", help="each margin's player vs L2 on the selection seed")
     s.add_argument("--run-dir", default="runs/rollouts")
     s.add_argument("--margins", default="0,0.01,0.03,0.1")
@@ -391,10 +447,10 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     run_dir = Path(ns.run_dir)
     if ns.cmd == "gen":
-        generate(run_dir, ns.workers, ns.minutes, ns.chunk, ns.sample, ns.epsilon, ns.seed)
+        generate(run_dir, ns.workers, ns.minutes, ns.chunk, ns.sample, ns.epsilon, ns.seed, ns.game)
     elif ns.cmd == "fit":
         hidden = [int(x) for x in ns.hidden.split(",")]
-        fit(run_dir, hidden, ns.epochs, ns.batch, ns.lr, seed=ns.seed)
+        fit(run_dir, hidden, ns.epochs, ns.batch, ns.lr, seed=ns.seed, features=ns.features)
     elif ns.cmd == "select":
         margins = [float(x) for x in ns.margins.split(",")]
         select(run_dir, margins, ns.pairs, ns.seed, ns.workers)

@@ -344,3 +344,68 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
         "",
     ]
     return _write_card(name, lines, results)
+
+
+def write_rollout_card(name: str, results: dict[str, Any], command: str) -> Path:
+    """``agents/checkpoints/<name>.md`` of a player trained by :mod:`training.dmc_rollouts`."""
+    import agents
+
+    agent = agents.make(name)
+    meta = agent.meta
+    fit = meta.get("fit", {})
+    last = (fit.get("history") or [{}])[-1]
+    net = agent.nets[0]
+    sizes = [net.w_obs.shape[1], net.w_act.shape[1], len(net.b0)] + [len(b) for _, b in net.layers]
+    layout = meta.get("input_layout", {})
+    picks = meta.get("selection", [])
+    lines = [
+        f"# {name}",
+        "",
+        f"Deep Monte-Carlo player for `{meta['env']}` with rolled-out targets, played by "
+        f"`agents.make({name!r})` (numpy only, deterministic). Trained by "
+        "`training/dmc_rollouts.py`: decisions of L2 play, every legal move of each played "
+        "out once from the true deal by L2 in every seat (paired returns), Q(s, a) fitted to "
+        "them from the observation alone; the player takes the move of highest Q, L2's move "
+        f"getting a bonus of {meta.get('margin')} (points / 100).",
+        "",
+        "## Training",
+        "",
+        "```",
+        *meta.get("commands", []),
+        "```",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| Decisions | {meta['steps']:,} decisions rolled out, {meta.get('rollouts', 0):,} "
+        "rollouts |",
+        f"| Wall time | {meta.get('gen_s', 0) / 3600:.2f} CPU hours of rollouts (worker "
+        f"processes), {last.get('seconds', 0) / 60:.1f} min of fitting, on a shared 2-core "
+        "machine |",
+        f"| Network | Q(s, a): observation {sizes[0]} + action {sizes[1]} -> "
+        f"{'-'.join(map(str, sizes[2:]))}, ReLU, one network (the role is in the observation) |",
+        "| Action encoding | kind, card, deadwood after the move, whether L2 plays the move |",
+        f"| Input layout | observation `{layout.get('observation')}` ({layout.get('obs_size')}),"
+        f" action `{layout.get('action_encoding')}` ({layout.get('action_size')}); checked on "
+        "load |",
+        f"| Fit | {fit.get('epochs')} epochs; held-out paired loss "
+        f"{last.get('valid_paired_loss', float('nan')):.5f} against "
+        f"{last.get('valid_paired_loss_flat_q', float('nan')):.5f} for a Q that ranks no move "
+        "above another |",
+        "",
+        "Margin chosen against L2 on the selection seed (duplicate pairs):",
+        "",
+        "| margin | pairs | seed | points per hand | 95% CI | hands won |",
+        "|---|---|---|---|---|---|",
+        *(
+            f"| {p['margin']} | {p['pairs']} | {p['seed']} | "
+            f"{p['heuristic/points_per_hand']:+.2f} | [{p['heuristic/points_ci_low']:+.2f}, "
+            f"{p['heuristic/points_ci_high']:+.2f}] | {p['heuristic/hand_win_rate']:.1%} |"
+            for p in picks
+        ),
+        "",
+        "## Evaluation",
+        "",
+        f"Measured by `{command}` (training.evaluate, held-out seed {results.get('seed')}).",
+        "",
+    ]
+    return _write_card(name, lines, results)
