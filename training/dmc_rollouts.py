@@ -447,7 +447,17 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     run_dir = Path(ns.run_dir)
     if ns.cmd == "gen":
-        generate(run_dir, ns.workers, ns.minutes, ns.chunk, ns.sample, ns.epsilon, ns.seed, ns.game)
+        generate(
+            run_dir,
+            ns.workers,
+            ns.minutes,
+            ns.chunk,
+            ns.sample,
+            ns.epsilon,
+            ns.seed,
+            ns.game,
+            ns.others,
+        )
     elif ns.cmd == "fit":
         hidden = [int(x) for x in ns.hidden.split(",")]
         fit(run_dir, hidden, ns.epochs, ns.batch, ns.lr, seed=ns.seed, features=ns.features)
