@@ -95,6 +95,30 @@ def evaluate_run(run_dir: Path, arm: str, pairs: int) -> dict[str, Any]:
     }
 
 
+def critic_diagnostics(run_dir: Path, last: int = 10) -> dict[str, float] | None:
+    """How well the value network fits the returns at the end of training: the mean of
+    sb3's ``explained_variance`` and ``value_loss`` over the run's last ``last`` updates
+    (from its TensorBoard log; None without tensorboard or a log)."""
+    try:
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    except ImportError:
+        return None
+    files = sorted(run_dir.glob("tb/*/events.out.tfevents.*"))
+    if not files:
+        return None
+    out: dict[str, float] = {}
+    values: dict[str, list[float]] = {}
+    for path in files:  # a resumed run logs in more than one file
+        log = EventAccumulator(str(path))
+        log.Reload()
+        for tag in ("train/explained_variance", "train/value_loss"):
+            if tag in log.Tags().get("scalars", []):
+                values.setdefault(tag, []).extend(e.value for e in log.Scalars(tag))
+    for tag, v in values.items():
+        out[tag.split("/")[1] + f"_last{last}"] = float(np.mean(v[-last:]))
+    return out or None
+
+
 def summarize(runs: dict[str, dict[str, Any]], seeds: list[int]) -> dict[str, Any]:
     """Per arm: the seeds' figures, their mean, and the paired difference from plain."""
     out: dict[str, Any] = {}
@@ -110,6 +134,9 @@ def summarize(runs: dict[str, dict[str, Any]], seeds: list[int]) -> dict[str, An
             "hand_win_rate_mean": float(np.mean([e["hand_win_rate"] for e in evals])),
             "points_per_hand_mean": float(np.mean([e["points_per_hand"] for e in evals])),
             "train_wall_s_by_seed": [runs[k].get("wall_s") for k in keys],
+            "critic_explained_variance_by_seed": [
+                (runs[k].get("critic") or {}).get("explained_variance_last10") for k in keys
+            ],
         }
         plain = [f"plain-s{k.rsplit('-s', 1)[1]}" for k in keys]
         if arm != "plain" and all("eval" in runs.get(p, {}) for p in plain):
@@ -132,17 +159,20 @@ def write_markdown(path: Path, study: dict[str, Any]) -> None:
         f"pairs against L1 on the held-out seed {study['eval_seed']} (the same deals for "
         "every run). 95% CIs: Wilson for hands won, normal over deal pairs for points.",
         "",
-        "| run | hands won (95% CI) | points per hand (95% CI) | train wall s |",
-        "|---|---|---|---|",
+        "| run | hands won (95% CI) | points per hand (95% CI) | critic explained variance, "
+        "last 10 updates | train wall s |",
+        "|---|---|---|---|---|",
     ]
     for key, run in study["runs"].items():
         e = run.get("eval")
         if e is None:
             continue
         w, p = e["hand_win_rate_ci95"], e["points_per_hand_ci95"]
+        ev = (run.get("critic") or {}).get("explained_variance_last10")
         lines.append(
             f"| {key} | {e['hand_win_rate']:.3f} ({w[0]:.3f}-{w[1]:.3f}) | "
-            f"{e['points_per_hand']:+.2f} ({p[0]:+.2f} to {p[1]:+.2f}) | {run.get('wall_s')} |"
+            f"{e['points_per_hand']:+.2f} ({p[0]:+.2f} to {p[1]:+.2f}) | "
+            f"{'-' if ev is None else f'{ev:.3f}'} | {run.get('wall_s')} |"
         )
     lines += [
         "",
@@ -228,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{key}: hands won {e['hand_win_rate']:.3f} "
                       f"points/hand {e['points_per_hand']:+.2f} {e['points_per_hand_ci95']}",
                       flush=True)  # fmt: skip
+            if "critic" not in runs[key]:
+                runs[key]["critic"] = critic_diagnostics(run_dir)
             study = {
                 "item": "issue 17 item 5",
                 "game": "gin",
