@@ -234,3 +234,28 @@ def test_bad_encoder_flags_are_usage_errors(argv: list[str], message: str, capsy
     with pytest.raises(SystemExit) as exit_:
         parse_args(argv)
     assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+# -- the study's arithmetic ---------------------------------------------------------------------
+def test_the_study_pairs_each_arm_with_plain_on_the_same_deals() -> None:
+    from training.encodings_study import summarize
+
+    def run(points: list[float]) -> dict[str, object]:
+        return {"eval": {"hand_win_rate": 0.5, "points_per_hand": float(np.mean(points)),
+                         "per_pair_points": points}}  # fmt: skip
+
+    runs = {
+        "plain-s0": run([0.0, 10.0, -10.0]),
+        "plain-s1": run([5.0, 5.0, 5.0]),
+        "history-s0": run([1.0, 11.0, -9.0]),  # plain + 1 on every deal
+        "history-s1": run([6.0, 6.0, 6.0]),
+        "centralized-s0": run([0.0, 0.0, 0.0]),  # seed 1 missing: paired over seed 0 only
+    }
+    out = summarize(runs, [0, 1])
+    diff = out["history"]["points_vs_plain_same_deals"]
+    assert diff["n"] == 6 and diff["mean"] == pytest.approx(1.0)
+    assert diff["ci95"] == pytest.approx([1.0, 1.0])  # the same gain on every deal: no spread
+    assert out["history"]["points_per_hand_by_seed"] == pytest.approx([1.0, 6.0])
+    assert out["centralized"]["seeds"] == 1
+    assert out["centralized"]["points_vs_plain_same_deals"]["mean"] == pytest.approx(0.0)
+    assert "points_vs_plain_same_deals" not in out["plain"]
