@@ -172,16 +172,19 @@ def test_learned_advice_pairs_advised_with_muted_and_cross_play_with_the_own_adv
     assert cross["H"]["F"]["vs_own"] == 0.0 and r["joint"]["cells"]["H"]["H"]["gain"] == 0.0
     assert "points" not in r["joint"]
     out = team_study.main(["learned", "--hands", "3", "--out", str(tmp_path), "--captains",
-                           "F=" + follow, "--joint", "H=heuristic"])  # fmt: skip
+                           "F=" + follow, "--joint", "H=heuristic",
+                           "--agreement-hands", "2"])  # fmt: skip
+    assert out["agreement"]["H"]["agreement"] == 1.0  # L2 advising agrees with L2
     assert set(out["joint"]["cells"]["H"]) == {"H", "muted"}
     rows = (tmp_path / "team_learned.csv").read_text().splitlines()
     assert rows[0].startswith("group,captain,adviser") and len(rows) == 1 + 4
     assert (tmp_path / "team_learned.png").exists()
     # --keep: a second command adds a group, keeping the one already written.
     team_study.main(["learned", "--hands", "3", "--out", str(tmp_path), "--keep", "--joint",
-                     "L1=simple"])  # fmt: skip
+                     "L1=simple", "--agreement-hands", "3"])  # fmt: skip
     kept = json.loads((tmp_path / "team_learned.json").read_text())
     assert set(kept["fixed"]["cells"]) == {"F"} and set(kept["joint"]["cells"]) == {"L1"}
+    assert 0 < kept["agreement"]["L1"]["agreement"] < 1  # L1's suggestions: often not L2's
     with pytest.raises(SystemExit):
         team_study.main(["learned", "--hands", "4", "--out", str(tmp_path), "--keep", "--joint",
                          "L1=simple"])  # fmt: skip

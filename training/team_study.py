@@ -756,6 +756,49 @@ def advice_matrix(
 
 
 # -- teams that learned to use advice -----------------------------------------------------------
+class _Recorder:
+    """An adviser that asks ``reference`` for its suggestion too and counts agreements."""
+
+    def __init__(self, adviser: Any, reference: Any) -> None:
+        self.adviser, self.reference = adviser, reference
+        self.name = getattr(adviser, "name", type(adviser).__name__)
+        self.suggestions = self.agreements = 0
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        a = int(self.adviser.act(observation, rng))
+        obs = observation["observation"]
+        if obs[OBS_SLICES["advising"]][0] > 0.5 and a != A.NO_ADVICE:
+            self.suggestions += 1
+            self.agreements += a == int(self.reference.act(observation, None))
+        return a
+
+
+def suggestion_agreement(
+    captain: AgentSpec,
+    adviser: AgentSpec,
+    reference: AgentSpec = "heuristic",
+    box: AgentSpec = "heuristic",
+    hands: int = 500,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """How often ``adviser``'s suggestions (playing with ``captain`` against ``box``) are
+    the move ``reference`` (L2 by default) would suggest on the same observation, over
+    ``hands`` deals of ``seed``: the share, with a Wilson 95% CI."""
+    _check_count("hands", hands)
+    rec = _Recorder(_agent(adviser), _agent(reference))
+    play_advice_hands(captain, rec, box, seed, 0, hands)
+    n, k = rec.suggestions, rec.agreements
+    return {
+        "reference": _label(reference),
+        "hands": hands,
+        "suggestions": n,
+        "agreement": k / n if n else None,
+        "agreement_ci95": wilson_ci(k, n) if n else None,
+    }
+
+
 def learned_advice(
     fixed_captains: Mapping[str, AgentSpec],
     joint: Mapping[str, AgentSpec],
@@ -765,6 +808,7 @@ def learned_advice(
     seed: int = 0,
     workers: int = 1,
     progress: bool = False,
+    agreement_hands: int = 0,
 ) -> dict[str, Any]:
     """Trained captains with and without advice, and the cross-play of jointly trained teams.
 
@@ -777,6 +821,8 @@ def learned_advice(
       with a private convention does better with its own adviser than with another
       seed's: ``cross_play[captain][adviser]`` is the team's points with that adviser minus
       with its own (0 on the diagonal), paired by deal, with a 95% CI.
+      ``agreement_hands > 0`` adds ``agreement[team]``: how often its adviser suggests what
+      ``fixed_adviser`` would (:func:`suggestion_agreement`, on that many deals).
     """
     result: dict[str, Any] = {"hands": hands, "seed": seed, "box": _label(box)}
     if fixed_captains:
@@ -797,6 +843,11 @@ def learned_advice(
                 cross[cap][adv] = {"vs_own": m, "vs_own_ci95": (lo, hi)}
         result["joint"] = r
         result["cross_play"] = cross
+        if agreement_hands:
+            result["agreement"] = {
+                label: suggestion_agreement(spec, spec, fixed_adviser, box, agreement_hands, seed)
+                for label, spec in joint.items()
+            }
     return result
 
 
@@ -824,7 +875,7 @@ def plot_learned(r: dict[str, Any], path: Path) -> None:
     trained captain with each adviser: bars, fixed-adviser captains then the cross-play."""
     plt = _pyplot()
     rows = [x for x in _learned_rows(r) if x["adviser"] != "muted"]
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.8 * len(rows) + 2), 3.8))
+    fig, ax = plt.subplots(figsize=(max(7.0, 0.8 * len(rows) + 2), 3.8))
     vals = np.array([x["gain"] for x in rows])
     err = np.array([[x["gain"] - x["gain_low"], x["gain_high"] - x["gain"]] for x in rows])
     colors = ["#4472c4" if x["group"] == "fixed" else
@@ -870,6 +921,14 @@ def _learned_report(r: dict[str, Any]) -> str:
             f"| {f(x['pts_overrode'])} ({x['overrode_hands']}) "
             f"| {f(x['vs_own'])}{pm(x['vs_own_low'], x['vs_own_high'])} |"
         )
+    for label, g in r.get("agreement", {}).items():
+        if g["agreement"] is not None:
+            lo, hi = g["agreement_ci95"]
+            lines.append(
+                f"\n{label}'s adviser suggests what {g['reference']} would in "
+                f"{100 * g['agreement']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] of "
+                f"{g['suggestions']} suggestions ({g['hands']} deals)."
+            )
     return "\n".join(lines)
 
 
@@ -1374,6 +1433,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     )
     learned.add_argument("--stem", default="team_learned", help="output file stem")
     learned.add_argument(
+        "--agreement-hands",
+        type=int,
+        default=500,
+        help="deals on which each --joint team's adviser is compared with --adviser (0: none)",
+    )
+    learned.add_argument(
         "--keep",
         action="store_true",
         help="keep the group (fixed / joint) of an existing <stem>.json that this command "
@@ -1575,13 +1640,13 @@ def _run(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         if not caps and not joint:
             raise OptionError("learned needs --captains and/or --joint")
         r = learned_advice(caps, joint, args.hands, args.adviser, args.box, args.seed,
-                           args.workers, progress)  # fmt: skip
+                           args.workers, progress, args.agreement_hands)  # fmt: skip
         old_path = out / f"{args.stem}.json"
         if args.keep and old_path.exists():
             old = json.loads(old_path.read_text())
             if any(old[k] != r[k] for k in ("hands", "seed", "box")):
                 raise OptionError(f"--keep: {old_path} has other hands, seed or box")
-            for key in ("fixed", "joint", "cross_play"):
+            for key in ("fixed", "joint", "cross_play", "agreement"):
                 if key in old and key not in r:
                     r[key] = old[key]
         write(out, args.stem, r, _learned_rows(r))
