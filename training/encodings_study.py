@@ -193,7 +193,8 @@ def write_markdown(path: Path, study: dict[str, Any]) -> None:
         "",
         "The difference column pairs each deal of an arm's run with the same deal of the plain "
         "run of the same seed; its CI covers the deals only, not the training seeds (their "
-        "spread is in the by-seed figures).",
+        "spread is in the by-seed figures). Wall times include the periodic evaluations and "
+        "come from a shared 2-core machine under varying load: only roughly comparable.",
         "",
     ]
     for arm, row in study["summary"].items():
