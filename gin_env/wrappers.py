@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 #: Roles a learner may be given: every role of the games (:mod:`gin_env.games`).
-LEARNER_ROLES = tuple(role for g in games.GAMES.values() for role in g.roles)
+LEARNER_ROLES = tuple(dict.fromkeys(role for g in games.GAMES.values() for role in g.roles))
 #: What ``extras`` may add to the learner's observation (a ``Dict`` then).
 EXTRAS = ("history", "state")
 #: The observation a ``SingleAgentEnv`` returns: the flat vector, or a dict with ``extras``.
