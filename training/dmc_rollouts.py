@@ -94,9 +94,13 @@ def generate_chunk(
     epsilon: float,
     game: str = "gin",
     others: int | None = None,
+    behaviour: str | None = None,
 ) -> dict[str, Any]:
     """Play L2 in every seat of ``game`` (``gin`` or ``three_handed``) from ``seed`` until
-    ``decisions`` decisions are rolled out. In the three-handed game the box's and the
+    ``decisions`` decisions are rolled out; with ``behaviour`` (``"PATH@MARGIN"``: a fitted
+    ``q.pt`` and its margin) that player chooses the moves played instead of L2, so the data
+    covers the positions it reaches (the rollouts still continue with L2: the targets stay
+    ``Q_L2``). In the three-handed game the box's and the
     captain's moves are rolled out (the captain's points are the team's); the adviser's
     suggestions are not (an L2 captain plays its own move, so they change no return).
 
@@ -112,6 +116,10 @@ def generate_chunk(
     advising = OBS_SLICES["advising"].start
     rng = np.random.default_rng(seed)
     base = HeuristicAgent()
+    actor = None
+    if behaviour:
+        path, _, margin = behaviour.partition("@")
+        actor = load_player(Path(path), float(margin or 0))
     env = games.get(game).make_env()
     env.reset(seed=seed)
     obs_rows: list[np.ndarray] = []
@@ -137,7 +145,10 @@ def generate_chunk(
             masks.append(mask)
             l2s.append(l2)
             rets.append(row)
-        move = int(rng.choice(legal)) if rng.random() < epsilon else l2
+        if rng.random() < epsilon:
+            move = int(rng.choice(legal))
+        else:
+            move = l2 if actor is None else int(actor.act(ob))
         env.step(move)
     return {
         "obs": np.stack(obs_rows),
@@ -151,9 +162,9 @@ def generate_chunk(
     }
 
 
-def _chunk_job(job: tuple[Path, int, int, float, float, str, int | None]) -> str:
-    path, seed, decisions, sample, epsilon, game, others = job
-    data = generate_chunk(seed, decisions, sample, epsilon, game, others)
+def _chunk_job(job: tuple[Path, int, int, float, float, str, int | None, str | None]) -> str:
+    path, seed, decisions, sample, epsilon, game, others, behaviour = job
+    data = generate_chunk(seed, decisions, sample, epsilon, game, others, behaviour)
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez_compressed(tmp, **data)
     tmp.replace(path)
@@ -177,6 +188,7 @@ def generate(
     seed: int,
     game: str = "gin",
     others: int | None = None,
+    behaviour: str | None = None,
 ) -> int:
     """Write chunks to ``<run_dir>/data`` until ``minutes`` pass (the chunk in progress is
     finished); chunk ``i`` is played from seed ``seed * 1_000_003 + i``, so a restarted
@@ -185,13 +197,13 @@ def generate(
 
     data = run_dir / "data"
     data.mkdir(parents=True, exist_ok=True)
-    index = len(list(data.glob("chunk_*.npz")))
+    index = len(chunks(run_dir))
     deadline = time.time() + minutes * 60
     written = 0
 
-    def job(i: int) -> tuple[Path, int, int, float, float, str, int | None]:
+    def job(i: int) -> tuple[Path, int, int, float, float, str, int | None, str | None]:
         path = data / f"chunk_{i:05d}.npz"
-        return (path, seed * 1_000_003 + i, chunk, sample, epsilon, game, others)
+        return (path, seed * 1_000_003 + i, chunk, sample, epsilon, game, others, behaviour)
 
     with ProcessPoolExecutor(workers) as pool:
         running: set[Future[str]] = set()
@@ -211,9 +223,14 @@ def generate(
     return written
 
 
+def chunks(run_dir: Path) -> list[Path]:
+    """The finished chunk files of ``<run_dir>/data``, in order (not a ``.tmp`` being written)."""
+    return sorted(p for p in (run_dir / "data").glob("chunk_*.npz") if p.name.count(".") == 1)
+
+
 def load_data(run_dir: Path) -> dict[str, np.ndarray]:
     """Every chunk of ``<run_dir>/data`` concatenated (in chunk order)."""
-    files = sorted((run_dir / "data").glob("chunk_*.npz"))
+    files = chunks(run_dir)
     if not files:
         raise ValueError(f"{run_dir}/data holds no chunk_*.npz: run gen first")
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("obs", "mask", "l2", "returns")}
@@ -339,12 +356,17 @@ def fit(
 # ==========================================================================================
 def player(run_dir: Path, margin: float, name: str = "dmc") -> Any:
     """The :class:`agents.dmc.DMCAgent` of ``<run_dir>/q.pt`` with L2's move bonus ``margin``."""
+    return load_player(run_dir / "q.pt", margin, name)
+
+
+def load_player(path: Path, margin: float, name: str = "dmc") -> Any:
+    """The :class:`agents.dmc.DMCAgent` of a fitted ``q.pt`` with L2's move bonus ``margin``."""
     import torch
 
     from agents.dmc import DMCAgent
     from training.train_dmc import _qnets, _torch_model
 
-    blob = torch.load(run_dir / "q.pt", weights_only=False)
+    blob = torch.load(path, weights_only=False)
     features = blob.get("features", "l2")
     model = _torch_model(blob["hidden"], features)
     model.load_state_dict(blob["model"])
@@ -426,6 +448,11 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="roll out L2's move, the knocks and this many other moves (default: every move)",
     )
+    g.add_argument(
+        "--behaviour",
+        default=None,
+        help="PATH@MARGIN: a fitted q.pt plays the moves (rollouts stay L2's; default: L2)",
+    )
     f = sub.add_parser("fit", help="fit Q to the data of <run-dir>")
     f.add_argument("--run-dir", default="runs/rollouts")
     f.add_argument("--hidden", default="512,256,256")
@@ -457,6 +484,7 @@ def main(argv: list[str] | None = None) -> int:
             ns.seed,
             ns.game,
             ns.others,
+            ns.behaviour,
         )
     elif ns.cmd == "fit":
         hidden = [int(x) for x in ns.hidden.split(",")]
