@@ -221,3 +221,13 @@ def test_a_run_can_start_from_another_runs_networks(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         parse_args(["--env", "three_handed", "--run-dir", str(tmp_path / "j3"),
                     "--init-from", str(tmp_path / "nowhere")])  # fmt: skip
+
+
+def test_an_l2score_run_marks_l2s_moves_in_what_it_learns_from(tmp_path: Path) -> None:
+    args = roles_args(
+        tmp_path, total=1500, env="gin", fixed_roles="", features="l2score", eval_every=10**6
+    )
+    train(args)
+    _, _, feats = replay_roles(args.run_dir)
+    assert len(feats) > 0 and feats.shape[1] == dmc.action_size("l2score")
+    assert feats[:, dmc.ACTION_FEATURES - 1].any()  # the l2 column: L2 was asked every move

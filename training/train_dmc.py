@@ -106,7 +106,8 @@ class Args:
         "basic",
         "action encoding: basic (kind, card, deadwood after the move),"
         " l2 (also whether L2 plays the move; slower: L2 runs every decision)"
-        " or advice (basic plus whether the move is the adviser's suggestion)",
+        ", advice (basic plus whether the move is the adviser's suggestion)"
+        " or l2score (l2 plus L2's own score of the move)",
     )
     fixed_roles: str = HELP(
         "",
@@ -126,8 +127,9 @@ class Args:
     )
     l2_margin: float = HELP(
         0.0,
-        "features l2 only: L2's move gets this bonus on Q when the networks act (self-play, "
-        "evaluation, export), so they leave L2's move only where Q says another is better by "
+        "features l2 / l2score only: L2's move gets this bonus on Q when the networks act "
+        "(self-play, evaluation, export), so they leave L2's move only where Q says another is "
+        "better by "
         "more than the margin (conservative improvement over L2)",
     )
     warm_epsilon: float = HELP(0.1, "exploration of the warm start's L2 players")
@@ -202,7 +204,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 def check(args: Args) -> None:
     from agents import make
-    from agents.dmc import FEATURE_MODES
+    from agents.dmc import FEATURE_MODES, L2_MODES
 
     if args.env not in ENVS:
         raise ValueError(f"env must be one of {', '.join(ENVS)}; got {args.env!r}")
@@ -224,8 +226,10 @@ def check(args: Args) -> None:
     ):
         if getattr(args, key) < 1:
             raise ValueError(f"{key} must be a positive integer; got {getattr(args, key)!r}")
-    if args.l2_margin < 0 or (args.l2_margin and args.features != "l2"):
-        raise ValueError(f"l2_margin must be >= 0 and needs --features l2; got {args.l2_margin!r}")
+    if args.l2_margin < 0 or (args.l2_margin and args.features not in L2_MODES):
+        raise ValueError(
+            f"l2_margin must be >= 0 and needs --features in {L2_MODES}; got {args.l2_margin!r}"
+        )
     if args.warm_steps < 0:
         raise ValueError(f"warm_steps must be >= 0; got {args.warm_steps!r}")
     for key in ("learning_rate", "reward_scale", "replay_ratio", "warm_replay_ratio"):
@@ -515,7 +519,7 @@ def train(args: Args) -> dict[str, Any]:
     import torch
 
     import agents
-    from agents.dmc import action_size, encode_pairs, greedy
+    from agents.dmc import L2_MODES, action_size, encode_pairs, greedy
     from agents.heuristic import HeuristicAgent
     from gin_env.vector import VectorGinEnv
     from training.checkpoints import latest_checkpoint, set_rng_states
@@ -752,7 +756,7 @@ def train(args: Args) -> dict[str, Any]:
             learner = np.flatnonzero(who == 0)
             if len(learner):
                 lob, lmask = obs[learner], mask[learner]
-                need_l2 = warm or args.features == "l2"
+                need_l2 = warm or args.features in L2_MODES
                 l2a = l2_moves(lob, lmask) if need_l2 else None
                 rows, pacts, feats = encode_pairs(lob, lmask, args.features, l2a)
                 if warm:
