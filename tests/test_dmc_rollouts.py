@@ -55,8 +55,12 @@ def test_generate_fit_select_export_end_to_end(tmp_path: Path) -> None:
     data = R.load_data(tmp_path)
     assert len(data["obs"]) == 24 and data["returns"].shape == (24, 109)
     assert ((data["returns"] != R.ILLEGAL) == data["mask"]).all()
-    summary = R.fit(tmp_path, hidden=(16, 16), epochs=2, batch=8, valid=0.25, features="l2score")
-    assert summary["decisions"] == 24 and len(summary["history"]) == 2
+    summary = R.fit(
+        tmp_path, hidden=(16, 16), epochs=2, batch=8, valid=0.25, features="l2score", ensemble=2
+    )
+    assert summary["decisions"] == 24 and len(summary["history"]) == 4
+    gains = R.one_step_gain(tmp_path, [0.0, 1.0])
+    assert gains[1]["deviates"] == 0.0 and gains[1]["gain_per_decision"] == 0.0  # plays L2
     picks = R.select(tmp_path, [0.0, 0.05], pairs=2, seed=11, workers=1)
     assert [p["margin"] for p in picks] == [0.0, 0.05]
     assert all(0.0 <= p["heuristic/hand_win_rate"] <= 1.0 for p in picks)
@@ -94,3 +98,29 @@ def test_l2score_marks_l2s_own_discard_as_its_best_move() -> None:
         if any(env.terminations.values()):
             env.reset(seed=seen)
     assert input_layout("l2score")["action_encoding"].endswith("+l2score")
+
+
+def test_a_merged_ensemble_scores_the_mean_of_its_members() -> None:
+    from agents.dmc import ACTION_FEATURES, QNet
+    from gin_env.encoding import OBS_SIZE
+
+    rng = np.random.default_rng(0)
+
+    def net(h: int) -> QNet:
+        layers = [
+            (rng.normal(size=(h, h)), rng.normal(size=h)),
+            (rng.normal(size=(1, h)), rng.normal(size=1)),
+        ]
+        return QNet(
+            rng.normal(size=(h, OBS_SIZE)),
+            rng.normal(size=(h, ACTION_FEATURES)),
+            rng.normal(size=h),
+            layers,
+        )
+
+    members = [net(8), net(8), net(8)]
+    obs = rng.random((5, OBS_SIZE)).astype(np.float32)
+    rows = np.repeat(np.arange(5), 3)
+    feats = rng.random((15, ACTION_FEATURES)).astype(np.float32)
+    mean = np.mean([m.q(obs, rows, feats) for m in members], axis=0)
+    np.testing.assert_allclose(R.merge(members).q(obs, rows, feats), mean, rtol=1e-4, atol=1e-3)

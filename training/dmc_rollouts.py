@@ -246,25 +246,26 @@ def load_data(run_dir: Path) -> dict[str, np.ndarray]:
 # ==========================================================================================
 def fit(
     run_dir: Path,
-    hidden: Sequence[int] = (512, 256, 256),
-    epochs: int = 20,
+    hidden: Sequence[int] = (256, 256),
+    epochs: int = 8,
     batch: int = 512,
     lr: float = 3e-4,
     valid: float = 0.05,
     seed: int = 0,
     threads: int = 1,
-    features: str = "l2",
+    features: str = "l2score",
+    ensemble: int = 1,
 ) -> dict[str, Any]:
-    """Fit a Q network to the rolled-out returns of ``run_dir``; write ``<run_dir>/q.pt``
-    (the weights of the epoch with the lowest held-out paired loss) and ``fit.json``
-    (losses by epoch on the held-out decisions)."""
+    """Fit ``ensemble`` Q networks (seeds ``seed``, ``seed + 1`` ...) to the rolled-out
+    returns of ``run_dir``; each keeps the weights of its epoch with the lowest held-out
+    paired loss. Writes ``<run_dir>/q.pt`` and ``fit.json`` (losses by epoch on the
+    held-out decisions). The player averages the members' Q (:func:`load_player`)."""
     import torch
 
     from agents.dmc import encode_pairs
     from training.train_dmc import _torch_model
 
     torch.set_num_threads(threads)
-    torch.manual_seed(seed)
     d = load_data(run_dir)
     n = len(d["obs"])
     obs = d["obs"].astype(np.float32)
@@ -273,82 +274,148 @@ def fit(
     rolled = d["returns"][rows, acts] != ILLEGAL
     rows, acts, feats = rows[rolled], acts[rolled], feats[rolled]
     target = d["returns"][rows, acts].astype(np.float32) * SCALE
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(n)
+    order = np.random.default_rng(seed).permutation(n)
     n_valid = max(1, int(n * valid))
-    held = np.zeros(n, bool)
-    held[order[:n_valid]] = True
+    train_idx, valid_idx = order[n_valid:], np.sort(order[:n_valid])
     starts = np.searchsorted(rows, np.arange(n + 1))
-    model = _torch_model(list(hidden), features)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    t_obs = torch.from_numpy(obs)
-    t_feats = torch.from_numpy(feats)
-    t_target = torch.from_numpy(target)
-
-    def batch_loss(states: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        # Pairs of these decisions, and each pair's decision index within the batch.
-        lo, hi = starts[states], starts[states + 1]
-        counts = hi - lo
-        idx = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
-        local = np.repeat(np.arange(len(states)), counts)
-        q = model.pairs(t_obs[states], torch.from_numpy(local), t_feats[idx])
-        y = t_target[idx]
-        seg = torch.from_numpy(local)
-        cnt = torch.from_numpy(counts.astype(np.float32))
-        q_mean = torch.zeros(len(states)).index_add_(0, seg, q) / cnt
-        y_mean = torch.zeros(len(states)).index_add_(0, seg, y) / cnt
-        mean_loss = ((q_mean - y_mean) ** 2).mean()
-        paired = ((q - q_mean[seg]) - (y - y_mean[seg])) ** 2
-        paired_loss = paired.mean()
-        return mean_loss + paired_loss, mean_loss, paired_loss
-
-    train_idx = order[n_valid:]
-    valid_idx = np.sort(order[:n_valid])
+    t_obs, t_feats, t_target = map(torch.from_numpy, (obs, feats, target))
     # The paired loss of a Q that ranks no move above another: what the network must beat.
     v_rows = np.repeat(np.arange(n), np.diff(starts))
     centred = target - (np.bincount(v_rows, target, n) / np.diff(starts))[v_rows]
     flat_loss = float(np.mean(centred[np.isin(v_rows, valid_idx)] ** 2))
-    history = []
-    best: tuple[float, int, dict[str, Any]] = (float("inf"), 0, {})
+
+    def batch_loss(model: Any, states: np.ndarray) -> tuple[Any, Any, Any]:
+        # Pairs of these decisions, and each pair's decision index within the batch.
+        lo, hi = starts[states], starts[states + 1]
+        counts = hi - lo
+        idx = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
+        seg = torch.from_numpy(np.repeat(np.arange(len(states)), counts))
+        q = model.pairs(t_obs[states], seg, t_feats[idx])
+        y = t_target[idx]
+        cnt = torch.from_numpy(counts.astype(np.float32))
+        q_mean = torch.zeros(len(states)).index_add_(0, seg, q) / cnt
+        y_mean = torch.zeros(len(states)).index_add_(0, seg, y) / cnt
+        mean_loss = ((q_mean - y_mean) ** 2).mean()
+        paired_loss = (((q - q_mean[seg]) - (y - y_mean[seg])) ** 2).mean()
+        return mean_loss + paired_loss, mean_loss, paired_loss
+
+    members, history = [], []
     t0 = time.time()
-    for epoch in range(epochs):
-        model.train()
-        perm = rng.permutation(train_idx)
-        total = 0.0
-        for b in range(0, len(perm), batch):
-            loss, _, _ = batch_loss(np.sort(perm[b : b + batch]))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * min(batch, len(perm) - b)
-        with torch.no_grad():
-            model.eval()
-            _, vm, vp = batch_loss(valid_idx)
-        rec = {
-            "epoch": epoch + 1,
-            "train_loss": total / len(perm),
-            "valid_mean_loss": float(vm),
-            "valid_paired_loss": float(vp),
-            "valid_paired_loss_flat_q": flat_loss,
-            "seconds": round(time.time() - t0, 1),
-        }
-        history.append(rec)
-        print(json.dumps(rec), flush=True)
-        if float(vp) < best[0]:  # early stopping on the held-out paired loss
-            best = (float(vp), epoch + 1, {k: v.clone() for k, v in model.state_dict().items()})
-    blob = {"model": best[2], "hidden": list(hidden), "epoch": best[1], "features": features}
+    for k in range(ensemble):
+        torch.manual_seed(seed + k)
+        rng = np.random.default_rng(seed + k)
+        model = _torch_model(list(hidden), features)
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
+        best: tuple[float, int, dict[str, Any]] = (float("inf"), 0, {})
+        for epoch in range(epochs):
+            model.train()
+            perm = rng.permutation(train_idx)
+            total = 0.0
+            for b in range(0, len(perm), batch):
+                loss, _, _ = batch_loss(model, np.sort(perm[b : b + batch]))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += float(loss.detach()) * min(batch, len(perm) - b)
+            with torch.no_grad():
+                model.eval()
+                _, vm, vp = batch_loss(model, valid_idx)
+            rec = {
+                "member": k,
+                "epoch": epoch + 1,
+                "train_loss": total / len(perm),
+                "valid_mean_loss": float(vm),
+                "valid_paired_loss": float(vp),
+                "valid_paired_loss_flat_q": flat_loss,
+                "seconds": round(time.time() - t0, 1),
+            }
+            history.append(rec)
+            print(json.dumps(rec), flush=True)
+            if float(vp) < best[0]:  # early stopping on the held-out paired loss
+                state = {key: v.clone() for key, v in model.state_dict().items()}
+                best = (float(vp), epoch + 1, state)
+        members.append(best)
+    blob = {
+        "models": [m[2] for m in members],
+        "hidden": list(hidden),
+        "epochs": [m[1] for m in members],
+        "features": features,
+    }
     torch.save(blob, run_dir / "q.pt")
     summary = {
         "decisions": n,
         "pairs": len(rows),
         "hidden": list(hidden),
         "features": features,
+        "ensemble": ensemble,
         "epochs": epochs,
-        "best_epoch": best[1],
+        "best_epochs": blob["epochs"],
+        "valid_decisions": int(n_valid),
+        "seed": seed,
         "history": history,
     }
     (run_dir / "fit.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+def merge(nets: Sequence[Any]) -> Any:
+    """One :class:`agents.dmc.QNet` whose Q is the mean of ``nets``' (same shapes): the
+    members side by side (block-diagonal hidden layers), the last layer averaging them."""
+    from agents.dmc import QNet
+
+    if len(nets) == 1:
+        return nets[0]
+    layers = []
+    for i in range(len(nets[0].layers)):
+        ws = [net.layers[i][0] for net in nets]
+        bs = [net.layers[i][1] for net in nets]
+        if i < len(nets[0].layers) - 1:
+            w = np.zeros((sum(x.shape[0] for x in ws), sum(x.shape[1] for x in ws)), np.float32)
+            r = c = 0
+            for x in ws:
+                w[r : r + x.shape[0], c : c + x.shape[1]] = x
+                r, c = r + x.shape[0], c + x.shape[1]
+            layers.append((w, np.concatenate(bs)))
+        else:
+            w = np.concatenate(ws, axis=1) / len(nets)
+            layers.append((w, np.mean(bs, axis=0)))
+    return QNet(
+        np.concatenate([net.w_obs for net in nets]),
+        np.concatenate([net.w_act for net in nets]),
+        np.concatenate([net.b0 for net in nets]),
+        layers,
+    )
+
+
+def one_step_gain(run_dir: Path, margins: Sequence[float], seed: int = 0) -> list[dict[str, Any]]:
+    """The one-step gain of each margin's player over L2 on the held-out decisions of the
+    last :func:`fit` (those whose every legal move was rolled out): the rolled-out return
+    of the player's move less L2's, per decision, with a 95% CI. It is what playing the
+    player once and L2 afterwards gains; it does not count positions only the player
+    reaches, so it ranks margins cheaply but does not replace play against L2."""
+    summary = json.loads((run_dir / "fit.json").read_text())
+    n = summary["decisions"]  # the data the fit saw (chunks written since come after it)
+    d = {k: v[:n] for k, v in load_data(run_dir).items()}
+    held = np.sort(np.random.default_rng(seed).permutation(n)[: summary["valid_decisions"]])
+    full = (d["returns"][held] != ILLEGAL).sum(1) == d["mask"][held].sum(1)
+    held = held[full]
+    ret = d["returns"][held].astype(np.float64)
+    l2 = d["l2"][held].astype(np.int64)
+    out = []
+    for m in margins:
+        acts = player(run_dir, m).act_batch(d["obs"][held].astype(np.float32), d["mask"][held])
+        gain = ret[np.arange(len(held)), acts] - ret[np.arange(len(held)), l2]
+        half = 1.96 * gain.std() / np.sqrt(len(gain))
+        rec = {
+            "margin": m,
+            "decisions": len(held),
+            "deviates": float(np.mean(acts != l2)),
+            "gain_per_decision": float(gain.mean()),
+            "ci95": [float(gain.mean() - half), float(gain.mean() + half)],
+        }
+        print(json.dumps(rec), flush=True)
+        out.append(rec)
+    return out
 
 
 # ==========================================================================================
@@ -367,10 +434,13 @@ def load_player(path: Path, margin: float, name: str = "dmc") -> Any:
     from training.train_dmc import _qnets, _torch_model
 
     blob = torch.load(path, weights_only=False)
-    features = blob.get("features", "l2")
-    model = _torch_model(blob["hidden"], features)
-    model.load_state_dict(blob["model"])
-    return DMCAgent(_qnets([model]), False, features, name=name, margin=margin)
+    features = blob["features"]
+    models = []
+    for state in blob["models"] if "models" in blob else [blob["model"]]:  # one-net files
+        models.append(_torch_model(blob["hidden"], features))
+        models[-1].load_state_dict(state)
+    net = merge(_qnets(models))
+    return DMCAgent([net], False, features, name=name, margin=margin)
 
 
 def select(
@@ -455,12 +525,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     f = sub.add_parser("fit", help="fit Q to the data of <run-dir>")
     f.add_argument("--run-dir", default="runs/rollouts")
-    f.add_argument("--hidden", default="512,256,256")
-    f.add_argument("--epochs", type=int, default=20)
+    f.add_argument("--hidden", default="256,256")
+    f.add_argument("--epochs", type=int, default=8)
+    f.add_argument("--ensemble", type=int, default=1, help="networks averaged (default: 1)")
     f.add_argument("--batch", type=int, default=512)
     f.add_argument("--lr", type=float, default=3e-4)
     f.add_argument("--seed", type=int, default=0)
-    f.add_argument("--features", default="l2", choices=("l2", "l2score"))
+    f.add_argument("--features", default="l2score", choices=("l2", "l2score"))
+    o = sub.add_parser("gain", help="one-step gain over L2 of each margin, held-out decisions")
+    o.add_argument("--run-dir", default="runs/rollouts")
+    o.add_argument("--margins", default="0,0.005,0.01,0.02,0.04")
     s = sub.add_parser("select", help="each margin's player vs L2 on the selection seed")
     s.add_argument("--run-dir", default="runs/rollouts")
     s.add_argument("--margins", default="0,0.01,0.03,0.1")
@@ -488,7 +562,18 @@ def main(argv: list[str] | None = None) -> int:
         )
     elif ns.cmd == "fit":
         hidden = [int(x) for x in ns.hidden.split(",")]
-        fit(run_dir, hidden, ns.epochs, ns.batch, ns.lr, seed=ns.seed, features=ns.features)
+        fit(
+            run_dir,
+            hidden,
+            ns.epochs,
+            ns.batch,
+            ns.lr,
+            seed=ns.seed,
+            features=ns.features,
+            ensemble=ns.ensemble,
+        )
+    elif ns.cmd == "gain":
+        one_step_gain(run_dir, [float(x) for x in ns.margins.split(",")])
     elif ns.cmd == "select":
         margins = [float(x) for x in ns.margins.split(",")]
         select(run_dir, margins, ns.pairs, ns.seed, ns.workers)
