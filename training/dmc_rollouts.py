@@ -499,6 +499,21 @@ def export(
     )
 
 
+def card(name: str, opponents: Sequence[tuple[str, int]], seed: int, workers: int) -> Path:
+    """Evaluate the shipped ``name`` on held-out ``seed`` (duplicate pairs against each
+    ``(opponent, pairs)``) and write its model card."""
+    from training.model_cards import card_evaluation, write_rollout_card
+
+    results: dict[str, Any] = {"env": "gin", "seed": seed}
+    for opp, pairs in opponents:
+        part = card_evaluation(name, pairs, 0, workers, seed, [opp])
+        results.update({k: v for k, v in part.items() if k not in ("env", "seed")})
+    print(json.dumps(results, indent=1, default=str))
+    spec = ",".join(f"{o}:{p}" for o, p in opponents)
+    command = f"python -m {MODULE} card --name {name} --opponents {spec} --seed {seed}"
+    return write_rollout_card(name, results, command)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = argparse.ArgumentParser(prog=f"python -m {MODULE}")
@@ -545,7 +560,16 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--run-dir", default="runs/rollouts")
     e.add_argument("--name", default="gin-dmc")
     e.add_argument("--margin", type=float, required=True)
+    c = sub.add_parser("card", help="evaluate a shipped player on a held-out seed, write its card")
+    c.add_argument("--name", default="gin-dmc")
+    c.add_argument("--opponents", default="heuristic:5000,simple:2000", help="NAME:PAIRS,...")
+    c.add_argument("--seed", type=int, default=2026)
+    c.add_argument("--workers", type=int, default=2)
     ns = parser.parse_args(argv)
+    if ns.cmd == "card":
+        opponents = [(o, int(p)) for o, _, p in (x.partition(":") for x in ns.opponents.split(","))]
+        print(card(ns.name, opponents, ns.seed, ns.workers))
+        return 0
     run_dir = Path(ns.run_dir)
     if ns.cmd == "gen":
         generate(
