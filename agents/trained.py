@@ -99,6 +99,32 @@ def _activate(x: np.ndarray, name: str) -> np.ndarray:
     return np.tanh(x) if name == "tanh" else np.maximum(x, 0.0)
 
 
+def mlp_forward(
+    x: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]], activation: str
+) -> np.ndarray:
+    """``layers`` (torch-shaped ``(weight, bias)``) applied to ``x``, ``activation`` after
+    every layer but the last: the numpy forward pass of every exported actor."""
+    last = len(layers) - 1
+    for i, (w, b) in enumerate(layers):
+        x = x @ w.T + b
+        if i < last:
+            x = _activate(x, activation)
+    return x
+
+
+def masked_choice(
+    logits: np.ndarray, mask: np.ndarray, deterministic: bool, rng: np.random.Generator | None
+) -> int:
+    """The legal action of highest logit, or (``deterministic=False``) one sampled from the
+    softmax over the legal actions."""
+    masked = np.where(mask, logits, -np.inf)
+    if deterministic:
+        return int(np.argmax(masked))
+    rng = rng if rng is not None else np.random.default_rng()
+    p = np.exp(masked - masked.max())
+    return int(rng.choice(len(p), p=p / p.sum()))
+
+
 class MLPAgent:
     """A masked MLP policy: hidden layers, then one logit per action id.
 
@@ -134,13 +160,7 @@ class MLPAgent:
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked logits for one observation vector or a batch of them."""
-        x = np.asarray(obs, np.float32)
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            x = x @ w.T + b
-            if i < last:
-                x = _activate(x, self.activation)
-        return x
+        return mlp_forward(np.asarray(obs, np.float32), self.layers, self.activation)
 
     def act(
         self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
@@ -150,13 +170,7 @@ class MLPAgent:
             raise ValueError("the action mask has no legal action: this agent is not to act")
         kind = INPUT_KINDS.get(self.obs_size, "obs")
         logits = self.logits(policy_input(observation["observation"], mask, kind))
-        masked = np.where(mask, logits, -np.inf)
-        if self.deterministic:
-            return int(np.argmax(masked))
-        rng = rng if rng is not None else np.random.default_rng()
-        p = np.exp(masked - masked.max())
-        p /= p.sum()
-        return int(rng.choice(len(p), p=p))
+        return masked_choice(logits, mask, self.deterministic, rng)
 
     def __repr__(self) -> str:
         sizes = [self.obs_size] + [int(w.shape[0]) for w, _ in self.layers]

@@ -42,7 +42,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from agents.trained import MLPAgent, actor_from_sb3
+from agents.trained import MLPAgent, actor_from_sb3, masked_choice, mlp_forward
 
 __all__ = [
     "CRITICS",
@@ -219,10 +219,6 @@ class EncodedPolicy(MaskableActorCriticPolicy):
 
 
 # -- the exported player -----------------------------------------------------------------
-def _activate(x: np.ndarray, name: str) -> np.ndarray:
-    return np.tanh(x) if name == "tanh" else np.maximum(x, 0.0)
-
-
 class HistoryActor:
     """A history-reading actor in numpy: the pooled moves after the flat observation, then
     the actor MLP and one logit per action (greedy over the legal ones by default)."""
@@ -270,12 +266,7 @@ class HistoryActor:
         obs = np.asarray(observation["observation"], np.float32)
         hist = np.asarray(observation["history"], np.float32)
         x = np.concatenate([obs, self.pooled(hist, observation["history_mask"])])
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            x = x @ w.T + b
-            if i < last:
-                x = _activate(x, self.activation)
-        return x
+        return mlp_forward(x, self.layers, self.activation)
 
     def act(
         self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
@@ -283,12 +274,7 @@ class HistoryActor:
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if not mask.any():
             raise ValueError("the action mask has no legal action: this agent is not to act")
-        masked = np.where(mask, self.logits(observation), -np.inf)
-        if self.deterministic:
-            return int(np.argmax(masked))
-        rng = rng if rng is not None else np.random.default_rng()
-        p = np.exp(masked - masked.max())
-        return int(rng.choice(len(p), p=p / p.sum()))
+        return masked_choice(self.logits(observation), mask, self.deterministic, rng)
 
     def __repr__(self) -> str:
         sizes = [int(self.layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in self.layers]
