@@ -24,7 +24,8 @@ Semantics, as the single-agent wrapper's:
   and the game has already restarted (``autoreset_mode`` SAME_STEP): the observation
   returned is the new episode's first, the ended episode's last state is not kept
   (``infos`` carries no ``final_obs``).
-- :meth:`action_masks` gives the learner's legal actions, ``[N, 109]`` bool.
+- :meth:`action_masks` gives the learner's legal actions, ``[N, 109]`` bool; :meth:`state`
+  the global state of every game (for a centralized critic).
 
 >>> env = LearnerVectorEnv(4, opponents="simple", seed=0, backend="python")
 >>> obs, infos = env.reset()
@@ -185,6 +186,14 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
         if self._out is None:
             raise RuntimeError("call reset() before action_masks()")
         return self._out["action_mask"].copy()
+
+    def state(self) -> np.ndarray:
+        """``[num_envs, state_size]`` float32: the global state of every game at the
+        learner's decision (:meth:`gin_env.vector.VectorGinEnv.state`; every hand and the
+        stock, for a centralized critic: never give it to the acting policy)."""
+        if self._out is None:
+            raise RuntimeError("call reset() before state()")
+        return self.engine.state()
 
     def close(self, **kwargs: Any) -> None:
         self.engine.close()

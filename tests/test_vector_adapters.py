@@ -218,3 +218,27 @@ def test_maskable_ppo_learns_on_the_sb3_adapter() -> None:
     masks = get_action_masks(vec)
     action, _ = model.predict(obs, action_masks=masks)
     assert masks[np.arange(4), action].all()
+
+
+def test_learner_vector_env_state_is_the_games_state_at_the_learners_turn() -> None:
+    from agents.vector import LearnerVectorEnv
+    from gin_env.encoding import OBS_SLICES, state_views
+
+    env = LearnerVectorEnv(3, opponents="simple", seed=4, backend="python")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.state()
+    obs, infos = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        state = env.state()
+        assert state.shape == (3, env.engine.state_size)
+        for i in range(3):
+            views = state_views(state[i], env.num_players)
+            seat = int(infos["learner_seat"][i])
+            # The learner is to act and its hand in the state is the one it observes.
+            assert views["to_act"][seat] == 1.0
+            hand = obs[i, OBS_SLICES["hand"]]
+            np.testing.assert_array_equal(views["hands"].reshape(env.num_players, -1)[seat], hand)
+        masks = env.action_masks()
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, _, _, _, infos = env.step(acts)
