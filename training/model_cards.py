@@ -114,6 +114,26 @@ def eval_history(evals: list[dict[str, float]]) -> list[str]:
     return rows
 
 
+def _training_head(commands: list[str], resumed: bool = True) -> list[str]:
+    """The start of a card's training section: the commands, then the facts table's head."""
+    intro = ["Commands (the first run, then each `--resume`):", ""] if resumed else []
+    return ["## Training", "", *intro, "```", *commands, "```", "", "| | |", "|---|---|"]
+
+
+def _qnet_facts(agent: Any) -> tuple[list[int], str]:
+    """A DMC player's layer sizes (observation, action, hidden..., 1) and its input-layout
+    row of the facts table."""
+    net = agent.nets[0]
+    sizes = [net.w_obs.shape[1], net.w_act.shape[1], len(net.b0)] + [len(b) for _, b in net.layers]
+    layout = agent.meta.get("input_layout", {})
+    row = (
+        f"| Input layout | observation `{layout.get('observation')}` ({layout.get('obs_size')}),"
+        f" action `{layout.get('action_encoding')}` ({layout.get('action_size')}); checked on "
+        "load |"
+    )
+    return sizes, row
+
+
 def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
     """``agents/checkpoints/<name>.md``: how it was trained and how it plays."""
     from agents.trained import CHECKPOINT_DIR, load
@@ -128,16 +148,7 @@ def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
         f"MaskablePPO (sb3-contrib) actor for `{meta['env']}`, played by `agents.trained.load"
         f"({name!r})` (numpy only, deterministic: the legal action with the highest logit).",
         "",
-        "## Training",
-        "",
-        "Commands (the first run, then each `--resume`):",
-        "",
-        "```",
-        *meta.get("commands", []),
-        "```",
-        "",
-        "| | |",
-        "|---|---|",
+        *_training_head(meta.get("commands", [])),
         f"| Steps | {meta['steps']:,} learner decisions of PPO"
         + (
             " (none: the shipped actor is the warm start itself, which no later evaluation beat) |"
@@ -246,9 +257,7 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
     agent = agents.make(name)
     meta = agent.meta
     a = meta.get("args", {})
-    net = agent.nets[0]
-    sizes = [net.w_obs.shape[1], net.w_act.shape[1], len(net.b0)] + [len(b) for _, b in net.layers]
-    layout = meta.get("input_layout", {})
+    sizes, layout_row = _qnet_facts(agent)
     best = meta.get("best") or {}
     chosen = meta.get("chosen", "")
     lines = [
@@ -258,16 +267,7 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
         "(numpy only, deterministic: the legal action with the highest Q). Trained by "
         "`training/train_dmc.py`.",
         "",
-        "## Training",
-        "",
-        "Commands (the first run, then each `--resume`):",
-        "",
-        "```",
-        *meta.get("commands", []),
-        "```",
-        "",
-        "| | |",
-        "|---|---|",
+        *_training_head(meta.get("commands", [])),
         f"| Decisions | {meta['steps']:,} learner decisions at the shipped checkpoint "
         f"(`{chosen}`); the run made {meta.get('run_steps', meta['steps']):,} |",
         "| Chosen | "
@@ -304,9 +304,7 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
             else ""
         )
         + " |",
-        f"| Input layout | observation `{layout.get('observation')}` ({layout.get('obs_size')}),"
-        f" action `{layout.get('action_encoding')}` ({layout.get('action_size')}); checked on "
-        "load |",
+        layout_row,
         f"| Targets | the deciding seat's own side's points of the hand x {a.get('reward_scale')}"
         " (Monte-Carlo, no bootstrapping) |",
         "| Warm start | "
@@ -353,10 +351,16 @@ def write_rollout_card(name: str, results: dict[str, Any], command: str) -> Path
     agent = agents.make(name)
     meta = agent.meta
     fit = meta.get("fit", {})
-    last = (fit.get("history") or [{}])[-1]
-    net = agent.nets[0]
-    sizes = [net.w_obs.shape[1], net.w_act.shape[1], len(net.b0)] + [len(b) for _, b in net.layers]
-    layout = meta.get("input_layout", {})
+    history = fit.get("history") or [{}]
+    fit_s = history[-1].get("seconds", 0)
+    # Each member keeps its epoch of lowest held-out paired loss (training.dmc_rollouts.fit).
+    kept: dict[int, float] = {}
+    for h in history:
+        if "valid_paired_loss" in h:
+            m = int(h.get("member", 0))
+            kept[m] = min(kept.get(m, float("inf")), h["valid_paired_loss"])
+    flat = history[-1].get("valid_paired_loss_flat_q", float("nan"))
+    sizes, layout_row = _qnet_facts(agent)
     picks = meta.get("selection", [])
     lines = [
         f"# {name}",
@@ -368,29 +372,23 @@ def write_rollout_card(name: str, results: dict[str, Any], command: str) -> Path
         "them from the observation alone; the player takes the move of highest Q, L2's move "
         f"getting a bonus of {meta.get('margin')} (points / 100).",
         "",
-        "## Training",
-        "",
-        "```",
-        *meta.get("commands", []),
-        "```",
-        "",
-        "| | |",
-        "|---|---|",
+        *_training_head(meta.get("commands", []), resumed=False),
         f"| Decisions | {meta['steps']:,} decisions rolled out, {meta.get('rollouts', 0):,} "
         "rollouts |",
         f"| Wall time | {meta.get('gen_s', 0) / 3600:.2f} CPU hours of rollouts (worker "
-        f"processes), {last.get('seconds', 0) / 60:.1f} min of fitting, on a shared 2-core "
+        f"processes), {fit_s / 60:.1f} min of fitting, on a shared 2-core "
         "machine |",
         f"| Network | Q(s, a): observation {sizes[0]} + action {sizes[1]} -> "
-        f"{'-'.join(map(str, sizes[2:]))}, ReLU, one network (the role is in the observation) |",
-        "| Action encoding | kind, card, deadwood after the move, whether L2 plays the move |",
-        f"| Input layout | observation `{layout.get('observation')}` ({layout.get('obs_size')}),"
-        f" action `{layout.get('action_encoding')}` ({layout.get('action_size')}); checked on "
-        "load |",
-        f"| Fit | {fit.get('epochs')} epochs; held-out paired loss "
-        f"{last.get('valid_paired_loss', float('nan')):.5f} against "
-        f"{last.get('valid_paired_loss_flat_q', float('nan')):.5f} for a Q that ranks no move "
-        "above another |",
+        f"{'-'.join(map(str, sizes[2:]))}, ReLU, one network (the role is in the observation"
+        f"; the mean of an ensemble of {fit.get('ensemble', 1)}) |",
+        "| Action encoding | kind, card, deadwood after the move, whether L2 plays the move"
+        + (", L2's own score of the move" if agent.features == "l2score" else "")
+        + " |",
+        layout_row,
+        f"| Fit | up to {fit.get('epochs')} epochs, each member kept at its lowest held-out "
+        "paired loss: "
+        + ", ".join(f"{v:.5f}" for _, v in sorted(kept.items()))
+        + f" against {flat:.5f} for a Q that ranks no move above another |",
         "",
         "Margin chosen against L2 on the selection seed (duplicate pairs):",
         "",
