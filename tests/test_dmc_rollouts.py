@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from agents import trained
 from agents.dmc import load
 from agents.heuristic import HeuristicAgent
 from agents.simulate import seat_points
@@ -14,6 +16,7 @@ from gin_env import actions as A
 from gin_env import gin_v0
 from gin_env.hand import Phase
 from training import dmc_rollouts as R
+from training.model_cards import write_rollout_card
 
 
 def test_the_rolled_out_return_of_l2s_move_is_the_hand_l2_then_plays() -> None:
@@ -45,7 +48,9 @@ def test_the_rolled_out_return_of_l2s_move_is_the_hand_l2_then_plays() -> None:
             env.reset(seed=checked)
 
 
-def test_generate_fit_select_export_end_to_end(tmp_path: Path) -> None:
+def test_generate_fit_select_export_end_to_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert (
         R.generate(tmp_path, workers=1, minutes=0.0, chunk=12, sample=0.5, epsilon=0.1, seed=1) == 0
     )
@@ -56,17 +61,33 @@ def test_generate_fit_select_export_end_to_end(tmp_path: Path) -> None:
     assert len(data["obs"]) == 24 and data["returns"].shape == (24, 109)
     assert ((data["returns"] != R.ILLEGAL) == data["mask"]).all()
     summary = R.fit(
-        tmp_path, hidden=(16, 16), epochs=2, batch=8, valid=0.25, features="l2score", ensemble=2
+        tmp_path,
+        hidden=(16, 16),
+        epochs=2,
+        batch=8,
+        valid=0.25,
+        seed=3,
+        features="l2score",
+        ensemble=2,
     )
     assert summary["decisions"] == 24 and len(summary["history"]) == 4
     gains = R.one_step_gain(tmp_path, [0.0, 1.0])
     assert gains[1]["deviates"] == 0.0 and gains[1]["gain_per_decision"] == 0.0  # plays L2
+    # The gain is measured on the fit's own held-out decisions (its seed's split).
+    assert gains[0]["decisions"] == len(R.held_out(24, 0.25, 3)[1]) == 6
     picks = R.select(tmp_path, [0.0, 0.05], pairs=2, seed=11, workers=1)
     assert [p["margin"] for p in picks] == [0.0, 0.05]
     assert all(0.0 <= p["heuristic/hand_win_rate"] <= 1.0 for p in picks)
     path = R.export(tmp_path, "tiny-rollouts", 0.05, ["test"], directory=tmp_path)
     agent = load(path)
     assert agent.features == "l2score" and agent.margin == 0.05
+    monkeypatch.setattr(trained, "CHECKPOINT_DIR", tmp_path)
+    card = write_rollout_card("tiny-rollouts", {"seed": 2026}, "test").read_text()
+    kept = [
+        min(h["valid_paired_loss"] for h in summary["history"] if h["member"] == m) for m in (0, 1)
+    ]
+    assert ", ".join(f"{v:.5f}" for v in kept) in card  # each member's kept loss
+    assert "ensemble of 2" in card and "L2's own score of the move" in card
     env = gin_v0.env()
     env.reset(seed=0)
     for _name in env.agent_iter(max_iter=300):

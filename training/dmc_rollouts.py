@@ -244,6 +244,14 @@ def load_data(run_dir: Path) -> dict[str, np.ndarray]:
 # ==========================================================================================
 # Fit: Q to the returns, with the paired (per-decision centred) loss
 # ==========================================================================================
+def held_out(n: int, valid: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(train, held)`` decision indices of :func:`fit`'s split (``held`` sorted): the same
+    for the fit and for :func:`one_step_gain`, which measures on the held-out part."""
+    order = np.random.default_rng(seed).permutation(n)
+    n_valid = max(1, int(n * valid))
+    return order[n_valid:], np.sort(order[:n_valid])
+
+
 def fit(
     run_dir: Path,
     hidden: Sequence[int] = (256, 256),
@@ -274,9 +282,7 @@ def fit(
     rolled = d["returns"][rows, acts] != ILLEGAL
     rows, acts, feats = rows[rolled], acts[rolled], feats[rolled]
     target = d["returns"][rows, acts].astype(np.float32) * SCALE
-    order = np.random.default_rng(seed).permutation(n)
-    n_valid = max(1, int(n * valid))
-    train_idx, valid_idx = order[n_valid:], np.sort(order[:n_valid])
+    train_idx, valid_idx = held_out(n, valid, seed)
     starts = np.searchsorted(rows, np.arange(n + 1))
     t_obs, t_feats, t_target = map(torch.from_numpy, (obs, feats, target))
     # The paired loss of a Q that ranks no move above another: what the network must beat.
@@ -350,7 +356,8 @@ def fit(
         "ensemble": ensemble,
         "epochs": epochs,
         "best_epochs": blob["epochs"],
-        "valid_decisions": int(n_valid),
+        "valid": valid,
+        "valid_decisions": len(valid_idx),
         "seed": seed,
         "history": history,
     }
@@ -387,7 +394,7 @@ def merge(nets: Sequence[Any]) -> Any:
     )
 
 
-def one_step_gain(run_dir: Path, margins: Sequence[float], seed: int = 0) -> list[dict[str, Any]]:
+def one_step_gain(run_dir: Path, margins: Sequence[float]) -> list[dict[str, Any]]:
     """The one-step gain of each margin's player over L2 on the held-out decisions of the
     last :func:`fit` (those whose every legal move was rolled out): the rolled-out return
     of the player's move less L2's, per decision, with a 95% CI. It is what playing the
@@ -396,7 +403,7 @@ def one_step_gain(run_dir: Path, margins: Sequence[float], seed: int = 0) -> lis
     summary = json.loads((run_dir / "fit.json").read_text())
     n = summary["decisions"]  # the data the fit saw (chunks written since come after it)
     d = {k: v[:n] for k, v in load_data(run_dir).items()}
-    held = np.sort(np.random.default_rng(seed).permutation(n)[: summary["valid_decisions"]])
+    held = held_out(n, summary["valid"], summary["seed"])[1]
     full = (d["returns"][held] != ILLEGAL).sum(1) == d["mask"][held].sum(1)
     held = held[full]
     ret = d["returns"][held].astype(np.float64)
@@ -436,7 +443,7 @@ def load_player(path: Path, margin: float, name: str = "dmc") -> Any:
     blob = torch.load(path, weights_only=False)
     features = blob["features"]
     models = []
-    for state in blob["models"] if "models" in blob else [blob["model"]]:  # one-net files
+    for state in blob["models"]:
         models.append(_torch_model(blob["hidden"], features))
         models[-1].load_state_dict(state)
     net = merge(_qnets(models))
