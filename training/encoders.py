@@ -42,7 +42,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from agents.trained import MLPAgent, actor_from_sb3, masked_choice, mlp_forward
+from agents.trained import ACTIVATIONS, MLPAgent, actor_from_sb3, masked_choice, mlp_forward
 
 __all__ = [
     "CRITICS",
@@ -232,8 +232,8 @@ class HistoryActor:
         name: str = "history-actor",
         meta: dict[str, Any] | None = None,
     ) -> None:
-        if activation not in ("tanh", "relu"):
-            raise ValueError(f"activation must be 'tanh' or 'relu'; got {activation!r}")
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {ACTIVATIONS}; got {activation!r}")
         missing = {"embed_w", "embed_b", "position", "query"} - set(encoder)
         if missing:
             raise ValueError(f"encoder lacks {sorted(missing)}")
