@@ -36,7 +36,7 @@ import numpy as np
 
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
-from gin_env.encoding import OBS_SIZE, OBS_SLICES
+from gin_env.encoding import OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
 from gin_env.hand import Phase
 
 __all__ = [
@@ -72,8 +72,13 @@ class BatchedPolicy(Protocol):
 def _check(observations: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
     obs = np.asarray(observations)
     mask = np.asarray(masks)
-    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
-        raise ValueError(f"observations must have shape (N, {OBS_SIZE}), got {obs.shape}")
+    if obs.ndim != 2 or obs.shape[1] not in (OBS_SIZE, OBS_SIZE_V1):
+        raise ValueError(
+            f"observations must have shape (N, {OBS_SIZE}) (or (N, {OBS_SIZE_V1}), layout v1), "
+            f"got {obs.shape}"
+        )
+    # The v1 layout keeps the v0 entries first, where the batched players read them; row
+    # by row, an agent gets the whole observation (a v1-trained network needs it).
     if mask.shape != (obs.shape[0], A.NUM_ACTIONS):
         raise ValueError(
             f"masks must have shape ({obs.shape[0]}, {A.NUM_ACTIONS}) (one per observation), "

@@ -25,7 +25,8 @@ Semantics, as the single-agent wrapper's:
   returned is the new episode's first, the ended episode's last state is not kept
   (``infos`` carries no ``final_obs``).
 - :meth:`action_masks` gives the learner's legal actions, ``[N, 109]`` bool; :meth:`state`
-  the global state of every game (for a centralized critic).
+  the global state of every game (for a centralized critic); :meth:`history` the learner's
+  move history (with ``observation="history"``).
 
 >>> env = LearnerVectorEnv(4, opponents="simple", seed=0, backend="python")
 >>> obs, infos = env.reset()
@@ -45,7 +46,6 @@ from gymnasium.vector.utils import batch_space
 
 from agents.batched import BatchedPolicy, make_batched
 from gin_env import actions as A
-from gin_env.encoding import OBS_SIZE
 from gin_env.vector import VectorGinEnv
 
 __all__ = ["LearnerVectorEnv"]
@@ -89,7 +89,8 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
             )
         self.learner_spec = learner
         self._policies = self._resolve(opponents, options)
-        self.single_observation_space = gym.spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        size = self.engine.observation_size  # 436, or 499 for the v1 games
+        self.single_observation_space = gym.spaces.Box(0.0, 1.0, (size,), np.float32)
         self.single_action_space = gym.spaces.Discrete(A.NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -194,6 +195,14 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
         if self._out is None:
             raise RuntimeError("call reset() before state()")
         return self.engine.state()
+
+    def history(self) -> tuple[np.ndarray, np.ndarray]:
+        """The learner's move history in every game: ``history`` ``[num_envs, 64, 63]``
+        float32 and ``history_mask`` ``[num_envs, 64]`` bool
+        (:meth:`gin_env.vector.VectorGinEnv.history`). Needs ``observation="history"``."""
+        if self._out is None:
+            raise RuntimeError("call reset() before history()")
+        return self.engine.history(self._learner)
 
     def close(self, **kwargs: Any) -> None:
         self.engine.close()

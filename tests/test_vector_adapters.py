@@ -242,3 +242,55 @@ def test_learner_vector_env_state_is_the_games_state_at_the_learners_turn() -> N
         masks = env.action_masks()
         acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         obs, _, _, _, infos = env.step(acts)
+
+
+@pytest.mark.parametrize("game", ["gin_v1", "three_handed_v1"])
+def test_learner_vector_env_history_is_the_learners(game: str) -> None:
+    from agents.vector import LearnerVectorEnv
+
+    env = LearnerVectorEnv(
+        3, game, opponents="simple", seed=2, backend="python", observation="history"
+    )
+    # The v1 games observe 499 entries, and the space says so.
+    assert env.single_observation_space.shape == (env.engine.observation_size,) == (499,)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.history()
+    obs, infos = env.reset()
+    assert obs.shape == (3, 499)
+    rng = np.random.default_rng(1)
+    moves = 0
+    for _ in range(15):
+        history, mask = env.history()
+        want_h, want_m = env.engine.history(infos["learner_seat"])
+        np.testing.assert_array_equal(history, want_h)
+        np.testing.assert_array_equal(mask, want_m)
+        assert history.shape[:2] == mask.shape == (3, 64)
+        moves = max(moves, int(mask.sum(axis=1).max()))
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        obs, _, _, _, infos = env.step(acts)
+    assert moves > 5  # the history fills as the hands go on
+    flat = LearnerVectorEnv(2, "gin", opponents="simple", seed=0, backend="python")
+    flat.reset()
+    with pytest.raises(ValueError, match='observation="history"'):
+        flat.history()
+
+
+def test_batched_players_read_the_v1_layout_as_v0() -> None:
+    from agents.batched import make_batched
+    from gin_env.encoding import OBS_SIZE
+    from gin_env.vector import VectorGinEnv
+
+    env = VectorGinEnv(16, "gin_v1", seed=3, backend="python")
+    out = env.reset()
+    simple = make_batched("simple")
+    rows = make_batched("heuristic")
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        obs, mask = out["observation"], out["action_mask"]
+        assert obs.shape[1] == 499
+        want = simple.act(obs[:, :OBS_SIZE], mask)
+        np.testing.assert_array_equal(simple.act(obs, mask), want)
+        np.testing.assert_array_equal(rows.act(obs, mask), rows.act(obs[:, :OBS_SIZE], mask))
+        with pytest.raises(ValueError, match=r"\(N, 436\) \(or \(N, 499\)"):
+            simple.act(obs[:, :100], mask)
+        out = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
