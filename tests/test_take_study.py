@@ -135,7 +135,7 @@ def test_the_study_end_to_end(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert q["brier_constant"] == pytest.approx(q["take_rate"] * (1 - q["take_rate"]), abs=0.05)
     assert len(study["heldout_brier_by_epoch"]) == 2
     text = (tmp_path / "take_study.md").read_text()
-    assert "| oracle |" in text and "learned take model" in text
+    assert "| oracle |" in text and "learned take model" in text and "| 10 |" in text
 
 
 def test_recorded_labels_match_would_take() -> None:
@@ -161,3 +161,12 @@ def test_recorded_labels_match_would_take() -> None:
     result = play_out(hand, [Asker(), Asker()])
     assert np.array_equal(np.stack(labels), data["y"][rows])
     assert seat_points(result, 0) == -seat_points(result, 1)
+
+
+def test_auc() -> None:
+    y = np.array([0, 0, 1, 1])
+    assert ts.auc(np.array([0.1, 0.2, 0.8, 0.9]), y) == 1.0
+    assert ts.auc(np.array([0.9, 0.8, 0.2, 0.1]), y) == 0.0
+    assert ts.auc(np.full(4, 0.5), y) == 0.5  # ties count half
+    assert ts.auc(np.array([0.1, 0.6, 0.5, 0.9]), y) == 0.75
+    assert np.isnan(ts.auc(np.ones(3), np.ones(3)))

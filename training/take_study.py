@@ -66,6 +66,7 @@ __all__ = [
     "generate",
     "fit",
     "take_quality",
+    "auc",
     "play_arm",
     "main",
 ]
@@ -322,7 +323,27 @@ def take_quality(model: TakeModel, data: dict[str, Any], base_rate: float) -> di
     ):
         out[f"brier_{name}"] = float(((p - y) ** 2).mean())
         out[f"accuracy_{name}"] = float(((p > 0.5) == (y > 0.5)).mean())
+    # Low cards are taken for their pips alone; what tells his hidden melds is how well a
+    # predictor ranks the cards of one pip value.
+    pips = np.broadcast_to(np.asarray(POINTS), data["asked"].shape)[sel]
+    for v in range(1, 11):
+        same = pips == v
+        out[f"take_rate_pips_{v}"] = float(y[same].mean()) if same.any() else float("nan")
+        out[f"auc_model_pips_{v}"] = auc(p_model[same], y[same])
+        out[f"auc_danger_pips_{v}"] = auc(p_danger[same], y[same])
     return out
+
+
+def auc(score: np.ndarray, label: np.ndarray) -> float:
+    """Area under the ROC curve: the chance a random positive scores above a random
+    negative (ties count half); NaN without both."""
+    pos = label > 0.5
+    n1, n0 = int(pos.sum()), int((~pos).sum())
+    if not n1 or not n0:
+        return float("nan")
+    _, inverse, counts = np.unique(score, return_inverse=True, return_counts=True)
+    ranks = (np.cumsum(counts) - (counts - 1) / 2.0)[inverse]  # mid-ranks, 1-based
+    return float((ranks[pos].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
 
 # -- play -------------------------------------------------------------------------------------
@@ -463,6 +484,18 @@ def write_markdown(path: Path, s: dict[str, Any]) -> None:
         ("danger", "L2's danger read as a chance"),
     ):
         lines.append(f"| {label} | {q[f'brier_{name}']:.4f} | {q[f'accuracy_{name}']:.3f} |")
+    lines += [
+        "",
+        "Ranking the cards of one pip value (AUC; 0.5 is a coin, 1 the oracle):",
+        "",
+        "| pips | L2 takes | AUC learned | AUC L2's danger |",
+        "|---:|---:|---:|---:|",
+    ]
+    for v in range(1, 11):
+        lines.append(
+            f"| {v} | {100 * q[f'take_rate_pips_{v}']:.1f}% | {q[f'auc_model_pips_{v}']:.3f} | "
+            f"{q[f'auc_danger_pips_{v}']:.3f} |"
+        )
     lines += [
         "",
         f"Against L2, {s['report'][0]['pairs']:,} duplicate pairs on held-out seed "
