@@ -11,11 +11,15 @@ import pytest
 import agents
 from gin_env import actions as A
 from gin_env import three_handed_gin_v0
+from gin_env.cards import parse_cards
 from gin_env.encoding import OBS_SLICES
+from gin_env.match import BOX, CAPTAIN
+from gin_env.melds import deadwood_mask
 from training import evaluate, team_study
 from training.evaluate import OptionError
 from training.stats import mean_ci
 from training.team_study import (
+    COVARIATES,
     PERMUTATIONS,
     MutedAdviser,
     OwnPolicyAdviser,
@@ -23,6 +27,8 @@ from training.team_study import (
     advice_matrix,
     cluster_diff_ci,
     cluster_ratio_ci,
+    covariate_means,
+    deal_covariates,
     duplicate_three,
     play_advice_hands,
     play_seated_match,
@@ -328,3 +334,140 @@ def test_team_study_cli_writes_results_and_redraws(tmp_path) -> None:
     assert "| L1 (alone" in text and "undercut bonus 25" in text
     with pytest.raises(SystemExit):
         team_study.main(["advice", "--hands", "0", "--out", str(tmp_path)])
+
+
+# -- regression adjustment on the deal ---------------------------------------------------------
+def _deck(captain: str, box: str, upcard: str, stock_top: str) -> list[int]:
+    """A deck the three-handed hand deals as given: the captain (non-dealer) is dealt first."""
+    cap, bx = parse_cards(captain), parse_cards(box)
+    head = [c for pair in zip(cap, bx, strict=True) for c in pair]
+    head += parse_cards(upcard) + parse_cards(stock_top)
+    return head + [c for c in range(52) if c not in head]
+
+
+def test_deal_covariates_of_a_known_deck_equal_hand_computed_values() -> None:
+    deck = _deck(
+        "AS 2S 3S 4S 7H 7D 7C KC QD 9H",  # A-4 of spades and three sevens: KC QD 9H = 29
+        "2C 4D 6H 8S TC QS KH 3H 5C 9D",  # no meld: 67
+        "5S",  # the captain runs A-5S and drops KC: 19; the box drops a ten: 62
+        "8H",  # 7H 8H 9H and A-4S leave 7D 7C QD: 24; the box drops a ten: 65
+    )
+    x = dict(zip(COVARIATES, deal_covariates(deck), strict=True))
+    assert x["captain_deadwood"] == 29 and x["box_deadwood"] == 67
+    assert x["captain_upcard"] == 19 and x["box_upcard"] == 62
+    assert x["captain_stock"] == 24 and x["box_stock"] == 65
+    # A captain dealt gin can knock before any draw: the race's gap is the dealt deadwoods'
+    # (the box's 68 minus 0), and the box needs draws to get there.
+    gin = _deck("AS 2S 3S 4S 7H 7D 7C 9C 9D 9H", "2C 4D 6H 8S TC QS KH 3H 5C JD", "5S", "8H")
+    x = dict(zip(COVARIATES, deal_covariates(gin), strict=True))
+    assert x["captain_deadwood"] == 0 and x["box_deadwood"] == 68 and x["race_gap"] == 68
+    assert x["race_turns"] >= 1
+
+
+def test_deal_covariates_name_the_players_the_env_deals_to() -> None:
+    env = three_handed_gin_v0.raw_env(episode="hand")
+    for seed in range(3):
+        env.reset(seed=seed)
+        match = env.match
+        rec = match.record
+        x = dict(zip(COVARIATES, deal_covariates(rec.deck), strict=True))
+        for role, name in ((CAPTAIN, "captain_deadwood"), (BOX, "box_deadwood")):
+            seat = rec.players.index(rec.roles.index(role))
+            assert x[name] == deadwood_mask(match.hand.hands[seat])
+
+
+def test_covariate_means_are_a_deals_only_monte_carlo_with_its_error() -> None:
+    mu, cov = covariate_means(400, seed=3)
+    assert mu.shape == (len(COVARIATES),) and cov.shape == (len(COVARIATES),) * 2
+    # Captain and box are dealt alike: their mean deadwood agrees within the MC error.
+    se = np.sqrt(cov[0, 0] + cov[1, 1])
+    assert abs(mu[0] - mu[1]) < 4 * se and 40 < mu[0] < 70
+    assert np.all(np.diag(cov) > 0)
+    with pytest.raises(OptionError, match="deals"):
+        covariate_means(1)
+
+
+def test_adjusted_mean_with_beta_zero_is_the_plain_clustered_mean() -> None:
+    rng = np.random.default_rng(0)
+    y, x = rng.normal(size=60), rng.normal(size=(60, 2))
+    clusters = np.repeat(np.arange(20), 3)
+    plain = cluster_ratio_ci(np.bincount(clusters, weights=y), np.bincount(clusters))
+    adj = team_study.adjusted_mean_ci(y, x, clusters, mu=[5.0, -1.0], beta=[0.0, 0.0])
+    assert adj == pytest.approx(plain)
+
+
+def test_adjustment_narrows_the_ci_when_y_follows_the_covariate() -> None:
+    rng = np.random.default_rng(1)
+    n = 600
+    x = rng.normal(3.0, 2.0, size=(n, 1))
+    y = 1.5 * x[:, 0] + rng.normal(0, 1.0, size=n)  # true mean 4.5
+    clusters = np.arange(n)
+    m0, lo0, hi0 = cluster_ratio_ci(y, np.ones(n))
+    m, lo, hi = team_study.adjusted_mean_ci(y, x, clusters, mu=[3.0])
+    assert (hi - lo) < 0.5 * (hi0 - lo0)  # var(y) = 10, residual 1: about 3x narrower
+    assert lo < 4.5 < hi
+    # The cross-fitted beta is near the truth, fitted on the other fold only.
+    beta = team_study.crossfit_beta(y, x, clusters)
+    assert beta.shape == (n, 1) and np.allclose(beta, 1.5, atol=0.2)
+    assert not np.allclose(beta[0], beta[1])  # folds by cluster id: two different fits
+    # A Monte Carlo mu's own error widens the interval.
+    _, lo2, hi2 = team_study.adjusted_mean_ci(y, x, clusters, mu=[3.0], mu_cov=np.eye(1) * 0.01)
+    assert hi2 - lo2 > hi - lo
+
+
+def test_adjusted_mean_rejects_bad_shapes_and_options() -> None:
+    y, x, cl = np.zeros(4), np.zeros((4, 2)), np.arange(4)
+    with pytest.raises(ValueError, match="mu must have one value per covariate"):
+        team_study.adjusted_mean_ci(y, x, cl, mu=[0.0])
+    with pytest.raises(ValueError, match="x must be"):
+        team_study.adjusted_mean_ci(y, np.zeros((3, 2)), cl, mu=[0.0, 0.0])
+    with pytest.raises(ValueError, match="beta must have"):
+        team_study.adjusted_mean_ci(y, x, cl, mu=[0.0, 0.0], beta=[1.0])
+    with pytest.raises(ValueError, match="folds"):
+        team_study.adjusted_mean_ci(y, x, cl, mu=[0.0, 0.0], folds=1)
+    with pytest.raises(ValueError, match="int ids"):
+        team_study.crossfit_beta(y, x, cl.astype(float))
+    with pytest.raises(OptionError, match="adjust must be True or False"):
+        duplicate_three(AGENTS, deals=1, unit="hand", adjust="yes")  # type: ignore[arg-type]
+    with pytest.raises(OptionError, match="adjust_deals"):
+        duplicate_three(AGENTS, deals=1, unit="hand", adjust=True, adjust_deals=0)
+
+
+def test_duplicate_evaluation_reports_adjusted_points_and_paired_edges() -> None:
+    r = duplicate_three(AGENTS, deals=6, seed=4, unit="hand", adjust=True, adjust_deals=300)
+    assert r["covariates"] == list(COVARIATES) and r["covariate_deals"] == 300
+    plain = duplicate_three(AGENTS, deals=6, seed=4, unit="hand")
+    for name in AGENTS:
+        for role, x in r["per_agent"][name]["roles"].items():
+            lo, hi = x["adjusted_ci95"]
+            assert lo <= x["adjusted_points_per_hand"] <= hi
+            assert x["adjusted_paired_edge_ci95"] is not None
+            # Adjustment adds keys and changes none of the unadjusted figures.
+            old = plain["per_agent"][name]["roles"][role]
+            assert {k: x[k] for k in old} == old
+    assert "adjusted_ci95" not in plain["per_agent"][AGENTS[0]]["roles"]["box"]
+
+
+def test_adjust_flags_on_the_command_lines(tmp_path, capsys) -> None:
+    r = team_study.main(
+        ["duplicate", "--agents", "random,simple,heuristic", "--unit", "hand", "--deals", "4",
+         "--adjust", "--adjust-deals", "200", "--out", str(tmp_path)]
+    )  # fmt: skip
+    assert r["adjusted"] and all("points_ratio_adjusted" in row for row in r["half_widths"])
+    assert "Median ratio plain / adjusted" in capsys.readouterr().out
+    for ext in ("json", "csv", "png"):
+        assert (tmp_path / f"team_duplicate_hands_adjusted.{ext}").exists()
+    assert "adj_pts_low" in (tmp_path / "team_duplicate_hands_adjusted_edges.csv").read_text()
+    assert "Adjusted for the deal" in team_study.report(tmp_path)
+    r = evaluate.main(
+        ["three", "--agents", "random,simple,heuristic", "--duplicate", "hand", "--adjust",
+         "--matches", "2", "--adviser", "suggest", "--out", str(tmp_path), "--name", "adj",
+         "--no-plot", "--no-progress"]
+    )  # fmt: skip
+    assert "adjusted_ci95" in r["adviser_on"]["per_agent"]["simple"]["roles"]["captain"]
+    with pytest.raises(SystemExit):  # --adjust without the duplicate design
+        evaluate.main(["three", "--agents", "random,simple,heuristic", "--adjust", "--matches",
+                       "1", "--out", str(tmp_path), "--no-plot"])  # fmt: skip
+    with pytest.raises(SystemExit):
+        team_study.main(["duplicate", "--unit", "hand", "--deals", "1", "--adjust",
+                         "--adjust-deals", "1", "--out", str(tmp_path)])  # fmt: skip

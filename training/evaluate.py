@@ -620,6 +620,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "each deal sequence in all 6 seatings (match win %%), 'hand' deals each single hand "
         "to all 6 role assignments (tightest role comparisons); --matches counts deals",
     )
+    t.add_argument(
+        "--adjust",
+        action="store_true",
+        help="with --duplicate: also points per hand and paired edges adjusted for the deal "
+        "(regression on covariates of the deck; training.team_study)",
+    )
     lad = sub.add_parser("ladder", parents=[common], help="round-robin ladder with ratings")
     lad.add_argument("--pairs", type=int, default=200)
     args = p.parse_args(argv)
@@ -664,12 +670,14 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
             "duplicate gin: points per hand (95% CI)",
             "points / hand",
         )
+    elif args.cmd == "three" and getattr(args, "adjust", False) and not args.duplicate:
+        raise OptionError("--adjust needs --duplicate (match or hand)")
     elif args.cmd == "three" and args.duplicate:
         from training.team_study import eval_duplicate  # imports this module: kept late
 
         r, rows, paths = eval_duplicate(
             specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png,
-            unit=args.duplicate,
+            unit=args.duplicate, adjust=args.adjust,
         )  # fmt: skip
     elif args.cmd == "three":
         r = three_handed(specs, args.matches, args.seed, args.workers, args.adviser, progress)

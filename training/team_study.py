@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import itertools
 import json
 import math
@@ -48,10 +49,12 @@ from gin_env import actions as A
 from gin_env import three_handed_gin_v0
 from gin_env.cards import NUM_CARDS
 from gin_env.encoding import OBS_SLICES
+from gin_env.hand import DRAW_AT_STOCK, GinHand
 from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch
+from gin_env.melds import deadwood_mask, discard_deadwoods
 from training import prog_name
 from training.evaluate import OptionError, _agent, _label, _pool_map, _table
-from training.stats import mean_ci, wilson_ci
+from training.stats import Z95, mean_ci, wilson_ci
 
 __all__ = [
     "PERMUTATIONS",
@@ -62,6 +65,11 @@ __all__ = [
     "make_adviser",
     "cluster_ratio_ci",
     "cluster_diff_ci",
+    "COVARIATES",
+    "deal_covariates",
+    "covariate_means",
+    "crossfit_beta",
+    "adjusted_mean_ci",
     "play_seated_match",
     "duplicate_three",
     "duplicate_vs_plain",
@@ -125,6 +133,169 @@ def cluster_diff_ci(
 
 def _half(ci: Sequence[float]) -> float:
     return (ci[1] - ci[0]) / 2
+
+
+# -- regression adjustment on the deal -------------------------------------------------------
+#: Covariates of a deal: functions of the deck alone (known before any move, whoever plays).
+#: ``captain_*`` / ``box_*``: the captain (the hand's non-dealer, seat 0, dealt first) and
+#: the box (the dealer). ``*_deadwood``: deadwood of the 10 dealt cards; ``*_upcard`` /
+#: ``*_stock``: least deadwood of 10 of those cards and the upcard / the top of the stock.
+#: ``race_turns``, ``race_gap``: both draw only from the stock in turn (captain first), each
+#: keeping the 10 cards of least deadwood; the box's draws minus the captain's until each
+#: could knock, and the box's deadwood minus the captain's when the first one could.
+COVARIATES = (
+    "captain_deadwood",
+    "box_deadwood",
+    "captain_upcard",
+    "box_upcard",
+    "captain_stock",
+    "box_stock",
+    "race_turns",
+    "race_gap",
+)
+_SEAT_CAPTAIN, _SEAT_BOX = 0, 1  # ThreeHandedMatch seats (captain, box); the box deals
+
+
+def _best_with(hand: int, card: int) -> tuple[int, int]:
+    """``(hand, deadwood)``: the 10 of ``hand`` plus ``card`` with the least deadwood."""
+    options = discard_deadwoods(hand | 1 << card)
+    drop = min(options, key=lambda c: (options[c], c))
+    return (hand | 1 << card) & ~(1 << drop), options[drop]
+
+
+def deal_covariates(deck: Sequence[int], knock_limit: int | None = None) -> np.ndarray:
+    """The :data:`COVARIATES` of a three-handed deal (a 52-card deck as the hand deals it):
+    a float vector that depends on the deck alone. ``knock_limit`` (default: the rules'
+    default) is where the stock race stops."""
+    hand = GinHand(deck, dealer=_SEAT_BOX)
+    limit = hand.rules.knock_limit if knock_limit is None else knock_limit
+    held = [hand.hands[_SEAT_CAPTAIN], hand.hands[_SEAT_BOX]]
+    stock = hand.stock
+    x = [float(deadwood_mask(h)) for h in held]
+    x += [float(_best_with(h, hand.upcard)[1]) for h in held]
+    x += [float(_best_with(h, stock[0])[1]) for h in held]
+    dw = [deadwood_mask(h) for h in held]
+    reached: list[int | None] = [0 if d <= limit else None for d in dw]
+    gap = float(dw[1] - dw[0]) if reached != [None, None] else None
+    draws = [0, 0]
+    for k, card in enumerate(stock[:-DRAW_AT_STOCK]):
+        if None not in reached:
+            break
+        seat = k % 2
+        held[seat], dw[seat] = _best_with(held[seat], card)
+        draws[seat] += 1
+        if reached[seat] is None and dw[seat] <= limit:
+            reached[seat] = draws[seat]
+            if gap is None:
+                gap = float(dw[1] - dw[0])
+    cap = len(stock) // 2 + 1  # never reached: one more draw than the stock allows
+    turns = [cap if r is None else r for r in reached]
+    x += [float(turns[1] - turns[0]), 0.0 if gap is None else gap]
+    return np.array(x)
+
+
+@functools.lru_cache(maxsize=8)
+def _covariate_means(deals: int, seed: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    rng = np.random.default_rng([seed, deals, 41])
+    xs = np.array([deal_covariates([int(c) for c in rng.permutation(NUM_CARDS)])
+                   for _ in range(deals)])  # fmt: skip
+    cov = np.cov(xs, rowvar=False) / deals
+    return tuple(xs.mean(axis=0)), tuple(cov.ravel())
+
+
+def covariate_means(deals: int = 20000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(mu, cov)``: the mean of :func:`deal_covariates` over ``deals`` uniformly shuffled
+    decks (a deals-only Monte Carlo: no hand is played) and the covariance matrix of that
+    estimate (the sample covariance / ``deals``), which the adjusted CIs include."""
+    _check_count("deals", deals, 2)
+    mu, cov = _covariate_means(deals, seed)
+    k = len(COVARIATES)
+    return np.array(mu), np.array(cov).reshape(k, k)
+
+
+def crossfit_beta(
+    y: Sequence[float] | np.ndarray,
+    x: Sequence[Sequence[float]] | np.ndarray,
+    clusters: Sequence[int] | np.ndarray,
+    folds: int = 2,
+) -> np.ndarray:
+    """Each hand's ``beta`` (``(hands, covariates)``), least squares of ``y`` on ``x`` with
+    an intercept, **cross-fitted**: cluster ``c`` (an int id: a deal) is in fold
+    ``c % folds`` and gets the ``beta`` fitted on the other folds' hands, so no hand's own
+    value is in the ``beta`` that adjusts it (a fold with too few hands to fit gets 0)."""
+    _check_count("folds", folds, 2)
+    yv, xv = np.asarray(y, float), np.asarray(x, float)
+    cl = np.asarray(clusters)
+    if xv.ndim != 2 or yv.shape != (xv.shape[0],) or cl.shape != yv.shape:
+        raise ValueError(
+            f"x must be (hands, covariates), y and clusters (hands,); got {xv.shape}, "
+            f"{yv.shape} and {cl.shape}"
+        )
+    if not np.issubdtype(cl.dtype, np.integer):
+        raise ValueError(f"clusters must be int ids, got dtype {cl.dtype}")
+    fold = cl % folds
+    betas = np.zeros((folds, xv.shape[1]))
+    for f in range(folds):
+        train = fold != f
+        if train.sum() > xv.shape[1] + 1:
+            design = np.column_stack([np.ones(train.sum()), xv[train]])
+            betas[f] = np.linalg.lstsq(design, yv[train], rcond=None)[0][1:]
+    return betas[fold]
+
+
+def adjusted_mean_ci(
+    y: Sequence[float] | np.ndarray,
+    x: Sequence[Sequence[float]] | np.ndarray,
+    clusters: Sequence[int] | np.ndarray,
+    mu: Sequence[float] | np.ndarray,
+    mu_cov: np.ndarray | None = None,
+    beta: Sequence[float] | np.ndarray | None = None,
+    folds: int = 2,
+) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the regression-adjusted mean of ``y`` (one value per hand)
+    ``mean(y - beta . (x - mu))`` with a 95% CI clustered by ``clusters`` (the hands of one
+    deal are one unit), where ``x`` holds each hand's covariates and ``mu`` their known mean.
+
+    ``beta=None`` fits ``beta`` on these hands by :func:`crossfit_beta` (``folds`` folds);
+    ``beta`` may also be one vector, or one per hand (``(hands, covariates)``, e.g.
+    :func:`crossfit_beta` on a larger pool of hands). ``mu_cov`` (the covariance of a
+    Monte Carlo ``mu``) widens the CI by ``beta' mu_cov beta``. With ``beta = 0`` this is
+    :func:`cluster_ratio_ci` of ``y``.
+    """
+    yv = np.asarray(y, float)
+    xv = np.asarray(x, float)
+    cl = np.asarray(clusters)
+    m0 = np.asarray(mu, float)
+    if yv.ndim != 1 or yv.size == 0:
+        raise ValueError(f"y must be a non-empty 1-D sequence, got shape {yv.shape}")
+    if xv.ndim != 2 or xv.shape[0] != yv.size or cl.shape != yv.shape:
+        raise ValueError(
+            f"x must be (hands, covariates) and clusters (hands,) for {yv.size} hands; got "
+            f"{xv.shape} and {cl.shape}"
+        )
+    if m0.shape != (xv.shape[1],):
+        raise ValueError(f"mu must have one value per covariate ({xv.shape[1]}), got {m0.shape}")
+    ids, inv = np.unique(cl, return_inverse=True)
+    if beta is None:
+        b = crossfit_beta(yv, xv, cl, folds)
+    else:
+        bv = np.asarray(beta, float)
+        if bv.shape not in (m0.shape, xv.shape):
+            raise ValueError(
+                f"beta must have one value per covariate {m0.shape} or one row per hand "
+                f"{xv.shape}, got shape {bv.shape}"
+            )
+        b = np.broadcast_to(bv, xv.shape)
+    z = yv - ((xv - m0) * b).sum(axis=1)
+    num = np.bincount(inv, weights=z, minlength=ids.size)
+    den = np.bincount(inv, minlength=ids.size).astype(float)
+    m, lo, hi = cluster_ratio_ci(num, den)
+    if mu_cov is not None:
+        bbar = b.mean(axis=0)
+        se = (hi - lo) / (2 * Z95)
+        half = Z95 * math.sqrt(se * se + float(bbar @ np.asarray(mu_cov, float) @ bbar))
+        lo, hi = m - half, m + half
+    return m, lo, hi
 
 
 # -- advisers for the ablations ----------------------------------------------------------------
@@ -376,6 +547,8 @@ def duplicate_three(
     progress: bool = False,
     rules: Mapping[str, Any] | None = None,
     unit: str = "match",
+    adjust: bool = False,
+    adjust_deals: int = 20000,
 ) -> dict[str, Any]:
     """``6 * deals`` matches of three agents, every agent in every seat order equally often.
 
@@ -387,6 +560,13 @@ def duplicate_three(
     ``unit="hand"``: single hands instead of matches: each deal is played once in each of
     the six assignments of the agents to the roles (box, captain, adviser), so every hand
     has the other agents' results on the same cards in the same role (no match win %).
+
+    ``adjust=True`` adds, per agent and role, the points per hand and the paired edge
+    **adjusted for the deal** (``adjusted_points_per_hand`` / ``adjusted_ci95``,
+    ``adjusted_paired_edge`` / ``adjusted_paired_edge_ci95``): :func:`adjusted_mean_ci` on
+    each hand's :func:`deal_covariates`, ``beta`` cross-fitted (two folds of deals) per agent
+    and role, the covariates' mean from ``adjust_deals`` shuffled decks
+    (:func:`covariate_means`, its error included in the CI).
     """
     if unit not in ("match", "hand"):
         raise OptionError(f"unit must be 'match' or 'hand', got {unit!r}")
@@ -398,6 +578,10 @@ def duplicate_three(
         raise OptionError(f"adviser must be 'suggest' or 'none', got {adviser!r}")
     _check_count("deals", deals)
     _check_count("workers", workers)
+    if not isinstance(adjust, bool):
+        raise OptionError(f"adjust must be True or False, got {adjust!r}")
+    if adjust:
+        _check_count("adjust_deals", adjust_deals, 2)
     rules = dict(rules or {})
     _check_agents(agents, rules)
     labels = _labels(agents)
@@ -411,7 +595,10 @@ def duplicate_three(
     fn = play_seated_match if unit == "match" else _role_hand_job
     res = _pool_map(fn, jobs, workers, progress, f"three-handed {design} ({unit}s)")
     matches = [dict(r, cluster=c, order=o) for r, (c, o) in zip(res, meta, strict=True)]
-    out = _duplicate_summary(labels, matches)
+    means = covariate_means(adjust_deals, seed) if adjust else None
+    out = _duplicate_summary(labels, matches, means)
+    if adjust:
+        out["covariate_deals"] = adjust_deals
     if unit == "hand":
         for st in out["per_agent"].values():
             st.update(matches=0, match_win_rate=None, match_win_rate_ci95=None)
@@ -419,7 +606,11 @@ def duplicate_three(
     return out
 
 
-def _duplicate_summary(labels: list[str], matches: list[dict[str, Any]]) -> dict[str, Any]:
+def _duplicate_summary(
+    labels: list[str],
+    matches: list[dict[str, Any]],
+    adjust: tuple[np.ndarray, np.ndarray] | None = None,
+) -> dict[str, Any]:
     clusters = sorted({m["cluster"] for m in matches})
     at = {c: k for k, c in enumerate(clusters)}
     g = len(clusters)
@@ -436,6 +627,10 @@ def _duplicate_summary(labels: list[str], matches: list[dict[str, Any]]) -> dict
     n_hands = 0
     # (cluster, hand index, role) -> [(agent, points)]: who held those cards in that role.
     same_cards: dict[tuple[int, int, int], list[tuple[int, float]]] = {}
+    # For the regression adjustment: each hand's deck, and (cluster, hand index, agent,
+    # role, points) per player.
+    decks: dict[tuple[int, int], tuple[int, ...]] = {}
+    per_hand: list[tuple[int, int, int, int, float]] = []
     for m in matches:
         c = at[m["cluster"]]
         for seat, name in enumerate(m["order"]):
@@ -453,16 +648,21 @@ def _duplicate_summary(labels: list[str], matches: list[dict[str, Any]]) -> dict
                 won[c, a, role] += h["box_won"] if role == BOX else h["team_won"]
                 pts[c, a, role] += value
                 same_cards.setdefault((c, k, role), []).append((a, value))
+                per_hand.append((c, k, a, role, value))
+            decks[(c, k)] = h["deck"]
     # The paired edge: each hand against the mean of the other agents' results with the
     # same cards (same deal sequence, hand index and role), summed per cluster.
     p_num = np.zeros_like(hands)
     p_den = np.zeros_like(hands)
-    for (c, _, role), entries in same_cards.items():
+    per_pair: list[tuple[int, int, int, int, float]] = []
+    for (c, k, role), entries in same_cards.items():
         for a, value in entries:
             others = [v for b, v in entries if b != a]
             if others:
                 p_num[c, a, role] += value - sum(others) / len(others)
                 p_den[c, a, role] += 1
+                per_pair.append((c, k, a, role, value - sum(others) / len(others)))
+    adjusted = _adjusted_by_role(per_hand, per_pair, decks, adjust) if adjust else {}
     per_agent: dict[str, Any] = {}
     for a, name in enumerate(labels):
         roles: dict[str, dict[str, Any]] = {}
@@ -497,6 +697,7 @@ def _duplicate_summary(labels: list[str], matches: list[dict[str, Any]]) -> dict
                 "paired_edge": None if paired is None else paired[0],
                 "paired_edge_ci95": None if paired is None else paired[1:],
             }
+            roles[rname].update(adjusted.get((a, role), {}))
         mw = cluster_ratio_ci(wins[:, a], games[:, a])
         per_agent[name] = {
             "matches": int(games[:, a].sum()),
@@ -507,6 +708,11 @@ def _duplicate_summary(labels: list[str], matches: list[dict[str, Any]]) -> dict
     bp = cluster_ratio_ci(box_pts, box_n)
     bw = cluster_ratio_ci(box_won, box_n)
     return {
+        **(
+            {"covariates": list(COVARIATES), "covariate_means": adjust[0].tolist()}
+            if adjust
+            else {}
+        ),  # fmt: skip
         "agents": labels,
         "matches": len(matches),
         "clusters": g,
@@ -519,6 +725,45 @@ def _duplicate_summary(labels: list[str], matches: list[dict[str, Any]]) -> dict
     }
 
 
+def _adjusted_by_role(
+    per_hand: list[tuple[int, int, int, int, float]],
+    per_pair: list[tuple[int, int, int, int, float]],
+    decks: Mapping[tuple[int, int], tuple[int, ...]],
+    adjust: tuple[np.ndarray, np.ndarray],
+) -> dict[tuple[int, int], dict[str, Any]]:
+    """Per (agent, role): the points per hand and the paired edge adjusted for the deal's
+    covariates (:func:`adjusted_mean_ci`; ``beta`` cross-fitted by :func:`crossfit_beta`,
+    for the points per role on all agents' hands, for the paired edge per agent and role)."""
+    mu, mu_cov = adjust
+    x_of = {key: deal_covariates(deck) for key, deck in decks.items()}
+    out: dict[tuple[int, int], dict[str, Any]] = {}
+    for name, rows, pooled in (
+        ("adjusted_points_per_hand", per_hand, True),
+        ("adjusted_paired_edge", per_pair, False),
+    ):
+        if not rows:
+            continue
+        cl = np.array([r[0] for r in rows])
+        agent = np.array([r[2] for r in rows])
+        role = np.array([r[3] for r in rows])
+        y = np.array([r[4] for r in rows], float)
+        x = np.array([x_of[(r[0], r[1])] for r in rows])
+        beta = np.zeros_like(x)
+        # Points: one beta per role, fitted on every agent's hands in the role. The paired
+        # edge: per agent and role (a beta shared by the agents cancels in the difference).
+        for key in {(0 if pooled else a, r) for a, r in zip(agent, role, strict=True)}:
+            sel = (role == key[1]) & (True if pooled else agent == key[0])
+            beta[sel] = crossfit_beta(y[sel], x[sel], cl[sel])
+        for key in {(a, r) for a, r in zip(agent, role, strict=True)}:
+            sel = (agent == key[0]) & (role == key[1])
+            if sel.sum() < 2:
+                continue
+            m, lo, hi = adjusted_mean_ci(y[sel], x[sel], cl[sel], mu, mu_cov, beta[sel])
+            ci_key = "adjusted_ci95" if pooled else f"{name}_ci95"
+            out.setdefault((int(key[0]), int(key[1])), {}).update({name: m, ci_key: (lo, hi)})
+    return out
+
+
 def duplicate_vs_plain(
     agents: Sequence[AgentSpec],
     deals: int,
@@ -528,14 +773,36 @@ def duplicate_vs_plain(
     progress: bool = False,
     rules: Mapping[str, Any] | None = None,
     unit: str = "match",
+    adjust: bool = False,
+    adjust_deals: int = 20000,
 ) -> dict[str, Any]:
     """Both designs at ``6 * deals`` matches (or single hands, ``unit="hand"``); per agent
     and role the 95% CI half-widths of the points per hand, of the edge (difference of
     means in both designs) and of the duplicate design's paired edge (against the plain
     design's edge), and each ratio plain / duplicate (> 1: the duplicate design is
-    tighter)."""
-    dup = duplicate_three(agents, deals, seed, workers, adviser, "duplicate", progress, rules, unit)
-    plain = duplicate_three(agents, deals, seed, workers, adviser, "plain", progress, rules, unit)
+    tighter).
+
+    ``adjust=True`` (see :func:`duplicate_three`) adds the half-widths of the adjusted
+    points per hand in both designs and of the adjusted paired edge, and the ratios of the
+    plain design's **unadjusted** half-width to each: ``points_ratio_plain_adjusted``
+    (plain / plain adjusted), ``points_ratio_adjusted`` (plain / duplicate adjusted) and
+    ``paired_edge_ratio_adjusted`` (plain edge / duplicate adjusted paired edge)."""
+    dup, plain = (
+        duplicate_three(
+            agents,
+            deals,
+            seed,
+            workers,
+            adviser,
+            design,
+            progress,
+            rules,
+            unit,
+            adjust,
+            adjust_deals,
+        )  # fmt: skip
+        for design in ("duplicate", "plain")
+    )
     rows = []
     for name in dup["agents"]:
         for role in ROLE_NAMES:
@@ -556,11 +823,27 @@ def duplicate_vs_plain(
                 row[f"{key}_half_duplicate"] = hd
                 row[f"{key}_half_plain"] = hp
                 row[f"{key}_ratio"] = hp / hd if hd > 0 else math.inf
+            if adjust and p["ci95"] is not None:
+                base = _half(p["ci95"])
+                for key, ci in (
+                    ("points_adj_half_plain", p.get("adjusted_ci95")),
+                    ("points_adj_half_duplicate", d.get("adjusted_ci95")),
+                    ("paired_edge_adj_half_duplicate", d.get("adjusted_paired_edge_ci95")),
+                ):
+                    row[key] = math.nan if ci is None else _half(ci)
+                row["points_ratio_plain_adjusted"] = base / row["points_adj_half_plain"]
+                row["points_ratio_adjusted"] = base / row["points_adj_half_duplicate"]
+                if p["edge_ci95"] is not None:
+                    edge_half = _half(p["edge_ci95"])
+                    row["paired_edge_ratio_adjusted"] = (
+                        edge_half / row["paired_edge_adj_half_duplicate"]
+                    )
             rows.append(row)
     return {
         "agents": dup["agents"],
         "unit": unit,
         "deals": deals,
+        "adjusted": adjust,
         "matches_per_design": dup["matches"],
         "hands": {"duplicate": dup["hands"], "plain": plain["hands"]},
         "duplicate": dup,
@@ -1097,6 +1380,16 @@ def _duplicate_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
                     ),
                 }
             )
+            if "adjusted_ci95" in x:
+                adj_pe = x.get("adjusted_paired_edge_ci95") or [None, None]
+                rows[-1].update(
+                    adj_pts=x["adjusted_points_per_hand"],
+                    adj_pts_low=x["adjusted_ci95"][0],
+                    adj_pts_high=x["adjusted_ci95"][1],
+                    adj_paired_edge=_or_nan(x.get("adjusted_paired_edge")),
+                    adj_paired_low=_or_nan(adj_pe[0]),
+                    adj_paired_high=_or_nan(adj_pe[1]),
+                )
     return rows
 
 
@@ -1155,13 +1448,24 @@ def plot_duplicate(r: dict[str, Any], path: Path) -> None:
     ):
         plain = [row.get(f"{key}_half_plain", np.nan) for row in rows]
         dup = [row.get(f"{key}_half_duplicate", np.nan) for row in rows]
-        ax.bar(x - 0.2, plain, 0.4, label="plain deals", color="#a5a5a5")
-        ax.bar(x + 0.2, dup, 0.4, label="duplicate", color="#4472c4")
+        bars = [("plain deals", plain, "#a5a5a5"), ("duplicate", dup, "#4472c4")]
+        if r.get("adjusted") and key != "edge":
+            if key == "points":
+                adj = [row.get("points_adj_half_plain", np.nan) for row in rows]
+                bars.insert(1, ("plain, adjusted for the deal", adj, "#d9d9d9"))
+            adj = [row.get(f"{key}_adj_half_duplicate", np.nan) for row in rows]
+            bars.append(("duplicate, adjusted for the deal", adj, "#a9c4eb"))
+        width = 0.8 / len(bars)
+        for k, (label, values, color) in enumerate(bars):
+            offset = (k - (len(bars) - 1) / 2) * width
+            ax.bar(x + offset, values, width, label=label, color=color)
         ax.set_xticks(x, labels, fontsize=7, rotation=30, ha="right")
         ax.set_title(f"95% CI half-width: {title}", fontsize=9)
         ax.set_ylabel("points / hand")
     axes[0].legend(fontsize=8)
     what = "matches" if r.get("unit", "match") == "match" else "single hands"
+    if r.get("adjusted"):
+        axes[2].legend(fontsize=7)
     fig.suptitle(f"{r['matches_per_design']} {what} per design", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -1364,17 +1668,21 @@ def eval_duplicate(
     stem: str,
     png: Path | None,
     unit: str = "match",
+    adjust: bool = False,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Path]]:
-    """``gin-rummy eval three --duplicate [match|hand]``: :func:`duplicate_three` (``unit``)
-    with the adviser on, off or both; writes JSON and CSV (and the edges plot at ``png``),
-    returns the result, the table rows and the paths written."""
+    """``gin-rummy eval three --duplicate [match|hand] [--adjust]``: :func:`duplicate_three`
+    (``unit``, ``adjust``: also the figures adjusted for the deal) with the adviser on, off
+    or both; writes JSON and CSV (and the edges plot at ``png``), returns the result, the
+    table rows and the paths written."""
     if adviser not in ("suggest", "none", "both"):
         raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
     modes = ("suggest", "none") if adviser == "both" else (adviser,)
     result: dict[str, Any] = {"design": "duplicate", "unit": unit, "deals": deals, "seed": seed}
     rows: list[dict[str, Any]] = []
     for mode in modes:
-        r = duplicate_three(specs, deals, seed, workers, mode, "duplicate", progress, unit=unit)
+        r = duplicate_three(
+            specs, deals, seed, workers, mode, "duplicate", progress, unit=unit, adjust=adjust
+        )
         result["agents"] = r["agents"]
         result["adviser_on" if mode == "suggest" else "adviser_off"] = r
         rows += [{"adviser": "on" if mode == "suggest" else "off", **row}
@@ -1405,6 +1713,18 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         default="match",
         choices=("match", "hand"),
         help="replay whole matches, or single hands in the 6 role assignments",
+    )
+    d.add_argument(
+        "--adjust",
+        action="store_true",
+        help="also the points per hand and paired edges adjusted for the deal (regression "
+        "on covariates of the deck, beta cross-fitted); writes <stem>_adjusted.*",
+    )
+    d.add_argument(
+        "--adjust-deals",
+        type=int,
+        default=20000,
+        help="shuffled decks for the covariates' mean (no hand is played; default 20000)",
     )
     for name, helptext in (
         ("advice", "captain x adviser matrix"),
@@ -1457,6 +1777,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         p.error(str(err))
 
 
+#: The stems :func:`main` ``duplicate`` writes (by ``--unit``, with and without ``--adjust``).
+_DUPLICATE_STEMS = (
+    "team_duplicate",
+    "team_duplicate_hands",
+    "team_duplicate_adjusted",
+    "team_duplicate_hands_adjusted",
+)
+
+
 def replot(out: Path) -> list[Path]:
     """Redraw every ``team_*.png`` whose JSON is in ``out``; return the figures drawn."""
     drawn = []
@@ -1465,7 +1794,7 @@ def replot(out: Path) -> list[Path]:
         path = out / f"{stem}.json"
         return json.loads(path.read_text()) if path.exists() else None
 
-    for stem in ("team_duplicate", "team_duplicate_hands"):
+    for stem in _DUPLICATE_STEMS:
         if (r := load(stem)) is not None:
             plot_duplicate(r, out / f"{stem}.png")
             _plot_edges(r["duplicate"], out / f"{stem}_edges.png")
@@ -1521,6 +1850,8 @@ def _duplicate_report(r: dict[str, Any]) -> str:
         f"Median ratio plain/duplicate: points per hand {np.median(ratios):.2f}, "
         f"edge (paired by hand in the duplicate design) {np.median(paired):.2f}.",
     ]
+    if r.get("adjusted"):
+        lines += ["", _adjusted_report(r)]
     per_agent = r["duplicate"]["per_agent"]
     if unit == "match":
         lines += ["", "| agent | match win % (duplicate) |", "|---|---:|"]
@@ -1534,6 +1865,48 @@ def _duplicate_report(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _adjusted_report(r: dict[str, Any]) -> str:
+    """Markdown of the regression adjustment in a :func:`duplicate_vs_plain` result: every
+    ratio is against the plain design's **unadjusted** half-width."""
+    d = r["duplicate"]
+    lines = [
+        f"Adjusted for the deal ({len(d['covariates'])} covariates of the deck, their mean "
+        f"from {d['covariate_deals']} shuffled decks; beta cross-fitted over two folds of "
+        "deals, per role on all agents' hands for the points, per agent and role for the "
+        "paired edge); 95% CI half-widths and ratios plain unadjusted / each:",
+        "",
+        "| agent | role | points/hand adj. (dup) | plain | plain adj. | ratio | dup adj. "
+        "| ratio | paired edge adj. (dup) | ratio |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in r["half_widths"]:
+        x = d["per_agent"][row["agent"]]["roles"][row["role"]]
+        lines.append(
+            f"| {row['agent']} | {row['role']} | {x['adjusted_points_per_hand']:+.2f} "
+            f"| {row['points_half_plain']:.2f} | {row['points_adj_half_plain']:.2f} "
+            f"| {row['points_ratio_plain_adjusted']:.2f} "
+            f"| {row['points_adj_half_duplicate']:.2f} | {row['points_ratio_adjusted']:.2f} "
+            f"| {x['adjusted_paired_edge']:+.2f}{_pm(x['adjusted_paired_edge_ci95'])} "
+            f"| {row.get('paired_edge_ratio_adjusted', math.nan):.2f} |"
+        )
+    med = {
+        key: np.median([row[key] for row in r["half_widths"]])
+        for key in (
+            "points_ratio_plain_adjusted",
+            "points_ratio_adjusted",
+            "paired_edge_ratio_adjusted",
+        )  # fmt: skip
+    }
+    lines += [
+        "",
+        f"Median ratio plain / adjusted: points per hand, plain adjusted "
+        f"{med['points_ratio_plain_adjusted']:.2f}, duplicate adjusted "
+        f"{med['points_ratio_adjusted']:.2f}; paired edge adjusted "
+        f"{med['paired_edge_ratio_adjusted']:.2f}.",
+    ]
+    return "\n".join(lines)
+
+
 def report(out: Path) -> str:
     """Markdown tables of every ``team_*.json`` in ``out`` (what the write-up quotes)."""
     parts = []
@@ -1542,7 +1915,7 @@ def report(out: Path) -> str:
         path = out / f"{stem}.json"
         return json.loads(path.read_text()) if path.exists() else None
 
-    found = [load("team_duplicate"), load("team_duplicate_hands")]
+    found = [load(stem) for stem in _DUPLICATE_STEMS]
     parts += [_duplicate_report(x) for x in found if x is not None]
     for stem in ("team_advice", "team_ablations", "team_hidden"):
         if (r := load(stem)) is None:
@@ -1627,13 +2000,23 @@ def _run(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     if args.study == "duplicate":
         specs = [s.strip() for s in args.agents.split(";" if ";" in args.agents else ",")]
         r = duplicate_vs_plain(
-            specs, args.deals, args.seed, args.workers, progress=progress, unit=args.unit
+            specs,
+            args.deals,
+            args.seed,
+            args.workers,
+            progress=progress,
+            unit=args.unit,
+            adjust=args.adjust,
+            adjust_deals=args.adjust_deals,
         )
         stem = "team_duplicate" if args.unit == "match" else "team_duplicate_hands"
+        stem += "_adjusted" if args.adjust else ""
         write(out, stem, r, r["half_widths"])
         duplicate_rows_and_plot(r["duplicate"], out, f"{stem}_edges")
         plot_duplicate(r, out / f"{stem}.png")
         print(_table(r["half_widths"]))
+        if args.adjust:
+            print(_adjusted_report(r))
         return r
     if args.study == "learned":
         caps, joint = _pairs(args.captains, {}), _pairs(args.joint, {})
