@@ -436,6 +436,8 @@ def test_adjusted_mean_rejects_bad_shapes_and_options() -> None:
 def test_duplicate_evaluation_reports_adjusted_points_and_paired_edges() -> None:
     r = duplicate_three(AGENTS, deals=6, seed=4, unit="hand", adjust=True, adjust_deals=300)
     assert r["covariates"] == list(COVARIATES) and r["covariate_deals"] == 300
+    assert set(r["adjustment_by_role"]) == {"box", "captain", "adviser"}
+    assert all(v["deal_share"] is not None for v in r["adjustment_by_role"].values())
     plain = duplicate_three(AGENTS, deals=6, seed=4, unit="hand")
     for name in AGENTS:
         for role, x in r["per_agent"][name]["roles"].items():
@@ -471,3 +473,15 @@ def test_adjust_flags_on_the_command_lines(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         team_study.main(["duplicate", "--unit", "hand", "--deals", "1", "--adjust",
                          "--adjust-deals", "1", "--out", str(tmp_path)])  # fmt: skip
+
+
+def test_deal_share_is_the_variance_common_to_a_deal() -> None:
+    rng = np.random.default_rng(2)
+    deals = np.repeat(np.arange(3000), 6)
+    y = rng.normal(0, 2.0, 3000)[deals] + rng.normal(0, 2.0, deals.size)  # half is the deal's
+    assert team_study.deal_share(y, list(deals)) == pytest.approx(0.5, abs=0.05)
+    assert team_study.deal_share(rng.normal(size=600), list(range(600))) is None  # no replays
+    no_deal = rng.normal(size=deals.size)
+    assert abs(team_study.deal_share(no_deal, list(deals)) or 0.0) < 0.05
+    with pytest.raises(ValueError, match="one equal length"):
+        team_study.deal_share(y, [0, 1])

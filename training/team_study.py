@@ -70,6 +70,7 @@ __all__ = [
     "covariate_means",
     "crossfit_beta",
     "adjusted_mean_ci",
+    "deal_share",
     "play_seated_match",
     "duplicate_three",
     "duplicate_vs_plain",
@@ -241,6 +242,29 @@ def crossfit_beta(
             design = np.column_stack([np.ones(train.sum()), xv[train]])
             betas[f] = np.linalg.lstsq(design, yv[train], rcond=None)[0][1:]
     return betas[fold]
+
+
+def deal_share(values: Sequence[float] | np.ndarray, groups: Sequence[Any]) -> float | None:
+    """The share of the variance of ``values`` common to a group (the replays of one deal):
+    the intraclass correlation of a one-way analysis of variance, ``(MSB - MSW) / (MSB +
+    (n0 - 1) MSW)``. None when no group has two values (nothing to compare)."""
+    y = np.asarray(values, float)
+    if y.ndim != 1 or len(groups) != y.size:
+        raise ValueError(
+            f"values and groups must have one equal length, got {y.shape} and {len(groups)}"
+        )
+    index: dict[Any, int] = {}
+    inv = np.array([index.setdefault(g, len(index)) for g in groups], dtype=int)
+    n = np.bincount(inv).astype(float)
+    big_n, g = float(y.size), n.size
+    if big_n - g < 1 or g < 2:
+        return None
+    means = np.bincount(inv, weights=y) / n
+    msb = float((n * (means - y.mean()) ** 2).sum() / (g - 1))
+    msw = float(((y - means[inv]) ** 2).sum() / (big_n - g))
+    n0 = (big_n - (n * n).sum() / big_n) / (g - 1)
+    denom = msb + (n0 - 1) * msw
+    return float((msb - msw) / denom) if denom > 0 else None
 
 
 def adjusted_mean_ci(
@@ -662,7 +686,8 @@ def _duplicate_summary(
                 p_num[c, a, role] += value - sum(others) / len(others)
                 p_den[c, a, role] += 1
                 per_pair.append((c, k, a, role, value - sum(others) / len(others)))
-    adjusted = _adjusted_by_role(per_hand, per_pair, decks, adjust) if adjust else {}
+    by_role: dict[str, dict[str, float | None]] = {}
+    adjusted = _adjusted_by_role(per_hand, per_pair, decks, adjust, by_role) if adjust else {}
     per_agent: dict[str, Any] = {}
     for a, name in enumerate(labels):
         roles: dict[str, dict[str, Any]] = {}
@@ -709,10 +734,14 @@ def _duplicate_summary(
     bw = cluster_ratio_ci(box_won, box_n)
     return {
         **(
-            {"covariates": list(COVARIATES), "covariate_means": adjust[0].tolist()}
+            {
+                "covariates": list(COVARIATES),
+                "covariate_means": adjust[0].tolist(),
+                "adjustment_by_role": by_role,
+            }
             if adjust
             else {}
-        ),  # fmt: skip
+        ),
         "agents": labels,
         "matches": len(matches),
         "clusters": g,
@@ -730,10 +759,15 @@ def _adjusted_by_role(
     per_pair: list[tuple[int, int, int, int, float]],
     decks: Mapping[tuple[int, int], tuple[int, ...]],
     adjust: tuple[np.ndarray, np.ndarray],
+    by_role: dict[str, dict[str, float | None]],
 ) -> dict[tuple[int, int], dict[str, Any]]:
     """Per (agent, role): the points per hand and the paired edge adjusted for the deal's
     covariates (:func:`adjusted_mean_ci`; ``beta`` cross-fitted by :func:`crossfit_beta`,
-    for the points per role on all agents' hands, for the paired edge per agent and role)."""
+    for the points per role on all agents' hands, for the paired edge per agent and role).
+
+    Fills ``by_role[role]`` with ``covariate_r2``, the share of the variance of a hand's
+    points in the role the cross-fitted adjustment removes, and ``deal_share``, the share
+    common to every replay of the same cards (:func:`deal_share`; None without replays)."""
     mu, mu_cov = adjust
     x_of = {key: deal_covariates(deck) for key, deck in decks.items()}
     out: dict[tuple[int, int], dict[str, Any]] = {}
@@ -754,6 +788,13 @@ def _adjusted_by_role(
         for key in {(0 if pooled else a, r) for a, r in zip(agent, role, strict=True)}:
             sel = (role == key[1]) & (True if pooled else agent == key[0])
             beta[sel] = crossfit_beta(y[sel], x[sel], cl[sel])
+            if pooled and y[sel].var() > 0:
+                resid = y[sel] - ((x[sel] - mu) * beta[sel]).sum(axis=1)
+                cards = [(r[0], r[1]) for r, keep in zip(rows, sel, strict=True) if keep]
+                by_role[ROLE_NAMES[key[1]]] = {
+                    "covariate_r2": float(1 - resid.var() / y[sel].var()),
+                    "deal_share": deal_share(y[sel], cards),
+                }
         for key in {(a, r) for a, r in zip(agent, role, strict=True)}:
             sel = (agent == key[0]) & (role == key[1])
             if sel.sum() < 2:
@@ -1897,6 +1938,19 @@ def _adjusted_report(r: dict[str, Any]) -> str:
             "paired_edge_ratio_adjusted",
         )  # fmt: skip
     }
+    shares = d.get("adjustment_by_role", {})
+    if shares:
+        lines += [
+            "",
+            "Share of a hand's variance in the duplicate design, by role (removed by the "
+            "covariates / common to the six replays of the deal): "
+            + "; ".join(
+                f"{role} {v['covariate_r2']:.2f} / "
+                + ("-" if v["deal_share"] is None else f"{v['deal_share']:.2f}")
+                for role, v in shares.items()
+            )
+            + ".",
+        ]
     lines += [
         "",
         f"Median ratio plain / adjusted: points per hand, plain adjusted "
