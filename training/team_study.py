@@ -1505,8 +1505,10 @@ def plot_duplicate(r: dict[str, Any], path: Path) -> None:
         ax.set_ylabel("points / hand")
     axes[0].legend(fontsize=8)
     what = "matches" if r.get("unit", "match") == "match" else "single hands"
-    if r.get("adjusted"):
-        axes[2].legend(fontsize=7)
+    if r.get("adjusted"):  # four bars a group: room above them for the legends
+        axes[0].set_ylim(0, axes[0].get_ylim()[1] * 1.35)
+        for ax in (axes[0], axes[2]):
+            ax.legend(fontsize=7, ncol=2, loc="upper center")
     fig.suptitle(f"{r['matches_per_design']} {what} per design", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -1947,7 +1949,7 @@ def _adjusted_report(r: dict[str, Any]) -> str:
             + "; ".join(
                 f"{role} {v['covariate_r2']:.2f} / "
                 + ("-" if v["deal_share"] is None else f"{v['deal_share']:.2f}")
-                for role, v in shares.items()
+                for role, v in sorted(shares.items(), key=lambda kv: ROLE_NAMES.index(kv[0]))
             )
             + ".",
         ]
