@@ -13,7 +13,10 @@ Three studies, each a function that returns a JSON-ready dict (and a CLI that wr
   the other two agents' in the same role), each with a 95% CI clustered by deal sequence
   (the six replays of a sequence are one cluster: the CI is paired by deal).
   :func:`duplicate_vs_plain` runs both designs on the same number of matches and reports
-  the ratio of the CI half-widths.
+  the ratio of the CI half-widths. ``adjust=True`` (CLI ``--adjust``) adds the points per
+  hand and paired edges **adjusted for the deal**: a regression on covariates of the deck
+  alone (:func:`deal_covariates`), their mean from a deals-only Monte Carlo
+  (:func:`covariate_means`), ``beta`` cross-fitted by deal (:func:`adjusted_mean_ci`).
 - :func:`advice_matrix`: single hands (``episode="hand"``) where the roles are filled by
   policy: a fixed box, a captain and an adviser. Every cell plays the same deals (the deal
   and the role draw depend on the seed and the deal's index alone), so differences
