@@ -427,7 +427,7 @@ def test_adjusted_mean_rejects_bad_shapes_and_options() -> None:
         team_study.adjusted_mean_ci(y, x, cl, mu=[0.0, 0.0], folds=1)
     with pytest.raises(ValueError, match="int ids"):
         team_study.crossfit_beta(y, x, cl.astype(float))
-    with pytest.raises(OptionError, match="adjust must be True or False"):
+    with pytest.raises(OptionError, match="adjust must be False, True or one of 'deal', 'draws'"):
         duplicate_three(AGENTS, deals=1, unit="hand", adjust="yes")  # type: ignore[arg-type]
     with pytest.raises(OptionError, match="adjust_deals"):
         duplicate_three(AGENTS, deals=1, unit="hand", adjust=True, adjust_deals=0)
@@ -485,3 +485,138 @@ def test_deal_share_is_the_variance_common_to_a_deal() -> None:
     assert abs(team_study.deal_share(no_deal, list(deals)) or 0.0) < 0.05
     with pytest.raises(ValueError, match="one equal length"):
         team_study.deal_share(y, [0, 1])
+
+
+# -- corrections for the luck of the stock draws (AIVAT-style) --------------------------------
+def _played(seed: int = 5, index: int = 0) -> dict:
+    return team_study.play_role_hand(AGENTS, seed, index)
+
+
+def _box_points(hand) -> int:
+    res = hand.result
+    if res.winner is None:
+        return 0
+    return res.points if res.winner == 1 else -res.points  # seat 1 is the box
+
+
+def test_replay_reproduces_every_hand_and_leaves_advice_out() -> None:
+    for index in range(8):
+        h = _played(index=index)
+        hand = team_study.replay_hand(h["deck"], h["actions"])
+        assert hand.is_over and _box_points(hand) == h["box_points"]
+        assert hand.actions == list(h["actions"])
+    m = play_seated_match(AGENTS, seed=2, index=0)  # matches too: advice is interleaved
+    assert len(m["hands"]) > 1
+    for h in m["hands"]:
+        assert _box_points(team_study.replay_hand(h["deck"], h["actions"])) == h["box_points"]
+
+
+def _stock_draws(actions) -> list[int]:
+    return [k for k, (_, a) in enumerate(actions) if a == A.DRAW_STOCK]
+
+
+def test_the_correction_at_a_draw_averages_zero_over_every_card_the_stock_held() -> None:
+    h = next(
+        x for x in (_played(index=i) for i in range(20)) if len(_stock_draws(x["actions"])) >= 3
+    )
+    actions = h["actions"]
+    t = _stock_draws(actions)[2]  # the third stock draw, mid-hand
+    before = team_study.replay_hand(h["deck"], actions[:t])
+    pos, stock = before.stock_pos, before.stock
+    terms = []
+    for card in stock:  # that card drawn instead: swap it to the top, all else equal
+        deck = list(h["deck"])
+        j = deck.index(card)
+        deck[pos], deck[j] = deck[j], deck[pos]
+        # Only the draws before t and at t are in the prefix; the earlier ones are unchanged.
+        terms.append(
+            team_study.draw_corrections(deck, actions[: t + 1])
+            - team_study.draw_corrections(h["deck"], actions[:t])
+        )
+    terms = np.array(terms)
+    seat = before.current
+    part = slice(0, 3) if seat == 0 else slice(3, 6)
+    other = slice(3, 6) if seat == 0 else slice(0, 3)
+    assert np.abs(terms).max() > 0.5  # the draw matters for the drawer's deadwood
+    assert np.allclose(terms[:, other], 0.0)  # and only the drawer's features change
+    np.testing.assert_allclose(terms[:, part].mean(axis=0), 0.0, atol=1e-9)
+    # The drawn card's term is its features minus their mean over the stock.
+    cards, f = team_study.draw_features(before)
+    assert cards == stock and f.shape == (len(stock), 3)
+    np.testing.assert_allclose(terms[0, part], f[0] - f.mean(axis=0))
+
+
+def test_draw_corrections_have_mean_zero_over_random_deals() -> None:
+    # Unbiased whatever the play: over many deals each mean is within 4 standard errors of 0
+    # (while the corrections themselves are far from 0 hand by hand).
+    xs = []
+    for index in range(150):
+        h = team_study.play_role_hand(["simple", "simple", "heuristic"], 9, index)
+        xs.append(team_study.draw_corrections(h["deck"], h["actions"]))
+    xs = np.array(xs)
+    se = xs.std(axis=0, ddof=1) / np.sqrt(len(xs))
+    assert (xs.std(axis=0)[[0, 1, 3, 4]] > 0.1).all()  # gin is rare: its column may be small
+    assert (np.abs(xs.mean(axis=0)) <= 4 * se).all(), (xs.mean(axis=0), se)
+
+
+def test_with_no_weight_on_the_corrections_the_estimator_is_the_plain_mean() -> None:
+    hands = [_played(seed=3, index=i) for i in range(30)]
+    y = np.array([h["box_points"] for h in hands], float)
+    x = np.array([team_study.draw_corrections(h["deck"], h["actions"]) for h in hands])
+    cl = np.arange(30)
+    zero = np.zeros(x.shape[1])
+    assert team_study.adjusted_mean_ci(y, x, cl, zero, beta=zero) == pytest.approx(
+        cluster_ratio_ci(y, np.ones(30))
+    )
+
+
+def test_duplicate_evaluation_corrected_for_the_draws() -> None:
+    # 600 hands: enough for the cross-fitted betas of 14 covariates (with far fewer hands a
+    # fold's beta does not carry over to the other fold).
+    trio = ["simple", "heuristic", "three-handed-ppo"]
+    r = duplicate_three(trio, deals=100, seed=4, unit="hand", adjust="draws", adjust_deals=300)
+    assert r["adjust"] == "draws"
+    assert r["covariates"] == list(COVARIATES) + list(team_study.DRAW_CORRECTIONS)
+    deal = duplicate_three(trio, deals=100, seed=4, unit="hand", adjust="deal", adjust_deals=300)
+    share = r["adjustment_by_role"]["box"]["covariate_r2"]
+    # The draws' luck explains a share of the points that the deal's covariates do not.
+    assert share > 0.05 and share > deal["adjustment_by_role"]["box"]["covariate_r2"] + 0.05
+    for name in trio:
+        for role, x in r["per_agent"][name]["roles"].items():
+            lo, hi = x["adjusted_ci95"]
+            assert lo <= x["adjusted_points_per_hand"] <= hi
+            old = deal["per_agent"][name]["roles"][role]
+            assert x["points_per_hand"] == old["points_per_hand"]  # unadjusted unchanged
+            assert x["adjusted_points_per_hand"] != old["adjusted_points_per_hand"]
+
+
+def test_luck_flags_and_bad_inputs(tmp_path, capsys) -> None:
+    r = team_study.main(
+        ["duplicate", "--agents", "random,simple,heuristic", "--unit", "hand", "--deals", "4",
+         "--adjust", "draws", "--adjust-deals", "200", "--out", str(tmp_path)]
+    )  # fmt: skip
+    assert r["adjust"] == "draws" and all(
+        "points_ratio_adjusted" in row for row in r["half_widths"]
+    )
+    assert "Corrected for the luck of the deal and of every stock draw" in capsys.readouterr().out
+    for ext in ("json", "csv", "png"):
+        assert (tmp_path / f"team_duplicate_hands_luck.{ext}").exists()
+    assert "every stock draw" in team_study.report(tmp_path)
+    r = evaluate.main(
+        ["three", "--agents", "random,simple,heuristic", "--duplicate", "hand", "--adjust",
+         "draws", "--matches", "2", "--adviser", "suggest", "--out", str(tmp_path), "--name",
+         "luck", "--no-plot", "--no-progress"]
+    )  # fmt: skip
+    assert r["adviser_on"]["adjust"] == "draws"
+    with pytest.raises(SystemExit):
+        team_study.main(["duplicate", "--deals", "1", "--adjust", "dice", "--out", str(tmp_path)])
+    with pytest.raises(OptionError, match="adjust must be"):
+        duplicate_three(AGENTS, deals=1, unit="hand", adjust="dice")
+    h = _played()
+    bad = [(1 - h["actions"][0][0], h["actions"][0][1])] + list(h["actions"][1:])
+    with pytest.raises(ValueError, match="replay diverged at action 0"):
+        team_study.replay_hand(h["deck"], bad)
+    with pytest.raises(ValueError, match="replay diverged"):  # past the end of the hand
+        team_study.replay_hand(h["deck"], list(h["actions"]) + [h["actions"][-1]])
+    with pytest.raises(ValueError, match="draw decision"):
+        team_study.draw_features(team_study.replay_hand(h["deck"], []))

@@ -622,9 +622,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     )
     t.add_argument(
         "--adjust",
-        action="store_true",
+        nargs="?",
+        const="deal",
+        default=None,
+        choices=("deal", "draws"),
         help="with --duplicate: also points per hand and paired edges adjusted for the deal "
-        "(regression on covariates of the deck; training.team_study)",
+        "(regression on covariates of the deck) or, with 'draws', also corrected for the "
+        "luck of every stock draw (AIVAT-style; training.team_study)",
     )
     lad = sub.add_parser("ladder", parents=[common], help="round-robin ladder with ratings")
     lad.add_argument("--pairs", type=int, default=200)
@@ -677,7 +681,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
 
         r, rows, paths = eval_duplicate(
             specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png,
-            unit=args.duplicate, adjust=args.adjust,
+            unit=args.duplicate, adjust=args.adjust or False,
         )  # fmt: skip
     elif args.cmd == "three":
         r = three_handed(specs, args.matches, args.seed, args.workers, args.adviser, progress)

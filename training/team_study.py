@@ -51,8 +51,10 @@ from agents.advice import Captain
 from gin_env import actions as A
 from gin_env import three_handed_gin_v0
 from gin_env.cards import NUM_CARDS
+from gin_env.config import HandRules, ThreeHandedConfig
 from gin_env.encoding import OBS_SLICES
-from gin_env.hand import DRAW_AT_STOCK, GinHand
+from gin_env.gin_aec import make_config
+from gin_env.hand import DRAW_AT_STOCK, GinHand, Phase
 from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch
 from gin_env.melds import deadwood_mask, discard_deadwoods
 from training import prog_name
@@ -74,6 +76,11 @@ __all__ = [
     "crossfit_beta",
     "adjusted_mean_ci",
     "deal_share",
+    "DRAW_CORRECTIONS",
+    "ADJUST_MODES",
+    "draw_features",
+    "replay_hand",
+    "draw_corrections",
     "play_seated_match",
     "duplicate_three",
     "duplicate_vs_plain",
@@ -268,6 +275,95 @@ def deal_share(values: Sequence[float] | np.ndarray, groups: Sequence[Any]) -> f
     n0 = (big_n - (n * n).sum() / big_n) / (g - 1)
     denom = msb + (n0 - 1) * msw
     return float((msb - msw) / denom) if denom > 0 else None
+
+
+# -- chance corrections at the stock draws (AIVAT-style) ---------------------------------------
+#: Per seat of the hand (the captain, the box): the sums over that seat's stock draws of the
+#: chance correction ``f(card drawn) - mean of f over the cards then in the stock`` of three
+#: functions ``f`` of the drawer's 11 cards: ``*_deadwood``, the least deadwood after a
+#: discard; ``*_knock``, 1 if that is within the knock limit; ``*_gin``, 1 if it is 0. The
+#: stock is a uniform shuffle, so the next card is uniform over the cards still in it and each
+#: correction has mean 0 given everything before the draw, whatever the players do.
+DRAW_CORRECTIONS = (
+    "captain_draw_deadwood",
+    "captain_draw_knock",
+    "captain_draw_gin",
+    "box_draw_deadwood",
+    "box_draw_knock",
+    "box_draw_gin",
+)
+_DRAW_FEATURES = 3
+#: ``adjust`` values of :func:`duplicate_three`: the deal's covariates alone, or also the
+#: corrections for the luck of every stock draw.
+ADJUST_MODES = ("deal", "draws")
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _least_after_discard(hand: int) -> int:
+    return min(discard_deadwoods(hand).values())
+
+
+def draw_features(hand: GinHand) -> tuple[list[int], np.ndarray]:
+    """At a draw decision of ``hand``: the cards in the stock (top first) and, for each, the
+    drawer's features had it been the card drawn (``(cards, 3)``: least deadwood after a
+    discard, within the knock limit, gin), everything else held equal."""
+    if hand.phase is not Phase.DRAW:
+        raise ValueError(f"draw_features needs a hand at a draw decision, got {hand.phase.name}")
+    held, limit = hand.hands[hand.current], hand.knock_limit
+    stock = hand.stock
+    f = np.empty((len(stock), _DRAW_FEATURES))
+    for i, card in enumerate(stock):
+        dw = _least_after_discard(held | 1 << card)
+        f[i] = (dw, dw <= limit, dw == 0)
+    return stock, f
+
+
+def replay_hand(
+    deck: Sequence[int],
+    actions: Sequence[tuple[int, int]],
+    rules: HandRules | None = None,
+    on_draw: Any = None,
+) -> GinHand:
+    """The hand ``GinHand(deck, rules, dealer=1)`` after ``actions`` (``(seat, action)`` as
+    ``GinHand.actions`` records them; seat 0 the captain, 1 the box). ``on_draw(hand)`` is
+    called before each draw from the stock. A seat or action the hand does not allow raises
+    ValueError."""
+    hand = GinHand(deck, rules, dealer=_SEAT_BOX)
+    for k, (seat, action) in enumerate(actions):
+        if seat != hand.current or hand.is_over:
+            raise ValueError(
+                f"replay diverged at action {k}: seat {seat} recorded, "
+                + ("the hand is over" if hand.is_over else f"seat {hand.current} to act")
+            )
+        if action == A.DRAW_STOCK and hand.phase is Phase.DRAW and on_draw is not None:
+            on_draw(hand)
+        hand.step(action)
+    return hand
+
+
+def draw_corrections(
+    deck: Sequence[int], actions: Sequence[tuple[int, int]], rules: HandRules | None = None
+) -> np.ndarray:
+    """The :data:`DRAW_CORRECTIONS` of one played hand (replayed by :func:`replay_hand`): at
+    each draw from the stock, the drawer's :func:`draw_features` for the card drawn minus
+    their mean over every card then in the stock, summed per seat. Each term has mean 0
+    given the hand so far, so ``y - beta . draw_corrections`` stays unbiased for any
+    ``beta`` that does not depend on the hand."""
+    out = np.zeros(len(DRAW_CORRECTIONS))
+
+    def add(hand: GinHand) -> None:
+        _, f = draw_features(hand)
+        at = 0 if hand.current == _SEAT_CAPTAIN else _DRAW_FEATURES
+        out[at : at + _DRAW_FEATURES] += f[0] - f.mean(axis=0)
+
+    replay_hand(deck, actions, rules, add)
+    return out
+
+
+def _hand_actions(rec: Any) -> tuple[tuple[int, int], ...]:
+    """The record's actions as its ``GinHand`` took them: ``(seat, action)``, advice left out."""
+    seat = {p: s for s, p in enumerate(rec.players)}
+    return tuple((seat[p], a) for p, a in rec.actions if p in seat)
 
 
 def adjusted_mean_ci(
@@ -481,6 +577,7 @@ def play_seated_match(
                 else (res.points if scorer == box else -res.points),
                 "box_won": scorer == box,
                 "team_won": scorer is not None and scorer != box,
+                "actions": _hand_actions(rec),
             }
         )
     last = match.history[-1]
@@ -527,6 +624,7 @@ def play_role_hand(
         "box_points": 0 if scorer is None else (res.points if scorer == BOX else -res.points),
         "box_won": scorer == BOX,
         "team_won": scorer is not None and scorer != BOX,
+        "actions": _hand_actions(rec),
     }
 
 
@@ -574,7 +672,7 @@ def duplicate_three(
     progress: bool = False,
     rules: Mapping[str, Any] | None = None,
     unit: str = "match",
-    adjust: bool = False,
+    adjust: bool | str = False,
     adjust_deals: int = 20000,
 ) -> dict[str, Any]:
     """``6 * deals`` matches of three agents, every agent in every seat order equally often.
@@ -593,7 +691,10 @@ def duplicate_three(
     ``adjusted_paired_edge`` / ``adjusted_paired_edge_ci95``): :func:`adjusted_mean_ci` on
     each hand's :func:`deal_covariates`, ``beta`` cross-fitted (two folds of deals) per agent
     and role, the covariates' mean from ``adjust_deals`` shuffled decks
-    (:func:`covariate_means`, its error included in the CI).
+    (:func:`covariate_means`, its error included in the CI). ``adjust="draws"`` corrects
+    also for the luck of every card drawn from the stock (AIVAT-style): the covariates are
+    the deal's plus the hand's :func:`draw_corrections` (mean 0 exactly), all with one
+    cross-fitted ``beta``. ``adjust=True`` is ``"deal"``.
     """
     if unit not in ("match", "hand"):
         raise OptionError(f"unit must be 'match' or 'hand', got {unit!r}")
@@ -605,9 +706,8 @@ def duplicate_three(
         raise OptionError(f"adviser must be 'suggest' or 'none', got {adviser!r}")
     _check_count("deals", deals)
     _check_count("workers", workers)
-    if not isinstance(adjust, bool):
-        raise OptionError(f"adjust must be True or False, got {adjust!r}")
-    if adjust:
+    mode = _adjust_mode(adjust)
+    if mode:
         _check_count("adjust_deals", adjust_deals, 2)
     rules = dict(rules or {})
     _check_agents(agents, rules)
@@ -622,10 +722,11 @@ def duplicate_three(
     fn = play_seated_match if unit == "match" else _role_hand_job
     res = _pool_map(fn, jobs, workers, progress, f"three-handed {design} ({unit}s)")
     matches = [dict(r, cluster=c, order=o) for r, (c, o) in zip(res, meta, strict=True)]
-    means = covariate_means(adjust_deals, seed) if adjust else None
-    out = _duplicate_summary(labels, matches, means)
-    if adjust:
-        out["covariate_deals"] = adjust_deals
+    means = covariate_means(adjust_deals, seed) if mode else None
+    hand_rules = make_config(ThreeHandedConfig, rules).hand_rules() if mode == "draws" else None
+    out = _duplicate_summary(labels, matches, means, hand_rules)
+    if mode:
+        out.update(covariate_deals=adjust_deals, adjust=mode)
     if unit == "hand":
         for st in out["per_agent"].values():
             st.update(matches=0, match_win_rate=None, match_win_rate_ci95=None)
@@ -633,11 +734,28 @@ def duplicate_three(
     return out
 
 
+def _adjust_mode(adjust: object) -> str | None:
+    """``adjust`` as None (off) or one of :data:`ADJUST_MODES` (True is ``"deal"``)."""
+    if adjust is False or adjust is None:
+        return None
+    if adjust is True:
+        return "deal"
+    if isinstance(adjust, str) and adjust in ADJUST_MODES:
+        return adjust
+    raise OptionError(
+        f"adjust must be False, True or one of {', '.join(map(repr, ADJUST_MODES))}; got {adjust!r}"
+    )
+
+
 def _duplicate_summary(
     labels: list[str],
     matches: list[dict[str, Any]],
     adjust: tuple[np.ndarray, np.ndarray] | None = None,
+    draws: HandRules | None = None,
 ) -> dict[str, Any]:
+    """The statistics of :func:`duplicate_three`; ``adjust``: the covariates' ``(mu, cov)``
+    (adjust for the deal); ``draws``: the hand rules, to correct also for the stock draws
+    (:func:`draw_corrections`)."""
     clusters = sorted({m["cluster"] for m in matches})
     at = {c: k for k, c in enumerate(clusters)}
     g = len(clusters)
@@ -652,12 +770,14 @@ def _duplicate_summary(
     box_won = np.zeros(g)
     index = {n: k for k, n in enumerate(labels)}
     n_hands = 0
-    # (cluster, hand index, role) -> [(agent, points)]: who held those cards in that role.
-    same_cards: dict[tuple[int, int, int], list[tuple[int, float]]] = {}
+    # (cluster, hand index, role) -> [(agent, points, draw corrections)]: who held those
+    # cards in that role.
+    same_cards: dict[tuple[int, int, int], list[tuple[int, float, np.ndarray]]] = {}
     # For the regression adjustment: each hand's deck, and (cluster, hand index, agent,
-    # role, points) per player.
+    # role, points, the hand's draw corrections: empty unless ``draws``) per player.
     decks: dict[tuple[int, int], tuple[int, ...]] = {}
-    per_hand: list[tuple[int, int, int, int, float]] = []
+    per_hand: list[tuple[int, int, int, int, float, np.ndarray]] = []
+    no_draws = np.zeros(0)
     for m in matches:
         c = at[m["cluster"]]
         for seat, name in enumerate(m["order"]):
@@ -665,6 +785,7 @@ def _duplicate_summary(
             wins[c, index[name]] += m["winner"] == seat
         for k, h in enumerate(m["hands"]):
             n_hands += 1
+            xd = no_draws if draws is None else draw_corrections(h["deck"], h["actions"], draws)
             box_n[c] += 1
             box_pts[c] += h["box_points"]
             box_won[c] += h["box_won"]
@@ -674,21 +795,24 @@ def _duplicate_summary(
                 hands[c, a, role] += 1
                 won[c, a, role] += h["box_won"] if role == BOX else h["team_won"]
                 pts[c, a, role] += value
-                same_cards.setdefault((c, k, role), []).append((a, value))
-                per_hand.append((c, k, a, role, value))
+                same_cards.setdefault((c, k, role), []).append((a, value, xd))
+                per_hand.append((c, k, a, role, value, xd))
             decks[(c, k)] = h["deck"]
     # The paired edge: each hand against the mean of the other agents' results with the
     # same cards (same deal sequence, hand index and role), summed per cluster.
     p_num = np.zeros_like(hands)
     p_den = np.zeros_like(hands)
-    per_pair: list[tuple[int, int, int, int, float]] = []
+    per_pair: list[tuple[int, int, int, int, float, np.ndarray]] = []
     for (c, k, role), entries in same_cards.items():
-        for a, value in entries:
-            others = [v for b, v in entries if b != a]
+        for a, value, xd in entries:
+            others = [(v, x) for b, v, x in entries if b != a]
             if others:
-                p_num[c, a, role] += value - sum(others) / len(others)
+                diff = value - sum(v for v, _ in others) / len(others)
+                p_num[c, a, role] += diff
                 p_den[c, a, role] += 1
-                per_pair.append((c, k, a, role, value - sum(others) / len(others)))
+                # The paired difference's draw corrections: the same difference of them.
+                xo = np.mean([x for _, x in others], axis=0) if xd.size else xd
+                per_pair.append((c, k, a, role, diff, xd - xo))
     by_role: dict[str, dict[str, float | None]] = {}
     adjusted = _adjusted_by_role(per_hand, per_pair, decks, adjust, by_role) if adjust else {}
     per_agent: dict[str, Any] = {}
@@ -738,7 +862,7 @@ def _duplicate_summary(
     return {
         **(
             {
-                "covariates": list(COVARIATES),
+                "covariates": list(COVARIATES) + (list(DRAW_CORRECTIONS) if draws else []),
                 "covariate_means": adjust[0].tolist(),
                 "adjustment_by_role": by_role,
             }
@@ -758,8 +882,8 @@ def _duplicate_summary(
 
 
 def _adjusted_by_role(
-    per_hand: list[tuple[int, int, int, int, float]],
-    per_pair: list[tuple[int, int, int, int, float]],
+    per_hand: list[tuple[int, int, int, int, float, np.ndarray]],
+    per_pair: list[tuple[int, int, int, int, float, np.ndarray]],
     decks: Mapping[tuple[int, int], tuple[int, ...]],
     adjust: tuple[np.ndarray, np.ndarray],
     by_role: dict[str, dict[str, float | None]],
@@ -770,9 +894,13 @@ def _adjusted_by_role(
 
     Fills ``by_role[role]`` with ``covariate_r2``, the share of the variance of a hand's
     points in the role the cross-fitted adjustment removes, and ``deal_share``, the share
-    common to every replay of the same cards (:func:`deal_share`; None without replays)."""
-    mu, mu_cov = adjust
+    common to every replay of the same cards (:func:`deal_share`; None without replays).
+    Rows with draw corrections (the last item, mean 0) append them to the deal's covariates."""
     x_of = {key: deal_covariates(deck) for key, deck in decks.items()}
+    extra = per_hand[0][5].size if per_hand else 0
+    mu = np.concatenate([adjust[0], np.zeros(extra)])
+    mu_cov = np.zeros((mu.size, mu.size))
+    mu_cov[: adjust[1].shape[0], : adjust[1].shape[0]] = adjust[1]
     out: dict[tuple[int, int], dict[str, Any]] = {}
     for name, rows, pooled in (
         ("adjusted_points_per_hand", per_hand, True),
@@ -784,7 +912,7 @@ def _adjusted_by_role(
         agent = np.array([r[2] for r in rows])
         role = np.array([r[3] for r in rows])
         y = np.array([r[4] for r in rows], float)
-        x = np.array([x_of[(r[0], r[1])] for r in rows])
+        x = np.array([np.concatenate([x_of[(r[0], r[1])], r[5]]) for r in rows])
         beta = np.zeros_like(x)
         # Points: one beta per role, fitted on every agent's hands in the role. The paired
         # edge: per agent and role (a beta shared by the agents cancels in the difference).
@@ -817,7 +945,7 @@ def duplicate_vs_plain(
     progress: bool = False,
     rules: Mapping[str, Any] | None = None,
     unit: str = "match",
-    adjust: bool = False,
+    adjust: bool | str = False,
     adjust_deals: int = 20000,
 ) -> dict[str, Any]:
     """Both designs at ``6 * deals`` matches (or single hands, ``unit="hand"``); per agent
@@ -887,7 +1015,8 @@ def duplicate_vs_plain(
         "agents": dup["agents"],
         "unit": unit,
         "deals": deals,
-        "adjusted": adjust,
+        "adjusted": _adjust_mode(adjust) is not None,
+        "adjust": _adjust_mode(adjust),
         "matches_per_design": dup["matches"],
         "hands": {"duplicate": dup["hands"], "plain": plain["hands"]},
         "duplicate": dup,
@@ -1494,11 +1623,12 @@ def plot_duplicate(r: dict[str, Any], path: Path) -> None:
         dup = [row.get(f"{key}_half_duplicate", np.nan) for row in rows]
         bars = [("plain deals", plain, "#a5a5a5"), ("duplicate", dup, "#4472c4")]
         if r.get("adjusted") and key != "edge":
+            how = "corrected, deal + draws" if r.get("adjust") == "draws" else "adjusted, deal"
             if key == "points":
                 adj = [row.get("points_adj_half_plain", np.nan) for row in rows]
-                bars.insert(1, ("plain, adjusted for the deal", adj, "#d9d9d9"))
+                bars.insert(1, (f"plain, {how}", adj, "#d9d9d9"))
             adj = [row.get(f"{key}_adj_half_duplicate", np.nan) for row in rows]
-            bars.append(("duplicate, adjusted for the deal", adj, "#a9c4eb"))
+            bars.append((f"duplicate, {how}", adj, "#a9c4eb"))
         width = 0.8 / len(bars)
         for k, (label, values, color) in enumerate(bars):
             offset = (k - (len(bars) - 1) / 2) * width
@@ -1714,10 +1844,11 @@ def eval_duplicate(
     stem: str,
     png: Path | None,
     unit: str = "match",
-    adjust: bool = False,
+    adjust: bool | str = False,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Path]]:
     """``gin-rummy eval three --duplicate [match|hand] [--adjust]``: :func:`duplicate_three`
-    (``unit``, ``adjust``: also the figures adjusted for the deal) with the adviser on, off
+    (``unit``, ``adjust``: also the figures adjusted for the deal, or ``"draws"``: also
+    corrected for the stock draws) with the adviser on, off
     or both; writes JSON and CSV (and the edges plot at ``png``), returns the result, the
     table rows and the paths written."""
     if adviser not in ("suggest", "none", "both"):
@@ -1762,9 +1893,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     )
     d.add_argument(
         "--adjust",
-        action="store_true",
+        nargs="?",
+        const="deal",
+        default=None,
+        choices=ADJUST_MODES,
         help="also the points per hand and paired edges adjusted for the deal (regression "
-        "on covariates of the deck, beta cross-fitted); writes <stem>_adjusted.*",
+        "on covariates of the deck, beta cross-fitted; writes <stem>_adjusted.*) or, with "
+        "'draws', also corrected for the luck of every stock draw (writes <stem>_luck.*)",
     )
     d.add_argument(
         "--adjust-deals",
@@ -1829,6 +1964,8 @@ _DUPLICATE_STEMS = (
     "team_duplicate_hands",
     "team_duplicate_adjusted",
     "team_duplicate_hands_adjusted",
+    "team_duplicate_luck",
+    "team_duplicate_hands_luck",
 )
 
 
@@ -1915,9 +2052,17 @@ def _adjusted_report(r: dict[str, Any]) -> str:
     """Markdown of the regression adjustment in a :func:`duplicate_vs_plain` result: every
     ratio is against the plain design's **unadjusted** half-width."""
     d = r["duplicate"]
+    draws = r.get("adjust") == "draws"
     lines = [
-        f"Adjusted for the deal ({len(d['covariates'])} covariates of the deck, their mean "
-        f"from {d['covariate_deals']} shuffled decks; beta cross-fitted over two folds of "
+        (
+            "Corrected for the luck of the deal and of every stock draw (AIVAT-style; "
+            f"{len(COVARIATES)} covariates of the deck, their mean "
+            if draws
+            else f"Adjusted for the deal ({len(COVARIATES)} covariates of the deck, their mean "
+        )
+        + f"from {d['covariate_deals']} shuffled decks"
+        + (f", and {len(DRAW_CORRECTIONS)} draw corrections of mean 0" if draws else "")
+        + "; beta cross-fitted over two folds of "
         "deals, per role on all agents' hands for the points, per agent and role for the "
         "paired edge); 95% CI half-widths and ratios plain unadjusted / each:",
         "",
@@ -1953,6 +2098,17 @@ def _adjusted_report(r: dict[str, Any]) -> str:
                 f"{role} {v['covariate_r2']:.2f} / "
                 + ("-" if v["deal_share"] is None else f"{v['deal_share']:.2f}")
                 for role, v in sorted(shares.items(), key=lambda kv: ROLE_NAMES.index(kv[0]))
+            )
+            + ".",
+        ]
+    plain_shares = r.get("plain", {}).get("adjustment_by_role", {})
+    if plain_shares:
+        lines += [
+            "",
+            "Share removed in the plain design: "
+            + "; ".join(
+                f"{role} {v['covariate_r2']:.2f}"
+                for role, v in sorted(plain_shares.items(), key=lambda kv: ROLE_NAMES.index(kv[0]))
             )
             + ".",
         ]
@@ -2065,11 +2221,11 @@ def _run(args: argparse.Namespace, out: Path) -> dict[str, Any]:
             args.workers,
             progress=progress,
             unit=args.unit,
-            adjust=args.adjust,
+            adjust=args.adjust or False,
             adjust_deals=args.adjust_deals,
         )
         stem = "team_duplicate" if args.unit == "match" else "team_duplicate_hands"
-        stem += "_adjusted" if args.adjust else ""
+        stem += {None: "", "deal": "_adjusted", "draws": "_luck"}[args.adjust]
         write(out, stem, r, r["half_widths"])
         duplicate_rows_and_plot(r["duplicate"], out, f"{stem}_edges")
         plot_duplicate(r, out / f"{stem}.png")
