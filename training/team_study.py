@@ -17,6 +17,10 @@ Three studies, each a function that returns a JSON-ready dict (and a CLI that wr
   hand and paired edges **adjusted for the deal**: a regression on covariates of the deck
   alone (:func:`deal_covariates`), their mean from a deals-only Monte Carlo
   (:func:`covariate_means`), ``beta`` cross-fitted by deal (:func:`adjusted_mean_ci`).
+  ``adjust="draws"`` (CLI ``--adjust draws``) also corrects for the luck of every stock draw,
+  AIVAT-style: each hand is replayed (:func:`replay_hand`) and at each draw the drawer's
+  features for the card drawn minus their mean over every card then in the stock
+  (:func:`draw_corrections`, mean 0 exactly) join the deal's covariates.
 - :func:`advice_matrix`: single hands (``episode="hand"``) where the roles are filled by
   policy: a fixed box, a captain and an adviser. Every cell plays the same deals (the deal
   and the role draw depend on the seed and the deal's index alone), so differences
