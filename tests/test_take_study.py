@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from agents.base import PHASE_DISCARD
-from agents.heuristic import FULL, HeuristicAgent, danger, opponent_last_discard
+from agents.heuristic import HeuristicAgent, opponent_last_discard
 from agents.simulate import play_out, seat_points, view_of
 from gin_env import actions as A
-from gin_env.cards import NUM_CARDS, POINTS
+from gin_env.cards import NUM_CARDS
 from gin_env.hand import GinHand, Phase
 from training import take_study as ts
 
@@ -64,28 +64,7 @@ def test_view_features_layout() -> None:
 
 
 def test_reading_with_l2s_own_danger_is_l2() -> None:
-    def l2_danger(view, cards):  # type: ignore[no-untyped-def]
-        unseen = FULL & ~view.known
-        passed = (view.own_discarded | view.opponent_discarded) & ~view.opponent_took
-        last = opponent_last_discard(view, -1)
-        hidden = max(0, 10 - view.opponent_took.bit_count())
-        prm = L2.params
-        high = POINTS[last] if last >= 0 else 10
-        return {
-            c: danger(
-                c,
-                view.opponent_took,
-                unseen,
-                hidden,
-                passed,
-                prm.passed_factor,
-                high,
-                prm.high_factor,
-            )
-            for c in cards
-        }
-
-    reader = ts.ReadingL2(l2_danger, L2.params.danger_weight)
+    reader = ts.ReadingL2(ts.l2_danger, L2.params.danger_weight)
     decisions = 0
     for i in range(8):
         hand = GinHand(_deck(i))

@@ -63,6 +63,7 @@ __all__ = [
     "would_take",
     "TakeModel",
     "ReadingL2",
+    "l2_danger",
     "generate",
     "fit",
     "take_quality",
@@ -129,34 +130,50 @@ class TakeModel:
         return 1.0 / (1.0 + np.exp(-mlp_forward(x, self.layers, "relu")))
 
 
-class ReadingL2(ViewAgent):
+class ReadingL2(HeuristicAgent):
     """L2 whose discard danger is ``chance(view, cards)`` (card -> chance he takes it),
-    charged ``weight x chance x (1 + pips / 10)`` pips; everything else is L2's."""
+    charged ``weight x chance x (1 + pips / 10)`` pips; everything else is L2's (its draws
+    keep L2's own danger: only the scores of the discards it throws are replaced)."""
 
     name = "reading-l2"
 
     def __init__(
         self, chance: Callable[[SeatView, list[int]], dict[int, float]], weight: float
     ) -> None:
+        super().__init__()
         self.chance = chance
         self.weight = weight
         self._dangerless = HeuristicAgent(HeuristicParams(danger_weight=0.0))
 
-    def choose(self, view: SeatView, rng: np.random.Generator | None = None) -> int:
-        legal = game_actions(view.legal)
-        if view.phase != PHASE_DISCARD or len(legal) == 1 or A.BIG_GIN in legal:
-            return _L2.choose(view, rng)
+    def discard_options(
+        self, view: SeatView, legal: list[int]
+    ) -> tuple[list[int], list[int], dict[int, float], dict[int, int]]:
+        """L2's discard options with the scores' danger term read from ``chance``."""
         discards, knocks, scores, dws = self._dangerless.discard_options(view, legal)
         best = min(scores[c] for c in discards)
         # A discard 15 pips worse than the best never wins: no need to ask about it.
         asked = [c for c in discards if scores[c] < best + 15 or c in knocks]
         p = self.chance(view, asked)
         cost = {c: scores[c] + self.weight * p.get(c, 0.0) * (1 + POINTS[c] / 10) for c in discards}
-        if knocks:
-            k = min(knocks, key=lambda c: (dws[c], cost.get(c, 0.0), c))
-            if _L2._should_knock(view, k, dws[k]):
-                return A.KNOCK + k
-        return A.DISCARD + min(discards, key=lambda c: (cost[c], -POINTS[c], c))
+        return discards, knocks, cost, dws
+
+
+def l2_danger(view: SeatView, cards: list[int]) -> dict[int, float]:
+    """L2's :func:`~agents.heuristic.danger` of each of ``cards`` from ``view`` (the
+    opponent's last discard read as the top of the pile), the baseline the take model is
+    measured against."""
+    prm = _L2.params
+    unseen = FULL & ~view.known
+    passed = (view.own_discarded | view.opponent_discarded) & ~view.opponent_took
+    last = opponent_last_discard(view, -1)
+    hidden = max(0, 10 - view.opponent_took.bit_count())
+    high = POINTS[last] if last >= 0 else 10
+    return {
+        c: danger(
+            c, view.opponent_took, unseen, hidden, passed, prm.passed_factor, high, prm.high_factor
+        )
+        for c in cards
+    }
 
 
 def _reader(model: TakeModel, weight: float) -> ReadingL2:
@@ -195,25 +212,13 @@ class _Recorder(ViewAgent):
         cards = [a - A.DISCARD for a in legal if A.DISCARD <= a < A.KNOCK]
         label = np.zeros(NUM_CARDS, np.uint8)
         asked = np.zeros(NUM_CARDS, np.uint8)
-        l2_danger = np.zeros(NUM_CARDS, np.float32)
-        unseen = FULL & ~view.known
-        passed = (view.own_discarded | view.opponent_discarded) & ~view.opponent_took
-        last = opponent_last_discard(view, -1)
-        prm = _L2.params
+        l2_dangers = np.zeros(NUM_CARDS, np.float32)
+        risk = l2_danger(view, cards)
         for c in cards:
             asked[c] = 1
             label[c] = would_take(self.hand, self.hand.current, c, _L2)
-            l2_danger[c] = danger(
-                c,
-                view.opponent_took,
-                unseen,
-                max(0, 10 - view.opponent_took.bit_count()),
-                passed,
-                prm.passed_factor,
-                POINTS[last] if last >= 0 else 10,
-                prm.high_factor,
-            )
-        self.rows.append((view_features(view), label, asked, l2_danger))
+            l2_dangers[c] = risk[c]
+        self.rows.append((view_features(view), label, asked, l2_dangers))
         if action < A.KNOCK and self.rng.random() < self.epsilon:
             action = A.DISCARD + cards[int(self.rng.integers(len(cards)))]
         return action
