@@ -10,6 +10,7 @@ import pytest
 
 from agents.base import PHASE_DISCARD
 from agents.heuristic import HeuristicAgent, opponent_last_discard
+from agents.simple import SimpleAgent, take_melds
 from agents.simulate import play_out, seat_points, view_of
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
@@ -89,7 +90,7 @@ def test_oracle_reads_and_blind_does_not() -> None:
 
 
 def test_bad_input() -> None:
-    with pytest.raises(ValueError, match="arm must be one of blind, reader, oracle"):
+    with pytest.raises(ValueError, match="arm must be one of blind, reader, oracle, l2"):
         ts.play_arm("psychic", 1, seed=0)
     with pytest.raises(ValueError, match="needs a take model"):
         ts.play_arm("reader", 1, seed=0)
@@ -99,6 +100,12 @@ def test_bad_input() -> None:
         ts.main(["--pairs", "0"])
     with pytest.raises(SystemExit):
         ts.main(["--weights", "five"])
+    with pytest.raises(ValueError, match="opponent must be one of heuristic, simple, got 'L3'"):
+        ts.play_arm("blind", 1, seed=0, opponent="L3")
+    with pytest.raises(ValueError, match="opponent must be one of heuristic, simple"):
+        ts.generate(1, seed=0, opponent="random")
+    with pytest.raises(SystemExit):
+        ts.main(["--opponent", "random"])
 
 
 def test_the_study_end_to_end(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -106,7 +113,8 @@ def test_the_study_end_to_end(tmp_path) -> None:  # type: ignore[no-untyped-def]
     argv += ["--select-pairs", "4", "--pairs", "6", "--out", str(tmp_path)]
     assert ts.main(argv) == 0
     study = json.loads((tmp_path / "take_study.json").read_text())
-    assert [r["arm"] for r in study["report"]] == list(ts.ARMS)
+    # Against L2 the reference arm (L2 itself) is 0 by symmetry and is not played.
+    assert [r["arm"] for r in study["report"]] == ["blind", "reader", "oracle"]
     assert all(r["pairs"] == 6 for r in study["report"])
     q = study["quality"]
     assert 0 < q["take_rate"] < 1
@@ -149,3 +157,46 @@ def test_auc() -> None:
     assert ts.auc(np.full(4, 0.5), y) == 0.5  # ties count half
     assert ts.auc(np.array([0.1, 0.6, 0.5, 0.9]), y) == 0.75
     assert np.isnan(ts.auc(np.ones(3), np.ones(3)))
+
+
+def test_against_l1_the_labels_are_l1s_rule() -> None:
+    # L1 takes a discard exactly when it melds and lowers his deadwood (take_melds).
+    data = ts.generate(6, seed=3, epsilon=0.0, opponent="simple")
+    assert len(data["x"]) > 20 and 0 < data["y"].sum() and (data["y"] <= data["asked"]).all()
+    checked = 0
+    for i in range(6):
+        rng = np.random.default_rng([3, i])
+        hand = GinHand(rng.permutation(NUM_CARDS).tolist(), dealer=int(rng.integers(2)))
+        ours = i % 2  # the recorder (L2) sits in each seat in turn
+        l1 = SimpleAgent()
+        while hand.phase is not Phase.OVER:
+            seat = hand.current
+            view = view_of(hand, seat)
+            agent = L2 if seat == ours else l1
+            action = view.legal[0] if len(view.legal) == 1 else agent.choose(view)
+            if seat == ours and view.phase == PHASE_DISCARD and len(view.legal) > 1:
+                for a in view.legal:
+                    if A.DISCARD <= a < A.KNOCK:
+                        card = a - A.DISCARD
+                        world = hand.clone()
+                        world.step(a)
+                        if world.is_over or A.TAKE_DISCARD not in world.legal_actions():
+                            continue
+                        melds = take_melds(hand.hands[1 - seat], card)
+                        assert ts.would_take(hand, seat, card, l1) == melds
+                        checked += 1
+            hand.step(action)
+    assert checked > 100
+
+
+def test_the_study_against_l1(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    argv = ["--opponent", "simple", "--hands", "20", "--test-hands", "8", "--epochs", "1"]
+    argv += ["--weights", "5", "--select-pairs", "3", "--pairs", "5", "--out", str(tmp_path)]
+    assert ts.main(argv) == 0
+    study = json.loads((tmp_path / "take_study_simple.json").read_text())
+    assert study["opponent"] == "simple"
+    assert [r["arm"] for r in study["report"]] == list(ts.ARMS)
+    assert all(r["opponent"] == "simple" for r in study["report"])
+    text = (tmp_path / "take_study_simple.md").read_text()
+    assert text.startswith("# Reading the opponent against L1") and "| l2 |" in text
+    assert not (tmp_path / "take_study.json").exists()

@@ -1,32 +1,36 @@
-"""Issue 15: what reading the opponent is worth against L2, and how much a learned reader
-recovers of it.
+"""Issue 15: what reading the opponent is worth against L2 (or L1), and how much a learned
+reader recovers of it.
 
 Earlier studies (search, a particle filter, rollout DMC) found nothing to gain over L2
 from the seat's view. This study measures where the points are. Every arm is L2 except in
 one thing, the **danger** of a discard (the chance the opponent takes it from the pile),
-and plays duplicate deal pairs against L2:
+and plays duplicate deal pairs against the opponent (``--opponent``: L2, ``heuristic``, or
+L1, ``simple``):
 
 - ``blind``: no danger term on its discards;
-- ``reader``: the danger is a learned :class:`TakeModel`'s chance that L2 takes the card,
-  from the seat's own view (its hand, the pile, both sides' discards and pickups);
+- ``reader``: the danger is a learned :class:`TakeModel`'s chance that the opponent takes
+  the card, from the seat's own view (its hand, the pile, both sides' discards and pickups);
 - ``oracle``: told exactly which of its discards the opponent would take, by asking the
-  opponent's L2 on the true deal (a cheat, for measurement only: the bound on what a
-  perfect reader of this opponent gets).
+  opponent on the true deal (a cheat, for measurement only: the bound on what a perfect
+  reader of this opponent gets);
+- ``l2``: L2 itself, the reference (played against L1 only: against L2 it is 0 by symmetry).
 
 The reader and the oracle charge ``weight x chance x (1 + pips / 10)`` pips on a discard,
 L2's own form of the danger term. Draws, knocks and the rest of the score are L2's.
 
-The take model is trained on L2-against-L2 hands (10% random discards, so it also sees
-positions L2 avoids): at every discard, the label of each card the seat may throw is
-whether the opponent's L2 would take it (:func:`would_take`, asked on a clone of the
-hand). Its quality is reported on hands of a separate seed, against the constant base rate
-and L2's own :func:`~agents.heuristic.danger` read as a chance. The weight of the reader
-and of the oracle is chosen on ``--select-seed`` and the figures are reported on
-``--seed``.
+The take model is trained on hands of L2 (10% random discards, so it also sees positions
+L2 avoids) against the opponent: at every discard of L2's, the label of each card it may
+throw is whether the opponent would take it (:func:`would_take`, asked on a clone of the
+hand). Against L2 both seats are L2 and both record. Its quality is reported on hands of
+a separate seed, against the constant base rate and L2's own
+:func:`~agents.heuristic.danger` read as a chance. The weight of the reader and of the
+oracle is chosen on ``--select-seed`` and the figures are reported on ``--seed``.
 
     python -m training.take_study --hands 16000 --pairs 1000 --workers 2
+    python -m training.take_study --opponent simple --hands 16000 --pairs 1000 --workers 2
 
-Writes ``results/take_study.json`` and ``results/take_study.md``.
+Writes ``results/take_study.json`` and ``results/take_study.md`` (against L1:
+``take_study_simple.*``).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from agents.heuristic import (
     danger,
     opponent_last_discard,
 )
+from agents.simple import SimpleAgent
 from agents.simulate import play_out, seat_points, view_of
 from agents.trained import mlp_forward
 from gin_env import actions as A
@@ -74,8 +79,16 @@ __all__ = [
 
 #: hand, pile, his pickups, his discards, ours, ours he let go, his last discard; 2 numbers.
 NUM_FEATURES = 7 * NUM_CARDS + 2
-ARMS = ("blind", "reader", "oracle")
+ARMS = ("blind", "reader", "oracle", "l2")
+#: The opponents the study reads (agent name -> level).
+OPPONENTS = {"heuristic": "L2", "simple": "L1"}
 _L2 = HeuristicAgent()
+
+
+def _opponent(name: str) -> ViewAgent:
+    if name not in OPPONENTS:
+        raise ValueError(f"opponent must be one of {', '.join(OPPONENTS)}, got {name!r}")
+    return _L2 if name == "heuristic" else SimpleAgent()
 
 
 def _bits(mask: int) -> np.ndarray:
@@ -188,9 +201,9 @@ def _no_chance(view: SeatView, cards: list[int]) -> dict[int, float]:
     return {}
 
 
-def _oracle(hand: GinHand, weight: float) -> ReadingL2:
+def _oracle(hand: GinHand, weight: float, opponent: ViewAgent) -> ReadingL2:
     def chance(view: SeatView, cards: list[int]) -> dict[int, float]:
-        return {c: float(would_take(hand, hand.current, c, _L2)) for c in cards}
+        return {c: float(would_take(hand, hand.current, c, opponent)) for c in cards}
 
     return ReadingL2(chance, weight)
 
@@ -198,10 +211,12 @@ def _oracle(hand: GinHand, weight: float) -> ReadingL2:
 # -- data -------------------------------------------------------------------------------------
 class _Recorder(ViewAgent):
     """L2 with ``epsilon`` random discards that records, at each discard, the features and
-    which of its legal discards the opponent's L2 would take."""
+    which of its legal discards ``opponent`` would take."""
 
-    def __init__(self, hand: GinHand, epsilon: float, rng: np.random.Generator) -> None:
-        self.hand, self.epsilon, self.rng = hand, epsilon, rng
+    def __init__(
+        self, hand: GinHand, epsilon: float, rng: np.random.Generator, opponent: ViewAgent
+    ) -> None:
+        self.hand, self.epsilon, self.rng, self.opponent = hand, epsilon, rng, opponent
         self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
     def choose(self, view: SeatView, rng: np.random.Generator | None = None) -> int:
@@ -216,7 +231,7 @@ class _Recorder(ViewAgent):
         risk = l2_danger(view, cards)
         for c in cards:
             asked[c] = 1
-            label[c] = would_take(self.hand, self.hand.current, c, _L2)
+            label[c] = would_take(self.hand, self.hand.current, c, self.opponent)
             l2_dangers[c] = risk[c]
         self.rows.append((view_features(view), label, asked, l2_dangers))
         if action < A.KNOCK and self.rng.random() < self.epsilon:
@@ -225,21 +240,31 @@ class _Recorder(ViewAgent):
 
 
 def _record_deal(
-    job: tuple[int, int, float],
+    job: tuple[int, int, float, str],
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    seed, index, epsilon = job
+    seed, index, epsilon, name = job
     rng = np.random.default_rng([seed, index])
     hand = GinHand(rng.permutation(NUM_CARDS).tolist(), dealer=int(rng.integers(2)))
-    recorder = _Recorder(hand, epsilon, rng)
-    play_out(hand, [recorder, recorder])
+    opponent = _opponent(name)
+    recorder = _Recorder(hand, epsilon, rng, opponent)
+    # L2 against L2: both seats are the recorder. Otherwise it sits in each seat in turn.
+    if name == "heuristic":
+        seats: list[ViewAgent] = [recorder, recorder]
+    else:
+        seats = [recorder, opponent] if index % 2 == 0 else [opponent, recorder]
+    play_out(hand, seats)
     return recorder.rows
 
 
-def generate(hands: int, seed: int, epsilon: float = 0.1, workers: int = 1) -> dict[str, Any]:
-    """Discard decisions of ``hands`` L2-against-L2 hands: ``x`` features, ``y`` the labels,
-    ``asked`` which cards were legal discards, ``danger`` L2's danger of each, and ``deal``
-    the hand each row came from (so splits keep a hand's rows together)."""
-    jobs = [(seed, i, epsilon) for i in range(hands)]
+def generate(
+    hands: int, seed: int, epsilon: float = 0.1, workers: int = 1, opponent: str = "heuristic"
+) -> dict[str, Any]:
+    """Discard decisions of L2 in ``hands`` hands against ``opponent`` (one of
+    :data:`OPPONENTS`): ``x`` features, ``y`` the labels (he takes the card), ``asked``
+    which cards were legal discards, ``danger`` L2's danger of each, and ``deal`` the hand
+    each row came from (so splits keep a hand's rows together)."""
+    _opponent(opponent)
+    jobs = [(seed, i, epsilon, opponent) for i in range(hands)]
     rows = _map(_record_deal, jobs, workers)
     flat = [(r, i) for i, deal in enumerate(rows) for r in deal]
     if not flat:
@@ -355,10 +380,11 @@ def auc(score: np.ndarray, label: np.ndarray) -> float:
 _ARM: dict[str, Any] = {}
 
 
-def _pair(job: tuple[str, float, int, int]) -> tuple[float, float]:
-    """One duplicate pair against L2: the arm in each seat of the same deck; its points and
-    hands won, summed over the two hands."""
-    arm, weight, seed, index = job
+def _pair(job: tuple[str, float, int, int, str]) -> tuple[float, float]:
+    """One duplicate pair against the opponent: the arm in each seat of the same deck; its
+    points and hands won, summed over the two hands."""
+    arm, weight, seed, index, name = job
+    opponent = _opponent(name)
     deck = np.random.default_rng([seed, index]).permutation(NUM_CARDS).tolist()
     points = won = 0.0
     for seat in (0, 1):
@@ -366,10 +392,12 @@ def _pair(job: tuple[str, float, int, int]) -> tuple[float, float]:
         if arm == "blind":
             player: ViewAgent = ReadingL2(_no_chance, 0.0)
         elif arm == "oracle":
-            player = _oracle(hand, weight)
+            player = _oracle(hand, weight, opponent)
+        elif arm == "l2":
+            player = _L2
         else:
             player = _reader(_ARM["model"], weight)
-        seats = [player, _L2] if seat == 0 else [_L2, player]
+        seats = [player, opponent] if seat == 0 else [opponent, player]
         result = play_out(hand, seats)
         points += seat_points(result, seat)
         won += result.winner == seat
@@ -387,14 +415,17 @@ def play_arm(
     weight: float = 0.0,
     model: TakeModel | None = None,
     workers: int = 1,
+    opponent: str = "heuristic",
 ) -> dict[str, Any]:
-    """``arm`` (one of :data:`ARMS`) against L2 over ``pairs`` duplicate deal pairs: points
-    per hand and hands won, with 95% CIs over the pairs."""
+    """``arm`` (one of :data:`ARMS`) against ``opponent`` (one of :data:`OPPONENTS`) over
+    ``pairs`` duplicate deal pairs: points per hand and hands won, with 95% CIs over the
+    pairs."""
     if arm not in ARMS:
         raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
+    _opponent(opponent)
     if arm == "reader" and model is None:
         raise ValueError("the reader arm needs a take model")
-    jobs = [(arm, weight, seed, i) for i in range(pairs)]
+    jobs = [(arm, weight, seed, i, opponent) for i in range(pairs)]
     if workers <= 1:
         _init(model)
         res = [_pair(j) for j in jobs]
@@ -407,6 +438,7 @@ def play_arm(
     wlo, whi = wilson_ci(won, 2 * pairs)
     return {
         "arm": arm,
+        "opponent": opponent,
         "weight": weight,
         "seed": seed,
         "pairs": pairs,
@@ -420,19 +452,20 @@ def play_arm(
 # -- the study --------------------------------------------------------------------------------
 def run(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.time()
-    train = generate(args.hands, args.data_seed, args.epsilon, args.workers)
-    test = generate(args.test_hands, args.data_seed + 1, args.epsilon, args.workers)
+    opp = args.opponent
+    train = generate(args.hands, args.data_seed, args.epsilon, args.workers, opp)
+    test = generate(args.test_hands, args.data_seed + 1, args.epsilon, args.workers, opp)
     t_data = time.time() - t0
     model, curve = fit(train, args.epochs)
     base = float(train["y"][train["asked"] > 0].mean())
     quality = take_quality(model, test, base)
     print(f"take model: {quality}", flush=True)
     selection = []
-    chosen: dict[str, float] = {"blind": 0.0}
+    chosen: dict[str, float] = {"blind": 0.0, "l2": 0.0}
     for arm in ("reader", "oracle"):
         best = None
         for w in args.weights:
-            r = play_arm(arm, args.select_pairs, args.select_seed, w, model, args.workers)
+            r = play_arm(arm, args.select_pairs, args.select_seed, w, model, args.workers, opp)
             print(f"select {arm} w={w}: {r['points_per_hand']:+.2f}", flush=True)
             selection.append(r)
             if best is None or r["points_per_hand"] > best[1]:
@@ -440,12 +473,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         assert best is not None
         chosen[arm] = best[0]
     report = []
-    for arm in ARMS:
-        r = play_arm(arm, args.pairs, args.seed, chosen[arm], model, args.workers)
+    # L2 against L2 is 0 by symmetry: the reference arm is played against L1 only.
+    for arm in [a for a in ARMS if not (a == "l2" and opp == "heuristic")]:
+        r = play_arm(arm, args.pairs, args.seed, chosen[arm], model, args.workers, opp)
         print(f"{arm} w={chosen[arm]}: {r['points_per_hand']:+.2f} {r['ci95']}", flush=True)
         report.append(r)
     return {
         "command": args.command,
+        "opponent": opp,
         "hands": args.hands,
         "test_hands": args.test_hands,
         "labels": int(train["asked"].sum()),
@@ -471,16 +506,18 @@ def _pm(r: dict[str, Any]) -> str:
 
 def write_markdown(path: Path, s: dict[str, Any]) -> None:
     q = s["quality"]
+    him = OPPONENTS[s.get("opponent", "heuristic")]
     lines = [
-        "# Reading the opponent against L2 (issue 15)",
+        f"# Reading the opponent against {him} (issue 15)",
         "",
         f"`{s['command']}`",
         "",
-        f"Take model: {s['decisions']:,} discard decisions ({s['labels']:,} labels) from "
-        f"{s['hands']:,} L2-against-L2 hands; held out: {s['test_hands']:,} hands of another "
-        f"seed ({int(q['labels']):,} labels, L2 takes {100 * q['take_rate']:.1f}% of them).",
+        f"Take model: {s['decisions']:,} discard decisions of L2 ({s['labels']:,} labels) "
+        f"from {s['hands']:,} hands of L2 against {him}; held out: {s['test_hands']:,} hands "
+        f"of another seed ({int(q['labels']):,} labels, {him} takes "
+        f"{100 * q['take_rate']:.1f}% of them).",
         "",
-        "| predictor of 'L2 takes this discard' | Brier | accuracy |",
+        f"| predictor of '{him} takes this discard' | Brier | accuracy |",
         "|---|---:|---:|",
     ]
     for name, label in (
@@ -493,7 +530,7 @@ def write_markdown(path: Path, s: dict[str, Any]) -> None:
         "",
         "Ranking the cards of one pip value (AUC; 0.5 is a coin, 1 the oracle):",
         "",
-        "| pips | L2 takes | AUC learned | AUC L2's danger |",
+        f"| pips | {him} takes | AUC learned | AUC L2's danger |",
         "|---:|---:|---:|---:|",
     ]
     for v in range(1, 11):
@@ -503,7 +540,7 @@ def write_markdown(path: Path, s: dict[str, Any]) -> None:
         )
     lines += [
         "",
-        f"Against L2, {s['report'][0]['pairs']:,} duplicate pairs on held-out seed "
+        f"Against {him}, {s['report'][0]['pairs']:,} duplicate pairs on held-out seed "
         f"{s['report'][0]['seed']} (weights chosen on the selection seed; 95% CIs):",
         "",
         "| arm | weight | points per hand | hands won |",
@@ -529,7 +566,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m training.take_study", description=__doc__.split("\n")[0]
     )
-    p.add_argument("--hands", type=int, default=16000, help="L2-against-L2 hands of training data")
+    p.add_argument(
+        "--opponent",
+        default="heuristic",
+        help=f"the opponent read: {' or '.join(OPPONENTS)} (L2 or L1)",
+    )
+    p.add_argument("--hands", type=int, default=16000, help="hands of training data")
     p.add_argument("--test-hands", type=int, default=2000, help="hands of held-out data")
     p.add_argument(
         "--epsilon", type=float, default=0.1, help="share of random discards in the data"
@@ -547,6 +589,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("hands", "test_hands", "epochs", "select_pairs", "pairs", "workers"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.opponent not in OPPONENTS:
+        p.error(f"--opponent must be one of {', '.join(OPPONENTS)}, got {args.opponent!r}")
     if not 0 <= args.epsilon <= 1:
         p.error(f"--epsilon must be in [0, 1], got {args.epsilon}")
     try:
@@ -558,9 +602,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     study = run(args)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "take_study.json").write_text(json.dumps(study, indent=1))
-    write_markdown(args.out / "take_study.md", study)
-    print(f"wrote {args.out / 'take_study.md'}")
+    stem = "take_study" if args.opponent == "heuristic" else f"take_study_{args.opponent}"
+    (args.out / f"{stem}.json").write_text(json.dumps(study, indent=1))
+    write_markdown(args.out / f"{stem}.md", study)
+    print(f"wrote {args.out / f'{stem}.md'}")
     return 0
 
 
