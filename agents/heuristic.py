@@ -312,21 +312,18 @@ class HeuristicAgent(ViewAgent):
         prm = self.params
         dws = discard_deadwoods(hand11)
         unseen = FULL & ~(hand11 | view.discard_pile | view.opponent_took)
-        opp_hidden = max(0, 10 - view.opponent_took.bit_count())
-        # Cards that went by him (ours he left on the pile, his own discards): he could
-        # not (or chose not to) meld them.
-        passed = (view.own_discarded | view.opponent_discarded) & ~view.opponent_took
-        last = opponent_last_discard(view, banned)
-        high_pips = POINTS[last] if last >= 0 else 10
         weight = prm.potential_weight * self._draws_left(view)
         best = min(v for c, v in dws.items() if c != banned)
         limit = self.knock_limit(view)
         dead11 = best_arrangement(hand11)[1] if prm.lookahead else 0
+        # A discard 12 pips worse than the best never wins: skip its work.
+        worth = [c for c, v in dws.items() if c != banned and v <= best + 12]
+        risks = self.dangers(view, hand11, worth, banned)
         scores = {}
         for c, v in dws.items():
             if c == banned:
                 continue
-            if v > best + 12:  # a discard this costly never wins; skip the work
+            if c not in risks:
                 scores[c] = v + 100.0
                 continue
             kept = hand11 & ~(1 << c)
@@ -340,20 +337,28 @@ class HeuristicAgent(ViewAgent):
                 pot = improvement(kept, unseen, v, md)
             else:
                 pot = potential(kept, unseen, v)
-            risk = danger(
-                c,
-                view.opponent_took,
-                unseen,
-                opp_hidden,
-                passed,
-                prm.passed_factor,
-                high_pips,
-                prm.high_factor,
-            )
-            scores[c] = v - weight * pot + prm.danger_weight * risk * (1 + POINTS[c] / 10)
+            scores[c] = v - weight * pot + prm.danger_weight * risks[c] * (1 + POINTS[c] / 10)
             if prm.knock_weight and v > limit and v <= best + 10:
                 scores[c] -= prm.knock_weight * knock_chance(kept, unseen, limit)
         return scores, dws
+
+    def dangers(
+        self, view: SeatView, hand11: int, cards: list[int], banned: int = -1
+    ) -> dict[int, float]:
+        """:func:`danger` of discarding each of ``cards`` from ``hand11`` (``banned``: the
+        card just taken from the pile, so his last discard is the one under it), with this
+        player's parameters: the term :meth:`keep_scores` charges."""
+        prm = self.params
+        unseen = FULL & ~(hand11 | view.discard_pile | view.opponent_took)
+        hidden = max(0, 10 - view.opponent_took.bit_count())
+        # Cards that went by him (ours he left on the pile, his own discards): he could
+        # not (or chose not to) meld them.
+        passed = (view.own_discarded | view.opponent_discarded) & ~view.opponent_took
+        last = opponent_last_discard(view, banned)
+        high = POINTS[last] if last >= 0 else 10
+        took = view.opponent_took
+        pf, hf = prm.passed_factor, prm.high_factor
+        return {c: danger(c, took, unseen, hidden, passed, pf, high, hf) for c in cards}
 
     def knock_limit(self, view: SeatView) -> int:
         prm = self.params

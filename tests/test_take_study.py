@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.base import PHASE_DISCARD
-from agents.heuristic import HeuristicAgent, opponent_last_discard
+from agents.heuristic import HeuristicAgent, banned_card, opponent_last_discard
 from agents.simple import SimpleAgent, take_melds
 from agents.simulate import play_out, seat_points, view_of
 from gin_env import actions as A
@@ -59,7 +59,8 @@ def test_view_features_layout() -> None:
     assert x.shape == (ts.NUM_FEATURES,)
     held = np.flatnonzero(x[:NUM_CARDS]).tolist()
     assert sum(1 << c for c in held) == view.hand
-    last = opponent_last_discard(view, -1)
+    # His last discard: the card just taken from the pile if the seat took it, else the top.
+    last = opponent_last_discard(view, banned_card(view.hand, list(view.legal)))
     assert np.flatnonzero(x[6 * NUM_CARDS : 7 * NUM_CARDS]).tolist() == [last]
     assert x[-2] == pytest.approx(view.stock_size / 31)
 

@@ -47,13 +47,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions
-from agents.heuristic import (
-    FULL,
-    HeuristicAgent,
-    HeuristicParams,
-    danger,
-    opponent_last_discard,
-)
+from agents.heuristic import HeuristicAgent, HeuristicParams, banned_card, opponent_last_discard
 from agents.simple import SimpleAgent
 from agents.simulate import play_out, seat_points, view_of
 from agents.trained import mlp_forward
@@ -99,8 +93,8 @@ def _bits(mask: int) -> np.ndarray:
 
 def view_features(view: SeatView) -> np.ndarray:
     """The take model's input: what ``view`` shows of the hand, as 0/1 parts and two
-    numbers (the stock and the cards he took, scaled)."""
-    last = opponent_last_discard(view, -1)
+    numbers (the stock and the cards he took, scaled). ``view`` is at a discard decision."""
+    last = opponent_last_discard(view, _banned(view))
     parts = (
         view.hand,
         view.discard_pile,
@@ -116,6 +110,11 @@ def view_features(view: SeatView) -> np.ndarray:
     x[-2] = view.stock_size / 31
     x[-1] = view.opponent_took.bit_count() / 5
     return x
+
+
+def _banned(view: SeatView) -> int:
+    """At a discard decision, the card just taken from the pile (not to be thrown), or -1."""
+    return banned_card(view.hand, game_actions(view.legal))
 
 
 def would_take(hand: GinHand, seat: int, card: int, opponent: ViewAgent) -> bool:
@@ -172,21 +171,9 @@ class ReadingL2(HeuristicAgent):
 
 
 def l2_danger(view: SeatView, cards: list[int]) -> dict[int, float]:
-    """L2's :func:`~agents.heuristic.danger` of each of ``cards`` from ``view`` (the
-    opponent's last discard read as the top of the pile), the baseline the take model is
-    measured against."""
-    prm = _L2.params
-    unseen = FULL & ~view.known
-    passed = (view.own_discarded | view.opponent_discarded) & ~view.opponent_took
-    last = opponent_last_discard(view, -1)
-    hidden = max(0, 10 - view.opponent_took.bit_count())
-    high = POINTS[last] if last >= 0 else 10
-    return {
-        c: danger(
-            c, view.opponent_took, unseen, hidden, passed, prm.passed_factor, high, prm.high_factor
-        )
-        for c in cards
-    }
+    """L2's danger (:meth:`~agents.heuristic.HeuristicAgent.dangers`) of each of ``cards``
+    at a discard decision of ``view``, the baseline the take model is measured against."""
+    return _L2.dangers(view, view.hand, cards, _banned(view))
 
 
 def _reader(model: TakeModel, weight: float) -> ReadingL2:
