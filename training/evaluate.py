@@ -625,10 +625,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         nargs="?",
         const="deal",
         default=None,
-        choices=("deal", "draws"),
+        choices=("deal", "draws", "value"),
         help="with --duplicate: also points per hand and paired edges adjusted for the deal "
         "(regression on covariates of the deck) or, with 'draws', also corrected for the "
-        "luck of every stock draw (AIVAT-style; training.team_study)",
+        "luck of every stock draw (AIVAT-style; training.team_study) or, with 'value', "
+        "corrected at the deal and every draw by the committed learned value of the state",
     )
     lad = sub.add_parser("ladder", parents=[common], help="round-robin ladder with ratings")
     lad.add_argument("--pairs", type=int, default=200)

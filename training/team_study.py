@@ -63,6 +63,15 @@ from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch
 from gin_env.melds import deadwood_mask, discard_deadwoods
 from training import prog_name
 from training.evaluate import OptionError, _agent, _label, _pool_map, _table
+from training.hand_value import (
+    DEFAULT_VALUE_PATH,
+    HandValue,
+    deal_values,
+    fit_value,
+    hand_states,
+    value_corrections,
+)
+from training.hand_value import replay_hand as replay_hand
 from training.stats import Z95, mean_ci, wilson_ci
 
 __all__ = [
@@ -82,6 +91,9 @@ __all__ = [
     "deal_share",
     "DRAW_CORRECTIONS",
     "ADJUST_MODES",
+    "VALUE_COVARIATES",
+    "load_value",
+    "fit_value_on_pilot",
     "draw_features",
     "replay_hand",
     "draw_corrections",
@@ -209,23 +221,34 @@ def deal_covariates(deck: Sequence[int], knock_limit: int | None = None) -> np.n
     return np.array(x)
 
 
-@functools.lru_cache(maxsize=8)
-def _covariate_means(deals: int, seed: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+def _mc_decks(deals: int, seed: int) -> list[list[int]]:
     rng = np.random.default_rng([seed, deals, 41])
-    xs = np.array([deal_covariates([int(c) for c in rng.permutation(NUM_CARDS)])
-                   for _ in range(deals)])  # fmt: skip
-    cov = np.cov(xs, rowvar=False) / deals
-    return tuple(xs.mean(axis=0)), tuple(cov.ravel())
+    return [[int(c) for c in rng.permutation(NUM_CARDS)] for _ in range(deals)]
 
 
-def covariate_means(deals: int = 20000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+@functools.lru_cache(maxsize=4)
+def _covariate_sample(deals: int, seed: int) -> np.ndarray:
+    xs = np.array([deal_covariates(deck) for deck in _mc_decks(deals, seed)])
+    xs.flags.writeable = False  # cached: shared by every caller
+    return xs
+
+
+def covariate_means(
+    deals: int = 20000,
+    seed: int = 0,
+    value: HandValue | None = None,
+    rules: HandRules | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """``(mu, cov)``: the mean of :func:`deal_covariates` over ``deals`` uniformly shuffled
     decks (a deals-only Monte Carlo: no hand is played) and the covariance matrix of that
-    estimate (the sample covariance / ``deals``), which the adjusted CIs include."""
+    estimate (the sample covariance / ``deals``), which the adjusted CIs include. With a
+    ``value``, one more column: ``V`` of the state after the deal (``value_deal``, under the
+    hand ``rules``)."""
     _check_count("deals", deals, 2)
-    mu, cov = _covariate_means(deals, seed)
-    k = len(COVARIATES)
-    return np.array(mu), np.array(cov).reshape(k, k)
+    xs = _covariate_sample(deals, seed)
+    if value is not None:
+        xs = np.column_stack([xs, deal_values(value, _mc_decks(deals, seed), rules)])
+    return xs.mean(axis=0), np.cov(xs, rowvar=False) / deals
 
 
 def crossfit_beta(
@@ -297,9 +320,15 @@ DRAW_CORRECTIONS = (
     "box_draw_gin",
 )
 _DRAW_FEATURES = 3
-#: ``adjust`` values of :func:`duplicate_three`: the deal's covariates alone, or also the
-#: corrections for the luck of every stock draw.
-ADJUST_MODES = ("deal", "draws")
+#: ``adjust`` values of :func:`duplicate_three`: the deal's covariates alone, also the
+#: corrections for the luck of every stock draw with hand-made features (``"draws"``), or
+#: with a learned value of the full state (``"value"``, :mod:`training.hand_value`).
+ADJUST_MODES = ("deal", "draws", "value")
+#: The columns ``adjust="value"`` adds to :data:`COVARIATES`: ``value_deal``, the learned
+#: ``V`` of the state after the deal (a function of the deck: its mean comes from the same
+#: deals-only Monte Carlo); per seat, the sum over its stock draws of ``V(after the card
+#: drawn) - mean over the stock of V(after that card)`` (mean 0 exactly).
+VALUE_COVARIATES = ("value_deal", "captain_draw_value", "box_draw_value")
 
 
 @functools.lru_cache(maxsize=1 << 18)
@@ -320,29 +349,6 @@ def draw_features(hand: GinHand) -> tuple[list[int], np.ndarray]:
         dw = _least_after_discard(held | 1 << card)
         f[i] = (dw, dw <= limit, dw == 0)
     return stock, f
-
-
-def replay_hand(
-    deck: Sequence[int],
-    actions: Sequence[tuple[int, int]],
-    rules: HandRules | None = None,
-    on_draw: Any = None,
-) -> GinHand:
-    """The hand ``GinHand(deck, rules, dealer=1)`` after ``actions`` (``(seat, action)`` as
-    ``GinHand.actions`` records them; seat 0 the captain, 1 the box). ``on_draw(hand)`` is
-    called before each draw from the stock. A seat or action the hand does not allow raises
-    ValueError."""
-    hand = GinHand(deck, rules, dealer=_SEAT_BOX)
-    for k, (seat, action) in enumerate(actions):
-        if seat != hand.current or hand.is_over:
-            raise ValueError(
-                f"replay diverged at action {k}: seat {seat} recorded, "
-                + ("the hand is over" if hand.is_over else f"seat {hand.current} to act")
-            )
-        if action == A.DRAW_STOCK and hand.phase is Phase.DRAW and on_draw is not None:
-            on_draw(hand)
-        hand.step(action)
-    return hand
 
 
 def draw_corrections(
@@ -666,6 +672,62 @@ def _check_count(name: str, value: object, low: int = 1) -> int:
     return value
 
 
+def load_value(value: HandValue | str | Path | None = None) -> HandValue:
+    """The learned value for ``adjust="value"``: ``value`` itself, the one saved at that
+    path, or (None) the committed :data:`~training.hand_value.DEFAULT_VALUE_PATH`."""
+    if isinstance(value, HandValue):
+        return value
+    if value is not None and not isinstance(value, str | Path):
+        raise OptionError(f"value must be a HandValue or the path of a saved one, got {value!r}")
+    try:
+        return HandValue.load(DEFAULT_VALUE_PATH if value is None else value)
+    except ValueError as err:
+        raise OptionError(str(err)) from None
+
+
+def fit_value_on_pilot(
+    agents: Sequence[AgentSpec],
+    deals: int,
+    seed: int,
+    workers: int = 1,
+    adviser: str = "suggest",
+    rules: Mapping[str, Any] | None = None,
+    progress: bool = False,
+    hidden: Sequence[int] = (64, 32),
+    epochs: int = 12,
+) -> HandValue:
+    """A :class:`~training.hand_value.HandValue` fitted on ``6 * deals`` single hands of a
+    **pilot** ``seed`` (never the seed a study reports): fresh deals, the three agents in
+    the six role assignments in turn (the plain design of :func:`duplicate_three`), every
+    state ``V`` is evaluated at (:func:`~training.hand_value.hand_states`) with its hand's
+    final box points as the target (:func:`~training.hand_value.fit_value`)."""
+    if len(agents) != 3:
+        raise OptionError(f"the pilot needs exactly 3 agents, got {len(agents)}")
+    _check_count("deals", deals)
+    _check_count("workers", workers)
+    _check_count("epochs", epochs)
+    rules = dict(rules or {})
+    _check_agents(agents, rules)
+    jobs = [(_seat_specs(agents, perm), seed, 6 * i + p, adviser, rules)
+            for i in range(deals) for p, perm in enumerate(PERMUTATIONS)]  # fmt: skip
+    res = _pool_map(_role_hand_job, jobs, workers, progress, "pilot hands for V")
+    hand_rules = make_config(ThreeHandedConfig, rules).hand_rules()
+    xs, ys, groups = [], [], []
+    for k, r in enumerate(res):
+        h = r["hands"][0]
+        x = hand_states(h["deck"], h["actions"], hand_rules)
+        xs.append(x)
+        ys += [h["box_points"]] * len(x)
+        groups += [k] * len(x)
+    try:
+        v = fit_value(np.concatenate(xs), np.array(ys), np.array(groups), hidden, epochs)
+    except ValueError as err:
+        raise OptionError(str(err)) from None
+    v.info.update(agents=_labels(agents), pilot_seed=seed, pilot_hands=len(res),
+                  adviser=adviser, rules=rules)  # fmt: skip
+    return v
+
+
 def duplicate_three(
     agents: Sequence[AgentSpec],
     deals: int,
@@ -678,6 +740,7 @@ def duplicate_three(
     unit: str = "match",
     adjust: bool | str = False,
     adjust_deals: int = 20000,
+    value: HandValue | str | Path | None = None,
 ) -> dict[str, Any]:
     """``6 * deals`` matches of three agents, every agent in every seat order equally often.
 
@@ -698,7 +761,11 @@ def duplicate_three(
     (:func:`covariate_means`, its error included in the CI). ``adjust="draws"`` corrects
     also for the luck of every card drawn from the stock (AIVAT-style): the covariates are
     the deal's plus the hand's :func:`draw_corrections` (mean 0 exactly), all with one
-    cross-fitted ``beta``. ``adjust=True`` is ``"deal"``.
+    cross-fitted ``beta``. ``adjust="value"`` makes the same kind of corrections with a
+    learned value of the full state (:mod:`training.hand_value`; ``value``: a
+    :class:`~training.hand_value.HandValue` or the path of a saved one, by default
+    :data:`~training.hand_value.DEFAULT_VALUE_PATH`): the covariates are the deal's plus
+    :data:`VALUE_COVARIATES`. ``adjust=True`` is ``"deal"``.
     """
     if unit not in ("match", "hand"):
         raise OptionError(f"unit must be 'match' or 'hand', got {unit!r}")
@@ -713,6 +780,9 @@ def duplicate_three(
     mode = _adjust_mode(adjust)
     if mode:
         _check_count("adjust_deals", adjust_deals, 2)
+    if value is not None and mode != "value":
+        raise OptionError(f"value is for adjust='value' only, got adjust={adjust!r}")
+    v = load_value(value) if mode == "value" else None
     rules = dict(rules or {})
     _check_agents(agents, rules)
     labels = _labels(agents)
@@ -726,11 +796,14 @@ def duplicate_three(
     fn = play_seated_match if unit == "match" else _role_hand_job
     res = _pool_map(fn, jobs, workers, progress, f"three-handed {design} ({unit}s)")
     matches = [dict(r, cluster=c, order=o) for r, (c, o) in zip(res, meta, strict=True)]
-    means = covariate_means(adjust_deals, seed) if mode else None
-    hand_rules = make_config(ThreeHandedConfig, rules).hand_rules() if mode == "draws" else None
-    out = _duplicate_summary(labels, matches, means, hand_rules)
+    replay = mode in ("draws", "value")
+    hand_rules = make_config(ThreeHandedConfig, rules).hand_rules() if replay else None
+    means = covariate_means(adjust_deals, seed, v, hand_rules) if mode else None
+    out = _duplicate_summary(labels, matches, means, hand_rules, v)
     if mode:
         out.update(covariate_deals=adjust_deals, adjust=mode)
+    if v is not None:
+        out.update(value=v.info)
     if unit == "hand":
         for st in out["per_agent"].values():
             st.update(matches=0, match_win_rate=None, match_win_rate_ci95=None)
@@ -756,10 +829,13 @@ def _duplicate_summary(
     matches: list[dict[str, Any]],
     adjust: tuple[np.ndarray, np.ndarray] | None = None,
     draws: HandRules | None = None,
+    learned: HandValue | None = None,
 ) -> dict[str, Any]:
     """The statistics of :func:`duplicate_three`; ``adjust``: the covariates' ``(mu, cov)``
     (adjust for the deal); ``draws``: the hand rules, to correct also for the stock draws
-    (:func:`draw_corrections`)."""
+    (:func:`draw_corrections`), or with ``learned`` by the learned value's
+    :func:`~training.hand_value.value_corrections` (then ``adjust`` holds the mean of
+    ``value_deal`` too)."""
     clusters = sorted({m["cluster"] for m in matches})
     at = {c: k for k, c in enumerate(clusters)}
     g = len(clusters)
@@ -779,7 +855,7 @@ def _duplicate_summary(
     same_cards: dict[tuple[int, int, int], list[tuple[int, float, np.ndarray]]] = {}
     # For the regression adjustment: each hand's deck, and (cluster, hand index, agent,
     # role, points, the hand's draw corrections: empty unless ``draws``) per player.
-    decks: dict[tuple[int, int], tuple[int, ...]] = {}
+    x_of: dict[tuple[int, int], np.ndarray] = {}
     per_hand: list[tuple[int, int, int, int, float, np.ndarray]] = []
     no_draws = np.zeros(0)
     for m in matches:
@@ -789,7 +865,14 @@ def _duplicate_summary(
             wins[c, index[name]] += m["winner"] == seat
         for k, h in enumerate(m["hands"]):
             n_hands += 1
-            xd = no_draws if draws is None else draw_corrections(h["deck"], h["actions"], draws)
+            x_deal = deal_covariates(h["deck"]) if adjust else no_draws
+            if learned is not None:
+                vc = value_corrections(h["deck"], h["actions"], learned, draws)
+                x_deal, xd = np.append(x_deal, vc[0]), vc[1:]
+            elif draws is not None:
+                xd = draw_corrections(h["deck"], h["actions"], draws)
+            else:
+                xd = no_draws
             box_n[c] += 1
             box_pts[c] += h["box_points"]
             box_won[c] += h["box_won"]
@@ -801,7 +884,7 @@ def _duplicate_summary(
                 pts[c, a, role] += value
                 same_cards.setdefault((c, k, role), []).append((a, value, xd))
                 per_hand.append((c, k, a, role, value, xd))
-            decks[(c, k)] = h["deck"]
+            x_of[(c, k)] = x_deal
     # The paired edge: each hand against the mean of the other agents' results with the
     # same cards (same deal sequence, hand index and role), summed per cluster.
     p_num = np.zeros_like(hands)
@@ -818,7 +901,7 @@ def _duplicate_summary(
                 xo = np.mean([x for _, x in others], axis=0) if xd.size else xd
                 per_pair.append((c, k, a, role, diff, xd - xo))
     by_role: dict[str, dict[str, float | None]] = {}
-    adjusted = _adjusted_by_role(per_hand, per_pair, decks, adjust, by_role) if adjust else {}
+    adjusted = _adjusted_by_role(per_hand, per_pair, x_of, adjust, by_role) if adjust else {}
     per_agent: dict[str, Any] = {}
     for a, name in enumerate(labels):
         roles: dict[str, dict[str, Any]] = {}
@@ -866,7 +949,8 @@ def _duplicate_summary(
     return {
         **(
             {
-                "covariates": list(COVARIATES) + (list(DRAW_CORRECTIONS) if draws else []),
+                "covariates": list(COVARIATES)
+                + (list(VALUE_COVARIATES) if learned else list(DRAW_CORRECTIONS) if draws else []),
                 "covariate_means": adjust[0].tolist(),
                 "adjustment_by_role": by_role,
             }
@@ -888,7 +972,7 @@ def _duplicate_summary(
 def _adjusted_by_role(
     per_hand: list[tuple[int, int, int, int, float, np.ndarray]],
     per_pair: list[tuple[int, int, int, int, float, np.ndarray]],
-    decks: Mapping[tuple[int, int], tuple[int, ...]],
+    x_of: Mapping[tuple[int, int], np.ndarray],
     adjust: tuple[np.ndarray, np.ndarray],
     by_role: dict[str, dict[str, float | None]],
 ) -> dict[tuple[int, int], dict[str, Any]]:
@@ -899,8 +983,8 @@ def _adjusted_by_role(
     Fills ``by_role[role]`` with ``covariate_r2``, the share of the variance of a hand's
     points in the role the cross-fitted adjustment removes, and ``deal_share``, the share
     common to every replay of the same cards (:func:`deal_share`; None without replays).
-    Rows with draw corrections (the last item, mean 0) append them to the deal's covariates."""
-    x_of = {key: deal_covariates(deck) for key, deck in decks.items()}
+    ``x_of[(cluster, hand index)]``: the deal's covariates (whose mean and its covariance
+    are ``adjust``). Rows with draw corrections (the last item, mean 0) append them."""
     extra = per_hand[0][5].size if per_hand else 0
     mu = np.concatenate([adjust[0], np.zeros(extra)])
     mu_cov = np.zeros((mu.size, mu.size))
@@ -951,6 +1035,7 @@ def duplicate_vs_plain(
     unit: str = "match",
     adjust: bool | str = False,
     adjust_deals: int = 20000,
+    value: HandValue | str | Path | None = None,
 ) -> dict[str, Any]:
     """Both designs at ``6 * deals`` matches (or single hands, ``unit="hand"``); per agent
     and role the 95% CI half-widths of the points per hand, of the edge (difference of
@@ -962,7 +1047,9 @@ def duplicate_vs_plain(
     points per hand in both designs and of the adjusted paired edge, and the ratios of the
     plain design's **unadjusted** half-width to each: ``points_ratio_plain_adjusted``
     (plain / plain adjusted), ``points_ratio_adjusted`` (plain / duplicate adjusted) and
-    ``paired_edge_ratio_adjusted`` (plain edge / duplicate adjusted paired edge)."""
+    ``paired_edge_ratio_adjusted`` (plain edge / duplicate adjusted paired edge).
+    ``adjust="value"`` with ``value`` (see :func:`duplicate_three`) the same with the learned
+    value's corrections."""
     dup, plain = (
         duplicate_three(
             agents,
@@ -976,6 +1063,7 @@ def duplicate_vs_plain(
             unit,
             adjust,
             adjust_deals,
+            value,
         )  # fmt: skip
         for design in ("duplicate", "plain")
     )
@@ -1627,7 +1715,9 @@ def plot_duplicate(r: dict[str, Any], path: Path) -> None:
         dup = [row.get(f"{key}_half_duplicate", np.nan) for row in rows]
         bars = [("plain deals", plain, "#a5a5a5"), ("duplicate", dup, "#4472c4")]
         if r.get("adjusted") and key != "edge":
-            how = "corrected, deal + draws" if r.get("adjust") == "draws" else "adjusted, deal"
+            how = {"draws": "corrected, deal + draws", "value": "corrected, learned V"}.get(
+                r.get("adjust") or "", "adjusted, deal"
+            )
             if key == "points":
                 adj = [row.get("points_adj_half_plain", np.nan) for row in rows]
                 bars.insert(1, (f"plain, {how}", adj, "#d9d9d9"))
@@ -1849,10 +1939,12 @@ def eval_duplicate(
     png: Path | None,
     unit: str = "match",
     adjust: bool | str = False,
+    value: str | Path | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Path]]:
     """``gin-rummy eval three --duplicate [match|hand] [--adjust]``: :func:`duplicate_three`
     (``unit``, ``adjust``: also the figures adjusted for the deal, or ``"draws"``: also
-    corrected for the stock draws) with the adviser on, off
+    corrected for the stock draws, or ``"value"``: corrected with the learned value at
+    ``value``, default the committed one) with the adviser on, off
     or both; writes JSON and CSV (and the edges plot at ``png``), returns the result, the
     table rows and the paths written."""
     if adviser not in ("suggest", "none", "both"):
@@ -1862,8 +1954,9 @@ def eval_duplicate(
     rows: list[dict[str, Any]] = []
     for mode in modes:
         r = duplicate_three(
-            specs, deals, seed, workers, mode, "duplicate", progress, unit=unit, adjust=adjust
-        )
+            specs, deals, seed, workers, mode, "duplicate", progress, unit=unit, adjust=adjust,
+            value=value,
+        )  # fmt: skip
         result["agents"] = r["agents"]
         result["adviser_on" if mode == "suggest" else "adviser_off"] = r
         rows += [{"adviser": "on" if mode == "suggest" else "off", **row}
@@ -1903,7 +1996,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         choices=ADJUST_MODES,
         help="also the points per hand and paired edges adjusted for the deal (regression "
         "on covariates of the deck, beta cross-fitted; writes <stem>_adjusted.*) or, with "
-        "'draws', also corrected for the luck of every stock draw (writes <stem>_luck.*)",
+        "'draws', also corrected for the luck of every stock draw (writes <stem>_luck.*) or, "
+        "with 'value', corrected at the deal and every draw by a learned value of the full "
+        "state (writes <stem>_value.*)",
+    )
+    d.add_argument(
+        "--value",
+        default=None,
+        help="with --adjust value: the saved value (.npz from fit-value; default "
+        "training/data/hand_value.npz)",
     )
     d.add_argument(
         "--adjust-deals",
@@ -1952,6 +2053,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     b = sub.add_parser("balance", parents=[common], help="box vs team at equal skill")
     b.add_argument("--matches", type=int, default=800)
     b.add_argument("--agent", default="heuristic")
+    fv = sub.add_parser(
+        "fit-value",
+        parents=[common],
+        help="fit the learned value of --adjust value on pilot hands (use a seed no study reports)",
+    )
+    fv.add_argument("--agents", default="heuristic,simple,three-handed-ppo")
+    fv.add_argument("--deals", type=int, default=4000, help="pilot deals (x6 hands)")
+    fv.add_argument("--hidden", default="64,32", help="hidden layer sizes (default 64,32)")
+    fv.add_argument("--epochs", type=int, default=12)
+    fv.add_argument("--save", default=None, help="where to save (default: the committed path)")
     sub.add_parser("plot", parents=[common], help="redraw the figures from the JSON in --out")
     sub.add_parser("report", parents=[common], help="markdown tables of the JSON in --out")
     args = p.parse_args(argv)
@@ -1970,6 +2081,8 @@ _DUPLICATE_STEMS = (
     "team_duplicate_hands_adjusted",
     "team_duplicate_luck",
     "team_duplicate_hands_luck",
+    "team_duplicate_value",
+    "team_duplicate_hands_value",
 )
 
 
@@ -2056,16 +2169,25 @@ def _adjusted_report(r: dict[str, Any]) -> str:
     """Markdown of the regression adjustment in a :func:`duplicate_vs_plain` result: every
     ratio is against the plain design's **unadjusted** half-width."""
     d = r["duplicate"]
-    draws = r.get("adjust") == "draws"
+    mode = r.get("adjust")
+    draws = mode in ("draws", "value")
     lines = [
         (
             "Corrected for the luck of the deal and of every stock draw (AIVAT-style; "
-            f"{len(COVARIATES)} covariates of the deck, their mean "
+            f"{len(COVARIATES)} covariates of the deck"
+            + (" and the learned V after the deal" if mode == "value" else "")
+            + ", their mean "
             if draws
             else f"Adjusted for the deal ({len(COVARIATES)} covariates of the deck, their mean "
         )
         + f"from {d['covariate_deals']} shuffled decks"
-        + (f", and {len(DRAW_CORRECTIONS)} draw corrections of mean 0" if draws else "")
+        + (
+            f", and {len(DRAW_CORRECTIONS)} draw corrections of mean 0"
+            if mode == "draws"
+            else ", and the learned V's draw corrections of mean 0, per seat"
+            if mode == "value"
+            else ""
+        )
         + "; beta cross-fitted over two folds of "
         "deals, per role on all agents' hands for the points, per agent and role for the "
         "paired edge); 95% CI half-widths and ratios plain unadjusted / each:",
@@ -2227,9 +2349,10 @@ def _run(args: argparse.Namespace, out: Path) -> dict[str, Any]:
             unit=args.unit,
             adjust=args.adjust or False,
             adjust_deals=args.adjust_deals,
+            value=args.value,
         )
         stem = "team_duplicate" if args.unit == "match" else "team_duplicate_hands"
-        stem += {None: "", "deal": "_adjusted", "draws": "_luck"}[args.adjust]
+        stem += {None: "", "deal": "_adjusted", "draws": "_luck", "value": "_value"}[args.adjust]
         write(out, stem, r, r["half_widths"])
         duplicate_rows_and_plot(r["duplicate"], out, f"{stem}_edges")
         plot_duplicate(r, out / f"{stem}.png")
@@ -2237,6 +2360,21 @@ def _run(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         if args.adjust:
             print(_adjusted_report(r))
         return r
+    if args.study == "fit-value":
+        specs = [s.strip() for s in args.agents.split(";" if ";" in args.agents else ",")]
+        try:
+            hidden = [int(h) for h in args.hidden.split(",")]
+        except ValueError:
+            raise OptionError(
+                f"--hidden must be ints separated by commas, got {args.hidden!r}"
+            ) from None
+        v = fit_value_on_pilot(specs, args.deals, args.seed, args.workers, progress=progress,
+                               hidden=hidden, epochs=args.epochs)  # fmt: skip
+        path = v.save(args.save or DEFAULT_VALUE_PATH)
+        r2 = v.info["heldout_r2"]
+        print(f"saved {path}: held-out R^2 of V {'n/a' if r2 is None else f'{r2:.3f}'} "
+              f"({v.info['rows']} states of {v.info['pilot_hands']} hands)")  # fmt: skip
+        return {"path": str(path), "info": v.info}
     if args.study == "learned":
         caps, joint = _pairs(args.captains, {}), _pairs(args.joint, {})
         if not caps and not joint:
