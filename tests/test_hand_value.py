@@ -4,6 +4,8 @@ and the ``--adjust value`` path of training.team_study / ``gin-rummy eval three`
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -153,13 +155,13 @@ def test_the_correction_at_a_draw_averages_exactly_zero_over_every_card_in_the_s
     before = replay_hand(h["deck"], actions[:t])
     pos, stock, seat = before.stock_pos, before.stock, before.current
     base = value_corrections(h["deck"], actions[:t], v)
-    terms = []
+    rows = []
     for card in stock:  # that card drawn instead: swap it to the top, all else equal
         deck = list(h["deck"])
         j = deck.index(card)
         deck[pos], deck[j] = deck[j], deck[pos]
-        terms.append(value_corrections(deck, actions[: t + 1], v) - base)
-    terms = np.array(terms)
+        rows.append(value_corrections(deck, actions[: t + 1], v) - base)
+    terms = np.array(rows)
     assert np.abs(terms[:, 1 + seat]).max() > 0.1  # the card drawn matters to V
     # Only the drawer's sum moves (up to float32 rounding: the stock's order changed).
     assert np.abs(terms[:, [0, 2 - seat]]).max() < 1e-4
@@ -274,7 +276,7 @@ def test_a_pilot_value_records_where_it_came_from(pilot_value) -> None:
 
 def test_duplicate_evaluation_corrected_with_the_learned_value(pilot_value) -> None:
     trio = ["simple", "heuristic", "three-handed-ppo"]
-    kw = dict(deals=100, seed=4, unit="hand", adjust_deals=300)
+    kw: dict[str, Any] = dict(deals=100, seed=4, unit="hand", adjust_deals=300)
     r = duplicate_three(trio, adjust="value", value=pilot_value, **kw)
     deal = duplicate_three(trio, adjust="deal", **kw)
     assert r["adjust"] == "value" and r["value"] == pilot_value.info

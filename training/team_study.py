@@ -20,7 +20,11 @@ Three studies, each a function that returns a JSON-ready dict (and a CLI that wr
   ``adjust="draws"`` (CLI ``--adjust draws``) also corrects for the luck of every stock draw,
   AIVAT-style: each hand is replayed (:func:`replay_hand`) and at each draw the drawer's
   features for the card drawn minus their mean over every card then in the stock
-  (:func:`draw_corrections`, mean 0 exactly) join the deal's covariates.
+  (:func:`draw_corrections`, mean 0 exactly) join the deal's covariates. ``adjust="value"``
+  (CLI ``--adjust value``) makes those corrections with a learned value of the full state
+  (:mod:`training.hand_value`, fitted on a pilot seed by :func:`fit_value_on_pilot`, CLI
+  ``fit-value``; the committed one by default): ``V`` after the deal, and at each draw ``V``
+  after the card drawn minus its mean over every card then in the stock.
 - :func:`advice_matrix`: single hands (``episode="hand"``) where the roles are filled by
   policy: a fixed box, a captain and an adviser. Every cell plays the same deals (the deal
   and the role draw depend on the seed and the deal's index alone), so differences
