@@ -406,6 +406,8 @@ def fit_value(
     and the held-out R^2 (None when the held-out targets are all equal)."""
     import torch
 
+    from training.mlp import numpy_layers, relu_mlp
+
     xv, yv, gv = np.asarray(x, np.float32), np.asarray(y, np.float32), np.asarray(groups)
     if xv.ndim != 2 or xv.shape[1] != FEATURE_SIZE or yv.shape != (xv.shape[0],):
         raise ValueError(
@@ -429,14 +431,8 @@ def fit_value(
     scale[scale < 1e-6] = 1.0
     xt = torch.from_numpy((xv - shift) / scale)
     yt = torch.from_numpy(yv)
-    sizes = [FEATURE_SIZE, *hidden, 1]
-    mods: list[torch.nn.Module] = []
-    for k in range(len(sizes) - 1):
-        mods.append(torch.nn.Linear(sizes[k], sizes[k + 1]))
-        if k < len(sizes) - 2:
-            mods.append(torch.nn.ReLU())
-    net = torch.nn.Sequential(*mods)
-    last = mods[-1]
+    net = relu_mlp([FEATURE_SIZE, *hidden, 1])
+    last = net[-1]
     assert isinstance(last, torch.nn.Linear)
     with torch.no_grad():
         last.bias.fill_(float(yv[~val].mean()))
@@ -464,8 +460,7 @@ def fit_value(
     with torch.no_grad():
         for p, q in zip(net.parameters(), best[1], strict=True):
             p.copy_(q)
-    linears = [m for m in net if isinstance(m, torch.nn.Linear)]
-    layers = [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in linears]
+    layers = numpy_layers(net)
     info = {
         "hidden": list(hidden),
         "rows": int(xv.shape[0]),

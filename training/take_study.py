@@ -282,6 +282,8 @@ def fit(
     import torch
     from torch import nn
 
+    from training.mlp import numpy_layers, relu_mlp
+
     torch.manual_seed(seed)
     held = data["deal"] % 10 == 9
     x = torch.from_numpy(data["x"].astype(np.float32))
@@ -289,13 +291,7 @@ def fit(
     m = torch.from_numpy(data["asked"].astype(np.float32))
     tr, va = torch.from_numpy(~held), torch.from_numpy(held)
     xt, yt, mt = x[tr], y[tr], m[tr]
-    sizes = [NUM_FEATURES, *hidden, NUM_CARDS]
-    mods: list[nn.Module] = []
-    for i in range(len(sizes) - 1):
-        mods.append(nn.Linear(sizes[i], sizes[i + 1]))
-        if i < len(sizes) - 2:
-            mods.append(nn.ReLU())
-    net = nn.Sequential(*mods)
+    net = relu_mlp([NUM_FEATURES, *hidden, NUM_CARDS])
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     loss_fn = nn.BCEWithLogitsLoss(reduction="none")
     gen = torch.Generator().manual_seed(seed)
@@ -315,12 +311,7 @@ def fit(
             brier = float(((p - y[va])[sel] ** 2).mean()) if sel.any() else float("nan")
         curve.append(brier)
         if best is None or not brier >= best[0]:
-            layers = [
-                (mod.weight.detach().numpy().copy(), mod.bias.detach().numpy().copy())
-                for mod in net
-                if isinstance(mod, nn.Linear)
-            ]
-            best = (brier, layers)
+            best = (brier, numpy_layers(net))
     assert best is not None
     return TakeModel(best[1]), curve
 
