@@ -620,12 +620,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "each deal sequence in all 6 seatings (match win %%), 'hand' deals each single hand "
         "to all 6 role assignments (tightest role comparisons); --matches counts deals",
     )
+    from training.team_study import ADJUST_MODES  # imports this module: kept late
+
     t.add_argument(
         "--adjust",
         nargs="?",
         const="deal",
         default=None,
-        choices=("deal", "draws", "value"),
+        choices=ADJUST_MODES,
         help="with --duplicate: also points per hand and paired edges adjusted for the deal "
         "(regression on covariates of the deck) or, with 'draws', also corrected for the "
         "luck of every stock draw (AIVAT-style; training.team_study) or, with 'value', "

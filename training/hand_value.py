@@ -43,6 +43,7 @@ __all__ = [
     "FEATURE_SIZE",
     "SEAT_FEATURES",
     "HandValue",
+    "least_deadwood",
     "replay_hand",
     "state_features",
     "draw_alternatives",
@@ -96,7 +97,8 @@ del _at, _name, _size
 _PHASES = (Phase.UPCARD_NONDEALER, Phase.UPCARD_DEALER, Phase.DRAW, Phase.DISCARD)
 
 
-def _least(hand: int) -> int:
+@functools.lru_cache(maxsize=1 << 18)
+def least_deadwood(hand: int) -> int:
     """The least deadwood of ``hand``: after its best discard when it holds 11 cards."""
     if hand.bit_count() > 10:
         return min(discard_deadwoods(hand).values())
@@ -145,7 +147,7 @@ def _outs(least: np.ndarray, limit: int, keep: np.ndarray | None = None) -> np.n
 
 
 def _derived(own: int, other: int, hand: GinHand) -> list[float]:
-    return _derived_from(own, other, _least(own), _least(other), hand)
+    return _derived_from(own, other, least_deadwood(own), least_deadwood(other), hand)
 
 
 def _derived_from(own: int, other: int, d: int, d_other: int, hand: GinHand) -> list[float]:
@@ -159,7 +161,7 @@ def _derived_from(own: int, other: int, d: int, d_other: int, hand: GinHand) -> 
         now /= _DW_NORM
     if eleven:
         fed = other | (own & ~_keep10(own))
-        if _least(fed) <= limit:
+        if least_deadwood(fed) <= limit:
             feed = 1.0
             feed_pts = _knock_now(fed, _keep10(own), limit, r.gin_bonus, r.undercut_bonus)
             feed_pts *= hand.multiplier / _DW_NORM
@@ -212,11 +214,11 @@ def draw_alternatives(hand: GinHand) -> tuple[list[int], np.ndarray]:
     x = np.repeat(base[None, :], len(stock), axis=0)
     mine = FEATURE_SLICES["captain_derived" if seat == SEAT_CAPTAIN else "box_derived"]
     theirs = FEATURE_SLICES["box_derived" if seat == SEAT_CAPTAIN else "captain_derived"]
-    d_other = _least(other)
+    d_other = least_deadwood(other)
     keeps = np.empty(len(stock), dtype=np.int64)
     for i, card in enumerate(stock):
         drawn = held | 1 << card
-        d = _least(drawn)
+        d = least_deadwood(drawn)
         x[i, mine] = _derived_from(drawn, other, d, d_other, hand)
         x[i, theirs] = _derived_from(other, drawn, d_other, d, hand)
         keeps[i] = _keep10(drawn)

@@ -46,9 +46,9 @@ from typing import Any
 
 import numpy as np
 
+from agents import make
 from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions
 from agents.heuristic import HeuristicAgent, HeuristicParams, banned_card, opponent_last_discard
-from agents.simple import SimpleAgent
 from agents.simulate import play_out, seat_points, view_of
 from agents.trained import mlp_forward
 from gin_env import actions as A
@@ -82,7 +82,8 @@ _L2 = HeuristicAgent()
 def _opponent(name: str) -> ViewAgent:
     if name not in OPPONENTS:
         raise ValueError(f"opponent must be one of {', '.join(OPPONENTS)}, got {name!r}")
-    return _L2 if name == "heuristic" else SimpleAgent()
+    agent: ViewAgent = make(name)
+    return agent
 
 
 def _bits(mask: int) -> np.ndarray:
@@ -547,7 +548,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--opponent",
         default="heuristic",
-        help=f"the opponent read: {' or '.join(OPPONENTS)} (L2 or L1)",
+        choices=tuple(OPPONENTS),
+        help="the opponent read: heuristic (L2) or simple (L1)",
     )
     p.add_argument("--hands", type=int, default=16000, help="hands of training data")
     p.add_argument("--test-hands", type=int, default=2000, help="hands of held-out data")
@@ -567,8 +569,6 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("hands", "test_hands", "epochs", "select_pairs", "pairs", "workers"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    if args.opponent not in OPPONENTS:
-        p.error(f"--opponent must be one of {', '.join(OPPONENTS)}, got {args.opponent!r}")
     if not 0 <= args.epsilon <= 1:
         p.error(f"--epsilon must be in [0, 1], got {args.epsilon}")
     try:

@@ -73,6 +73,7 @@ from training.hand_value import (
     deal_values,
     fit_value,
     hand_states,
+    least_deadwood,
     value_corrections,
 )
 from training.hand_value import replay_hand as replay_hand
@@ -335,11 +336,6 @@ ADJUST_MODES = ("deal", "draws", "value")
 VALUE_COVARIATES = ("value_deal", "captain_draw_value", "box_draw_value")
 
 
-@functools.lru_cache(maxsize=1 << 18)
-def _least_after_discard(hand: int) -> int:
-    return min(discard_deadwoods(hand).values())
-
-
 def draw_features(hand: GinHand) -> tuple[list[int], np.ndarray]:
     """At a draw decision of ``hand``: the cards in the stock (top first) and, for each, the
     drawer's features had it been the card drawn (``(cards, 3)``: least deadwood after a
@@ -350,7 +346,7 @@ def draw_features(hand: GinHand) -> tuple[list[int], np.ndarray]:
     stock = hand.stock
     f = np.empty((len(stock), _DRAW_FEATURES))
     for i, card in enumerate(stock):
-        dw = _least_after_discard(held | 1 << card)
+        dw = least_deadwood(held | 1 << card)
         f[i] = (dw, dw <= limit, dw == 0)
     return stock, f
 
