@@ -2169,26 +2169,21 @@ def _adjusted_report(r: dict[str, Any]) -> str:
     """Markdown of the regression adjustment in a :func:`duplicate_vs_plain` result: every
     ratio is against the plain design's **unadjusted** half-width."""
     d = r["duplicate"]
-    mode = r.get("adjust")
-    draws = mode in ("draws", "value")
+    luck = "Corrected for the luck of the deal and of every stock draw (AIVAT-style; "
+    # Per mode (results written before the modes had names are "deal"): how the sentence
+    # opens, what joins the deck's covariates, and the draw corrections.
+    opening, with_deck, draws = {
+        "deal": ("Adjusted for the deal (", "", ""),
+        "draws": (luck, "", f", and {len(DRAW_CORRECTIONS)} draw corrections of mean 0"),
+        "value": (
+            luck,
+            " and the learned V after the deal",
+            ", and the learned V's draw corrections of mean 0, per seat",
+        ),
+    }[r.get("adjust") or "deal"]
     lines = [
-        (
-            "Corrected for the luck of the deal and of every stock draw (AIVAT-style; "
-            f"{len(COVARIATES)} covariates of the deck"
-            + (" and the learned V after the deal" if mode == "value" else "")
-            + ", their mean "
-            if draws
-            else f"Adjusted for the deal ({len(COVARIATES)} covariates of the deck, their mean "
-        )
-        + f"from {d['covariate_deals']} shuffled decks"
-        + (
-            f", and {len(DRAW_CORRECTIONS)} draw corrections of mean 0"
-            if mode == "draws"
-            else ", and the learned V's draw corrections of mean 0, per seat"
-            if mode == "value"
-            else ""
-        )
-        + "; beta cross-fitted over two folds of "
+        f"{opening}{len(COVARIATES)} covariates of the deck{with_deck}, their mean from "
+        f"{d['covariate_deals']} shuffled decks{draws}; beta cross-fitted over two folds of "
         "deals, per role on all agents' hands for the points, per agent and role for the "
         "paired edge); 95% CI half-widths and ratios plain unadjusted / each:",
         "",
