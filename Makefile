@@ -21,9 +21,9 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check gin_env agents training tests benchmarks notebooks
-	$(BIN)/ruff format --check gin_env agents training tests benchmarks
-	$(BIN)/mypy gin_env agents training
+	$(BIN)/ruff check gin_env agents training studies tests benchmarks notebooks
+	$(BIN)/ruff format --check gin_env agents training studies tests benchmarks
+	$(BIN)/mypy gin_env agents training studies
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_rules.py

@@ -37,6 +37,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agents import trained
+from agents.advice import Adviser, Captain
 from agents.base import Agent, SeatView, ViewAgent, decode
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.random_agent import RandomAgent
@@ -181,7 +183,6 @@ def _option_names(name: str) -> str:
 def load(name_or_path: str, **kwargs: Any) -> Any:
     """A trained agent: a shipped checkpoint by name (``"gin-ppo"``, ``"three-handed-ppo"``)
     or a checkpoint file (:func:`agents.trained.load`)."""
-    from agents import trained  # numpy only, but kept out of the import of the baselines
 
     return trained.load(name_or_path, **kwargs)
 
@@ -196,7 +197,6 @@ register("rummy-simple", _rummy_simple)
 
 
 def _adviser(agent: str = "heuristic", **kwargs: Any) -> Any:
-    from agents.advice import Adviser
 
     return Adviser(make(agent, **kwargs))
 
@@ -204,7 +204,6 @@ def _adviser(agent: str = "heuristic", **kwargs: Any) -> Any:
 def _captain(
     agent: str = "heuristic", mode: str = "weigh", margin: float = 2.0, **kwargs: Any
 ) -> Any:
-    from agents.advice import Captain
 
     return Captain(make(agent, **kwargs), mode=mode, margin=margin)
 

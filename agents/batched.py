@@ -34,10 +34,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
+import agents
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.encoding import OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
+from gin_env.fast_melds import discard_deadwoods_batch
 from gin_env.hand import Phase
+from gin_env.melds import best_arrangement
 
 __all__ = [
     "BatchedPolicy",
@@ -137,7 +140,6 @@ class BatchedSimple:
     name = "simple"
 
     def __init__(self) -> None:
-        from gin_env.fast_melds import discard_deadwoods_batch  # numba, loaded here
 
         self._dd = discard_deadwoods_batch
 
@@ -185,7 +187,6 @@ class BatchedSimple:
         )
 
     def _draws(self, obs: np.ndarray, hand: np.ndarray, game: np.ndarray) -> np.ndarray:
-        from gin_env.melds import best_arrangement
 
         top_part = obs[:, _S["top_discard"]] > 0.5
         has_top = top_part.any(axis=1)
@@ -251,7 +252,6 @@ def make_batched(spec: str, rules: Any = None) -> BatchedPolicy:
     name (``heuristic``, ``search:budget=0.05``, ``gin-ppo``) the agent of
     :func:`agents.make_for_table` (told the table's ``rules``) row by row. A bad name is a
     ValueError listing the names."""
-    import agents
 
     if not isinstance(spec, str):
         raise ValueError(f"an opponent is named by a string, got {spec!r}")

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import legal_actions
+from agents.trained import ACTIVATIONS, MLPAgent
 from gin_env import games
 from gin_env.encoding import OBS_SLICES
 from gin_env.extras import require
@@ -152,7 +153,6 @@ class RLlibAgent:
 
         Needs RLlib's default MLP (``fcnet_hiddens`` + linear action head, tanh or relu).
         """
-        from agents.trained import ACTIVATIONS, MLPAgent
 
         mid = module_id if module_id is not None else self.module_ids[0]
         if mid not in self.modules:

@@ -23,6 +23,7 @@ from agents.base import SeatView, ViewAgent
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.config import HandRules
+from gin_env.fast_melds import discard_deadwoods_nb
 from gin_env.hand import GinHand, HandResult, Phase
 from gin_env.melds import discard_deadwoods
 
@@ -116,8 +117,6 @@ def greedy_takes(hand10: int, card: int) -> bool:
     is the rollouts' hottest question.)"""
     global _KERNEL
     if _KERNEL is None:
-        from gin_env.fast_melds import discard_deadwoods_nb  # numba: loaded on first use
-
         _KERNEL = discard_deadwoods_nb
     hand11 = hand10 | 1 << card
     _KERNEL(hand11, _OUT)

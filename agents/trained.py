@@ -30,10 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from agents import dmc
 from gin_env.actions import NUM_ACTIONS
 from gin_env.cards import NUM_CARDS
-from gin_env.encoding import OBS_SIZE
+from gin_env.encoding import OBS_SIZE, OBS_SLICES
 from gin_env.extras import require
+from gin_env.melds import discard_deadwoods
 
 __all__ = [
     "CHECKPOINT_DIR",
@@ -66,8 +68,6 @@ def deadwood_features(obs: np.ndarray) -> np.ndarray:
     card ``c`` (1 for cards not held). With 10 cards and an upcard / top discard: the last
     entry is the least deadwood after taking it and discarding another card. All / 100.
     """
-    from gin_env.encoding import OBS_SLICES
-    from gin_env.melds import discard_deadwoods
 
     out = np.ones(NUM_FEATURES, np.float32)
     held = np.flatnonzero(obs[OBS_SLICES["hand"]] > 0.5)
@@ -249,8 +249,6 @@ def load(name_or_path: str | Path, deterministic: bool = True) -> Any:
     """
     path = _resolve(name_or_path)
     if path.suffix == ".npz":
-        from agents import dmc
-
         return dmc.load(path)
     with zipfile.ZipFile(path) as zf:
         names = set(zf.namelist())

@@ -46,6 +46,7 @@ from gymnasium.vector.utils import batch_space
 
 from agents.batched import BatchedPolicy, make_batched
 from gin_env import actions as A
+from gin_env.config import HandRules
 from gin_env.vector import VectorGinEnv
 
 __all__ = ["LearnerVectorEnv"]
@@ -139,7 +140,6 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
 
     @staticmethod
     def _make(spec: str, options: dict[str, Any]) -> BatchedPolicy:
-        from gin_env.config import HandRules
 
         rules = {k: v for k, v in options.items() if k in HandRules.option_names()}
         return make_batched(spec, rules=rules)

@@ -97,7 +97,7 @@ def aec_loop(make_env: Callable[[], Any], seed: int = 0) -> Loop:
 
 def openspiel_loop(seed: int = 0) -> Loop | None:
     try:
-        import pyspiel
+        import pyspiel  # bench extra: open_spiel
     except ImportError:
         return None
     game = pyspiel.load_game("gin_rummy")
@@ -129,7 +129,7 @@ def openspiel_loop(seed: int = 0) -> Loop | None:
 
 def rlcard_loop(seed: int = 0) -> Loop | None:
     try:
-        import rlcard
+        import rlcard  # bench extra: rlcard, a peer when installed
     except ImportError:
         return None
     env = rlcard.make("gin-rummy", config={"seed": seed})

@@ -88,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--seconds must be > 0, got {args.seconds:g}")
     seconds = args.seconds
     try:
-        import pyspiel  # type: ignore[import-not-found]
+        import pyspiel  # type: ignore[import-not-found]  # bench extra: open_spiel
 
         utils = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
     except ImportError:

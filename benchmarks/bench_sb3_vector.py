@@ -28,27 +28,30 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents import make  # noqa: E402
+from agents.batched import BatchedSimple, PerRow  # noqa: E402
+from gin_env.vector import VectorGinEnv  # noqa: E402
+from training.league import League  # noqa: E402
+from training.vec_env import make_sb3_vec_env  # noqa: E402
+
 
 def _today(game: str, opponent: str, n_envs: int, seed: int) -> object:
-    from training.league import League
-    from training.train_ppo import Args, _make_vec_env
+    from training.train_ppo import Args, make_vec_env  # train extra: the PPO trainer
 
     args = Args(env=game, n_envs=n_envs, vec="dummy", reward_scale=0.01)
     league = League(fixed=(opponent,), max_snapshots=0, seed=seed)
-    return _make_vec_env(args, league, seed)
+    return make_vec_env(args, league, seed)
 
 
 def _vector(game: str, opponent: str, n_envs: int, seed: int) -> object:
-    from training.vec_env import make_sb3_vec_env
-
     return make_sb3_vec_env(
         n_envs, game, opponents=opponent, seed=seed, episode="hand", reward_scale=0.01
     )
 
 
 def _learn(vec: object, steps: int, args: argparse.Namespace) -> tuple[float, float]:
-    import torch
-    from sb3_contrib import MaskablePPO
+    import torch  # train extra: torch
+    from sb3_contrib import MaskablePPO  # train extra: sb3-contrib
 
     torch.set_num_threads(1)
     arch = [int(x) for x in args.net_arch.split(",")]
@@ -65,7 +68,7 @@ def _learn(vec: object, steps: int, args: argparse.Namespace) -> tuple[float, fl
 
 def _env_only(vec: object, steps: int) -> float:
     """Learner decisions per CPU second of the VecEnv alone (random legal learner moves)."""
-    from sb3_contrib.common.maskable.utils import get_action_masks
+    from sb3_contrib.common.maskable.utils import get_action_masks  # train extra: sb3-contrib
 
     rng = np.random.default_rng(0)
     vec.reset()  # type: ignore[attr-defined]
@@ -82,10 +85,6 @@ def _env_only(vec: object, steps: int) -> float:
 
 
 def _opponent_costs(game: str) -> None:
-    from agents import make
-    from agents.batched import BatchedSimple, PerRow
-    from gin_env.vector import VectorGinEnv
-
     env = VectorGinEnv(256, game, seed=1)
     out = env.reset()
     rng = np.random.default_rng(0)

@@ -31,7 +31,7 @@ __all__ = ["run_ppo", "run_dmc", "main"]
 
 
 def run_ppo(steps: int, folder: Path) -> dict[str, float]:
-    from training.train_ppo import Args, train
+    from training.train_ppo import Args, train  # train extra: the trainer needs torch, sb3
 
     args = Args(
         run_dir=str(folder / "ppo"),
@@ -46,7 +46,7 @@ def run_ppo(steps: int, folder: Path) -> dict[str, float]:
 
 
 def run_dmc(steps: int, folder: Path, features: str, backend: str) -> dict[str, float]:
-    from training.train_dmc import Args, train
+    from training.train_dmc import Args, train  # train extra: the trainer needs torch
 
     args = Args(
         run_dir=str(folder / f"dmc-{features}-{backend}"),
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default="numba", help="engine backend of the DMC runs")
     parser.add_argument("--python", action="store_true", help="also DMC on the python backend")
     ns = parser.parse_args(argv)
-    import torch
+    import torch  # train extra: torch
 
     torch.set_num_threads(1)
     rows: dict[str, dict[str, float]] = {}

@@ -16,7 +16,7 @@ training loop needs: the observation and the action mask of the seat to act.
 Rates are agent steps per second of this process's CPU time (``time.process_time``; the
 engine runs on one thread, so that is per core); the wall-time rate is printed beside. The
 contenders take turns in short slices (``--rounds``) so that load changes hit all alike.
-Then the cost of the encodings of issue 17 at N = 1024, both games: steps/s with the global
+Then the cost of the research encodings at N = 1024, both games: steps/s with the global
 state (``state()`` after every step), with the move history (``observation="history"``:
 ``[N, 64, 63]`` more per step) and with both, as a ratio to plain steps.
 

@@ -15,12 +15,13 @@ from typing import Any
 
 import gymnasium
 
+from gin_env import games
+from gin_env.wrappers import SingleAgentEnv
+
 __version__ = "0.1.0"
 
 
 def _single_agent(game: str, learner: str, opponents: Any, options: dict[str, Any]) -> Any:
-    from gin_env import games
-    from gin_env.wrappers import SingleAgentEnv
 
     return SingleAgentEnv(games.get(game).make_env(**options), learner, opponents)
 
@@ -56,7 +57,6 @@ _ENTRY_POINTS = {
 
 
 def _register() -> None:
-    from gin_env import games
 
     for name, spec in games.GAMES.items():
         if spec.gym_id not in gymnasium.registry:

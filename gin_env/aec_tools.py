@@ -8,7 +8,7 @@ from operator import attrgetter
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
+from gymnasium import logger, spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
@@ -191,8 +191,6 @@ class TableRender:
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            from gymnasium import logger
-
             logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
         if self.render_mode == "rgb_array":

@@ -41,6 +41,12 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from gin_env.actions import NUM_ACTIONS as GIN_ACTIONS
+from gin_env.encoding import LAYOUTS
+from gin_env.gin_aec import role_names_for
+from gin_env.rummy_actions import NUM_ACTIONS
+from gin_env.rummy_encoding import observation_size
+
 __all__ = ["GameSpec", "GAMES", "get", "names", "agent_spec", "FAMILY_AGENTS"]
 
 #: Agents that play only one family of games (an agent not listed plays the gin games).
@@ -70,7 +76,6 @@ class GameSpec:
         non-dealer``); none for rummy."""
         if self.family != "gin":
             return ()
-        from gin_env.gin_aec import role_names_for
 
         return role_names_for(self.num_players())
 
@@ -101,20 +106,14 @@ class GameSpec:
     def observation_size(self, **options: Any) -> int:
         """Length of a seat's observation vector (rummy's depends on ``num_players``)."""
         if self.family == "gin":
-            from gin_env.encoding import LAYOUTS
-
             return int(LAYOUTS[f"gin_obs_v{self.version}"]["size"])  # type: ignore[call-overload]
-        from gin_env.rummy_encoding import observation_size
 
         return observation_size(self.num_players(**options))
 
     @property
     def num_actions(self) -> int:
         if self.family == "gin":
-            from gin_env.actions import NUM_ACTIONS as GIN_ACTIONS
-
             return GIN_ACTIONS
-        from gin_env.rummy_actions import NUM_ACTIONS
 
         return NUM_ACTIONS
 

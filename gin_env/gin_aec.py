@@ -44,6 +44,7 @@ from gin_env.encoding import (
 from gin_env.extras import require
 from gin_env.hand import check_deck
 from gin_env.match import ROLE_NAMES, HandRecord, Match
+from gin_env.render_image import table_image
 
 __all__ = [
     "GinFamilyEnv",
@@ -366,7 +367,6 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
 
     # -- rendering ------------------------------------------------------------------------
     def _table_image(self) -> np.ndarray:
-        from gin_env.render_image import table_image  # needs Pillow: imported late
 
         return table_image(self, view=self.render_hands)
 

@@ -45,7 +45,7 @@ class _Fonts:
     """Pillow's bundled scalable font at the few sizes the table uses."""
 
     def __init__(self) -> None:
-        from PIL import ImageFont
+        from PIL import ImageFont  # render extra: pillow
 
         self.small = self._load(ImageFont, 14)
         self.body = self._load(ImageFont, 17)
@@ -155,7 +155,7 @@ def _to_array(image: Any) -> np.ndarray:
 def save_png(image: np.ndarray, path: str) -> None:
     """Write an image array (as :func:`table_image` returns) to a PNG file."""
     require("PIL", needed_for="saving a PNG")
-    from PIL import Image
+    from PIL import Image  # render extra: pillow
 
     Image.fromarray(image).save(path)
 
@@ -170,7 +170,7 @@ def table_image(env: Any, show_all: bool = False, view: str = "none") -> np.ndar
     player's view hides the adviser's suggestion. Returns an ``(H, W, 3)`` ``uint8`` array.
     """
     require("PIL", needed_for="drawing the table")
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw  # render extra: pillow
 
     match = env.match
     if match is None:
@@ -336,7 +336,7 @@ def rummy_table_image(env: Any, show_all: bool = False, view: str = "none") -> n
     Returns an ``(H, W, 3)`` ``uint8`` array.
     """
     require("PIL", needed_for="drawing the table")
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw  # render extra: pillow
 
     game = _rummy_game(env)
     fonts = _Fonts()

@@ -154,6 +154,7 @@ from gin_env.cards import NUM_CARDS, card_str, cards_str
 from gin_env.encoding import encode_rummy_state, rummy_state_size
 from gin_env.extras import require
 from gin_env.hand import check_deck
+from gin_env.render_image import rummy_table_image
 from gin_env.rummy import Phase, RummyConfig, RummyGame
 from gin_env.rummy_actions import NUM_ACTIONS, action_str
 from gin_env.rummy_encoding import action_mask, encode_observation, observation_size
@@ -331,8 +332,6 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
 
     # -- rendering --------------------------------------------------------------------------
     def _table_image(self) -> np.ndarray:
-        from gin_env.render_image import rummy_table_image  # needs Pillow: imported late
-
         return rummy_table_image(self, view=self.render_hands)
 
     def face_up(self, view: str) -> set[int]:

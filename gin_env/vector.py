@@ -28,7 +28,7 @@ Two backends give identical outputs:
 Every call returns new arrays (safe to keep). ``hand_results()`` gives each slot's last
 finished hand (kind, points, winner, knocker, scores after it), for logging and tests.
 
-Encodings a researcher can choose (issue 17), each exactly the AEC envs' (both backends):
+Encodings a researcher can choose, each exactly the AEC envs' (both backends):
 
 - ``state()``: ``[N, state_size]`` float32, each game's global state, the AEC env's
   ``state()`` (layout ``state_layout``, ``gin_state_2p_v0`` / ``gin_state_3p_v0``:
@@ -59,7 +59,7 @@ step about halves the steps per second; the history, a fresh ``[N, 64, 63]`` arr
 at N = 1024) each step, leaves about a quarter (allocating and zeroing that array is most
 of it).
 
-Issue 14 item 4, the choice made: the AEC envs stay on the Python engine (``hand.py``,
+Which engine the AEC envs run, the choice made: they stay on the Python engine (``hand.py``,
 ``match.py``), which remains the readable reference, and ``tests/test_vector.py`` proves
 the compiled engine identical to it (masks, every seat's observation, rewards, hand ends and
 scores over many thousands of hands, every option combination, random, L1 and L2 play).
@@ -87,6 +87,7 @@ from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
 from gin_env.config import check_choice, check_int
 from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, LAYOUTS, state_size
+from gin_env.fast_game import BatchedGames
 
 __all__ = ["VectorGinEnv", "GAMES", "ENVS", "BACKENDS", "HAND_KINDS"]
 
@@ -266,8 +267,6 @@ class VectorGinEnv:
         if self.backend == "python":
             self._impl = _PythonBackend(module, self.options, num_envs)
         else:
-            from gin_env.fast_game import BatchedGames
-
             self._impl = BatchedGames(probe, num_envs)
         self._last: dict[str, np.ndarray] | None = None
         self._legal = np.zeros((num_envs, A.NUM_ACTIONS), np.bool_)

@@ -262,7 +262,7 @@ TEAM = [
         "In three-handed gin the **box** plays alone against the **captain**, who has an\n"
         "**adviser** at his side: before every captain decision the adviser suggests one of the\n"
         "captain's legal moves (or nothing), and the captain sees the suggestion and decides.\n"
-        "This notebook runs the three studies of `training.team_study` at tiny budgets:\n\n"
+        "This notebook runs the three studies of `studies.team_vs_solo` at tiny budgets:\n\n"
         "1. **Duplicate evaluation**: the same deal sequences replayed with the three agents\n"
         "   permuted through the seats, so card luck cancels in comparisons;\n"
         "2. **the value of advice**: a captain x adviser matrix on the same deals, with\n"
@@ -274,7 +274,8 @@ TEAM = [
     new_code_cell(SETUP),
     new_code_cell(
         "from IPython.display import Markdown\n\n"
-        "from training import team_study as ts\n\n"
+        "from studies import team_vs_solo as ts\n"
+        "from training.evaluation.duplicate import duplicate_vs_plain\n\n"
         "DEALS = 2  # duplicate: deal sequences, each played in the 6 seatings\n"
         "HANDS = 40  # advice: single hands per captain/adviser cell\n"
         "MATCHES = 6  # balance: matches per rule option"
@@ -290,7 +291,7 @@ TEAM = [
         "with the other agents' results on the same cards in the same role."
     ),
     new_code_cell(
-        "cmp = ts.duplicate_vs_plain(['heuristic', 'simple', 'three-handed-ppo'], DEALS, seed=0)\n"
+        "cmp = duplicate_vs_plain(['heuristic', 'simple', 'three-handed-ppo'], DEALS, seed=0)\n"
         "lines = ['| agent | role | points CI half-width: plain | duplicate |'\n"
         "         ' paired edge: plain / dup |', '|---|---|---:|---:|---:|']\n"
         "for row in cmp['half_widths']:\n"
@@ -366,16 +367,18 @@ TEAM = [
     new_markdown_cell(
         "## The full-size results\n\n"
         "Read from `results/` when the studies have been run there\n"
-        "(`python -m training.team_study advice` and friends, see `docs/team_vs_solo.md`)."
+        "(`python -m studies.team_vs_solo advice` and friends, see `docs/team_vs_solo.md`)."
     ),
     new_code_cell(
         "import json\n\n"
-        "results = root / 'results'\n"
-        "for stem in ['team_duplicate', 'team_advice', 'team_ablations', 'team_hidden',\n"
-        "             'team_balance']:\n"
-        "    path = results / f'{stem}.json'\n"
+        "results = root / 'results'  # results/<study>/<stem>.json\n"
+        "folders = {'team_duplicate': 'team_duplicate', 'team_advice': 'team_advice',\n"
+        "           'team_ablations': 'team_ablations', 'team_hidden': 'team_blind_adviser',\n"
+        "           'team_balance': 'team_balance'}\n"
+        "for stem, folder in folders.items():\n"
+        "    path = results / folder / f'{stem}.json'\n"
         "    print(stem, 'present' if path.exists() else 'not run yet')\n"
-        "path = results / 'team_advice.json'\n"
+        "path = results / 'team_advice' / 'team_advice.json'\n"
         "if path.exists():\n"
         "    full = json.loads(path.read_text())\n"
         "    caps = list(full['cells'])\n"

@@ -207,6 +207,16 @@ def test_forwarded_usage_errors_name_the_front_door() -> None:
     assert result.exit_code == 2 and "gin-rummy train: error: total_steps" in result.output
 
 
+def test_the_cli_dispatches_train_by_algo() -> None:
+    # The command line owns --algo: dmc's own help, not PPO's; a bad name lists the trainers.
+    dmc = run(["train", "--algo", "dmc", "--help"])
+    assert dmc.exit_code == 0 and "--fixed-roles" in dmc.output
+    ppo = run(["train", "--algo=ppo", "--help"])
+    assert ppo.exit_code == 0 and "--bc-hands" in ppo.output and "--fixed-roles" not in ppo.output
+    bad = run(["train", "--algo", "a2c"])
+    assert bad.exit_code == 2 and "'a2c'; allowed: ppo, dmc" in bad.output
+
+
 def test_eval_with_a_tiny_budget(tmp_path) -> None:
     if not _has("training.evaluate"):
         pytest.skip("training.evaluate is not written yet")

@@ -1,4 +1,4 @@
-"""Defects of issue 13 on the env side, each pinned by a test that failed before its fix:
+"""Defects found on the env side, each pinned by a test that failed before its fix:
 the blind adviser's information leak, the terminal observation, pickling mid-game, deck
 validation, calls out of order, and the picture of the table."""
 

@@ -15,7 +15,7 @@ from agents.simulate import seat_points
 from gin_env import actions as A
 from gin_env import gin_v0
 from gin_env.hand import Phase
-from training import dmc_rollouts as R
+from studies import dmc_rollouts as R
 from training.model_cards import write_rollout_card
 
 

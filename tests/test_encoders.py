@@ -1,5 +1,5 @@
 """Dict observations for the learner, the centralized critic and the history encoder
-(training.encoders), and the trainer's --critic / --observation (issue 17 item 5)."""
+(training.encoders), and the trainer's --critic / --observation (the encodings study)."""
 
 from __future__ import annotations
 
@@ -238,7 +238,7 @@ def test_bad_encoder_flags_are_usage_errors(argv: list[str], message: str, capsy
 
 # -- the study's arithmetic ---------------------------------------------------------------------
 def test_the_study_pairs_each_arm_with_plain_on_the_same_deals() -> None:
-    from training.encodings_study import summarize
+    from studies.encodings import summarize
 
     def run(points: list[float]) -> dict[str, object]:
         return {"eval": {"hand_win_rate": 0.5, "points_per_hand": float(np.mean(points)),

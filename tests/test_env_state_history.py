@@ -1,4 +1,4 @@
-"""Issue 17 on the AEC envs: the global state (``state()``), the move history
+"""The research encodings of the AEC envs: the global state (``state()``), the move history
 (``observation="history"``), the v1 observation (the rules in view), and that no encoding
 leaks what a seat may not know."""
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from training import evaluate as ev
-from training.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
+from training.evaluation.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
 
 _TIMING = ("mean_decision_ms", "mean_decision_ms_b")
 

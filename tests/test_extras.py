@@ -132,7 +132,7 @@ def test_eval_without_plots_needs_no_matplotlib(tmp_path, monkeypatch) -> None:
 
 def test_the_ladder_checks_openskill_before_any_game(monkeypatch) -> None:
     from training import evaluate as ev
-    from training import stats
+    from training.evaluation import stats
 
     played: list[object] = []
     monkeypatch.setattr(ev, "play_gin_pair", lambda *a, **k: played.append(a))

@@ -1,6 +1,7 @@
-"""training.hand_value: the learned value of a full hand state and its AIVAT-style
-corrections (mean 0 at every draw, nothing with V = 0), its features, saving and loading,
-and the ``--adjust value`` path of training.team_study / ``gin-rummy eval three``."""
+"""training.evaluation.hand_value: the learned value of a full hand state and its
+AIVAT-style corrections (mean 0 at every draw, nothing with V = 0), its features, saving
+and loading, and the ``--adjust value`` path of studies.team_vs_solo / ``gin-rummy eval
+three``."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ from gin_env import actions as A
 from gin_env.config import HandRules
 from gin_env.hand import GinHand, Phase
 from gin_env.melds import deadwood_mask, discard_deadwoods, showdown
-from training import evaluate, hand_value, team_study
-from training.evaluate import OptionError
-from training.hand_value import (
+from studies import team_vs_solo as tvs
+from training import evaluate
+from training.evaluation import hand_value, luck, play, stats
+from training.evaluation.checks import OptionError
+from training.evaluation.duplicate import duplicate_three
+from training.evaluation.hand_value import (
     FEATURE_SIZE,
     FEATURE_SLICES,
     SEAT_FEATURES,
@@ -26,8 +30,7 @@ from training.hand_value import (
     state_features,
     value_corrections,
 )
-from training.stats import mean_ci
-from training.team_study import cluster_ratio_ci, duplicate_three
+from training.evaluation.stats import cluster_ratio_ci, mean_ci
 
 AGENTS = ["random", "simple", "heuristic"]
 
@@ -43,7 +46,7 @@ def _random_value(seed: int = 0, hidden: int = 16) -> HandValue:
 
 
 def _played(seed: int = 5, index: int = 0, agents=AGENTS) -> dict:
-    return team_study.play_role_hand(agents, seed, index)
+    return play.play_role_hand(agents, seed, index)
 
 
 def _stock_draws(actions) -> list[int]:
@@ -192,7 +195,7 @@ def test_with_v_zero_there_is_nothing_to_correct_and_the_estimate_is_the_plain_m
     assert not x.any()
     y = np.array([h["box_points"] for h in hands], float)
     cl = np.arange(len(y))
-    est = team_study.adjusted_mean_ci(y, x, cl, np.zeros(3))  # betas cross-fitted on zeros
+    est = stats.adjusted_mean_ci(y, x, cl, np.zeros(3))  # betas cross-fitted on zeros
     assert est == pytest.approx(cluster_ratio_ci(y, np.ones(len(y))))
 
 
@@ -252,19 +255,19 @@ def test_bad_values_and_options_are_clear_errors(tmp_path, capsys) -> None:
     with pytest.raises(OptionError, match="no hand value file"):
         duplicate_three(AGENTS, deals=1, unit="hand", adjust="value", value=tmp_path / "x.npz")
     with pytest.raises(OptionError, match="value must be a HandValue"):
-        team_study.load_value(3)  # type: ignore[arg-type]
+        luck.load_value(3)  # type: ignore[arg-type]
     with pytest.raises(SystemExit):
-        team_study.main(["fit-value", "--deals", "1", "--hidden", "a,b", "--out", str(tmp_path)])
+        tvs.main(["fit-value", "--deals", "1", "--hidden", "a,b", "--out", str(tmp_path)])
     assert "--hidden must be ints" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        team_study.main(["fit-value", "--deals", "0", "--out", str(tmp_path)])
+        tvs.main(["fit-value", "--deals", "0", "--out", str(tmp_path)])
     assert "deals must be an int >= 1" in capsys.readouterr().err
 
 
 # -- the study path ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def pilot_value() -> HandValue:
-    return team_study.fit_value_on_pilot(AGENTS, deals=40, seed=1234, epochs=4)
+    return luck.fit_value_on_pilot(AGENTS, deals=40, seed=1234, epochs=4)
 
 
 def test_a_pilot_value_records_where_it_came_from(pilot_value) -> None:
@@ -280,7 +283,7 @@ def test_duplicate_evaluation_corrected_with_the_learned_value(pilot_value) -> N
     r = duplicate_three(trio, adjust="value", value=pilot_value, **kw)
     deal = duplicate_three(trio, adjust="deal", **kw)
     assert r["adjust"] == "value" and r["value"] == pilot_value.info
-    assert r["covariates"] == list(team_study.COVARIATES) + list(team_study.VALUE_COVARIATES)
+    assert r["covariates"] == list(luck.COVARIATES) + list(luck.VALUE_COVARIATES)
     share = r["adjustment_by_role"]["box"]["covariate_r2"]
     # V's corrections explain a share of the points the deal's covariates do not.
     assert share > deal["adjustment_by_role"]["box"]["covariate_r2"] + 0.05
@@ -293,20 +296,20 @@ def test_duplicate_evaluation_corrected_with_the_learned_value(pilot_value) -> N
 
 
 def test_the_deal_value_mean_is_a_deals_only_monte_carlo(pilot_value) -> None:
-    mu, cov = team_study.covariate_means(300, seed=3, value=pilot_value)
-    mu0, cov0 = team_study.covariate_means(300, seed=3)
-    k = len(team_study.COVARIATES)
+    mu, cov = luck.covariate_means(300, seed=3, value=pilot_value)
+    mu0, cov0 = luck.covariate_means(300, seed=3)
+    k = len(luck.COVARIATES)
     assert mu.shape == (k + 1,) and cov.shape == (k + 1, k + 1)
     np.testing.assert_allclose(mu[:k], mu0)
     np.testing.assert_allclose(cov[:k, :k], cov0)
-    decks = team_study._mc_decks(300, 3)
+    decks = luck.mc_decks(300, 3)
     assert mu[k] == pytest.approx(hand_value.deal_values(pilot_value, decks).mean(), rel=1e-6)
     assert 0 < cov[k, k] < 1  # the error of the mean of V after the deal
 
 
 def test_value_flags_on_the_command_lines(pilot_value, tmp_path, capsys) -> None:
     path = pilot_value.save(tmp_path / "v.npz")
-    r = team_study.main(
+    r = tvs.main(
         ["duplicate", "--agents", "random,simple,heuristic", "--unit", "hand", "--deals", "4",
          "--adjust", "value", "--value", str(path), "--adjust-deals", "200",
          "--out", str(tmp_path)]
@@ -317,8 +320,8 @@ def test_value_flags_on_the_command_lines(pilot_value, tmp_path, capsys) -> None
     assert "the learned V's draw corrections" in capsys.readouterr().out
     for ext in ("json", "csv", "png"):
         assert (tmp_path / f"team_duplicate_hands_value.{ext}").exists()
-    assert "learned V" in team_study.report(tmp_path)
-    assert str(tmp_path / "team_duplicate_hands_value.png") in map(str, team_study.replot(tmp_path))
+    assert "learned V" in tvs.report(tmp_path)
+    assert str(tmp_path / "team_duplicate_hands_value.png") in map(str, tvs.replot(tmp_path))
     r = evaluate.main(
         ["three", "--agents", "random,simple,heuristic", "--duplicate", "hand", "--adjust",
          "value", "--matches", "2", "--adviser", "suggest", "--out", str(tmp_path), "--name",
@@ -329,7 +332,7 @@ def test_value_flags_on_the_command_lines(pilot_value, tmp_path, capsys) -> None
         r["adviser_on"]["value"]["pilot_seed"]
         == HandValue.load(hand_value.DEFAULT_VALUE_PATH).info["pilot_seed"]
     )
-    out = team_study.main(
+    out = tvs.main(
         ["fit-value", "--agents", "random,simple,heuristic", "--deals", "2", "--epochs", "1",
          "--seed", "77", "--save", str(tmp_path / "fit.npz"), "--out", str(tmp_path)]
     )  # fmt: skip

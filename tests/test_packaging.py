@@ -1,9 +1,14 @@
 """Package hygiene: typed-package markers shipped, an SPDX license, a frame rate for every
-env's renderer, and the lint target type-checking every package."""
+env's renderer, the lint target type-checking every package, and the studies kept out of the
+wheel (run from a clone)."""
 
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import gymnasium
@@ -61,3 +66,43 @@ def test_lint_type_checks_every_package() -> None:
     makefile = (ROOT / "Makefile").read_text()
     lint = makefile.split("\nlint:")[1].split("\n\n")[0]
     assert re.search(r"\$\(BIN\)/mypy gin_env agents training\b", lint), lint
+
+
+@pytest.mark.slow
+def test_the_wheel_holds_the_library_and_no_study(tmp_path: Path) -> None:
+    # Built from a copy of the work tree (tracked and new files), so that no build/ left
+    # in the clone can add stale modules to the wheel.
+    src = tmp_path / "src"
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-co", "--exclude-standard"],
+                            capture_output=True, text=True)  # fmt: skip
+    if listed.returncode != 0:
+        pytest.skip("not a git clone")
+    for name in listed.stdout.splitlines():
+        if (ROOT / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, src / name)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path), str(src)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    if built.returncode != 0:
+        pytest.skip(f"no wheel could be built here: {built.stderr[-300:]}")
+    (wheel,) = tmp_path.glob("gin_env-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names if "/" in n and ".dist-info" not in n}
+    assert tops == set(PACKAGES), tops
+    assert "training/evaluation/duplicate.py" in names
+    assert "training/data/hand_value.npz" in names  # the value behind --adjust value
+    assert not [n for n in names if "studies" in n or "team_study" in n or "take_study" in n]
+
+
+@pytest.mark.slow
+def test_every_study_runs_from_a_clone() -> None:
+    # python -m studies.<name> from the repository root, as the docs say (help only: each
+    # study's tiny-budget run is in its own test file).
+    for name in ("team_vs_solo", "take_study", "encodings", "dmc_rollouts"):
+        done = subprocess.run([sys.executable, "-m", f"studies.{name}", "--help"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, (name, done.stderr[-500:])
+        assert f"python -m studies.{name}" in done.stdout, name

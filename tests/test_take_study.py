@@ -1,4 +1,4 @@
-"""The take study (issue 15): the oracle's question is the opponent's real answer, the
+"""The take study: the oracle's question is the opponent's real answer, the
 reading player is L2 when it reads with L2's danger, and the study runs end to end."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from agents.simulate import play_out, seat_points, view_of
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
 from gin_env.hand import GinHand, Phase
-from training import take_study as ts
+from studies import take_study as ts
 
 L2 = HeuristicAgent()
 

@@ -200,10 +200,11 @@ def test_learner_reward_is_its_own_sides_points(env: str) -> None:
 
 
 def test_behaviour_cloning_warm_start_fits_the_teacher(tmp_path: Path) -> None:
-    from training.train_ppo import behaviour_cloning, collect_teacher_data
+    from training.behaviour_cloning import behaviour_cloning, collect_teacher_data
+    from training.train_ppo import bc_config
 
     args = tiny_args(tmp_path, "three_handed", bc_hands=6, bc_teacher="simple", bc_epochs=6)
-    data = collect_teacher_data(args)
+    data = collect_teacher_data(bc_config(args))
     assert len(data["action"]) == len(data["obs"]) == len(data["return"]) > 50
     assert data["mask"][np.arange(len(data["action"])), data["action"]].all()  # teacher is legal
     summary = train(args)
@@ -216,18 +217,19 @@ def test_behaviour_cloning_warm_start_fits_the_teacher(tmp_path: Path) -> None:
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(ckpt / "model.zip", device="cpu")  # type: ignore[operator]
-    stats = behaviour_cloning(model, data, args)
+    stats = behaviour_cloning(model, data, bc_config(args))
     chance = float(np.mean(1.0 / data["mask"].sum(axis=1)))
     assert stats["bc_accuracy"] > chance + 0.2
 
 
 def test_dagger_then_keep_best_exports_the_best_evaluation(tmp_path: Path) -> None:
-    from training.train_ppo import collect_teacher_data
+    from training.behaviour_cloning import collect_teacher_data
+    from training.train_ppo import bc_config
 
     args = tiny_args(tmp_path, "gin", total=512, bc_hands=4, bc_dagger_hands=3,
                      bc_teacher="simple", bc_epochs=2, keep_best=True, eval_every=128,
                      eval_pairs=2)  # fmt: skip
-    teacher_only = len(collect_teacher_data(args)["action"])
+    teacher_only = len(collect_teacher_data(bc_config(args))["action"])
     summary = train(args)
     root = Path(args.run_dir) / "checkpoints"
     with open(root / "best" / "state.pkl", "rb") as fh:
@@ -299,17 +301,17 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
 
 
 def test_a_remeasured_model_card_keeps_its_hand_written_sections() -> None:
-    from training.train_ppo import _notes_after_evaluation
+    from training.model_cards import notes_after_evaluation
 
     card = (
         "# gin-ppo\n\n## Training\n\n| a | b |\n\n## Evaluation\n\n### vs L0 (random)\n\n"
         "| metric | value |\n\n## Runs compared\n\nTwo runs were made.\n"
     )
-    assert _notes_after_evaluation(card) == "\n## Runs compared\n\nTwo runs were made.\n"
-    assert _notes_after_evaluation(card.split("## Runs")[0]) == ""  # nothing hand-written
+    assert notes_after_evaluation(card) == "\n## Runs compared\n\nTwo runs were made.\n"
+    assert notes_after_evaluation(card.split("## Runs")[0]) == ""  # nothing hand-written
 
 
-# -- resume keeps the run's settings; every flag is documented (issue 13 items 12, 14) --------
+# -- resume keeps the run's settings; every flag is documented -----------------------------------
 def test_resume_restores_the_saved_settings_and_refuses_a_conflicting_flag(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

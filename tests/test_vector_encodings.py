@@ -1,4 +1,4 @@
-"""Issue 17 in the batched engine: ``VectorGinEnv``'s global state (``state()``), move
+"""The research encodings in the batched engine: ``VectorGinEnv``'s global state (``state()``), move
 history (``observation="history"``, ``history(seats)``) and the v1 games, against the AEC
 envs they must equal, and the history's secrecy.
 

@@ -70,7 +70,7 @@ def write_checkpoint(
 
 def rng_states() -> dict[str, Any]:
     """The global Python, numpy and torch RNG states."""
-    import torch
+    import torch  # train extra: torch
 
     return {
         "python": random.getstate(),
@@ -80,7 +80,7 @@ def rng_states() -> dict[str, Any]:
 
 
 def set_rng_states(states: Mapping[str, Any]) -> None:
-    import torch
+    import torch  # train extra: torch
 
     random.setstate(states["python"])
     np.random.set_state(states["numpy"])

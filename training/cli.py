@@ -6,7 +6,8 @@ Subcommands::
     gin-rummy match    agents play a match, printed hand by hand (or saved as a replay)
     gin-rummy replay   play a saved match back, as text or as a GIF
     gin-rummy eval     front door to training.evaluate (all options passed through)
-    gin-rummy train    front door to training.train_ppo (all options passed through)
+    gin-rummy train    the trainers: --algo ppo (training.train_ppo, the default) or dmc
+                       (training.train_dmc); the other options go to the trainer
     gin-rummy bench    front door to benchmarks/bench_<rules|env|rummy>.py
 
 Games (``--game``): ``three`` (three-handed gin, the default), ``gin`` (two-player gin),
@@ -34,13 +35,19 @@ from typing import Any
 
 import click
 import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+import agents
 from gin_env import actions as A
 from gin_env import games
+from gin_env import rummy_actions as R
 from gin_env.cards import card_str, from_mask, suit
 from gin_env.extras import MissingExtraError, require
 from gin_env.hand import Phase
 from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
+from gin_env.melds import GIN_MELDS, deadwood_mask
+from training import replay as replay_files
 from training.replay import hand_lines, match_outcome, save_match
 from training.rollout import play as play_rollout
 
@@ -116,7 +123,6 @@ def make_agent(name: str, game: str = "three") -> Any:
     ``game`` (:func:`gin_env.games.agent_spec`: for rummy ``simple`` is ``rummy-simple``,
     and an agent of the other family of games is refused). A bad name is a usage error
     naming the choices."""
-    import agents
 
     try:
         return agents.make(games.agent_spec(game, name))
@@ -136,7 +142,6 @@ def _agent_names(text: str, n: int, what: str = "--agents") -> list[str]:
 
 
 def _console(color: bool) -> Any:
-    from rich.console import Console
 
     # highlight=False: rich would otherwise colour numbers and words on its own.
     return Console(highlight=False, no_color=not color, soft_wrap=True)
@@ -154,7 +159,6 @@ def cards_markup(cards: Sequence[int] | int) -> str:
 
 
 def _progress(console: Any) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     return Progress(
         "[progress.description]{task.description}",
@@ -171,7 +175,6 @@ def _progress(console: Any) -> Any:
 # ==========================================================================================
 def _arranged(hand_mask: int) -> str:
     """A hand grouped as melds then deadwood (the arrangement with the least deadwood)."""
-    from gin_env.melds import GIN_MELDS, deadwood_mask
 
     melds, rest = GIN_MELDS.best_arrangement(hand_mask)
     parts = [f"({cards_markup(m)})" for m in melds]
@@ -564,8 +567,6 @@ def _play_rummy(
     env: Any, seat: int, policies: dict[str, Any], rng: Any, console: Any, reader: Any
 ) -> None:
     """Basic rummy in the terminal: the table text, the person's hand and the legal moves."""
-    from gin_env import rummy_actions as R
-
     me = env.possible_agents[seat]
     hint_agent = make_agent("simple", "rummy")
 
@@ -706,8 +707,6 @@ def _play_out(
 def _play_out_rummy(
     env: Any, policies: dict[str, Any], rng: Any, show: bool, verbose: bool, console: Any
 ) -> tuple[list[int], int | None, int]:
-    from gin_env import rummy_actions as R
-
     n_hands = 0
 
     def after(env: Any, agent: str, action: int) -> None:
@@ -742,20 +741,18 @@ def _play_out_rummy(
 @click.option("--actions/--no-actions", default=True, help="Print every action in the text.")
 def replay(file: str, gif_path: str | None, hands: str, max_frames: int, actions: bool) -> None:
     """Play a saved match back (checked against its record): text, or a GIF."""
-    from training import replay as R
-
     try:
         if gif_path is not None:  # before the file is read and played back
             require("PIL", needed_for="gin-rummy replay --gif")
-        data = R.load(file)
+        data = replay_files.load(file)
         if gif_path is None:
-            click.echo(R.replay_text(data, actions=actions))
+            click.echo(replay_files.replay_text(data, actions=actions))
             return
         chosen = [int(h) for h in hands.split(",") if h.strip()] or None
         console = _console(True)
         with _progress(console) as progress:
             task = progress.add_task("frames", total=max_frames)
-            count = R.replay_gif(
+            count = replay_files.replay_gif(
                 data, gif_path, chosen, max_frames=max_frames,
                 progress=lambda k: progress.advance(task, k),
             )  # fmt: skip
@@ -786,11 +783,35 @@ def eval_(args: tuple[str, ...]) -> None:
     raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval"))
 
 
+#: The trainers by ``gin-rummy train --algo`` name: each a leaf module with ``main(argv)``,
+#: imported only when chosen (they need the ``train`` extra).
+TRAINERS = {"ppo": "training.train_ppo", "dmc": "training.train_dmc"}
+
+
+def split_algo(args: Sequence[str]) -> tuple[str, list[str]]:
+    """``(algo, the other arguments)``: the ``--algo NAME`` / ``--algo=NAME`` of a ``train``
+    command line (default ``ppo``) taken out; a name not in :data:`TRAINERS` is a usage
+    error naming the allowed ones."""
+    algo, rest, it = "ppo", [], iter(args)
+    for a in it:
+        if a == "--algo":
+            algo = next(it, "")
+        elif a.startswith("--algo="):
+            algo = a.split("=", 1)[1]
+        else:
+            rest.append(a)
+    if algo not in TRAINERS:
+        raise click.BadParameter(f"{algo!r}; allowed: {', '.join(TRAINERS)}", param_hint="'--algo'")
+    return algo, rest
+
+
 @cli.command(context_settings=PASSTHROUGH, add_help_option=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def train(args: tuple[str, ...]) -> None:
-    """Train MaskablePPO (training.train_ppo): gin-rummy train --help for its options."""
-    raise SystemExit(_forward("training.train_ppo", args, "gin-rummy train"))
+    """Train a player: gin-rummy train [--algo ppo|dmc] [OPTIONS] (MaskablePPO by default;
+    gin-rummy train --algo dmc --help for a trainer's options)."""
+    algo, rest = split_algo(args)
+    raise SystemExit(_forward(TRAINERS[algo], rest, "gin-rummy train"))
 
 
 BENCHES = ("rules", "env", "rummy")

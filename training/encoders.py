@@ -42,6 +42,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from agents import trained
 from agents.trained import ACTIVATIONS, MLPAgent, actor_from_sb3, masked_choice, mlp_forward
 
 __all__ = [
@@ -324,8 +325,6 @@ def save_history_actor(agent: HistoryActor, path: str | Path, **meta: Any) -> Pa
 def load_actor(path: str | Path, deterministic: bool = True) -> MLPAgent | HistoryActor:
     """An exported actor: a :class:`HistoryActor` zip, else whatever
     :func:`agents.trained.load` makes of it."""
-    from agents import trained
-
     path = Path(path)
     if path.suffix == ".zip" and path.is_file():
         with zipfile.ZipFile(path) as zf:

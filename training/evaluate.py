@@ -20,23 +20,33 @@ which writes JSON, CSV, a terminal table and matplotlib plots into ``--out`` (de
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import multiprocessing as mp
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-import agents as agent_registry
 from gin_env import games
 from gin_env.extras import MissingExtraError, require
 from gin_env.match import BOX, ROLE_NAMES
 from training import prog_name
+from training.evaluation.checks import (
+    AgentSpec,
+    OptionError,
+    agent_of,
+    check_count,
+    check_setup,
+    label_of,
+)
+from training.evaluation.duplicate import eval_duplicate
+from training.evaluation.luck import ADJUST_MODES
+from training.evaluation.plots import plot_bars
+from training.evaluation.pool import pool_map
+from training.evaluation.reports import text_table
+from training.evaluation.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
+from training.evaluation.writer import write_result
 from training.rollout import play
-from training.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
 
 __all__ = [
     "OptionError",
@@ -49,26 +59,11 @@ __all__ = [
     "main",
 ]
 
-AgentSpec = Any  # a registered name / spec string, or an agent object
 #: Where the command line writes by default: a git-ignored folder, so that an evaluation
 #: never overwrites the committed figures in ``results/`` unless ``--out results`` says so.
 DEFAULT_OUT = "runs/eval"
 KINDS = ("knock", "gin", "undercut", "big_gin", "draw")
 GIN, THREE = games.get("gin_v0"), games.get("three_handed_gin_v0")
-_AGENT_CACHE: dict[str, Any] = {}
-
-
-# -- agents in workers ----------------------------------------------------------------------
-def _agent(spec: AgentSpec) -> Any:
-    if not isinstance(spec, str):
-        return spec
-    if spec not in _AGENT_CACHE:
-        _AGENT_CACHE[spec] = agent_registry.make(spec)
-    return _AGENT_CACHE[spec]
-
-
-def _label(spec: AgentSpec) -> str:
-    return spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
 
 
 def deal_deck(seed: int, index: int) -> list[int]:
@@ -97,7 +92,7 @@ def play_gin_pair(
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
         rng = np.random.default_rng([seed, index, int(swap)])
-        run = play(env, {seat_a: _agent(spec_a), seat_b: _agent(spec_b)}, rng)
+        run = play(env, {seat_a: agent_of(spec_a), seat_b: agent_of(spec_b)}, rng)
         match = env.match
         assert match is not None  # reset above
         rec = match.history[0]
@@ -138,7 +133,7 @@ def play_gin_match_pair(
         env.reset(seed=env_seed)
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
-        players = {seat_a: _agent(spec_a), seat_b: _agent(spec_b)}
+        players = {seat_a: agent_of(spec_a), seat_b: agent_of(spec_b)}
         play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
         match = env.match
         assert match is not None  # reset above
@@ -150,65 +145,6 @@ def play_gin_match_pair(
             }
         )
     return {"index": index, "matches": out}
-
-
-def _pool_map(
-    fn: Callable[..., dict[str, Any]],
-    jobs: Sequence[tuple[Any, ...]],
-    workers: int,
-    progress: bool,
-    desc: str,
-) -> list[dict[str, Any]]:
-    """``fn(*job)`` for every job, in order, over ``workers`` spawned processes."""
-    from tqdm import tqdm
-
-    bar = tqdm(total=len(jobs), desc=desc, disable=not progress, leave=False)
-    out: list[dict[str, Any]] = []
-    if workers <= 1 or len(jobs) <= 1:
-        for job in jobs:
-            out.append(fn(*job))
-            bar.update()
-    else:
-        ctx = mp.get_context("spawn")
-        with ctx.Pool(workers) as pool:
-            chunk = max(1, min(16, len(jobs) // (workers * 8)))
-            for r in pool.imap(_Star(fn), jobs, chunksize=chunk):
-                out.append(r)
-                bar.update()
-    bar.close()
-    return out
-
-
-class _Star:
-    def __init__(self, fn: Callable[..., dict[str, Any]]) -> None:
-        self.fn = fn
-
-    def __call__(self, job: tuple[Any, ...]) -> dict[str, Any]:
-        return self.fn(*job)
-
-
-class OptionError(ValueError):
-    """A bad argument to an evaluation (a count, the agents, the rules), found before any
-    game is played; the command line reports it as a usage error."""
-
-
-def _check_count(name: str, value: object, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise OptionError(f"{name} must be an int >= {low}, got {value!r}")
-    return value
-
-
-def _check_setup(agents: Sequence[AgentSpec], make_env: Callable[[], Any]) -> None:
-    """Build the agents and an env with the rules once, up front, so that a bad spec or
-    rule option is an :class:`OptionError` before any game is played."""
-    try:
-        for spec in agents:
-            _agent(spec)
-        make_env()
-    except OptionError:
-        raise
-    except ValueError as err:
-        raise OptionError(str(err)) from None
 
 
 def gin_duplicate(
@@ -226,17 +162,17 @@ def gin_duplicate(
 
     Points are A's: + when A scored. ``ci95`` is over the pairs' mean points per hand.
     """
-    _check_count("pairs", pairs)
-    _check_count("matches", matches, 0)
-    _check_count("workers", workers)
+    check_count("pairs", pairs)
+    check_count("matches", matches, 0)
+    check_count("workers", workers)
     rules = dict(rules or {})
-    _check_setup(
+    check_setup(
         (agent_a, agent_b),
         lambda: GIN.make_env(**dict(rules, target_score=target_score) if matches else rules),
     )
     jobs = [(agent_a, agent_b, seed, i, rules) for i in range(pairs)]
-    results = _pool_map(
-        play_gin_pair, jobs, workers, progress, f"{_label(agent_a)} v {_label(agent_b)}"
+    results = pool_map(
+        play_gin_pair, jobs, workers, progress, f"{label_of(agent_a)} v {label_of(agent_b)}"
     )
     hands = [h for r in results for h in r["hands"]]
     per_pair = [sum(h["a_points"] for h in r["hands"]) / 2 for r in results]
@@ -252,8 +188,8 @@ def gin_duplicate(
     b_ms = 1000 * sum(h["b_seconds"] for h in hands) / max(1, b_n)
     a_knocks = [h for h in hands if h["knocker_a"] is True]
     out: dict[str, Any] = {
-        "agent_a": _label(agent_a),
-        "agent_b": _label(agent_b),
+        "agent_a": label_of(agent_a),
+        "agent_b": label_of(agent_b),
         "seed": seed,
         "pairs": pairs,
         "n_hands": n,
@@ -278,7 +214,7 @@ def gin_duplicate(
     if matches:
         mrules = dict(rules, target_score=target_score)
         mjobs = [(agent_a, agent_b, seed, i, mrules) for i in range(matches)]
-        mres = _pool_map(play_gin_match_pair, mjobs, workers, progress, "matches")
+        mres = pool_map(play_gin_match_pair, mjobs, workers, progress, "matches")
         games = [m for r in mres for m in r["matches"]]
         mwins = sum(m["a_won"] for m in games)
         out.update(
@@ -299,7 +235,7 @@ def play_three_match(
     (the box's points, and the captain's team's: the adviser shares the captain's)."""
     env = THREE.make_env(adviser=adviser, episode="match", max_hands=2000, **rules)
     env.reset(seed=int(np.random.default_rng([seed, index, 3]).integers(2**31)))
-    players = {f"player_{k}": _agent(s) for k, s in enumerate(specs)}
+    players = {f"player_{k}": agent_of(s) for k, s in enumerate(specs)}
     run = play(env, players, np.random.default_rng([seed, index, 11]))
     match = env.match
     assert match is not None  # reset above
@@ -399,10 +335,10 @@ def three_handed(
         raise OptionError(f"three_handed needs exactly 3 agents, got {len(agents)}")
     if adviser not in ("suggest", "none", "both"):
         raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
-    _check_count("matches", matches)
-    _check_count("workers", workers)
-    _check_setup(agents, lambda: THREE.make_env(**(rules or {})))
-    labels = [_label(a) for a in agents]
+    check_count("matches", matches)
+    check_count("workers", workers)
+    check_setup(agents, lambda: THREE.make_env(**(rules or {})))
+    labels = [label_of(a) for a in agents]
     if len(set(labels)) < 3:  # one agent several times: label the seats apart
         labels = [f"{lab}#{k}" if labels.count(lab) > 1 else lab for k, lab in enumerate(labels)]
     modes = ("suggest", "none") if adviser == "both" else (adviser,)
@@ -416,7 +352,7 @@ def three_handed(
             specs = [agents[(k + rot) % 3] for k in range(3)]
             orders.append(order)
             jobs.append((specs, seed, i, mode, dict(rules or {})))
-        res = _pool_map(play_three_match, jobs, workers, progress, f"three-handed ({mode})")
+        res = pool_map(play_three_match, jobs, workers, progress, f"three-handed ({mode})")
         for r, order in zip(res, orders, strict=True):
             r["order"] = order
         out["adviser_on" if mode == "suggest" else "adviser_off"] = _three_summary(labels, res)
@@ -435,17 +371,17 @@ def ladder(
     from the duplicate pairs (a pair is won by the side with more points over both hands)."""
     if len(agents) < 2:
         raise OptionError(f"ladder needs at least 2 agents, got {len(agents)}")
-    _check_count("pairs", pairs)
-    _check_count("workers", workers)
-    _check_setup(agents, GIN.make_env)
+    check_count("pairs", pairs)
+    check_count("workers", workers)
+    check_setup(agents, GIN.make_env)
     require("openskill.models", needed_for="the ladder's OpenSkill ratings")
-    labels = [_label(a) for a in agents]
+    labels = [label_of(a) for a in agents]
     games: list[tuple[int, int, float]] = []
     matrix: dict[str, dict[str, float]] = {n: {} for n in labels}
     duels = []
     for i, j in combinations(range(len(agents)), 2):
         jobs: list[tuple[Any, ...]] = [(agents[i], agents[j], seed, k, {}) for k in range(pairs)]
-        res = _pool_map(play_gin_pair, jobs, workers, progress, f"{labels[i]} v {labels[j]}")
+        res = pool_map(play_gin_pair, jobs, workers, progress, f"{labels[i]} v {labels[j]}")
         per_pair = [sum(h["a_points"] for h in r["hands"]) for r in res]
         for p in per_pair:
             games.append((i, j, 1.0 if p > 0 else 0.0 if p < 0 else 0.5))
@@ -466,74 +402,6 @@ def ladder(
         "elo": elo,
         "ranking": table,
     }
-
-
-# -- output ---------------------------------------------------------------------------------
-def _json_default(o: Any) -> Any:
-    if isinstance(o, np.generic):
-        return o.item()
-    if isinstance(o, tuple):
-        return list(o)
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-
-def _write(out: Path, stem: str, result: dict[str, Any], rows: list[dict[str, Any]]) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / f"{stem}.json", out / f"{stem}.csv"]
-    paths[0].write_text(json.dumps(result, indent=2, default=_json_default) + "\n")
-    with paths[1].open("w", newline="") as f:
-        if rows:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-    return paths
-
-
-def _table(rows: Iterable[dict[str, Any]]) -> str:
-    rows = list(rows)
-    if not rows:
-        return ""
-    cols = list(rows[0])
-
-    def fmt(v: Any) -> str:
-        return f"{v:.3f}" if isinstance(v, float) else str(v)
-
-    width = {c: max(len(c), *(len(fmt(r[c])) for r in rows)) for c in cols}
-    lines = ["  ".join(c.rjust(width[c]) for c in cols)]
-    lines += ["  ".join(fmt(r[c]).rjust(width[c]) for c in cols) for r in rows]
-    return "\n".join(lines)
-
-
-def _plot_bars(
-    path: Path | None,
-    labels: list[str],
-    values: list[float],
-    errs: list[tuple[float, float]] | None,
-    title: str,
-    ylabel: str,
-) -> None:
-    if path is None:  # --no-plot
-        return
-    matplotlib = require("matplotlib", needed_for="eval plots")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(labels) + 2), 3.5))
-    yerr = None
-    if errs is not None:
-        yerr = np.array(
-            [
-                [v - lo for v, (lo, _) in zip(values, errs, strict=True)],
-                [hi - v for v, (_, hi) in zip(values, errs, strict=True)],
-            ]
-        )
-    ax.bar(labels, values, yerr=yerr, capsize=4, color="#4472c4")
-    ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_title(title)
-    ax.set_ylabel(ylabel)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def _gin_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
@@ -616,12 +484,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         const="match",
         default=None,
         choices=("match", "hand"),
-        help="duplicate design (training.team_study), CIs paired by deal: 'match' replays "
-        "each deal sequence in all 6 seatings (match win %%), 'hand' deals each single hand "
-        "to all 6 role assignments (tightest role comparisons); --matches counts deals",
+        help="duplicate design (training.evaluation.duplicate), CIs paired by deal: 'match' "
+        "replays each deal sequence in all 6 seatings (match win %%), 'hand' deals each single "
+        "hand to all 6 role assignments (tightest role comparisons); --matches counts deals",
     )
-    from training.team_study import ADJUST_MODES  # imports this module: kept late
-
     t.add_argument(
         "--adjust",
         nargs="?",
@@ -630,7 +496,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         choices=ADJUST_MODES,
         help="with --duplicate: also points per hand and paired edges adjusted for the deal "
         "(regression on covariates of the deck) or, with 'draws', also corrected for the "
-        "luck of every stock draw (AIVAT-style; training.team_study) or, with 'value', "
+        "luck of every stock draw (AIVAT-style; training.evaluation.luck) or, with 'value', "
         "corrected at the deal and every draw by the committed learned value of the state",
     )
     lad = sub.add_parser("ladder", parents=[common], help="round-robin ladder with ratings")
@@ -668,8 +534,8 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
             progress,
         )
         rows = _gin_rows(r)
-        paths = _write(out, stem, r, rows)
-        _plot_bars(
+        paths = write_result(out, stem, r, rows)
+        plot_bars(
             png,
             [f"{r['agent_a']}\nv {r['agent_b']}"],
             [r["points_per_hand"]],
@@ -680,8 +546,6 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
     elif args.cmd == "three" and getattr(args, "adjust", False) and not args.duplicate:
         raise OptionError("--adjust needs --duplicate (match or hand)")
     elif args.cmd == "three" and args.duplicate:
-        from training.team_study import eval_duplicate  # imports this module: kept late
-
         r, rows, paths = eval_duplicate(
             specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png,
             unit=args.duplicate, adjust=args.adjust or False,
@@ -689,9 +553,9 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
     elif args.cmd == "three":
         r = three_handed(specs, args.matches, args.seed, args.workers, args.adviser, progress)
         rows = _three_rows(r)
-        paths = _write(out, stem, r, rows)
+        paths = write_result(out, stem, r, rows)
         modes = [m for m in ("adviser_on", "adviser_off") if m in r]
-        _plot_bars(
+        plot_bars(
             png,
             [m.replace("_", " ") for m in modes],
             [r[m]["box_points_per_hand"] for m in modes],
@@ -713,8 +577,8 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
             }
             for n in r["ranking"]
         ]
-        paths = _write(out, stem, r, rows)
-        _plot_bars(
+        paths = write_result(out, stem, r, rows)
+        plot_bars(
             png,
             r["ranking"],
             [r["elo"][n]["elo"] - 1500 for n in r["ranking"]],
@@ -722,7 +586,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
             "ladder: Elo - 1500 (bootstrap 95% CI)",
             "Elo - 1500",
         )
-    print(_table(rows))
+    print(text_table(rows))
     print("wrote", ", ".join(str(x) for x in paths + ([png] if png else [])))
     return r
 

@@ -16,6 +16,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import agents
+from agents.trained import CHECKPOINT_DIR, load
+from training import evaluate
+from training.evaluation.stats import wilson_ci
+
 __all__ = [
     "card_evaluation",
     "write_model_card",
@@ -39,8 +44,6 @@ def card_evaluation(
 ) -> dict[str, Any]:
     """The model card's figures, from :mod:`training.evaluate`: gin on duplicate deals
     against ``opponents``; three-handed matches against two L1 and two L2 players."""
-    import agents
-    from training import evaluate
 
     agent = agents.make(name)
     env = agent.meta["env"]
@@ -52,8 +55,6 @@ def card_evaluation(
                 name, opp, pairs, seed=seed, workers=workers, matches=matches, progress=False
             )
     else:
-        from training.stats import wilson_ci
-
         for opp, label in (("simple", "L1"), ("heuristic", "L2")):
             res = evaluate.three_handed(
                 [name, opp, opp], matches, seed=seed, workers=workers, progress=False
@@ -136,7 +137,6 @@ def _qnet_facts(agent: Any) -> tuple[list[int], str]:
 
 def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
     """``agents/checkpoints/<name>.md``: how it was trained and how it plays."""
-    from agents.trained import CHECKPOINT_DIR, load
 
     agent = load(name)
     meta = agent.meta
@@ -201,7 +201,6 @@ def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
 def _write_card(name: str, lines: list[str], results: dict[str, Any]) -> Path:
     """Append a table per evaluation in ``results`` and write the card, keeping the
     hand-written sections of a card that is already there."""
-    from agents.trained import CHECKPOINT_DIR
 
     for key, res in results.items():
         if not isinstance(res, dict):
@@ -251,8 +250,6 @@ def _dmc_eval_rows(evals: list[dict[str, Any]]) -> list[str]:
 
 def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
     """``agents/checkpoints/<name>.md`` of a DMC player (``agents/checkpoints/<name>.npz``)."""
-    import agents
-    from agents.trained import CHECKPOINT_DIR
 
     agent = agents.make(name)
     meta = agent.meta
@@ -345,15 +342,14 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
 
 
 def write_rollout_card(name: str, results: dict[str, Any], command: str) -> Path:
-    """``agents/checkpoints/<name>.md`` of a player trained by :mod:`training.dmc_rollouts`."""
-    import agents
+    """``agents/checkpoints/<name>.md`` of a player trained by :mod:`studies.dmc_rollouts`."""
 
     agent = agents.make(name)
     meta = agent.meta
     fit = meta.get("fit", {})
     history = fit.get("history") or [{}]
     fit_s = history[-1].get("seconds", 0)
-    # Each member keeps its epoch of lowest held-out paired loss (training.dmc_rollouts.fit).
+    # Each member keeps its epoch of lowest held-out paired loss (studies.dmc_rollouts.fit).
     kept: dict[int, float] = {}
     for h in history:
         if "valid_paired_loss" in h:
@@ -367,7 +363,7 @@ def write_rollout_card(name: str, results: dict[str, Any], command: str) -> Path
         "",
         f"Deep Monte-Carlo player for `{meta['env']}` with rolled-out targets, played by "
         f"`agents.make({name!r})` (numpy only, deterministic). Trained by "
-        "`training/dmc_rollouts.py`: decisions of L2 play, every legal move of each played "
+        "`studies/dmc_rollouts.py`: decisions of L2 play, every legal move of each played "
         "out once from the true deal by L2 in every seat (paired returns), Q(s, a) fitted to "
         "them from the observation alone; the player takes the move of highest Q, L2's move "
         f"getting a bonus of {meta.get('margin')} (points / 100).",

@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 __all__ = ["Progress"]
 
 
@@ -25,7 +27,6 @@ class Progress:
         desc: str = "train",
         unit: str = "dec",
     ) -> None:
-        from tqdm import tqdm
 
         self.bar = tqdm(
             total=total,
@@ -40,7 +41,7 @@ class Progress:
         self.writer: Any = None
         if log_dir is not None:
             try:
-                from torch.utils.tensorboard import SummaryWriter
+                from torch.utils.tensorboard import SummaryWriter  # train extra: tensorboard
             except ImportError:  # tensorboard not installed: the bar alone
                 self.writer = None
             else:

@@ -39,6 +39,7 @@ from gin_env import actions as A
 from gin_env import games
 from gin_env.extras import require
 from gin_env.match import ADVISER, ROLE_NAMES, HandRecord
+from gin_env.render_image import table_image
 
 __all__ = [
     "FORMAT",
@@ -358,8 +359,6 @@ def replay_gif(
     ``progress`` is called with 1 after each frame (for a progress bar).
     """
     pil_image = require("PIL.Image", needed_for="a GIF replay")
-
-    from gin_env.render_image import table_image
 
     if max_frames < 1:
         raise ValueError(f"max_frames must be >= 1, got {max_frames!r}")

@@ -36,6 +36,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from agents.rllib_agent import RLlibAgent
+from agents.trained import save_actor
+from gin_env.extras import MissingExtraError, require
+
 __all__ = ["Args", "TrainSummary", "parse_args", "build_config", "train", "main"]
 
 LATEST = "latest"
@@ -93,7 +97,10 @@ class Args:
     quiet: bool = False
 
     def validate(self) -> None:
-        from training.rllib_env import GAMES, POLICY_MODES
+        from training.rllib_env import (  # rllib extra: rllib_env subclasses ray's MultiAgentEnv
+            GAMES,
+            POLICY_MODES,
+        )
 
         choices = {
             "env": GAMES,
@@ -172,7 +179,7 @@ class SnapshotKeeper:
         self.num_snapshots = num_snapshots
 
     def _copy(self, algorithm: Any, slots: list[int]) -> None:
-        from training.rllib_env import snapshot_module_id
+        from training.rllib_env import snapshot_module_id  # rllib extra: ray
 
         pairs = [(m, snapshot_module_id(m, k)) for k in slots for m in self.main_ids]
 
@@ -216,7 +223,7 @@ def env_config(args: Args) -> dict[str, Any]:
 
 def module_ids(args: Args) -> tuple[list[str], list[str]]:
     """(trained main module ids, frozen snapshot module ids)."""
-    from training.rllib_env import main_module_ids, snapshot_module_id
+    from training.rllib_env import main_module_ids, snapshot_module_id  # rllib extra: ray
 
     mains = main_module_ids(args.env, args.policies, args.adviser)
     snaps = [snapshot_module_id(m, k) for k in range(args.snapshots) for m in mains]
@@ -225,14 +232,14 @@ def module_ids(args: Args) -> tuple[list[str], list[str]]:
 
 def build_config(args: Args) -> Any:
     """The ``PPOConfig`` of a run (new API stack: EnvRunners, Learners, RLModules)."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
+    from ray.rllib.algorithms.ppo import PPOConfig  # rllib extra: ray
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec  # rllib extra: ray
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # rllib extra: ray
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (  # rllib extra: ray
         ActionMaskingTorchRLModule,
     )
 
-    from training.rllib_env import PolicyMapping, RLlibGinEnv
+    from training.rllib_env import PolicyMapping, RLlibGinEnv  # rllib extra: ray
 
     mains, snaps = module_ids(args)
     model_config = {"fcnet_hiddens": list(args.hidden), "vf_share_layers": False}
@@ -294,8 +301,6 @@ class TrainSummary:
 def export_actors(checkpoint: str, mains: list[str], out_dir: Path, game: str) -> dict[str, str]:
     """Write each trained module's actor as a numpy zip (``agents.trained`` format), so
     the CLI and the evaluation harness play it without ray or torch."""
-    from agents.rllib_agent import RLlibAgent
-    from agents.trained import save_actor
 
     out_dir.mkdir(parents=True, exist_ok=True)
     exports = {}
@@ -359,7 +364,6 @@ def _fmt(value: Any) -> str:
 
 def train(args: Args) -> TrainSummary:
     """Build (or resume) the algorithm, train ``args.iterations`` more iterations, save."""
-    from gin_env.extras import require
 
     ray = require("ray", needed_for="training.rllib_train")  # before any work: names the extra
 
@@ -414,7 +418,6 @@ def train(args: Args) -> TrainSummary:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gin_env.extras import MissingExtraError
 
     try:
         train(parse_args(argv))

@@ -17,7 +17,8 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
   decisions are learned from (the replay never holds a fixed role's decision). With fixed
   roles the evaluation is the team's: the learning roles played by the greedy player, the
   fixed ones by their agents, on ``--eval-pairs`` single hands against the box, with the
-  adviser and with it muted (:mod:`training.team_study`), selected on the team's points.
+  adviser and with it muted (:func:`training.evaluation.play.play_advice_hands`), selected
+  on the team's points.
   ``--init-from <checkpoint folder>`` starts a new run from another run's networks (a
   captain trained beside a fixed adviser, then jointly with a learning one).
 - **Targets**: the Monte-Carlo return of each decision is its own side's points in the hand
@@ -865,7 +866,8 @@ def train(args: Args) -> dict[str, Any]:
 
 
 def write_curves(run_dir: Path, evals: list[dict[str, Any]], args: Args) -> None:
-    from training.periodic_eval import plot_curves, write_eval_csv
+    from training.evaluation.plots import plot_curves
+    from training.periodic_eval import write_eval_csv
 
     write_eval_csv(run_dir / "eval.csv", evals)
     metric = "hand_win_rate" if args.env == "gin" else "match_win_rate"
@@ -890,8 +892,8 @@ def team_evaluation(
     captain's team's points per hand against the box (95% CI), ``muted/...`` the same
     with the adviser saying nothing, ``team/advice_gain`` their difference paired by
     deal, ``team/follow_rate`` the share of suggestions the captain played."""
-    from training.stats import mean_ci
-    from training.team_study import play_advice_hands
+    from training.evaluation.play import play_advice_hands
+    from training.evaluation.stats import mean_ci
 
     def spec(role: str) -> Any:
         return role_specs.get(role, agent)

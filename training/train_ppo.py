@@ -20,8 +20,9 @@ against L1 and L2, on duplicate deals in gin when :mod:`training.evaluate` is th
 agent (``agents/checkpoints/NAME.zip``).
 
 ``--resume`` restores the run's saved settings (total steps aside, see :data:`CHANGEABLE`);
-a flag given on resume that contradicts them is an error naming it. ``--algo dmc`` hands
-the command to :mod:`training.train_dmc` (Deep Monte-Carlo). Shared pieces live in their own
+a flag given on resume that contradicts them is an error naming it. ``gin-rummy train
+--algo dmc`` runs :mod:`training.train_dmc` (Deep Monte-Carlo) instead: the command line
+(:mod:`training.cli`) picks the trainer. Shared pieces live in their own
 modules: :mod:`training.checkpoints`, :mod:`training.flags`, :mod:`training.model_cards`,
 :mod:`training.periodic_eval`, :mod:`training.behaviour_cloning` (the warm start).
 """
@@ -43,8 +44,9 @@ from typing import Any
 
 import numpy as np
 
+from agents.trained import CHECKPOINT_DIR, actor_from_sb3, save_actor
 from training import prog_name
-from training.behaviour_cloning import behaviour_cloning, collect_teacher_data, warm_start
+from training.behaviour_cloning import BCConfig, warm_start
 from training.checkpoints import (
     latest_checkpoint,
     resume_settings,
@@ -52,10 +54,11 @@ from training.checkpoints import (
     set_rng_states,
     write_checkpoint,
 )
+from training.evaluation.plots import plot_curves
 from training.flags import HELP, RUN_FLAGS, command_line, names, parse
+from training.league import ENVS, FIXED_OPPONENTS, League, LeagueEnv, make_env
 from training.model_cards import card_evaluation, write_model_card
-from training.model_cards import notes_after_evaluation as _notes_after_evaluation
-from training.periodic_eval import write_eval_csv
+from training.periodic_eval import evaluate_agent, write_eval_csv
 
 __all__ = [
     "Args",
@@ -68,10 +71,7 @@ __all__ = [
     "command_line",
     "write_model_card",
     "card_evaluation",
-    "behaviour_cloning",
-    "collect_teacher_data",
-    "warm_start",
-    "_notes_after_evaluation",
+    "bc_config",
 ]
 
 
@@ -84,8 +84,8 @@ class Args:
 
     algo: str = HELP(
         "ppo",
-        "ppo (this script) or dmc (Deep Monte-Carlo: gin-rummy train "
-        "--algo dmc --help for its flags)",
+        "ppo: this trainer (gin-rummy train --algo picks the trainer; "
+        "--algo dmc --help for Deep Monte-Carlo's flags)",
     )
     env: str = HELP("gin", "game: gin (two-player gin_v0) or three_handed (three_handed_gin_v0)")
     run_dir: str = HELP("runs/gin-ppo", "folder of the run: checkpoints, logs, curves")
@@ -221,7 +221,6 @@ def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
 
 
 def _check(args: Args) -> None:
-    from training.league import ENVS, FIXED_OPPONENTS
 
     if args.algo != "ppo":
         raise ValueError(f"algo must be ppo here (dmc: training.train_dmc); got {args.algo!r}")
@@ -236,7 +235,7 @@ def _check(args: Args) -> None:
         raise ValueError(
             f"inputs must be 'obs', 'obs+mask' or 'obs+mask+features'; got {args.inputs!r}"
         )
-    from training.encoders import extras_for
+    from training.encoders import extras_for  # train extra: torch, sb3
 
     if extras_for(args.critic, args.observation):  # also checks both values
         if args.inputs != "obs":
@@ -277,6 +276,13 @@ def _check(args: Args) -> None:
 
 # ==========================================================================================
 # Checkpoints (training.checkpoints: the folder layout, the pointer, RNG states)
+def bc_config(args: Args) -> BCConfig:
+    """The warm start's settings, from the run's ``bc_*`` flags."""
+    return BCConfig(teacher=args.bc_teacher, env=args.env, seed=args.seed, hands=args.bc_hands,
+                    inputs=args.inputs, epochs=args.bc_epochs, lr=args.bc_lr,
+                    dagger_hands=args.bc_dagger_hands, reward_scale=args.reward_scale)  # fmt: skip
+
+
 # ==========================================================================================
 def save_checkpoint(
     run_dir: Path, model: Any, league: Any, state: dict[str, Any], keep: int, best: bool = False
@@ -299,42 +305,27 @@ def save_checkpoint(
 # Evaluation
 # ==========================================================================================
 def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
-    """Hands against each ``eval_opponents`` member: duplicate deals in gin when
-    :func:`training.evaluate.gin_duplicate` exists, else plain hands with random seats
-    (envs that give the move history when the actor reads it)."""
-    from training.league import make_opponent, play_hands
-
+    """Hands against each ``eval_opponents`` member (:func:`training.periodic_eval.
+    evaluate_agent`): duplicate deals in gin, else plain hands with random seats (envs that
+    give the move history when the actor reads it)."""
     options = {"observation": "history"} if args.observation == "history" else {}
-    out: dict[str, float] = {"step": float(step)}
-    for name in names(args.eval_opponents):
-        res = None
-        if args.env == "gin":
-            try:
-                from training.evaluate import gin_duplicate  # type: ignore[import-not-found]
-
-                res = gin_duplicate(actor, make_opponent(name), args.eval_pairs, seed=10_007,
-                                    workers=1, progress=False, rules=options)  # fmt: skip
-                out[f"{name}/hand_win_rate"] = float(res["hand_win_rate"])
-                out[f"{name}/points_per_hand"] = float(res["points_per_hand"])
-            except ImportError:
-                res = None
-        if res is None:
-            hands = play_hands(
-                actor, make_opponent(name), args.env, 2 * args.eval_pairs, seed=10_007, **options
-            )
-            out[f"{name}/hand_win_rate"] = hands.win_rate
-            out[f"{name}/points_per_hand"] = hands.points_per_hand
-    return out
+    return evaluate_agent(actor, args.env, names(args.eval_opponents), args.eval_pairs,
+                          seed=10_007, step=step, rules=options, hands=True)  # fmt: skip
 
 
 # ==========================================================================================
 # Training
 # ==========================================================================================
-def _make_vec_env(args: Args, league: Any, seed: int) -> Any:
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+def make_vec_env(args: Args, league: Any, seed: int) -> Any:
+    """The run's vectorised league envs (``args.n_envs`` of them, ``args.vec``), seeded from
+    ``seed``, in sb3's ``VecMonitor``."""
+    from stable_baselines3.common.vec_env import (  # train extra: sb3
+        DummyVecEnv,
+        SubprocVecEnv,
+        VecMonitor,
+    )
 
-    from training.encoders import extras_for
-    from training.league import LeagueEnv, make_env
+    from training.encoders import extras_for  # train extra: torch, sb3
 
     members, weights = league.members, league.weights()
     extras = extras_for(args.critic, args.observation)
@@ -357,13 +348,16 @@ def _make_vec_env(args: Args, league: Any, seed: int) -> Any:
 
 def train(args: Args) -> dict[str, Any]:
     """Train (or resume) a run; returns a summary (steps, wall time, last evaluation)."""
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
+    import torch  # train extra: torch
+    from sb3_contrib import MaskablePPO  # train extra: sb3-contrib
+    from stable_baselines3.common.callbacks import BaseCallback  # train extra: sb3
 
-    from agents.trained import actor_from_sb3
-    from training.encoders import EncodedPolicy, actor_from_model, extras_for, input_layout
-    from training.league import League
+    from training.encoders import (  # train extra: torch, sb3
+        EncodedPolicy,
+        actor_from_model,
+        extras_for,
+        input_layout,
+    )
 
     run_dir = Path(args.run_dir)
     ckpt = latest_checkpoint(run_dir) if args.resume else None
@@ -402,7 +396,7 @@ def train(args: Args) -> dict[str, Any]:
         league.set_fixed_weights([float(w) for w in names(args.fixed_weights)])
     start_steps = int(state["num_timesteps"])
     state.setdefault("commands", []).append(command_line(args, MODULE))
-    vec_env = _make_vec_env(args, league, args.seed + start_steps)
+    vec_env = make_vec_env(args, league, args.seed + start_steps)
 
     # -- the model -------------------------------------------------------------------------
     if ckpt is not None:
@@ -422,7 +416,7 @@ def train(args: Args) -> dict[str, Any]:
         )  # fmt: skip
         if args.bc_hands > 0:
             t_bc = time.time()
-            state["bc"] = warm_start(model, args)
+            state["bc"] = warm_start(model, bc_config(args))
             state["bc"]["bc_wall_s"] = round(time.time() - t_bc, 1)
             state["wall_s"] = time.time() - t_bc
             state["evals"].append(evaluate_actor(actor_from_model(model), args, 0))
@@ -553,29 +547,10 @@ def train(args: Args) -> dict[str, Any]:
 
 
 def plot_learning_curve(run_dir: Path, evals: list[dict[str, float]], args: Args) -> Path | None:
-    """Hand win rate against each evaluation opponent over training steps."""
-    if not evals:
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    steps = [e["step"] for e in evals]
-    for name in names(args.eval_opponents):
-        key = f"{name}/hand_win_rate"
-        ax.plot(steps, [e.get(key, np.nan) for e in evals], marker="o", label=f"vs {name}")
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("training steps")
-    ax.set_ylabel("hands won")
-    ax.set_title(f"MaskablePPO, {args.env}")
-    ax.legend()
-    fig.tight_layout()
-    path = run_dir / "learning_curve.png"
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    """Hand win rate against each evaluation opponent over training (the one learning
+    curve, :func:`training.evaluation.plots.plot_curves`)."""
+    return plot_curves(run_dir / "learning_curve.png", evals, "hand_win_rate",
+                       f"MaskablePPO, {args.env}")  # fmt: skip
 
 
 def _commands(state: dict[str, Any]) -> list[str]:
@@ -591,10 +566,13 @@ def export(
 ) -> Path:
     """Write the latest checkpoint's actor (with ``best``: the kept best one, see
     ``--keep-best``) as ``<directory>/<name>.zip`` (actor only, small)."""
-    from sb3_contrib import MaskablePPO
+    from sb3_contrib import MaskablePPO  # train extra: sb3-contrib
 
-    from agents.trained import CHECKPOINT_DIR, save_actor
-    from training.encoders import HistoryActor, actor_from_model, save_history_actor
+    from training.encoders import (  # train extra: torch, sb3
+        HistoryActor,
+        actor_from_model,
+        save_history_actor,
+    )
 
     last = latest_checkpoint(run_dir)
     ckpt = Path(run_dir) / "checkpoints" / "best" if best else last
@@ -653,41 +631,12 @@ def card_main(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    algo = _algo(argv)
-    if algo == "dmc":  # gin-rummy train --algo dmc: Deep Monte-Carlo
-        from training import train_dmc
-
-        return train_dmc.main(_without_algo(argv))
     if argv[:1] == ["card"]:
         return card_main(argv[1:])
     args = parse_args(argv)
     summary = train(args)
     print(json.dumps({k: v for k, v in summary.items() if k != "evals"}))
     return 0
-
-
-def _algo(argv: list[str]) -> str:
-    for i, a in enumerate(argv):
-        if a == "--algo" and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith("--algo="):
-            return a.split("=", 1)[1]
-    return "ppo"
-
-
-def _without_algo(argv: list[str]) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for a in argv:
-        if skip:
-            skip = False
-            continue
-        if a == "--algo":
-            skip = True
-            continue
-        if not a.startswith("--algo="):
-            out.append(a)
-    return out
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ Layers: rules (``gin_env``) and numpy below, torch only inside :func:`fit_value`
 from __future__ import annotations
 
 import functools
+import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -54,8 +55,9 @@ __all__ = [
 ]
 
 SEAT_CAPTAIN, SEAT_BOX = 0, 1  # the hand's seats; the box deals
-#: The committed value (``python -m training.team_study fit-value``; see docs/team_vs_solo.md).
-DEFAULT_VALUE_PATH = Path(__file__).parent / "data" / "hand_value.npz"
+#: The committed value (``python -m studies.team_vs_solo fit-value``; see docs/team_vs_solo.md),
+#: installed with the package as ``training/data/hand_value.npz``.
+DEFAULT_VALUE_PATH = Path(__file__).parents[1] / "data" / "hand_value.npz"
 _STOCK_NORM = 31.0  # cards in the stock after the deal
 _DW_NORM = 10.0
 #: Derived numbers per seat (captain, then box), deadwood from ``gin_env.melds``: ``least``
@@ -327,8 +329,6 @@ class HandValue:
 
     def save(self, path: str | Path) -> Path:
         """Write the weights, the standardisation and ``info`` (JSON) to ``path`` (.npz)."""
-        import json
-
         arrays: dict[str, np.ndarray] = {"shift": self.shift, "scale": self.scale}
         for k, (w, b) in enumerate(self.layers):
             arrays[f"w{k}"], arrays[f"b{k}"] = w, b
@@ -344,8 +344,6 @@ class HandValue:
     def load(cls, path: str | Path) -> HandValue:
         """A :class:`HandValue` saved by :meth:`save`; a missing file or one of another
         feature size raises ValueError naming it."""
-        import json
-
         p = Path(path)
         if not p.is_file():
             raise ValueError(f"no hand value file at {p}")
@@ -406,9 +404,9 @@ def fit_value(
     ``groups`` (int, one per row: the deal) picks the ``holdout`` share of deals kept out of
     the fit; the epoch with the least held-out error is kept. ``info`` records the sizes
     and the held-out R^2 (None when the held-out targets are all equal)."""
-    import torch
+    import torch  # train extra: torch
 
-    from training.mlp import numpy_layers, relu_mlp
+    from training.mlp import numpy_layers, relu_mlp  # train extra: torch
 
     xv, yv, gv = np.asarray(x, np.float32), np.asarray(y, np.float32), np.asarray(groups)
     if xv.ndim != 2 or xv.shape[1] != FEATURE_SIZE or yv.shape != (xv.shape[0],):

@@ -25,9 +25,9 @@ the observation alone, so it plays without seeing any hidden card.
   is chosen by duplicate play against L2 on the selection seed 10007, and the chosen player
   is reported on 2026 (``python -m training.train_dmc card``).
 
-    python -m training.dmc_rollouts gen --run-dir runs/rollouts --workers 2 --minutes 60
-    python -m training.dmc_rollouts fit --run-dir runs/rollouts
-    python -m training.dmc_rollouts select --run-dir runs/rollouts --margins 0,0.01,0.03
+    python -m studies.dmc_rollouts gen --run-dir runs/dmc_rollouts --workers 2 --minutes 60
+    python -m studies.dmc_rollouts fit --run-dir runs/dmc_rollouts
+    python -m studies.dmc_rollouts select --run-dir runs/dmc_rollouts --margins 0,0.01,0.03
 """
 
 from __future__ import annotations
@@ -42,13 +42,23 @@ from typing import Any
 
 import numpy as np
 
+from agents import dmc
 from agents.base import ViewAgent
+from agents.dmc import DMCAgent, QNet, encode_pairs
+from agents.heuristic import HeuristicAgent
+from agents.simulate import play_out, seat_points
+from agents.trained import CHECKPOINT_DIR
 from gin_env import actions as A
+from gin_env import games
+from gin_env.encoding import OBS_SLICES
 from gin_env.hand import GinHand
+from training.evaluation.pool import pool_until
+from training.model_cards import card_evaluation, write_rollout_card
+from training.periodic_eval import evaluate_agent
 
 __all__ = ["generate_chunk", "load_data", "fit", "main"]
 
-MODULE = "training.dmc_rollouts"
+MODULE = "studies.dmc_rollouts"
 SCALE = 0.01  # returns are hand points; Q is in hundreds of points, as in train_dmc
 ILLEGAL = np.iinfo(np.int16).min  # the return entry of an illegal move
 
@@ -70,7 +80,6 @@ def rollout_returns(
     With ``others``, only move ``keep`` (the base player's), the knocks (their hand ends at
     once, so they cost nothing) and ``others`` more legal moves drawn at random are rolled
     out: every move is still covered over many decisions, at a fraction of the cost."""
-    from agents.simulate import play_out, seat_points
 
     seat = hand.current
     row = np.full(A.NUM_ACTIONS, ILLEGAL, np.int16)
@@ -109,9 +118,6 @@ def generate_chunk(
     each move rolled out, :data:`ILLEGAL` elsewhere; every legal move, or with ``others``
     L2's, the knocks and ``others`` more, see :func:`rollout_returns`) and the counts.
     """
-    from agents.heuristic import HeuristicAgent
-    from gin_env import games
-    from gin_env.encoding import OBS_SLICES
 
     advising = OBS_SLICES["advising"].start
     rng = np.random.default_rng(seed)
@@ -193,34 +199,20 @@ def generate(
     """Write chunks to ``<run_dir>/data`` until ``minutes`` pass (the chunk in progress is
     finished); chunk ``i`` is played from seed ``seed * 1_000_003 + i``, so a restarted
     generation continues with new deals. Returns the number of chunks written."""
-    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-
     data = run_dir / "data"
     data.mkdir(parents=True, exist_ok=True)
-    index = len(chunks(run_dir))
-    deadline = time.time() + minutes * 60
-    written = 0
 
-    def job(i: int) -> tuple[Path, int, int, float, float, str, int | None, str | None]:
+    def job(i: int) -> tuple[tuple[Path, int, int, float, float, str, int | None, str | None]]:
         path = data / f"chunk_{i:05d}.npz"
-        return (path, seed * 1_000_003 + i, chunk, sample, epsilon, game, others, behaviour)
+        return ((path, seed * 1_000_003 + i, chunk, sample, epsilon, game, others, behaviour),)
 
-    with ProcessPoolExecutor(workers) as pool:
-        running: set[Future[str]] = set()
-        while True:
-            while len(running) < workers and time.time() < deadline:
-                running.add(pool.submit(_chunk_job, job(index)))
-                index += 1
-            if not running:
-                break
-            done, running = wait(running, return_when=FIRST_COMPLETED)
-            for f in done:
-                line = f.result()
-                print(line, flush=True)
-                with open(run_dir / "gen.jsonl", "a") as fh:
-                    fh.write(line + "\n")
-                written += 1
-    return written
+    def log(line: str) -> None:
+        print(line, flush=True)
+        with open(run_dir / "gen.jsonl", "a") as fh:
+            fh.write(line + "\n")
+
+    deadline = time.time() + minutes * 60
+    return pool_until(_chunk_job, job, workers, deadline, log, start=len(chunks(run_dir)))
 
 
 def chunks(run_dir: Path) -> list[Path]:
@@ -268,10 +260,9 @@ def fit(
     returns of ``run_dir``; each keeps the weights of its epoch with the lowest held-out
     paired loss. Writes ``<run_dir>/q.pt`` and ``fit.json`` (losses by epoch on the
     held-out decisions). The player averages the members' Q (:func:`load_player`)."""
-    import torch
+    import torch  # train extra: torch
 
-    from agents.dmc import encode_pairs
-    from training.train_dmc import _torch_model
+    from training.train_dmc import _torch_model  # train extra: torch
 
     torch.set_num_threads(threads)
     d = load_data(run_dir)
@@ -368,7 +359,6 @@ def fit(
 def merge(nets: Sequence[Any]) -> Any:
     """One :class:`agents.dmc.QNet` whose Q is the mean of ``nets``' (same shapes): the
     members side by side (block-diagonal hidden layers), the last layer averaging them."""
-    from agents.dmc import QNet
 
     if len(nets) == 1:
         return nets[0]
@@ -435,10 +425,9 @@ def player(run_dir: Path, margin: float, name: str = "dmc") -> Any:
 
 def load_player(path: Path, margin: float, name: str = "dmc") -> Any:
     """The :class:`agents.dmc.DMCAgent` of a fitted ``q.pt`` with L2's move bonus ``margin``."""
-    import torch
+    import torch  # train extra: torch
 
-    from agents.dmc import DMCAgent
-    from training.train_dmc import _qnets, _torch_model
+    from training.train_dmc import _qnets, _torch_model  # train extra: torch
 
     blob = torch.load(path, weights_only=False)
     features = blob["features"]
@@ -455,7 +444,6 @@ def select(
 ) -> list[dict[str, Any]]:
     """Each margin's player against L2 in duplicate pairs on ``seed`` (the selection seed);
     appended to ``<run_dir>/select.jsonl``."""
-    from training.periodic_eval import evaluate_agent
 
     out = []
     for m in margins:
@@ -478,8 +466,6 @@ def export(
 ) -> Path:
     """Ship the player of ``run_dir`` as ``<directory>/<name>.npz`` (by default
     ``agents/checkpoints``, where ``agents.make(name)`` finds it)."""
-    from agents import dmc
-    from agents.trained import CHECKPOINT_DIR
 
     agent = player(run_dir, margin, name)
     summary = json.loads((run_dir / "fit.json").read_text())
@@ -509,7 +495,6 @@ def export(
 def card(name: str, opponents: Sequence[tuple[str, int]], seed: int, workers: int) -> Path:
     """Evaluate the shipped ``name`` on held-out ``seed`` (duplicate pairs against each
     ``(opponent, pairs)``) and write its model card."""
-    from training.model_cards import card_evaluation, write_rollout_card
 
     results: dict[str, Any] = {"env": "gin", "seed": seed}
     for opp, pairs in opponents:
@@ -526,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {MODULE}")
     sub = parser.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("gen", help="roll out decisions of L2 play into <run-dir>/data")
-    g.add_argument("--run-dir", default="runs/rollouts")
+    g.add_argument("--run-dir", default="runs/dmc_rollouts")
     g.add_argument("--workers", type=int, default=2)
     g.add_argument("--minutes", type=float, default=60.0)
     g.add_argument("--chunk", type=int, default=500, help="decisions per chunk file")
@@ -546,7 +531,7 @@ def main(argv: list[str] | None = None) -> int:
         help="PATH@MARGIN: a fitted q.pt plays the moves (rollouts stay L2's; default: L2)",
     )
     f = sub.add_parser("fit", help="fit Q to the data of <run-dir>")
-    f.add_argument("--run-dir", default="runs/rollouts")
+    f.add_argument("--run-dir", default="runs/dmc_rollouts")
     f.add_argument("--hidden", default="256,256")
     f.add_argument("--epochs", type=int, default=8)
     f.add_argument("--ensemble", type=int, default=1, help="networks averaged (default: 1)")
@@ -555,16 +540,16 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--features", default="l2score", choices=("l2", "l2score"))
     o = sub.add_parser("gain", help="one-step gain over L2 of each margin, held-out decisions")
-    o.add_argument("--run-dir", default="runs/rollouts")
+    o.add_argument("--run-dir", default="runs/dmc_rollouts")
     o.add_argument("--margins", default="0,0.005,0.01,0.02,0.04")
     s = sub.add_parser("select", help="each margin's player vs L2 on the selection seed")
-    s.add_argument("--run-dir", default="runs/rollouts")
+    s.add_argument("--run-dir", default="runs/dmc_rollouts")
     s.add_argument("--margins", default="0,0.01,0.03,0.1")
     s.add_argument("--pairs", type=int, default=1000)
     s.add_argument("--seed", type=int, default=10_007)
     s.add_argument("--workers", type=int, default=2)
     e = sub.add_parser("export", help="ship the player as agents/checkpoints/<name>.npz")
-    e.add_argument("--run-dir", default="runs/rollouts")
+    e.add_argument("--run-dir", default="runs/dmc_rollouts")
     e.add_argument("--name", default="gin-dmc")
     e.add_argument("--margin", type=float, required=True)
     c = sub.add_parser("card", help="evaluate a shipped player on a held-out seed, write its card")

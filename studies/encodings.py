@@ -1,4 +1,4 @@
-"""Issue 17 item 5: a centralized critic and a history encoder against the plain PPO
+"""The encodings study: a centralized critic and a history encoder against the plain PPO
 learner, on the same budget and seeds.
 
 Three arms of :mod:`training.train_ppo` in gin against L1 (``simple``) alone (no league
@@ -14,11 +14,12 @@ hand, 95% CIs over deals) the study reports each arm's paired difference from ``
 over the same deals, pooled over seeds. Those CIs cover the deals only: with two training
 seeds, the seed-to-seed spread (shown) is the larger uncertainty.
 
-    python -m training.encodings_study --steps 250000 --seeds 0,1 --pairs 1000
+    python -m studies.encodings --steps 250000 --seeds 0,1 --pairs 1000
 
-Runs go under ``--runs`` (default ``runs/encodings_study``); a finished run is not trained
+Runs go under ``--runs`` (default ``runs/encodings/runs``); a finished run is not trained
 again and a finished evaluation not replayed, so the command resumes after an interruption.
-Writes ``results/encodings_study.json`` and ``results/encodings_study.md``.
+Writes ``<out>/encodings.json`` and ``<out>/encodings.md`` (``--out``, default
+``runs/encodings``; the committed figures are in ``results/encodings/``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from training.stats import mean_ci, wilson_ci
+from training.checkpoints import latest_checkpoint
+from training.evaluate import play_gin_pair
+from training.evaluation.stats import mean_ci, wilson_ci
+from training.evaluation.writer import write_json
 
 ARMS: dict[str, list[str]] = {
     "plain": [],
@@ -62,12 +66,10 @@ def finished(run_dir: Path, steps: int) -> bool:
 
 def evaluate_run(run_dir: Path, arm: str, pairs: int) -> dict[str, Any]:
     """The run's final actor against L1 on ``pairs`` duplicate deal pairs (held-out seed)."""
-    import torch
-    from sb3_contrib import MaskablePPO
+    import torch  # train extra: torch
+    from sb3_contrib import MaskablePPO  # train extra: sb3-contrib
 
-    from training.checkpoints import latest_checkpoint
-    from training.encoders import actor_from_model
-    from training.evaluate import play_gin_pair
+    from training.encoders import actor_from_model  # train extra: torch, sb3
 
     torch.set_num_threads(1)
     ckpt = latest_checkpoint(run_dir)
@@ -100,7 +102,9 @@ def critic_diagnostics(run_dir: Path, last: int = 10) -> dict[str, float] | None
     sb3's ``explained_variance`` and ``value_loss`` over the run's last ``last`` updates
     (from its TensorBoard log; None without tensorboard or a log)."""
     try:
-        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+        from tensorboard.backend.event_processing.event_accumulator import (  # train extra
+            EventAccumulator,
+        )
     except ImportError:
         return None
     files = sorted(run_dir.glob("tb/*/events.out.tfevents.*"))
@@ -152,7 +156,7 @@ def summarize(runs: dict[str, dict[str, Any]], seeds: list[int]) -> dict[str, An
 
 def write_markdown(path: Path, study: dict[str, Any]) -> None:
     lines = [
-        "# Centralized critic and history encoder vs the plain PPO learner (issue 17 item 5)",
+        "# Centralized critic and history encoder vs the plain PPO learner",
         "",
         f"Gin, MaskablePPO against L1 (`simple`) only, {study['steps']:,} steps per run, "
         f"seeds {study['seeds']}; each final actor plays {study['pairs']:,} duplicate deal "
@@ -216,26 +220,26 @@ def write_markdown(path: Path, study: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.encodings_study")
+    parser = argparse.ArgumentParser(prog="python -m studies.encodings")
     parser.add_argument("--steps", type=int, default=250_000)
     parser.add_argument("--seeds", default="0,1")
     parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--arms", default=",".join(ARMS))
-    parser.add_argument("--runs", default="runs/encodings_study")
-    parser.add_argument("--out", default="results/encodings_study")
+    parser.add_argument("--runs", default="runs/encodings/runs", help="the training runs")
+    parser.add_argument("--out", default="runs/encodings", help="folder of encodings.json/md")
     ns = parser.parse_args(argv)
     seeds = [int(s) for s in ns.seeds.split(",")]
     arms = [a for a in ns.arms.split(",") if a]
     bad = [a for a in arms if a not in ARMS]
     if bad or ns.steps < 1 or ns.pairs < 1:
         parser.error(f"arms must be among {', '.join(ARMS)}; steps and pairs positive")
-    runs_dir, out = Path(ns.runs), Path(ns.out)
+    runs_dir, out = Path(ns.runs), Path(ns.out) / "encodings"
     out.parent.mkdir(parents=True, exist_ok=True)
     json_path = out.with_suffix(".json")
     old = json.loads(json_path.read_text()) if json_path.is_file() else {}
     same = old.get("steps") == ns.steps and old.get("pairs") == ns.pairs
     runs: dict[str, Any] = dict(old.get("runs", {})) if same else {}
-    command = "python -m training.encodings_study " + " ".join(argv or sys.argv[1:])
+    command = "python -m studies.encodings " + " ".join(argv or sys.argv[1:])
     for seed in seeds:  # seed by seed: an early stop still leaves every arm measured once
         for arm in arms:
             key, run_dir = f"{arm}-s{seed}", runs_dir / f"{arm}-s{seed}"
@@ -262,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
             if "critic" not in runs[key]:
                 runs[key]["critic"] = critic_diagnostics(run_dir)
             study = {
-                "item": "issue 17 item 5",
+                "study": "encodings",
                 "game": "gin",
                 "opponent": OPPONENT,
                 "steps": ns.steps,
@@ -273,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
                 "runs": runs,
                 "summary": summarize(runs, seeds),
             }
-            json_path.write_text(json.dumps(study, indent=1))
+            write_json(json_path, study, seeds + [EVAL_SEED], command)
             write_markdown(out.with_suffix(".md"), study)
     print(json.dumps(study["summary"], indent=1))
     return 0

@@ -1,5 +1,5 @@
-"""Issue 15: what reading the opponent is worth against L2 (or L1), and how much a learned
-reader recovers of it.
+"""The take study: what reading the opponent is worth against L2 (or L1), and how much a
+learned reader recovers of it.
 
 Earlier studies (search, a particle filter, rollout DMC) found nothing to gain over L2
 from the seat's view. This study measures where the points are. Every arm is L2 except in
@@ -26,21 +26,20 @@ a separate seed, against the constant base rate and L2's own
 :func:`~agents.heuristic.danger` read as a chance. The weight of the reader and of the
 oracle is chosen on ``--select-seed`` and the figures are reported on ``--seed``.
 
-    python -m training.take_study --hands 16000 --pairs 1000 --workers 2
-    python -m training.take_study --opponent simple --hands 16000 --pairs 1000 --workers 2
+    python -m studies.take_study --hands 16000 --pairs 1000 --workers 2
+    python -m studies.take_study --opponent simple --hands 16000 --pairs 1000 --workers 2
 
-Writes ``results/take_study.json`` and ``results/take_study.md`` (against L1:
-``take_study_simple.*``).
+Writes ``<out>/take_study.json`` and ``<out>/take_study.md`` (against L1:
+``take_study_simple.*``); ``--out`` defaults to ``runs/take_study`` (the committed figures
+are in ``results/take_study/``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable, Sequence
-from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +53,9 @@ from agents.trained import mlp_forward
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.hand import GinHand, Phase
-from training.stats import mean_ci, wilson_ci
+from training.evaluation.pool import pool_map
+from training.evaluation.stats import mean_ci, wilson_ci
+from training.evaluation.writer import write_json
 
 __all__ = [
     "NUM_FEATURES",
@@ -267,10 +268,7 @@ def generate(
 
 
 def _map(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int) -> list[Any]:
-    if workers <= 1:
-        return [fn(j) for j in jobs]
-    with Pool(workers) as pool:
-        return pool.map(fn, jobs, chunksize=max(1, len(jobs) // (8 * workers)))
+    return pool_map(fn, [(j,) for j in jobs], workers)
 
 
 # -- the model --------------------------------------------------------------------------------
@@ -280,10 +278,10 @@ def fit(
     """Fit a :class:`TakeModel` by masked cross-entropy; a tenth of the hands is held out
     and the epoch with the lowest held-out Brier score is kept. Returns the model and the
     held-out Brier score of each epoch."""
-    import torch
-    from torch import nn
+    import torch  # train extra: torch
+    from torch import nn  # train extra: torch
 
-    from training.mlp import numpy_layers, relu_mlp
+    from training.mlp import numpy_layers, relu_mlp  # train extra: torch
 
     torch.manual_seed(seed)
     held = data["deal"] % 10 == 9
@@ -405,12 +403,7 @@ def play_arm(
     if arm == "reader" and model is None:
         raise ValueError("the reader arm needs a take model")
     jobs = [(arm, weight, seed, i, opponent) for i in range(pairs)]
-    if workers <= 1:
-        _init(model)
-        res = [_pair(j) for j in jobs]
-    else:
-        with Pool(workers, initializer=_init, initargs=(model,)) as pool:
-            res = pool.map(_pair, jobs, chunksize=max(1, pairs // (8 * workers)))
+    res = pool_map(_pair, [(j,) for j in jobs], workers, initializer=_init, initargs=(model,))
     pts = np.array([r[0] / 2 for r in res])
     won = int(sum(r[1] for r in res))
     mean, lo, hi = mean_ci(pts)
@@ -487,7 +480,7 @@ def write_markdown(path: Path, s: dict[str, Any]) -> None:
     q = s["quality"]
     him = OPPONENTS[s.get("opponent", "heuristic")]
     lines = [
-        f"# Reading the opponent against {him} (issue 15)",
+        f"# Reading the opponent against {him}",
         "",
         f"`{s['command']}`",
         "",
@@ -543,7 +536,7 @@ def write_markdown(path: Path, s: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m training.take_study", description=__doc__.split("\n")[0]
+        prog="python -m studies.take_study", description=__doc__.split("\n")[0]
     )
     p.add_argument(
         "--opponent",
@@ -564,7 +557,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=2026, help="held-out seed of the report")
     p.add_argument("--pairs", type=int, default=1000)
     p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--out", type=Path, default=Path("results"))
+    p.add_argument("--out", type=Path, default=Path("runs/take_study"), help="output folder")
     args = p.parse_args(argv)
     for name in ("hands", "test_hands", "epochs", "select_pairs", "pairs", "workers"):
         if getattr(args, name) < 1:
@@ -575,13 +568,14 @@ def main(argv: list[str] | None = None) -> int:
         args.weights = [float(w) for w in args.weights.split(",")]
     except ValueError:
         p.error(f"--weights must be numbers separated by commas, got {args.weights!r}")
-    args.command = "python -m training.take_study " + " ".join(
+    args.command = "python -m studies.take_study " + " ".join(
         sys.argv[1:] if argv is None else argv
     )
     study = run(args)
     args.out.mkdir(parents=True, exist_ok=True)
     stem = "take_study" if args.opponent == "heuristic" else f"take_study_{args.opponent}"
-    (args.out / f"{stem}.json").write_text(json.dumps(study, indent=1))
+    write_json(args.out / f"{stem}.json", study, [args.data_seed, args.select_seed, args.seed],
+               args.command)  # fmt: skip
     write_markdown(args.out / f"{stem}.md", study)
     print(f"wrote {args.out / f'{stem}.md'}")
     return 0

@@ -1,5 +1,7 @@
-"""training.team_study: the duplicate design replays the same deals, CIs are paired by deal,
-the ablations change what the captain sees as specified, and the CLI hooks work."""
+"""The team-versus-solo study (studies.team_vs_solo) and the evaluation it stands on
+(training.evaluation: duplicate three-handed play, the luck corrections, the ablation
+advisers of agents.ablations): the duplicate design replays the same deals, CIs are paired
+by deal, the ablations change what the captain sees as specified, and the CLI hooks work."""
 
 from __future__ import annotations
 
@@ -9,30 +11,22 @@ import numpy as np
 import pytest
 
 import agents
+from agents.ablations import MutedAdviser, OwnPolicyAdviser, ShuffledAdviser
 from gin_env import actions as A
 from gin_env import three_handed_gin_v0
 from gin_env.cards import parse_cards
 from gin_env.encoding import OBS_SLICES
 from gin_env.match import BOX, CAPTAIN
 from gin_env.melds import deadwood_mask
-from training import evaluate, team_study
-from training.evaluate import OptionError
-from training.stats import mean_ci
-from training.team_study import (
-    COVARIATES,
-    PERMUTATIONS,
-    MutedAdviser,
-    OwnPolicyAdviser,
-    ShuffledAdviser,
-    advice_matrix,
-    cluster_diff_ci,
-    cluster_ratio_ci,
-    covariate_means,
-    deal_covariates,
-    duplicate_three,
-    play_advice_hands,
-    play_seated_match,
-)
+from studies import team_vs_solo as tvs
+from studies.team_vs_solo import advice_matrix
+from training import evaluate
+from training.evaluation import hand_value, luck, play, stats
+from training.evaluation.checks import OptionError
+from training.evaluation.duplicate import duplicate_three
+from training.evaluation.luck import COVARIATES, covariate_means, deal_covariates
+from training.evaluation.play import PERMUTATIONS, play_advice_hands, play_seated_match
+from training.evaluation.stats import cluster_diff_ci, cluster_ratio_ci, mean_ci
 
 AGENTS = ["random", "simple", "heuristic"]
 
@@ -75,9 +69,7 @@ def test_duplicate_design_clusters_six_seatings_and_plain_does_not() -> None:
 
 
 def test_single_hand_duplicate_deals_each_deal_to_all_six_role_assignments() -> None:
-    hands = [
-        team_study.play_role_hand([AGENTS[p[r]] for r in range(3)], 2, 9) for p in PERMUTATIONS
-    ]
+    hands = [play.play_role_hand([AGENTS[p[r]] for r in range(3)], 2, 9) for p in PERMUTATIONS]
     assert len({h["deck"] for h in hands}) == 1
     r = duplicate_three(AGENTS, deals=2, seed=2, unit="hand")
     assert r["hands"] == 12 and r["clusters"] == 2
@@ -162,7 +154,7 @@ def test_learned_advice_pairs_advised_with_muted_and_cross_play_with_the_own_adv
     tmp_path,
 ) -> None:
     follow, l2 = "captain:agent=simple,mode=follow", "heuristic"
-    r = team_study.learned_advice({"F": follow}, {"F": follow, "H": l2}, hands=10, seed=3)
+    r = tvs.learned_advice({"F": follow}, {"F": follow, "H": l2}, hands=10, seed=3)
     fixed = r["fixed"]["cells"]["F"]
     assert fixed["L2"]["follow_rate"] == 1.0 and fixed["L2"]["when_overrode"]["hands"] == 0
     assert fixed["muted"]["gain"] == 0.0
@@ -177,7 +169,7 @@ def test_learned_advice_pairs_advised_with_muted_and_cross_play_with_the_own_adv
     # L2 as captain ignores advice: any adviser, or none, gives the same hands.
     assert cross["H"]["F"]["vs_own"] == 0.0 and r["joint"]["cells"]["H"]["H"]["gain"] == 0.0
     assert "points" not in r["joint"]
-    out = team_study.main(["learned", "--hands", "3", "--out", str(tmp_path), "--captains",
+    out = tvs.main(["learned", "--hands", "3", "--out", str(tmp_path), "--captains",
                            "F=" + follow, "--joint", "H=heuristic",
                            "--agreement-hands", "2"])  # fmt: skip
     assert out["agreement"]["H"]["agreement"] == 1.0  # L2 advising agrees with L2
@@ -186,17 +178,17 @@ def test_learned_advice_pairs_advised_with_muted_and_cross_play_with_the_own_adv
     assert rows[0].startswith("group,captain,adviser") and len(rows) == 1 + 4
     assert (tmp_path / "team_learned.png").exists()
     # --keep: a second command adds a group, keeping the one already written.
-    team_study.main(["learned", "--hands", "3", "--out", str(tmp_path), "--keep", "--joint",
+    tvs.main(["learned", "--hands", "3", "--out", str(tmp_path), "--keep", "--joint",
                      "L1=simple", "--agreement-hands", "3"])  # fmt: skip
     kept = json.loads((tmp_path / "team_learned.json").read_text())
     assert set(kept["fixed"]["cells"]) == {"F"} and set(kept["joint"]["cells"]) == {"L1"}
     assert 0 < kept["agreement"]["L1"]["agreement"] < 1  # L1's suggestions: often not L2's
     with pytest.raises(SystemExit):
-        team_study.main(["learned", "--hands", "4", "--out", str(tmp_path), "--keep", "--joint",
+        tvs.main(["learned", "--hands", "4", "--out", str(tmp_path), "--keep", "--joint",
                          "L1=simple"])  # fmt: skip
-    assert "| joint | L1 | L1 |" in team_study.main(["report", "--out", str(tmp_path)])["report"]
+    assert "| joint | L1 | L1 |" in tvs.main(["report", "--out", str(tmp_path)])["report"]
     with pytest.raises(SystemExit):
-        team_study.main(["learned", "--out", str(tmp_path)])
+        tvs.main(["learned", "--out", str(tmp_path)])
 
 
 # -- what the captain sees under each ablation --------------------------------------------------
@@ -319,21 +311,21 @@ def test_eval_three_duplicate_hook(tmp_path, capsys) -> None:
 
 
 def test_team_study_cli_writes_results_and_redraws(tmp_path) -> None:
-    team_study.main(
+    tvs.main(
         ["advice", "--hands", "3", "--out", str(tmp_path), "--captains", "L1=simple",
          "--advisers", "none=none;muted=muted"]
     )  # fmt: skip
     r = json.loads((tmp_path / "team_advice.json").read_text())
     assert set(r["cells"]["L1"]) == {"none", "muted"}
-    team_study.main(["balance", "--matches", "2", "--out", str(tmp_path)])
+    tvs.main(["balance", "--matches", "2", "--out", str(tmp_path)])
     assert (tmp_path / "team_balance.csv").exists()
     (tmp_path / "team_advice.png").unlink()
-    team_study.main(["plot", "--out", str(tmp_path)])
+    tvs.main(["plot", "--out", str(tmp_path)])
     assert (tmp_path / "team_advice.png").exists() and (tmp_path / "team_balance.png").exists()
-    text = team_study.main(["report", "--out", str(tmp_path)])["report"]
+    text = tvs.main(["report", "--out", str(tmp_path)])["report"]
     assert "| L1 (alone" in text and "undercut bonus 25" in text
     with pytest.raises(SystemExit):
-        team_study.main(["advice", "--hands", "0", "--out", str(tmp_path)])
+        tvs.main(["advice", "--hands", "0", "--out", str(tmp_path)])
 
 
 # -- regression adjustment on the deal ---------------------------------------------------------
@@ -392,7 +384,7 @@ def test_adjusted_mean_with_beta_zero_is_the_plain_clustered_mean() -> None:
     y, x = rng.normal(size=60), rng.normal(size=(60, 2))
     clusters = np.repeat(np.arange(20), 3)
     plain = cluster_ratio_ci(np.bincount(clusters, weights=y), np.bincount(clusters))
-    adj = team_study.adjusted_mean_ci(y, x, clusters, mu=[5.0, -1.0], beta=[0.0, 0.0])
+    adj = stats.adjusted_mean_ci(y, x, clusters, mu=[5.0, -1.0], beta=[0.0, 0.0])
     assert adj == pytest.approx(plain)
 
 
@@ -403,37 +395,37 @@ def test_adjustment_narrows_the_ci_when_y_follows_the_covariate() -> None:
     y = 1.5 * x[:, 0] + rng.normal(0, 1.0, size=n)  # true mean 4.5
     clusters = np.arange(n)
     m0, lo0, hi0 = cluster_ratio_ci(y, np.ones(n))
-    m, lo, hi = team_study.adjusted_mean_ci(y, x, clusters, mu=[3.0])
+    m, lo, hi = stats.adjusted_mean_ci(y, x, clusters, mu=[3.0])
     assert (hi - lo) < 0.5 * (hi0 - lo0)  # var(y) = 10, residual 1: about 3x narrower
     assert lo < 4.5 < hi
     # The cross-fitted beta is near the truth, fitted on the other fold only.
-    beta = team_study.crossfit_beta(y, x, clusters)
+    beta = stats.crossfit_beta(y, x, clusters)
     assert beta.shape == (n, 1) and np.allclose(beta, 1.5, atol=0.2)
     assert not np.allclose(beta[0], beta[1])  # folds by cluster id: two different fits
     # A Monte Carlo mu's own error widens the interval.
-    _, lo2, hi2 = team_study.adjusted_mean_ci(y, x, clusters, mu=[3.0], mu_cov=np.eye(1) * 0.01)
+    _, lo2, hi2 = stats.adjusted_mean_ci(y, x, clusters, mu=[3.0], mu_cov=np.eye(1) * 0.01)
     assert hi2 - lo2 > hi - lo
 
 
 def test_adjusted_mean_rejects_bad_shapes_and_options() -> None:
     y, x, cl = np.zeros(4), np.zeros((4, 2)), np.arange(4)
     with pytest.raises(ValueError, match="mu must have one value per covariate"):
-        team_study.adjusted_mean_ci(y, x, cl, mu=[0.0])
+        stats.adjusted_mean_ci(y, x, cl, mu=[0.0])
     with pytest.raises(ValueError, match="x must be"):
-        team_study.adjusted_mean_ci(y, np.zeros((3, 2)), cl, mu=[0.0, 0.0])
+        stats.adjusted_mean_ci(y, np.zeros((3, 2)), cl, mu=[0.0, 0.0])
     with pytest.raises(ValueError, match="beta must have"):
-        team_study.adjusted_mean_ci(y, x, cl, mu=[0.0, 0.0], beta=[1.0])
+        stats.adjusted_mean_ci(y, x, cl, mu=[0.0, 0.0], beta=[1.0])
     with pytest.raises(ValueError, match="folds"):
-        team_study.adjusted_mean_ci(y, x, cl, mu=[0.0, 0.0], folds=1)
+        stats.adjusted_mean_ci(y, x, cl, mu=[0.0, 0.0], folds=1)
     with pytest.raises(ValueError, match="int ids"):
-        team_study.crossfit_beta(y, x, cl.astype(float))
+        stats.crossfit_beta(y, x, cl.astype(float))
     with pytest.raises(OptionError, match="adjust must be False, True or one of 'deal', 'draws'"):
         duplicate_three(AGENTS, deals=1, unit="hand", adjust="yes")  # type: ignore[arg-type]
     with pytest.raises(OptionError, match="adjust_deals"):
         duplicate_three(AGENTS, deals=1, unit="hand", adjust=True, adjust_deals=0)
 
 
-def test_duplicate_evaluation_reports_adjusted_points_and_paired_edges() -> None:
+def test_duplicate_evaluation_reports_deal_points_and_paired_edges() -> None:
     r = duplicate_three(AGENTS, deals=6, seed=4, unit="hand", adjust=True, adjust_deals=300)
     assert r["covariates"] == list(COVARIATES) and r["covariate_deals"] == 300
     assert set(r["adjustment_by_role"]) == {"box", "captain", "adviser"}
@@ -451,16 +443,16 @@ def test_duplicate_evaluation_reports_adjusted_points_and_paired_edges() -> None
 
 
 def test_adjust_flags_on_the_command_lines(tmp_path, capsys) -> None:
-    r = team_study.main(
+    r = tvs.main(
         ["duplicate", "--agents", "random,simple,heuristic", "--unit", "hand", "--deals", "4",
          "--adjust", "--adjust-deals", "200", "--out", str(tmp_path)]
     )  # fmt: skip
     assert r["adjusted"] and all("points_ratio_adjusted" in row for row in r["half_widths"])
     assert "Median ratio plain / adjusted" in capsys.readouterr().out
     for ext in ("json", "csv", "png"):
-        assert (tmp_path / f"team_duplicate_hands_adjusted.{ext}").exists()
-    assert "adj_pts_low" in (tmp_path / "team_duplicate_hands_adjusted_edges.csv").read_text()
-    assert "Adjusted for the deal" in team_study.report(tmp_path)
+        assert (tmp_path / f"team_duplicate_hands_deal.{ext}").exists()
+    assert "adj_pts_low" in (tmp_path / "team_duplicate_hands_deal_edges.csv").read_text()
+    assert "Adjusted for the deal" in tvs.report(tmp_path)
     r = evaluate.main(
         ["three", "--agents", "random,simple,heuristic", "--duplicate", "hand", "--adjust",
          "--matches", "2", "--adviser", "suggest", "--out", str(tmp_path), "--name", "adj",
@@ -471,7 +463,7 @@ def test_adjust_flags_on_the_command_lines(tmp_path, capsys) -> None:
         evaluate.main(["three", "--agents", "random,simple,heuristic", "--adjust", "--matches",
                        "1", "--out", str(tmp_path), "--no-plot"])  # fmt: skip
     with pytest.raises(SystemExit):
-        team_study.main(["duplicate", "--unit", "hand", "--deals", "1", "--adjust",
+        tvs.main(["duplicate", "--unit", "hand", "--deals", "1", "--adjust",
                          "--adjust-deals", "1", "--out", str(tmp_path)])  # fmt: skip
 
 
@@ -479,17 +471,17 @@ def test_deal_share_is_the_variance_common_to_a_deal() -> None:
     rng = np.random.default_rng(2)
     deals = np.repeat(np.arange(3000), 6)
     y = rng.normal(0, 2.0, 3000)[deals] + rng.normal(0, 2.0, deals.size)  # half is the deal's
-    assert team_study.deal_share(y, list(deals)) == pytest.approx(0.5, abs=0.05)
-    assert team_study.deal_share(rng.normal(size=600), list(range(600))) is None  # no replays
+    assert stats.deal_share(y, list(deals)) == pytest.approx(0.5, abs=0.05)
+    assert stats.deal_share(rng.normal(size=600), list(range(600))) is None  # no replays
     no_deal = rng.normal(size=deals.size)
-    assert abs(team_study.deal_share(no_deal, list(deals)) or 0.0) < 0.05
+    assert abs(stats.deal_share(no_deal, list(deals)) or 0.0) < 0.05
     with pytest.raises(ValueError, match="one equal length"):
-        team_study.deal_share(y, [0, 1])
+        stats.deal_share(y, [0, 1])
 
 
 # -- corrections for the luck of the stock draws (AIVAT-style) --------------------------------
 def _played(seed: int = 5, index: int = 0) -> dict:
-    return team_study.play_role_hand(AGENTS, seed, index)
+    return play.play_role_hand(AGENTS, seed, index)
 
 
 def _box_points(hand) -> int:
@@ -502,13 +494,13 @@ def _box_points(hand) -> int:
 def test_replay_reproduces_every_hand_and_leaves_advice_out() -> None:
     for index in range(8):
         h = _played(index=index)
-        hand = team_study.replay_hand(h["deck"], h["actions"])
+        hand = hand_value.replay_hand(h["deck"], h["actions"])
         assert hand.is_over and _box_points(hand) == h["box_points"]
         assert hand.actions == list(h["actions"])
     m = play_seated_match(AGENTS, seed=2, index=0)  # matches too: advice is interleaved
     assert len(m["hands"]) > 1
     for h in m["hands"]:
-        assert _box_points(team_study.replay_hand(h["deck"], h["actions"])) == h["box_points"]
+        assert _box_points(hand_value.replay_hand(h["deck"], h["actions"])) == h["box_points"]
 
 
 def _stock_draws(actions) -> list[int]:
@@ -521,7 +513,7 @@ def test_the_correction_at_a_draw_averages_zero_over_every_card_the_stock_held()
     )
     actions = h["actions"]
     t = _stock_draws(actions)[2]  # the third stock draw, mid-hand
-    before = team_study.replay_hand(h["deck"], actions[:t])
+    before = hand_value.replay_hand(h["deck"], actions[:t])
     pos, stock = before.stock_pos, before.stock
     terms = []
     for card in stock:  # that card drawn instead: swap it to the top, all else equal
@@ -530,8 +522,8 @@ def test_the_correction_at_a_draw_averages_zero_over_every_card_the_stock_held()
         deck[pos], deck[j] = deck[j], deck[pos]
         # Only the draws before t and at t are in the prefix; the earlier ones are unchanged.
         terms.append(
-            team_study.draw_corrections(deck, actions[: t + 1])
-            - team_study.draw_corrections(h["deck"], actions[:t])
+            luck.draw_corrections(deck, actions[: t + 1])
+            - luck.draw_corrections(h["deck"], actions[:t])
         )
     terms = np.array(terms)
     seat = before.current
@@ -541,7 +533,7 @@ def test_the_correction_at_a_draw_averages_zero_over_every_card_the_stock_held()
     assert np.allclose(terms[:, other], 0.0)  # and only the drawer's features change
     np.testing.assert_allclose(terms[:, part].mean(axis=0), 0.0, atol=1e-9)
     # The drawn card's term is its features minus their mean over the stock.
-    cards, f = team_study.draw_features(before)
+    cards, f = luck.draw_features(before)
     assert cards == stock and f.shape == (len(stock), 3)
     np.testing.assert_allclose(terms[0, part], f[0] - f.mean(axis=0))
 
@@ -551,8 +543,8 @@ def test_draw_corrections_have_mean_zero_over_random_deals() -> None:
     # (while the corrections themselves are far from 0 hand by hand).
     xs = []
     for index in range(150):
-        h = team_study.play_role_hand(["simple", "simple", "heuristic"], 9, index)
-        xs.append(team_study.draw_corrections(h["deck"], h["actions"]))
+        h = play.play_role_hand(["simple", "simple", "heuristic"], 9, index)
+        xs.append(luck.draw_corrections(h["deck"], h["actions"]))
     xs = np.array(xs)
     se = xs.std(axis=0, ddof=1) / np.sqrt(len(xs))
     assert (xs.std(axis=0)[[0, 1, 3, 4]] > 0.1).all()  # gin is rare: its column may be small
@@ -562,10 +554,10 @@ def test_draw_corrections_have_mean_zero_over_random_deals() -> None:
 def test_with_no_weight_on_the_corrections_the_estimator_is_the_plain_mean() -> None:
     hands = [_played(seed=3, index=i) for i in range(30)]
     y = np.array([h["box_points"] for h in hands], float)
-    x = np.array([team_study.draw_corrections(h["deck"], h["actions"]) for h in hands])
+    x = np.array([luck.draw_corrections(h["deck"], h["actions"]) for h in hands])
     cl = np.arange(30)
     zero = np.zeros(x.shape[1])
-    assert team_study.adjusted_mean_ci(y, x, cl, zero, beta=zero) == pytest.approx(
+    assert stats.adjusted_mean_ci(y, x, cl, zero, beta=zero) == pytest.approx(
         cluster_ratio_ci(y, np.ones(30))
     )
 
@@ -576,7 +568,7 @@ def test_duplicate_evaluation_corrected_for_the_draws() -> None:
     trio = ["simple", "heuristic", "three-handed-ppo"]
     r = duplicate_three(trio, deals=100, seed=4, unit="hand", adjust="draws", adjust_deals=300)
     assert r["adjust"] == "draws"
-    assert r["covariates"] == list(COVARIATES) + list(team_study.DRAW_CORRECTIONS)
+    assert r["covariates"] == list(COVARIATES) + list(luck.DRAW_CORRECTIONS)
     deal = duplicate_three(trio, deals=100, seed=4, unit="hand", adjust="deal", adjust_deals=300)
     share = r["adjustment_by_role"]["box"]["covariate_r2"]
     # The draws' luck explains a share of the points that the deal's covariates do not.
@@ -591,7 +583,7 @@ def test_duplicate_evaluation_corrected_for_the_draws() -> None:
 
 
 def test_luck_flags_and_bad_inputs(tmp_path, capsys) -> None:
-    r = team_study.main(
+    r = tvs.main(
         ["duplicate", "--agents", "random,simple,heuristic", "--unit", "hand", "--deals", "4",
          "--adjust", "draws", "--adjust-deals", "200", "--out", str(tmp_path)]
     )  # fmt: skip
@@ -600,8 +592,8 @@ def test_luck_flags_and_bad_inputs(tmp_path, capsys) -> None:
     )
     assert "Corrected for the luck of the deal and of every stock draw" in capsys.readouterr().out
     for ext in ("json", "csv", "png"):
-        assert (tmp_path / f"team_duplicate_hands_luck.{ext}").exists()
-    assert "every stock draw" in team_study.report(tmp_path)
+        assert (tmp_path / f"team_duplicate_hands_draws.{ext}").exists()
+    assert "every stock draw" in tvs.report(tmp_path)
     r = evaluate.main(
         ["three", "--agents", "random,simple,heuristic", "--duplicate", "hand", "--adjust",
          "draws", "--matches", "2", "--adviser", "suggest", "--out", str(tmp_path), "--name",
@@ -609,14 +601,14 @@ def test_luck_flags_and_bad_inputs(tmp_path, capsys) -> None:
     )  # fmt: skip
     assert r["adviser_on"]["adjust"] == "draws"
     with pytest.raises(SystemExit):
-        team_study.main(["duplicate", "--deals", "1", "--adjust", "dice", "--out", str(tmp_path)])
+        tvs.main(["duplicate", "--deals", "1", "--adjust", "dice", "--out", str(tmp_path)])
     with pytest.raises(OptionError, match="adjust must be"):
         duplicate_three(AGENTS, deals=1, unit="hand", adjust="dice")
     h = _played()
     bad = [(1 - h["actions"][0][0], h["actions"][0][1])] + list(h["actions"][1:])
     with pytest.raises(ValueError, match="replay diverged at action 0"):
-        team_study.replay_hand(h["deck"], bad)
+        hand_value.replay_hand(h["deck"], bad)
     with pytest.raises(ValueError, match="replay diverged"):  # past the end of the hand
-        team_study.replay_hand(h["deck"], list(h["actions"]) + [h["actions"][-1]])
+        hand_value.replay_hand(h["deck"], list(h["actions"]) + [h["actions"][-1]])
     with pytest.raises(ValueError, match="draw decision"):
-        team_study.draw_features(team_study.replay_hand(h["deck"], []))
+        luck.draw_features(hand_value.replay_hand(h["deck"], []))

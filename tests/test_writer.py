@@ -1,0 +1,59 @@
+"""The one result writer: every JSON records its provenance (the command line, the commit,
+the seeds, the package versions); the CSV holds the rows; numpy values are written as
+numbers."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from training.evaluation import writer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_write_result_records_provenance_and_rows(tmp_path: Path) -> None:
+    result = {"seed": 7, "mean": np.float64(1.5), "ci95": (np.float32(1.0), 2.0)}
+    rows = [{"agent": "L2", "pts": np.int64(3)}, {"agent": "L1", "pts": -1}]
+    paths = writer.write_result(tmp_path / "out", "stem", result, rows, command="cmd --x 1")
+    assert [p.name for p in paths] == ["stem.json", "stem.csv"]
+    data = json.loads(paths[0].read_text())
+    assert data["mean"] == 1.5 and data["ci95"] == [1.0, 2.0]
+    prov = data["provenance"]
+    assert prov["command"] == "cmd --x 1"
+    assert prov["seeds"] == [7]  # from the result's seed
+    assert prov["versions"]["numpy"] == np.__version__
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()  # fmt: skip
+    assert prov["commit"] == (head or None)
+    assert list(csv.DictReader(paths[1].open())) == [
+        {"agent": "L2", "pts": "3"}, {"agent": "L1", "pts": "-1"}
+    ]  # fmt: skip
+    with pytest.raises(TypeError, match="not JSON serialisable: object"):
+        writer.write_json(tmp_path / "bad.json", {"x": object()})
+
+
+def test_the_command_line_is_what_a_user_typed(monkeypatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["gin-rummy eval", "eval", "gin", "--pairs", "2"])
+    assert writer.command_line() == ["gin-rummy", "eval", "gin", "--pairs", "2"]
+    assert writer.provenance([1, 2])["command"] == "gin-rummy eval gin --pairs 2"
+    assert writer.provenance([1, 2])["seeds"] == [1, 2]
+
+
+@pytest.mark.slow
+def test_a_study_run_records_its_module_command(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "studies.team_vs_solo", "balance", "--matches", "1", "--seed", "3",
+         "--out", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-500:]
+    prov = json.loads((tmp_path / "team_balance.json").read_text())["provenance"]
+    assert prov["command"].startswith("python -m studies.team_vs_solo balance --matches 1")
+    assert prov["seeds"] == [3]

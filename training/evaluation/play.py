@@ -1,0 +1,241 @@
+"""Three-handed play for evaluation: whole matches of a deal sequence with the agents in a
+given seating, single hands with the agents in given roles, and single hands of a captain,
+an adviser and a box (the value of advice; trainers of the captain's team use it too).
+
+Every function seeds the env from ``(seed, index)`` alone (:func:`env_seed`), so the decks
+and the role draw are the same whoever sits where: the duplicate designs replay the same
+deals in every seating, and cells of a study are paired by deal.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.ablations import make_adviser
+from gin_env import actions as A
+from gin_env import three_handed_gin_v0
+from gin_env.encoding import OBS_SLICES
+from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch
+from training.evaluation.checks import AgentSpec, agent_of
+
+__all__ = [
+    "PERMUTATIONS",
+    "env_seed",
+    "hand_actions",
+    "seat_specs",
+    "play_seated_match",
+    "play_role_hand",
+    "role_hand_job",
+    "play_advice_hands",
+]
+
+#: The six orders of three agents over the player seats: ``perm[seat]`` is the agent index.
+PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(3)))
+
+
+def env_seed(seed: int, index: int, salt: int) -> int:
+    """The env seed of deal (sequence) ``index`` of ``seed``: a function of the two alone
+    (``salt`` tells the kinds of game apart), so whoever plays sees the same cards."""
+    return int(np.random.default_rng([seed, index, salt]).integers(2**31))
+
+
+def hand_actions(rec: Any) -> tuple[tuple[int, int], ...]:
+    """The record's actions as its ``GinHand`` took them: ``(seat, action)``, advice left out."""
+    seat = {p: s for s, p in enumerate(rec.players)}
+    return tuple((seat[p], a) for p, a in rec.actions if p in seat)
+
+
+def play_seated_match(
+    seat_specs: Sequence[AgentSpec],
+    seed: int,
+    index: int,
+    adviser: str = "suggest",
+    rules: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One match of deal sequence ``index``; ``seat_specs[k]`` plays ``player_k``.
+
+    The env seed depends on ``(seed, index)`` alone, so the decks and the initial role draw
+    are the same whoever sits where. Per hand: the deck (as a tuple), each player's role,
+    the box's points (+ when the box scores), who won. Also the match winner's seat and the
+    role the winner held in the last hand.
+    """
+    env = three_handed_gin_v0.raw_env(
+        adviser=adviser, episode="match", max_hands=2000, **dict(rules or {})
+    )
+    env.reset(seed=env_seed(seed, index, 3))
+    players = {f"player_{k}": agent_of(s) for k, s in enumerate(seat_specs)}
+    rng = np.random.default_rng([seed, index, 11])
+    while True:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        env.step(int(players[agent].act(env.observe(agent), rng)))
+    match = env.match
+    assert isinstance(match, ThreeHandedMatch)  # reset above
+    hands = []
+    for rec in match.history:
+        res = rec.result
+        if res is None:
+            continue
+        scorer = None if res.winner is None else rec.players[res.winner]
+        box = rec.roles.index(BOX)
+        hands.append(
+            {
+                "deck": tuple(rec.deck),
+                "roles": list(rec.roles),
+                "box_points": 0
+                if scorer is None
+                else (res.points if scorer == box else -res.points),
+                "box_won": scorer == box,
+                "team_won": scorer is not None and scorer != box,
+                "actions": hand_actions(rec),
+            }
+        )
+    last = match.history[-1]
+    winner_role = None if match.winner is None else ROLE_NAMES[last.roles[match.winner]]
+    return {
+        "index": index,
+        "winner": match.winner,
+        "winner_role": winner_role,
+        "first_roles": list(match.history[0].roles),
+        "hands": hands,
+    }
+
+
+def play_role_hand(
+    role_specs: Sequence[AgentSpec],
+    seed: int,
+    index: int,
+    adviser: str = "suggest",
+    rules: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Deal ``index`` as a single hand, ``role_specs[r]`` playing role ``r`` (box, captain,
+    adviser). The env seed depends on ``(seed, index)`` alone: the same cards whoever
+    plays which role. Returns the hand as :func:`play_seated_match` lists it, with player
+    ``r`` in role ``r``."""
+    env = three_handed_gin_v0.raw_env(adviser=adviser, episode="hand", **dict(rules or {}))
+    env.reset(seed=env_seed(seed, index, 31))
+    match = env.match
+    assert isinstance(match, ThreeHandedMatch)  # reset above
+    by_role = {r: agent_of(spec) for r, spec in enumerate(role_specs)}
+    rng = np.random.default_rng([seed, index, 13])
+    while True:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        role = match.record.roles[env.possible_agents.index(agent)]
+        env.step(int(by_role[role].act(env.observe(agent), rng)))
+    rec = match.history[0]
+    res = rec.result
+    assert res is not None
+    scorer = None if res.winner is None else rec.roles[rec.players[res.winner]]
+    return {
+        "deck": tuple(rec.deck),
+        "roles": [BOX, CAPTAIN, ADVISER],
+        "box_points": 0 if scorer is None else (res.points if scorer == BOX else -res.points),
+        "box_won": scorer == BOX,
+        "team_won": scorer is not None and scorer != BOX,
+        "actions": hand_actions(rec),
+    }
+
+
+def role_hand_job(
+    role_specs: Sequence[AgentSpec], seed: int, index: int, adviser: str, rules: dict[str, Any]
+) -> dict[str, Any]:
+    """:func:`play_role_hand` as a one-hand match (no winner), for the pool."""
+    return {"winner": None, "hands": [play_role_hand(role_specs, seed, index, adviser, rules)]}
+
+
+def seat_specs(specs: Sequence[AgentSpec], perm: Sequence[int]) -> list[AgentSpec]:
+    """The three specs by seat (or by role) for the order ``perm``: ``specs[perm[k]]``."""
+    return [specs[perm[seat]] for seat in range(3)]
+
+
+def play_advice_hands(
+    captain_spec: AgentSpec,
+    adviser_spec: AgentSpec,
+    box_spec: AgentSpec,
+    seed: int,
+    start: int,
+    stop: int,
+    sees_hand: bool = True,
+    rules: Mapping[str, Any] | None = None,
+    trace: bool = False,
+) -> dict[str, Any]:
+    """Deals ``start..stop-1`` as single hands, the roles played by the three policies.
+
+    Deal ``i`` resets the env with a seed of ``(seed, i)`` only, so every captain/adviser
+    pair plays the same decks and role draws. Returns per deal: the team's points (+ when
+    the captain scores), whether the team / the box won, the captain's decisions that had a
+    suggestion and how many of them played it. With ``trace``, also every captain decision
+    as ``(suggestion or None, the suggestion part of the captain's observation as action
+    ids, the captain's legal ids, the action)``.
+    """
+    captain = agent_of(captain_spec)
+    adviser = make_adviser(adviser_spec, captain, agent_of)
+    box = agent_of(box_spec)
+    env = three_handed_gin_v0.raw_env(
+        adviser="none" if adviser is None else "suggest",
+        adviser_sees_hand=sees_hand,
+        episode="hand",
+        **dict(rules or {}),
+    )
+    by_role = {BOX: box, CAPTAIN: captain, ADVISER: adviser}
+    team, team_won, box_won, advised, followed = [], [], [], [], []
+    traces: list[list[tuple[Any, ...]]] = []
+    sugg_slice = OBS_SLICES["suggestion"]
+    for i in range(start, stop):
+        env.reset(seed=env_seed(seed, i, 21))
+        rng = np.random.default_rng([seed, i, 11])
+        match = env.match
+        assert isinstance(match, ThreeHandedMatch)  # reset above
+        n_adv = n_fol = 0
+        hand_trace: list[tuple[Any, ...]] = []
+        while True:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                break
+            player = env.possible_agents.index(agent)
+            role = match.record.roles[player]
+            obs = env.observe(agent)
+            action = int(by_role[role].act(obs, rng))
+            if role == CAPTAIN:
+                s = match.suggestion
+                if s is not None and s != A.NO_ADVICE:
+                    n_adv += 1
+                    n_fol += action == s
+                if trace:
+                    hand_trace.append((
+                        s,
+                        np.flatnonzero(obs["observation"][sugg_slice]).tolist(),
+                        np.flatnonzero(obs["action_mask"]).tolist(),
+                        action,
+                    ))  # fmt: skip
+            env.step(action)
+        rec = match.history[0]
+        res = rec.result
+        assert res is not None
+        scorer = None if res.winner is None else rec.players[res.winner]
+        box_player = rec.roles.index(BOX)
+        pts = 0 if scorer is None else (-res.points if scorer == box_player else res.points)
+        team.append(pts)
+        team_won.append(scorer is not None and scorer != box_player)
+        box_won.append(scorer == box_player)
+        advised.append(n_adv)
+        followed.append(n_fol)
+        traces.append(hand_trace)
+    out: dict[str, Any] = {
+        "start": start,
+        "team_points": team,
+        "team_won": team_won,
+        "box_won": box_won,
+        "advised": advised,
+        "followed": followed,
+    }
+    if trace:
+        out["trace"] = traces
+    return out

@@ -1,0 +1,89 @@
+"""The one worker pool of the evaluation and the studies.
+
+:func:`pool_map` runs ``fn(*job)`` for every job, in order, in ``workers`` spawned
+processes (in this process when ``workers <= 1``); :func:`pool_until` keeps ``workers``
+jobs running until a deadline (data generation on a time budget). Both use spawned
+processes: a worker starts from a clean interpreter, so what it computes depends on its
+job alone, never on state the parent had when it forked.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+from tqdm import tqdm
+
+__all__ = ["pool_map", "pool_until"]
+
+
+class _Star:
+    """``fn(*job)``, picklable for the pool."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, job: tuple[Any, ...]) -> Any:
+        return self.fn(*job)
+
+
+def pool_map(
+    fn: Callable[..., Any],
+    jobs: Sequence[tuple[Any, ...]],
+    workers: int = 1,
+    progress: bool = False,
+    desc: str = "",
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple[Any, ...] = (),
+) -> list[Any]:
+    """``[fn(*job) for job in jobs]``, over ``workers`` spawned processes (in this process
+    for one worker or one job). ``initializer(*initargs)`` runs once in each process that
+    plays jobs (this one too, when it plays them); ``progress`` shows a bar."""
+    bar = tqdm(total=len(jobs), desc=desc, disable=not progress, leave=False)
+    out: list[Any] = []
+    if workers <= 1 or len(jobs) <= 1:
+        if initializer is not None:
+            initializer(*initargs)
+        for job in jobs:
+            out.append(fn(*job))
+            bar.update()
+    else:
+        ctx = mp.get_context("spawn")
+        with ctx.Pool(workers, initializer=initializer, initargs=initargs) as pool:
+            chunk = max(1, min(16, len(jobs) // (workers * 8)))
+            for r in pool.imap(_Star(fn), jobs, chunksize=chunk):
+                out.append(r)
+                bar.update()
+    bar.close()
+    return out
+
+
+def pool_until(
+    fn: Callable[..., Any],
+    job: Callable[[int], tuple[Any, ...]],
+    workers: int,
+    deadline: float,
+    on_result: Callable[[Any], None],
+    start: int = 0,
+) -> int:
+    """Run ``fn(*job(i))`` for ``i = start, start + 1, ...`` in ``workers`` spawned
+    processes, starting no job after ``deadline`` (a ``time.time()``) and finishing those
+    started; ``on_result`` gets each result as it comes. Returns the number of jobs run."""
+    done_count = 0
+    index = start
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+        running: set[Future[Any]] = set()
+        while True:
+            while len(running) < workers and time.time() < deadline:
+                running.add(pool.submit(fn, *job(index)))
+                index += 1
+            if not running:
+                break
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for f in done:
+                on_result(f.result())
+                done_count += 1
+    return done_count
