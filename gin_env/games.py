@@ -1,37 +1,27 @@
-"""The games of the package, listed once: their envs, names, sizes and default players.
+"""The games of the package, listed once: their envs, names, sizes and roles.
 
-Every part of the project that lets a user pick a game (the ``gin-rummy`` command line,
-replays, the training league, RLlib, the Gymnasium ids) looks it up here, so a game is
-added, renamed or re-sized in one place.
+Every part of the project that builds a game (the Gymnasium ids, the batched engine, the
+command line, replays, the training league, RLlib) looks it up here, so a game is added,
+renamed or re-sized in one place. A game answers to its env name and its short name:
 
-- ``three_handed_gin_v0`` (also ``three_handed``, ``three``, ``three-handed``, ``3``):
-  3 players, observation 436, default agent ``heuristic``.
-- ``gin_v0`` (also ``gin``, ``two-player``): 2 players, observation 436, ``heuristic``.
-- ``rummy_v0`` (also ``rummy``): 2-6 players (``num_players``), observation by player
-  count, default agent ``rummy-simple``.
-- ``three_handed_gin_v1`` (also ``three_handed_v1``, ``three-v1``) and ``gin_v1`` (also
-  ``gin-v1``): the same games with the observation layout v1 (``gin_obs_v1``, 499 entries:
-  the v0 entries first, then the rules in view). ``three``, ``gin`` and the other short
-  names stay the v0 envs.
+- ``three_handed_gin_v0`` (``three_handed``): 3 players, observation 436;
+- ``gin_v0`` (``gin``): 2 players, observation 436;
+- ``rummy_v0`` (``rummy``): 2-6 players (``num_players``), observation by player count;
+- ``three_handed_gin_v1`` (``three_handed_v1``) and ``gin_v1`` (``gin_v1``): the same games
+  with the observation layout v1 (``gin_obs_v1``, 499 entries: the v0 entries first, then
+  the rules in view).
 
-Agents are named as :func:`agents.make` takes them. The gin games share one observation
-and action layout (:mod:`gin_env.encoding`), so their agents play both; basic rummy has
-its own (:mod:`gin_env.rummy_encoding`) and its own agents. :func:`agent_spec` checks that
-a named agent plays the game (and reads ``simple`` as ``rummy-simple`` for rummy).
+The layers above keep what is theirs: the command line's names (``--game three``) are
+:data:`training.cli.GAME_NAMES`, the agents that play each game (and the default one) are
+:mod:`agents.families`. The gin games share one observation and action layout
+(:mod:`gin_env.encoding`); basic rummy has its own (:mod:`gin_env.rummy_encoding`).
 
-This module sits with the envs and never imports the agents layer (the Gymnasium wrapper
-resolves agent names itself, lazily). It imports nothing but the stdlib when loaded (the
-package's ``__init__`` registers the Gymnasium ids from it): env modules, sizes and roles
-are looked up on first use.
-
->>> get("three").name, get("three_handed_gin_v0").players, get("gin").observation_size()
+>>> get("three_handed").name, get("three_handed_gin_v0").players, get("gin").observation_size()
 ('three_handed_gin_v0', 3, 436)
->>> get("gin-v1").name, get("three_handed_v1").observation_size()
+>>> get("gin_v1").name, get("three_handed_v1").observation_size()
 ('gin_v1', 499)
 >>> get("rummy").make_env(num_players=3).num_players
 3
->>> agent_spec("rummy", "simple")
-'rummy-simple'
 """
 
 from __future__ import annotations
@@ -44,15 +34,10 @@ from typing import Any
 from gin_env.actions import NUM_ACTIONS as GIN_ACTIONS
 from gin_env.encoding import LAYOUTS
 from gin_env.gin_aec import role_names_for
-from gin_env.rummy_actions import NUM_ACTIONS
-from gin_env.rummy_encoding import observation_size
+from gin_env.rummy_actions import NUM_ACTIONS as RUMMY_ACTIONS
+from gin_env.rummy_encoding import observation_size as rummy_observation_size
 
-__all__ = ["GameSpec", "GAMES", "get", "names", "agent_spec", "FAMILY_AGENTS"]
-
-#: Agents that play only one family of games (an agent not listed plays the gin games).
-FAMILY_AGENTS: dict[str, tuple[str, ...]] = {"rummy": ("rummy-simple",)}
-#: Agents that play every game (they read the action mask only).
-ANY_GAME_AGENTS = ("random",)
+__all__ = ["GameSpec", "GAMES", "get", "names"]
 
 
 @dataclass(frozen=True)
@@ -60,14 +45,10 @@ class GameSpec:
     """One game: its env module and everything the tools need to know about it."""
 
     name: str  # the env's name (``metadata["name"]``, the module under gin_env)
-    short: str  # train --env / RLlib --game: three_handed, gin, rummy
-    cli: str  # gin-rummy --game: three, gin, rummy
-    aliases: tuple[str, ...]
-    family: str  # "gin" or "rummy": which agents play it
+    short: str  # the short name: VectorGinEnv's game, the trainers' --env
+    family: str  # "gin" or "rummy": the rules, the observation and action layouts
     players: int | None  # fixed seats, or None when ``num_players`` chooses (rummy)
-    default_agent: str
     gym_id: str
-    replays: bool = False  # training.replay can save and check its matches
     version: int = 0  # the gin observation layout: 0 (gin_obs_v0) or 1 (gin_obs_v1)
 
     @property
@@ -107,15 +88,11 @@ class GameSpec:
         """Length of a seat's observation vector (rummy's depends on ``num_players``)."""
         if self.family == "gin":
             return int(LAYOUTS[f"gin_obs_v{self.version}"]["size"])  # type: ignore[call-overload]
-
-        return observation_size(self.num_players(**options))
+        return rummy_observation_size(self.num_players(**options))
 
     @property
     def num_actions(self) -> int:
-        if self.family == "gin":
-            return GIN_ACTIONS
-
-        return NUM_ACTIONS
+        return GIN_ACTIONS if self.family == "gin" else RUMMY_ACTIONS
 
 
 GAMES: dict[str, GameSpec] = {
@@ -124,57 +101,38 @@ GAMES: dict[str, GameSpec] = {
         GameSpec(
             name="three_handed_gin_v0",
             short="three_handed",
-            cli="three",
-            aliases=("three-handed", "3"),
             family="gin",
             players=3,
-            default_agent="heuristic",
             gym_id="gin_env/ThreeHandedGin-v0",
-            replays=True,
         ),
         GameSpec(
             name="gin_v0",
             short="gin",
-            cli="gin",
-            aliases=("two-player",),
             family="gin",
             players=2,
-            default_agent="heuristic",
             gym_id="gin_env/Gin-v0",
-            replays=True,
         ),
         GameSpec(
             name="rummy_v0",
             short="rummy",
-            cli="rummy",
-            aliases=(),
             family="rummy",
             players=None,
-            default_agent="rummy-simple",
             gym_id="gin_env/Rummy-v0",
         ),
         GameSpec(
             name="three_handed_gin_v1",
             short="three_handed_v1",
-            cli="three-v1",
-            aliases=(),
             family="gin",
             players=3,
-            default_agent="heuristic",
             gym_id="gin_env/ThreeHandedGin-v1",
-            replays=True,
             version=1,
         ),
         GameSpec(
             name="gin_v1",
             short="gin_v1",
-            cli="gin-v1",
-            aliases=(),
             family="gin",
             players=2,
-            default_agent="heuristic",
             gym_id="gin_env/Gin-v1",
-            replays=True,
             version=1,
         ),
     )
@@ -182,47 +140,20 @@ GAMES: dict[str, GameSpec] = {
 
 _LOOKUP: dict[str, GameSpec] = {}
 for _spec in GAMES.values():
-    for _key in (_spec.name, _spec.short, _spec.cli, *_spec.aliases):
+    for _key in (_spec.name, _spec.short):
         _LOOKUP[_key] = _spec
 
 
 def names() -> list[str]:
-    """Every name a game answers to (env names, short names, CLI names, aliases)."""
+    """Every name a game answers to (env names and short names)."""
     return list(_LOOKUP)
 
 
 def get(name: str) -> GameSpec:
-    """The game called ``name`` (its env name, ``short``, ``cli`` name or an alias); a
-    ``ValueError`` lists the games otherwise."""
+    """The game called ``name`` (its env name or ``short``); a ``ValueError`` lists the
+    games otherwise."""
     spec = _LOOKUP.get(name) if isinstance(name, str) else None
     if spec is None:
-        allowed = ", ".join(f"{s.cli} ({s.name})" for s in GAMES.values())
+        allowed = ", ".join(f"{s.short} ({s.name})" for s in GAMES.values())
         raise ValueError(f"unknown game {name!r}; allowed: {allowed}")
-    return spec
-
-
-def agent_spec(game: str | GameSpec, spec: str) -> str:
-    """The agent spec that plays ``game`` for the name a user gave: for rummy ``simple``
-    means ``rummy-simple`` (keeping any ``:options``); an agent of another family is a
-    ``ValueError`` naming the agents that fit."""
-    g = game if isinstance(game, GameSpec) else get(game)
-    if not isinstance(spec, str):
-        raise ValueError(f"an agent name must be a string, got {spec!r}")
-    base, colon, rest = spec.partition(":")
-    base = base.strip()
-    own = FAMILY_AGENTS.get(g.family, ())
-    if own:  # a family with its own agents: only those (and the mask-only ones) fit
-        if base == "simple" and "rummy-simple" in own:
-            return "rummy-simple" + colon + rest
-        if base not in own + ANY_GAME_AGENTS:
-            fits = ", ".join(ANY_GAME_AGENTS + own)
-            extra = " (simple = rummy-simple)" if "rummy-simple" in own else ""
-            raise ValueError(
-                f"agent {spec!r} plays the gin games, not {g.name}; agents for {g.name}: "
-                f"{fits}{extra}"
-            )
-        return spec
-    for family, agents in FAMILY_AGENTS.items():
-        if base in agents and family != g.family:
-            raise ValueError(f"agent {spec!r} plays {family} only, not {g.name}")
     return spec

@@ -94,7 +94,7 @@ def make_policy(spec: str, game: str | None = None) -> Policy:
     """The agent called ``spec`` (``agents.make``), checked to play ``game`` (an env name,
     when known). Imports the agents layer here, lazily: the one place the env layer does."""
     if game is not None and game in games.GAMES:
-        spec = games.agent_spec(game, spec)
+        spec = importlib.import_module("agents.families").agent_spec(game, spec)
     registry = importlib.import_module("agents")
     try:
         return registry.make(spec)  # type: ignore[no-any-return]

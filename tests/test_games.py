@@ -1,10 +1,14 @@
-"""The games registry (gin_env.games): one list, checked against the envs it builds."""
+"""The games registry (gin_env.games): one list, checked against the envs it builds; the
+command line's names for them (training.cli) and the agents that play them
+(agents.families)."""
 
 from __future__ import annotations
 
 import pytest
 
+from agents import families
 from gin_env import games
+from training.cli import GAME_ENVS, GAME_NAMES, game_spec
 
 
 @pytest.mark.parametrize("name", list(games.GAMES))
@@ -19,8 +23,12 @@ def test_each_spec_matches_the_env_it_builds(name: str) -> None:
     assert obs["observation"].shape == (spec.observation_size(),)
     assert env.action_space(agent).n == spec.num_actions == len(obs["action_mask"])
     assert spec.roles == tuple(getattr(env, "role_names", ()))
-    for key in (spec.name, spec.short, spec.cli, *spec.aliases):
+    for key in (spec.name, spec.short):
         assert games.get(key) is spec
+    cli_names = [k for k, v in GAME_NAMES.items() if v == name]
+    assert len([k for k in cli_names if k in GAME_ENVS]) == 1  # one --game name a game
+    for key in cli_names:
+        assert game_spec(key) is spec
 
 
 def test_rummy_sizes_follow_the_player_count() -> None:
@@ -34,16 +42,20 @@ def test_rummy_sizes_follow_the_player_count() -> None:
 
 
 def test_sides_put_the_box_and_the_dealer_alone() -> None:
-    assert games.get("three").sides == {"box": 0, "captain": 1, "adviser": 1}
+    assert games.get("three_handed").sides == {"box": 0, "captain": 1, "adviser": 1}
     assert games.get("gin").sides == {"dealer": 0, "non-dealer": 1}
     assert games.get("rummy").sides == {}
 
 
 def test_an_unknown_game_lists_the_games() -> None:
-    with pytest.raises(ValueError, match=r"unknown game 'poker'; allowed: three \(three_handed"):
+    with pytest.raises(ValueError, match=r"unknown game 'poker'; allowed: three_handed \(three"):
         games.get("poker")
     with pytest.raises(ValueError, match="unknown game"):
         games.get(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"unknown game 'poker'; allowed: three, gin, rummy"):
+        game_spec("poker")
+    with pytest.raises(ValueError, match="unknown game 'three'"):
+        games.get("three")  # a command-line name: the env layer does not know it
 
 
 @pytest.mark.parametrize(
@@ -56,7 +68,7 @@ def test_an_unknown_game_lists_the_games() -> None:
     ],
 )
 def test_agent_specs_that_fit(game: str, spec: str, expected: str) -> None:
-    assert games.agent_spec(game, spec) == expected
+    assert families.agent_spec(game_spec(game), spec) == expected
 
 
 @pytest.mark.parametrize(
@@ -70,4 +82,10 @@ def test_agent_specs_that_fit(game: str, spec: str, expected: str) -> None:
 )
 def test_agent_specs_of_the_other_family_are_refused(game, spec, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        games.agent_spec(game, spec)
+        families.agent_spec(game_spec(game), spec)
+
+
+def test_each_family_has_its_default_agent() -> None:
+    assert [families.default_agent(g) for g in ("gin", "three_handed_gin_v1", "rummy")] == [
+        "heuristic", "heuristic", "rummy-simple"
+    ]  # fmt: skip

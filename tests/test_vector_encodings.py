@@ -345,12 +345,12 @@ def test_v1_games_are_registered_and_v0_stays_the_default() -> None:
     import gymnasium
 
     import agents
-    from gin_env import games
+    from training.cli import game_spec
 
-    assert games.get("gin").name == "gin_v0" and games.get("three").name == "three_handed_gin_v0"
-    assert games.get("two-player").name == "gin_v0" and games.get("3").name == "three_handed_gin_v0"
+    assert game_spec("gin").name == "gin_v0" and game_spec("three").name == "three_handed_gin_v0"
+    assert game_spec("two-player").name == "gin_v0" and game_spec("3").name == "three_handed_gin_v0"
     for key, name in [("gin-v1", "gin_v1"), ("three-v1", "three_handed_gin_v1")]:
-        spec = games.get(key)
+        spec = game_spec(key)
         assert spec.name == name and spec.observation_size() == OBS_SIZE_V1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Gymnasium notes that v0 has a newer version

@@ -39,6 +39,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 import agents
+from agents import families
 from gin_env import actions as A
 from gin_env import games
 from gin_env import rummy_actions as R
@@ -51,10 +52,48 @@ from training import replay as replay_files
 from training.replay import hand_lines, match_outcome, save_match
 from training.rollout import play as play_rollout
 
-__all__ = ["main", "cli", "make_agent", "GAME_ENVS", "explain_illegal", "human_view"]
+__all__ = [
+    "main",
+    "cli",
+    "make_agent",
+    "GAME_ENVS",
+    "GAME_NAMES",
+    "game_spec",
+    "TRAINERS",
+    "split_algo",
+    "explain_illegal",
+    "human_view",
+]
 
-#: The games by their ``--game`` name (the list itself is :data:`gin_env.games.GAMES`).
-GAME_ENVS = {g.cli: g.name for g in games.GAMES.values()}
+#: The games by their ``--game`` name (the games themselves are :data:`gin_env.games.GAMES`).
+GAME_ENVS = {
+    "three": "three_handed_gin_v0",
+    "gin": "gin_v0",
+    "rummy": "rummy_v0",
+    "three-v1": "three_handed_gin_v1",
+    "gin-v1": "gin_v1",
+}
+#: Every name ``--game`` takes: the names above, their aliases, and the env and short
+#: names of :mod:`gin_env.games` (``three_handed``, ``gin_v0``, ...).
+GAME_NAMES = {
+    **GAME_ENVS,
+    "three-handed": "three_handed_gin_v0",
+    "3": "three_handed_gin_v0",
+    "two-player": "gin_v0",
+    **{key: spec.name for spec in games.GAMES.values() for key in (spec.name, spec.short)},
+}
+_CLI_NAME = {env: name for name, env in GAME_ENVS.items()}
+
+
+def game_spec(name: str) -> games.GameSpec:
+    """The game ``--game name`` means (any of :data:`GAME_NAMES`); a ``ValueError`` lists
+    the ``--game`` names otherwise."""
+    env = GAME_NAMES.get(name) if isinstance(name, str) else None
+    if env is None:
+        raise ValueError(f"unknown game {name!r}; allowed: {', '.join(GAME_ENVS)}")
+    return games.get(env)
+
+
 CAPTAIN_NAME, ADVISER_NAME = ROLE_NAMES[CAPTAIN], ROLE_NAMES[ADVISER]
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -67,7 +106,7 @@ PASSTHROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_o
 def _game(value: str) -> str:
     """The ``--game`` name (``three``, ``gin``, ``rummy``) of any name the game answers to."""
     try:
-        return games.get(value).cli
+        return _CLI_NAME[game_spec(value).name]
     except ValueError:
         raise click.BadParameter(
             f"{value!r}; allowed: {', '.join(GAME_ENVS)}", param_hint="'--game'"
@@ -93,7 +132,7 @@ def make_env(game: str, options: dict[str, Any]) -> Any:
     """The ``raw_env`` of ``game`` with ``options``; a bad option is a ``click`` usage error
     carrying the env's own message (which names the allowed values)."""
     try:
-        return games.get(game).make_env(**options)
+        return game_spec(game).make_env(**options)
     except (TypeError, ValueError) as err:
         raise click.UsageError(f"bad option for {game}: {err}") from None
 
@@ -120,12 +159,12 @@ def _writable_path(ctx: Any, param: Any, value: str | None) -> str | None:
 def make_agent(name: str, game: str = "three") -> Any:
     """A policy by registry name or spec (``agents.make``: ``random``, ``simple``,
     ``heuristic``, ``search:budget=0.05``, trained names such as ``gin-ppo``) that plays
-    ``game`` (:func:`gin_env.games.agent_spec`: for rummy ``simple`` is ``rummy-simple``,
+    ``game`` (:func:`agents.families.agent_spec`: for rummy ``simple`` is ``rummy-simple``,
     and an agent of the other family of games is refused). A bad name is a usage error
     naming the choices."""
 
     try:
-        return agents.make(games.agent_spec(game, name))
+        return agents.make(families.agent_spec(game_spec(game), name))
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="agent name") from None
 
@@ -415,7 +454,7 @@ def play(
     n = len(env.possible_agents)
     if not 0 <= seat < n:
         raise click.BadParameter(f"{seat}; allowed: 0..{n - 1}", param_hint="'--seat'")
-    names = _agent_names(opponents or games.get(game).default_agent, n - 1, "--opponents")
+    names = _agent_names(opponents or families.default_agent(game_spec(game)), n - 1, "--opponents")
     others = [p for p in range(n) if p != seat]
     policies = {
         env.possible_agents[p]: make_agent(nm, game) for p, nm in zip(others, names, strict=True)
@@ -640,7 +679,9 @@ def match(
     if save_path and game == "rummy":
         raise click.BadParameter("replays are for the gin games", param_hint="--save")
     env = make_env(game, options)
-    names = _agent_names(agent_spec or games.get(game).default_agent, len(env.possible_agents))
+    names = _agent_names(
+        agent_spec or families.default_agent(game_spec(game)), len(env.possible_agents)
+    )
     policies = {a: make_agent(nm, game) for a, nm in zip(env.possible_agents, names, strict=True)}
     console.print(
         f"[bold]{GAME_ENVS[game]}[/]: "
@@ -685,7 +726,7 @@ def _play_out(
     env: Any, policies: dict[str, Any], rng: Any, show: bool, verbose: bool, console: Any
 ) -> tuple[list[int], int | None, int]:
     """Play the env's episode to its end; print hands as they finish when ``show``."""
-    if games.get(env.metadata["name"]).family == "rummy":
+    if game_spec(env.metadata["name"]).family == "rummy":
         return _play_out_rummy(env, policies, rng, show, verbose, console)
     reported = 0
 

@@ -57,8 +57,9 @@ __all__ = [
 ]
 
 FORMAT = 1
-#: The games whose matches replay (:attr:`gin_env.games.GameSpec.replays`).
-GAMES = tuple(g.name for g in games.GAMES.values() if g.replays)
+#: The games whose matches replay: the gin games (a replay checks every hand on the gin
+#: hand engine; basic rummy keeps no such record).
+GAMES = tuple(g.name for g in games.GAMES.values() if g.family == "gin")
 RESULT_KINDS = ("knock", "undercut", "gin", "big_gin", "draw")
 
 
