@@ -7,7 +7,8 @@ from pathlib import Path
 
 __all__ = ["DUPLICATE_STEMS", "find_result"]
 
-#: The stems ``python -m studies.team_vs_solo duplicate`` writes (by ``--unit``, with and without ``--adjust``).
+#: The stems ``python -m studies.team_vs_solo duplicate`` writes (by ``--unit``, with and
+#: without ``--adjust``).
 DUPLICATE_STEMS = (
     "team_duplicate",
     "team_duplicate_hands",
