@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from training.checkpoints import latest_checkpoint
-from training.evaluate import play_gin_pair
+from training.evaluation.gin import play_gin_pair
 from training.evaluation.stats import mean_ci, wilson_ci
 from training.evaluation.writer import write_json
 

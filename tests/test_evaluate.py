@@ -1,4 +1,5 @@
-"""Evaluation harness: duplicate pairing, CI math, end-to-end runs, reproducibility."""
+"""Evaluation harness (training.evaluation.gin, three_handed, ladder) and the eval command
+(training.evaluate): duplicate pairing, CI math, end-to-end runs, reproducibility."""
 
 from __future__ import annotations
 
@@ -9,25 +10,27 @@ import numpy as np
 import pytest
 
 from training import evaluate as ev
+from training.evaluation import gin, ladder, three_handed
+from training.evaluation.checks import OptionError
 from training.evaluation.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
 
 _TIMING = ("mean_decision_ms", "mean_decision_ms_b")
 
 
 def test_duplicate_pair_replays_the_same_deck_with_seats_swapped() -> None:
-    pair = ev.play_gin_pair("simple", "heuristic", seed=3, index=7)
+    pair = gin.play_gin_pair("simple", "heuristic", seed=3, index=7)
     first, second = pair["hands"]
-    assert first["deck"] == second["deck"] == ev.deal_deck(3, 7)
+    assert first["deck"] == second["deck"] == gin.deal_deck(3, 7)
     assert first["seat_a"] != second["seat_a"]
     # The same player deals both times, so the agents swap the dealer's seat too.
     assert first["a_dealer"] != second["a_dealer"]
-    assert ev.deal_deck(3, 7) != ev.deal_deck(3, 8)
+    assert gin.deal_deck(3, 7) != gin.deal_deck(3, 8)
 
 
 def test_duplicate_cancels_the_cards_for_equal_agents() -> None:
     # A deterministic agent against itself: both hands of a pair are the same game with
     # the names swapped, so every pair sums to zero.
-    r = ev.gin_duplicate("simple", "simple", pairs=6, seed=1, workers=1, progress=False)
+    r = gin.gin_duplicate("simple", "simple", pairs=6, seed=1, workers=1, progress=False)
     assert r["points_per_hand"] == 0.0
     assert r["ci95"] == (0.0, 0.0) or r["ci95"] == [0.0, 0.0]
 
@@ -62,14 +65,14 @@ def test_wilson_and_ratings() -> None:
 
 
 def test_tiny_runs_end_to_end(tmp_path) -> None:  # noqa: ANN001
-    r = ev.gin_duplicate(
+    r = gin.gin_duplicate(
         "simple", "random", pairs=4, seed=0, workers=1, matches=1, target_score=30, progress=False
     )
     assert r["n_hands"] == 8 and r["points_per_hand"] > 0 and r["hand_win_rate"] > 0.5
     assert r["ci95"][0] <= r["points_per_hand"] <= r["ci95"][1]
     assert 0 <= r["match_win_rate"] <= 1 and r["matches"] == 2
     assert sum(r["kind_rates"].values()) == pytest.approx(1.0)
-    t = ev.three_handed(
+    t = three_handed.three_handed(
         ["heuristic", "simple", "random"],
         matches=3,
         seed=0,
@@ -83,7 +86,7 @@ def test_tiny_runs_end_to_end(tmp_path) -> None:  # noqa: ANN001
         assert s["matches"] == 3 and s["hands"] > 0
         assert sum(a["match_win_rate"] * a["matches"] for a in s["agents"].values()) == 3
         assert set(s["agents"]["heuristic"]["roles"]) == {"box", "captain", "adviser"}
-    lad = ev.ladder(["simple", "random"], pairs=3, seed=0, workers=1, progress=False)
+    lad = ladder.ladder(["simple", "random"], pairs=3, seed=0, workers=1, progress=False)
     assert lad["ranking"][0] == "simple"
     out = ev.main(
         [
@@ -130,30 +133,32 @@ def test_bad_command_lines_are_usage_errors(argv, message, tmp_path, capsys) -> 
 
 def test_bad_arguments_are_found_before_any_game() -> None:
     # The rules are checked up front, not after the duplicate pairs have been played.
-    with pytest.raises(ev.OptionError, match="target_score"):
-        ev.gin_duplicate("simple", "random", pairs=10**9, workers=1, matches=1, target_score=0)
-    with pytest.raises(ev.OptionError, match="knock_limit"):
-        ev.three_handed(["simple"] * 3, matches=10**9, workers=1, rules={"knock_limit": 11})
-    with pytest.raises(ev.OptionError, match="unknown agent"):
-        ev.ladder(["simple", "random", "no-such-agent"], pairs=10**9, workers=1)
+    with pytest.raises(OptionError, match="target_score"):
+        gin.gin_duplicate("simple", "random", pairs=10**9, workers=1, matches=1, target_score=0)
+    with pytest.raises(OptionError, match="knock_limit"):
+        three_handed.three_handed(
+            ["simple"] * 3, matches=10**9, workers=1, rules={"knock_limit": 11}
+        )
+    with pytest.raises(OptionError, match="unknown agent"):
+        ladder.ladder(["simple", "random", "no-such-agent"], pairs=10**9, workers=1)
 
 
 def test_same_seed_same_results() -> None:
     def run(workers: int) -> dict:
-        r = ev.gin_duplicate(
+        r = gin.gin_duplicate(
             "heuristic", "simple", pairs=4, seed=5, workers=workers, progress=False
         )
         return {k: v for k, v in r.items() if k not in _TIMING}
 
     assert run(1) == run(1)
-    other = ev.gin_duplicate("heuristic", "simple", pairs=4, seed=6, workers=1, progress=False)
+    other = gin.gin_duplicate("heuristic", "simple", pairs=4, seed=6, workers=1, progress=False)
     assert {k: v for k, v in other.items() if k not in _TIMING} != run(1)
 
 
 @pytest.mark.slow
 def test_workers_give_the_same_results_as_one_process() -> None:
-    a = ev.gin_duplicate("simple", "random", pairs=6, seed=2, workers=1, progress=False)
-    b = ev.gin_duplicate("simple", "random", pairs=6, seed=2, workers=2, progress=False)
+    a = gin.gin_duplicate("simple", "random", pairs=6, seed=2, workers=1, progress=False)
+    b = gin.gin_duplicate("simple", "random", pairs=6, seed=2, workers=2, progress=False)
     for k in _TIMING:
         a.pop(k), b.pop(k)
     assert a == b
@@ -161,11 +166,11 @@ def test_workers_give_the_same_results_as_one_process() -> None:
 
 def test_bad_input_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="pairs"):
-        ev.gin_duplicate("simple", "random", pairs=0)
+        gin.gin_duplicate("simple", "random", pairs=0)
     with pytest.raises(ValueError, match="3 agents"):
-        ev.three_handed(["simple", "random"], matches=1)
+        three_handed.three_handed(["simple", "random"], matches=1)
     with pytest.raises(ValueError, match="adviser"):
-        ev.three_handed(["simple", "random", "simple"], matches=1, adviser="maybe")
+        three_handed.three_handed(["simple", "random", "simple"], matches=1, adviser="maybe")
 
 
 def test_the_default_output_folder_is_not_the_committed_results(tmp_path, monkeypatch) -> None:

@@ -106,9 +106,10 @@ def test_drawing_and_gifs_name_the_render_extra(tmp_path, monkeypatch) -> None:
 
 def test_eval_checks_matplotlib_before_any_game(tmp_path, monkeypatch, capsys) -> None:
     from training import evaluate as ev
+    from training.evaluation import gin
 
     played: list[object] = []
-    monkeypatch.setattr(ev, "play_gin_pair", lambda *a, **k: played.append(a))
+    monkeypatch.setattr(gin, "play_gin_pair", lambda *a, **k: played.append(a))
     _hide(monkeypatch, "matplotlib")
     argv = ["gin", "--agents", "random,simple", "--pairs", "2", "--workers", "1",
             "--no-progress", "--out", str(tmp_path / "out")]  # fmt: skip
@@ -131,14 +132,13 @@ def test_eval_without_plots_needs_no_matplotlib(tmp_path, monkeypatch) -> None:
 
 
 def test_the_ladder_checks_openskill_before_any_game(monkeypatch) -> None:
-    from training import evaluate as ev
-    from training.evaluation import stats
+    from training.evaluation import ladder, stats
 
     played: list[object] = []
-    monkeypatch.setattr(ev, "play_gin_pair", lambda *a, **k: played.append(a))
+    monkeypatch.setattr(ladder, "play_gin_pair", lambda *a, **k: played.append(a))
     _hide(monkeypatch, "openskill")
     with pytest.raises(MissingExtraError, match=r"OpenSkill ratings needs openskill.*\[eval\]"):
-        ev.ladder(["simple", "random"], pairs=2, workers=1, progress=False)
+        ladder.ladder(["simple", "random"], pairs=2, workers=1, progress=False)
     assert not played
     with pytest.raises(MissingExtraError, match=r"\[eval\]"):
         stats.rate_openskill(["a", "b"], [(0, 1, 1.0)])

@@ -57,3 +57,15 @@ def test_a_study_run_records_its_module_command(tmp_path: Path) -> None:
     prov = json.loads((tmp_path / "team_balance.json").read_text())["provenance"]
     assert prov["command"].startswith("python -m studies.team_vs_solo balance --matches 1")
     assert prov["seeds"] == [3]
+
+
+def test_the_learning_curve_csv_has_every_metric_step_first(tmp_path: Path) -> None:
+    from training.periodic_eval import write_eval_csv
+
+    rows = [{"step": 0.0, "b/x": 1.0}, {"step": 5.0, "a/x": 2.0, "hours": 0.1}]
+    write_eval_csv(tmp_path / "eval.csv", rows)
+    got = list(csv.DictReader((tmp_path / "eval.csv").open()))
+    assert list(got[0]) == ["hours", "step", "a/x", "b/x"]
+    assert got[0]["a/x"] == "" and got[1]["a/x"] == "2.0"
+    write_eval_csv(tmp_path / "none.csv", [])
+    assert not (tmp_path / "none.csv").exists()

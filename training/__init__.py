@@ -1,4 +1,5 @@
-"""Training, evaluation and tournaments over the gin envs (see :mod:`training.evaluate`)."""
+"""Training, evaluation and tournaments over the gin envs: the trainers, the evaluation
+package (:mod:`training.evaluation`) and the command line (:mod:`training.cli`)."""
 
 import sys
 

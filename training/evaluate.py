@@ -1,407 +1,44 @@
-"""Evaluation harness: duplicate two-player gin, three-handed matches, round-robin ladders.
+"""``gin-rummy eval`` (``python -m training.evaluate``): the evaluation harness of
+:mod:`training.evaluation` on the command line.
 
-- :func:`gin_duplicate`: every deal is played twice with the agents' seats (and so the
-  deal's hands and the dealer) swapped; points per hand with a 95% CI over pairs, hand win
-  %, gin / knock / undercut / draw rates, decision time; optionally matches to
-  ``target_score`` on paired seeds (the same deck sequence, seats swapped) for match win %.
-- :func:`three_handed`: matches of three agents in every rotation of the seats; match win
-  % and, by role (box, captain, adviser), hand win % and points per hand; with the adviser
-  on, off, or both.
-- :func:`ladder`: duplicate gin between every pair, rated with OpenSkill (and Elo with
-  bootstrap intervals).
+- ``gin``: duplicate two-player gin (:func:`~training.evaluation.gin.gin_duplicate`);
+- ``three``: three-handed matches of three agents in every rotation of the seats
+  (:func:`~training.evaluation.three_handed.three_handed`), or with ``--duplicate`` the
+  duplicate design (:func:`~training.evaluation.duplicate.eval_duplicate`, ``--adjust``:
+  the luck corrections of :mod:`training.evaluation.luck`);
+- ``ladder``: duplicate gin between every pair, rated with OpenSkill and Elo
+  (:func:`~training.evaluation.ladder.ladder`).
 
-Work is split over worker processes (spawn-safe: agents travel as names/specs, or as
-picklable objects), shows a tqdm bar, and depends on ``seed`` alone (with agents whose
-budget is a count rather than seconds). ``python -m training.evaluate --help`` for the CLI,
-which writes JSON, CSV, a terminal table and matplotlib plots into ``--out`` (default
-``runs/eval``, git-ignored; the committed figures live in ``results/``).
+Writes JSON (with its provenance), CSV, a terminal table and a matplotlib plot into
+``--out`` (default ``runs/eval``, git-ignored; the committed figures live in
+``results/<study>/``).
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from gin_env import games
 from gin_env.extras import MissingExtraError, require
-from gin_env.match import BOX, ROLE_NAMES
+from gin_env.match import ROLE_NAMES
 from training import prog_name
-from training.evaluation.checks import (
-    AgentSpec,
-    OptionError,
-    agent_of,
-    check_count,
-    check_setup,
-    label_of,
-)
+from training.evaluation.checks import OptionError
 from training.evaluation.duplicate import eval_duplicate
+from training.evaluation.gin import gin_duplicate
+from training.evaluation.ladder import ladder
 from training.evaluation.luck import ADJUST_MODES
 from training.evaluation.plots import plot_bars
-from training.evaluation.pool import pool_map
 from training.evaluation.reports import text_table
-from training.evaluation.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
+from training.evaluation.three_handed import three_handed
 from training.evaluation.writer import write_result
-from training.rollout import play
 
-__all__ = [
-    "OptionError",
-    "gin_duplicate",
-    "three_handed",
-    "ladder",
-    "play_gin_pair",
-    "play_three_match",
-    "deal_deck",
-    "main",
-]
+__all__ = ["DEFAULT_OUT", "main"]
 
 #: Where the command line writes by default: a git-ignored folder, so that an evaluation
 #: never overwrites the committed figures in ``results/`` unless ``--out results`` says so.
 DEFAULT_OUT = "runs/eval"
-KINDS = ("knock", "gin", "undercut", "big_gin", "draw")
-GIN, THREE = games.get("gin_v0"), games.get("three_handed_gin_v0")
-
-
-def deal_deck(seed: int, index: int) -> list[int]:
-    """The deck of duplicate deal ``index`` under ``seed`` (a seed-only function)."""
-    return np.random.default_rng([seed, index, 7]).permutation(52).tolist()
-
-
-# -- two-player duplicate -------------------------------------------------------------------
-def play_gin_pair(
-    spec_a: AgentSpec, spec_b: AgentSpec, seed: int, index: int, rules: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """Deal ``index``: A as ``player_0`` then as ``player_1`` on the same deck.
-
-    Returns per hand: the deck played, which agent held each player, the dealer's agent,
-    the kind, A's points (+ when A scored, - when B did), A's win, decision times.
-    """
-    rules = rules or {}
-    deck = deal_deck(seed, index)
-    hands = []
-    for swap in (False, True):
-        env = GIN.make_env(episode="hand", **rules)
-        # The same env seed for both hands: the same initial draw, so the same player deals.
-        env.reset(
-            seed=int(np.random.default_rng([seed, index]).integers(2**31)), options={"deck": deck}
-        )
-        seat_a = "player_1" if swap else "player_0"
-        seat_b = "player_0" if swap else "player_1"
-        rng = np.random.default_rng([seed, index, int(swap)])
-        run = play(env, {seat_a: agent_of(spec_a), seat_b: agent_of(spec_b)}, rng)
-        match = env.match
-        assert match is not None  # reset above
-        rec = match.history[0]
-        res = rec.result
-        assert res is not None
-        winner = None if res.winner is None else f"player_{rec.players[res.winner]}"
-        pts = 0 if winner is None else (res.points if winner == seat_a else -res.points)
-        dealer_player = f"player_{rec.players[1]}"
-        hands.append(
-            {
-                "deck": list(rec.deck),
-                "seat_a": seat_a,
-                "a_dealer": dealer_player == seat_a,
-                "kind": res.kind,
-                "a_points": pts,
-                "a_won": winner == seat_a,
-                "b_won": winner == seat_b,
-                "knocker_a": None
-                if res.knocker is None
-                else f"player_{rec.players[res.knocker]}" == seat_a,
-                "a_decisions": run.decisions[seat_a],
-                "a_seconds": run.seconds[seat_a],
-                "b_decisions": run.decisions[seat_b],
-                "b_seconds": run.seconds[seat_b],
-            }
-        )
-    return {"index": index, "hands": hands}
-
-
-def play_gin_match_pair(
-    spec_a: AgentSpec, spec_b: AgentSpec, seed: int, index: int, rules: dict[str, Any]
-) -> dict[str, Any]:
-    """Two matches on one env seed (the same deck sequence), A as player_0 then player_1."""
-    env_seed = int(np.random.default_rng([seed, index, 99]).integers(2**31))
-    out = []
-    for swap in (False, True):
-        env = GIN.make_env(episode="match", **rules)
-        env.reset(seed=env_seed)
-        seat_a = "player_1" if swap else "player_0"
-        seat_b = "player_0" if swap else "player_1"
-        players = {seat_a: agent_of(spec_a), seat_b: agent_of(spec_b)}
-        play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
-        match = env.match
-        assert match is not None  # reset above
-        winner = match.winner
-        out.append(
-            {
-                "a_won": winner is not None and f"player_{winner}" == seat_a,
-                "hands": len(match.history),
-            }
-        )
-    return {"index": index, "matches": out}
-
-
-def gin_duplicate(
-    agent_a: AgentSpec,
-    agent_b: AgentSpec,
-    pairs: int,
-    seed: int = 0,
-    workers: int = 2,
-    target_score: int = 100,
-    matches: int = 0,
-    progress: bool = True,
-    rules: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """A against B on ``pairs`` duplicate deals (and ``matches`` paired matches).
-
-    Points are A's: + when A scored. ``ci95`` is over the pairs' mean points per hand.
-    """
-    check_count("pairs", pairs)
-    check_count("matches", matches, 0)
-    check_count("workers", workers)
-    rules = dict(rules or {})
-    check_setup(
-        (agent_a, agent_b),
-        lambda: GIN.make_env(**dict(rules, target_score=target_score) if matches else rules),
-    )
-    jobs = [(agent_a, agent_b, seed, i, rules) for i in range(pairs)]
-    results = pool_map(
-        play_gin_pair, jobs, workers, progress, f"{label_of(agent_a)} v {label_of(agent_b)}"
-    )
-    hands = [h for r in results for h in r["hands"]]
-    per_pair = [sum(h["a_points"] for h in r["hands"]) / 2 for r in results]
-    mean, lo, hi = mean_ci(per_pair)
-    n = len(hands)
-    wins = sum(h["a_won"] for h in hands)
-    losses = sum(h["b_won"] for h in hands)
-    decided = wins + losses
-    kinds = {k: sum(h["kind"] == k for h in hands) / n for k in KINDS}
-    a_n = sum(h["a_decisions"] for h in hands)
-    b_n = sum(h["b_decisions"] for h in hands)
-    a_ms = 1000 * sum(h["a_seconds"] for h in hands) / max(1, a_n)
-    b_ms = 1000 * sum(h["b_seconds"] for h in hands) / max(1, b_n)
-    a_knocks = [h for h in hands if h["knocker_a"] is True]
-    out: dict[str, Any] = {
-        "agent_a": label_of(agent_a),
-        "agent_b": label_of(agent_b),
-        "seed": seed,
-        "pairs": pairs,
-        "n_hands": n,
-        "points_per_hand": mean,
-        "ci95": (lo, hi),
-        "hand_win_rate": wins / n,
-        "hand_win_rate_ci95": wilson_ci(wins, n),
-        "hand_loss_rate": losses / n,
-        "decided_win_rate": wins / decided if decided else 0.0,
-        "kind_rates": kinds,
-        "gin_rate": kinds["gin"],
-        "knock_rate": kinds["knock"],
-        "undercut_rate": kinds["undercut"],
-        "draw_rate": kinds["draw"],
-        "a_knocks": len(a_knocks),
-        "a_undercut_when_knocking": sum(h["kind"] == "undercut" for h in a_knocks)
-        / max(1, len(a_knocks)),
-        "mean_decision_ms": a_ms,
-        "mean_decision_ms_b": b_ms,
-        "rules": rules,
-    }
-    if matches:
-        mrules = dict(rules, target_score=target_score)
-        mjobs = [(agent_a, agent_b, seed, i, mrules) for i in range(matches)]
-        mres = pool_map(play_gin_match_pair, mjobs, workers, progress, "matches")
-        games = [m for r in mres for m in r["matches"]]
-        mwins = sum(m["a_won"] for m in games)
-        out.update(
-            matches=len(games),
-            target_score=target_score,
-            match_win_rate=mwins / len(games),
-            match_win_rate_ci95=wilson_ci(mwins, len(games)),
-            hands_per_match=float(np.mean([m["hands"] for m in games])),
-        )
-    return out
-
-
-# -- three-handed -----------------------------------------------------------------------------
-def play_three_match(
-    specs: Sequence[AgentSpec], seed: int, index: int, adviser: str, rules: dict[str, Any]
-) -> dict[str, Any]:
-    """One match; ``specs[k]`` plays ``player_k``. Per hand: each player's role and points
-    (the box's points, and the captain's team's: the adviser shares the captain's)."""
-    env = THREE.make_env(adviser=adviser, episode="match", max_hands=2000, **rules)
-    env.reset(seed=int(np.random.default_rng([seed, index, 3]).integers(2**31)))
-    players = {f"player_{k}": agent_of(s) for k, s in enumerate(specs)}
-    run = play(env, players, np.random.default_rng([seed, index, 11]))
-    match = env.match
-    assert match is not None  # reset above
-    hands = []
-    for rec in match.history:
-        res = rec.result
-        if res is None:
-            continue
-        scorer = None if res.winner is None else rec.players[res.winner]
-        box = rec.roles.index(BOX)
-        box_pts = 0 if scorer is None else (res.points if scorer == box else -res.points)
-        hands.append(
-            {
-                "roles": list(rec.roles),
-                "box_points": box_pts,
-                "kind": res.kind,
-                "box_won": scorer == box,
-                "team_won": scorer is not None and scorer != box,
-            }
-        )
-    return {
-        "index": index,
-        "winner": match.winner,
-        "hands": hands,
-        "decisions": [run.decisions[a] for a in players],
-        "seconds": [run.seconds[a] for a in players],
-    }
-
-
-def _three_summary(labels: list[str], results: list[dict[str, Any]]) -> dict[str, Any]:
-    names = sorted(set(labels))
-    wins = dict.fromkeys(names, 0)
-    seats = dict.fromkeys(names, 0)
-    role_stats: dict[str, dict[str, dict[str, Any]]] = {
-        n: {r: {"hands": 0, "won": 0, "points": []} for r in ROLE_NAMES} for n in names
-    }
-    box_pts: list[float] = []
-    box_won = 0
-    n_hands = 0
-    for r in results:
-        order = r["order"]
-        for k in range(3):
-            seats[order[k]] += 1
-        if r["winner"] is not None:
-            wins[order[r["winner"]]] += 1
-        for h in r["hands"]:
-            n_hands += 1
-            box_pts.append(h["box_points"])
-            box_won += h["box_won"]
-            for player, role in enumerate(h["roles"]):
-                st = role_stats[order[player]][ROLE_NAMES[role]]
-                st["hands"] += 1
-                st["won"] += h["box_won"] if role == BOX else h["team_won"]
-                st["points"].append(h["box_points"] if role == BOX else -h["box_points"])
-    per_agent = {}
-    for n in names:
-        roles = {}
-        for role, st in role_stats[n].items():
-            pts = st["points"]
-            roles[role] = {
-                "hands": st["hands"],
-                "hand_win_rate": st["won"] / st["hands"] if st["hands"] else None,
-                "points_per_hand": float(np.mean(pts)) if pts else None,
-                "ci95": mean_ci(pts)[1:] if pts else None,
-            }
-        per_agent[n] = {
-            "matches": seats[n],
-            "match_win_rate": wins[n] / seats[n] if seats[n] else 0.0,
-            "roles": roles,
-        }
-    m, lo, hi = mean_ci(box_pts) if box_pts else (0.0, 0.0, 0.0)
-    return {
-        "matches": len(results),
-        "hands": n_hands,
-        "box_hand_win_rate": box_won / n_hands if n_hands else 0.0,
-        "box_points_per_hand": m,
-        "box_points_ci95": (lo, hi),
-        "agents": per_agent,
-    }
-
-
-def three_handed(
-    agents: Sequence[AgentSpec],
-    matches: int,
-    seed: int = 0,
-    workers: int = 2,
-    adviser: str = "suggest",
-    progress: bool = True,
-    rules: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """``matches`` three-handed matches (seats rotated through the three agents in turn).
-
-    ``adviser``: ``"suggest"`` (advice on), ``"none"`` (off) or ``"both"`` (both runs on the
-    same seeds, to show what advice is worth). Box points are + when the box scores.
-    """
-    if len(agents) != 3:
-        raise OptionError(f"three_handed needs exactly 3 agents, got {len(agents)}")
-    if adviser not in ("suggest", "none", "both"):
-        raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
-    check_count("matches", matches)
-    check_count("workers", workers)
-    check_setup(agents, lambda: THREE.make_env(**(rules or {})))
-    labels = [label_of(a) for a in agents]
-    if len(set(labels)) < 3:  # one agent several times: label the seats apart
-        labels = [f"{lab}#{k}" if labels.count(lab) > 1 else lab for k, lab in enumerate(labels)]
-    modes = ("suggest", "none") if adviser == "both" else (adviser,)
-    out: dict[str, Any] = {"agents": labels, "seed": seed, "matches": matches}
-    for mode in modes:
-        jobs = []
-        orders = []
-        for i in range(matches):
-            rot = i % 3
-            order = [labels[(k + rot) % 3] for k in range(3)]
-            specs = [agents[(k + rot) % 3] for k in range(3)]
-            orders.append(order)
-            jobs.append((specs, seed, i, mode, dict(rules or {})))
-        res = pool_map(play_three_match, jobs, workers, progress, f"three-handed ({mode})")
-        for r, order in zip(res, orders, strict=True):
-            r["order"] = order
-        out["adviser_on" if mode == "suggest" else "adviser_off"] = _three_summary(labels, res)
-    return out
-
-
-# -- ladder ---------------------------------------------------------------------------------
-def ladder(
-    agents: Sequence[AgentSpec],
-    pairs: int,
-    seed: int = 0,
-    workers: int = 2,
-    progress: bool = True,
-) -> dict[str, Any]:
-    """Duplicate gin between every pair of ``agents``; OpenSkill and Elo (bootstrap) ratings
-    from the duplicate pairs (a pair is won by the side with more points over both hands)."""
-    if len(agents) < 2:
-        raise OptionError(f"ladder needs at least 2 agents, got {len(agents)}")
-    check_count("pairs", pairs)
-    check_count("workers", workers)
-    check_setup(agents, GIN.make_env)
-    require("openskill.models", needed_for="the ladder's OpenSkill ratings")
-    labels = [label_of(a) for a in agents]
-    games: list[tuple[int, int, float]] = []
-    matrix: dict[str, dict[str, float]] = {n: {} for n in labels}
-    duels = []
-    for i, j in combinations(range(len(agents)), 2):
-        jobs: list[tuple[Any, ...]] = [(agents[i], agents[j], seed, k, {}) for k in range(pairs)]
-        res = pool_map(play_gin_pair, jobs, workers, progress, f"{labels[i]} v {labels[j]}")
-        per_pair = [sum(h["a_points"] for h in r["hands"]) for r in res]
-        for p in per_pair:
-            games.append((i, j, 1.0 if p > 0 else 0.0 if p < 0 else 0.5))
-        m, lo, hi = mean_ci([p / 2 for p in per_pair])
-        matrix[labels[i]][labels[j]] = m
-        matrix[labels[j]][labels[i]] = -m
-        duels.append({"a": labels[i], "b": labels[j], "points_per_hand": m, "ci95": (lo, hi)})
-    ratings = rate_openskill(labels, games)
-    elo = elo_bootstrap(labels, games, seed=seed)
-    table = sorted(labels, key=lambda n: -ratings[n]["ordinal"])
-    return {
-        "agents": labels,
-        "pairs": pairs,
-        "seed": seed,
-        "duels": duels,
-        "matrix": matrix,
-        "openskill": ratings,
-        "elo": elo,
-        "ranking": table,
-    }
 
 
 def _gin_rows(r: dict[str, Any]) -> list[dict[str, Any]]:

@@ -18,8 +18,9 @@ from typing import Any
 
 import agents
 from agents.trained import CHECKPOINT_DIR, load
-from training import evaluate
+from training.evaluation.gin import gin_duplicate
 from training.evaluation.stats import wilson_ci
+from training.evaluation.three_handed import three_handed
 
 __all__ = [
     "card_evaluation",
@@ -51,12 +52,12 @@ def card_evaluation(
     if env == "gin":
         for opp in opponents:
             label = LEVELS.get(opp, opp)
-            out[f"vs {label} ({opp})"] = evaluate.gin_duplicate(
+            out[f"vs {label} ({opp})"] = gin_duplicate(
                 name, opp, pairs, seed=seed, workers=workers, matches=matches, progress=False
             )
     else:
         for opp, label in (("simple", "L1"), ("heuristic", "L2")):
-            res = evaluate.three_handed(
+            res = three_handed(
                 [name, opp, opp], matches, seed=seed, workers=workers, progress=False
             )["adviser_on"]
             mine = res["agents"][name]

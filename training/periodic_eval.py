@@ -1,11 +1,11 @@
 """Evaluation during training, the one copy every trainer uses: an agent against fixed
-opponents through :mod:`training.evaluate`, on a seed of the run's choosing.
+opponents through :mod:`training.evaluation`, on a seed of the run's choosing.
 
-- gin: duplicate deals (:func:`training.evaluate.gin_duplicate`), ``pairs`` deals each
+- gin: duplicate deals (:func:`training.evaluation.gin.gin_duplicate`), ``pairs`` deals each
   played twice with the seats swapped: hands won and points per hand, with 95% CIs;
 - three-handed: ``pairs`` matches against two copies of the opponent
-  (:func:`training.evaluate.three_handed`): match win rate (95% CI) and the points per
-  hand in each role; or, with ``hands=True`` (and for an env without duplicate deals),
+  (:func:`training.evaluation.three_handed.three_handed`): match win rate (95% CI) and the
+  points per hand in each role; or, with ``hands=True`` (and for an env without duplicate deals),
   ``2 * pairs`` single hands in random seats (:func:`training.league.play_hands`): hands
   won and points per hand.
 
@@ -17,13 +17,14 @@ another: the selection seed's figures are biased upwards by the selection.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from training import evaluate
+from training.evaluation.gin import gin_duplicate
 from training.evaluation.stats import wilson_ci
+from training.evaluation.three_handed import three_handed
+from training.evaluation.writer import write_csv
 from training.league import make_opponent, play_hands
 
 __all__ = ["evaluate_agent", "write_eval_csv"]
@@ -47,7 +48,7 @@ def evaluate_agent(
     out: dict[str, float] = {"step": float(step)}
     for name in opponents:
         if game == "gin":
-            res = evaluate.gin_duplicate(
+            res = gin_duplicate(
                 agent, name, pairs, seed=seed, workers=workers, progress=False, rules=rules
             )
             out[f"{name}/hand_win_rate"] = float(res["hand_win_rate"])
@@ -59,7 +60,7 @@ def evaluate_agent(
             out[f"{name}/hand_win_rate"] = played.win_rate
             out[f"{name}/points_per_hand"] = played.points_per_hand
         else:
-            res = evaluate.three_handed(
+            res = three_handed(
                 [agent, name, name], pairs, seed=seed, workers=workers, progress=False
             )["adviser_on"]
             mine = res["agents"][getattr(agent, "name", type(agent).__name__)]
@@ -76,10 +77,9 @@ def evaluate_agent(
 
 
 def write_eval_csv(path: str | Path, rows: Sequence[dict[str, float]]) -> None:
+    """The learning curve's rows as ``eval.csv`` (:func:`training.evaluation.writer.
+    write_csv`): every metric any row has, ``step`` and ``hours`` first; nothing for none."""
     if not rows:
         return
     keys = sorted({k for r in rows for k in r}, key=lambda k: (k not in ("step", "hours"), k))
-    with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=keys)
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(path, rows, keys)

@@ -15,7 +15,7 @@ optimizer, league with its snapshots, step count, every RNG state, eval history)
 ``<run-dir>/checkpoints/latest`` at it; ``--resume`` picks up from there, so a killed run
 loses at most the steps since its last checkpoint. SIGINT/SIGTERM write a checkpoint and
 stop cleanly. Logs: TensorBoard under ``<run-dir>/tb``, ``eval.csv`` (periodic evaluation
-against L1 and L2, on duplicate deals in gin when :mod:`training.evaluate` is there) and
+against L1 and L2, on duplicate deals in gin, :mod:`training.periodic_eval`) and
 ``learning_curve.png`` at the end. ``--export NAME`` writes the final actor as a shipped
 agent (``agents/checkpoints/NAME.zip``).
 

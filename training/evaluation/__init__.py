@@ -17,8 +17,12 @@ measure agents.
 - :mod:`~training.evaluation.hand_value`: the learned value of a hand state behind
   ``--adjust value``.
 
-The two-player duplicate, plain three-handed matches, the ladder and ``gin-rummy eval``
-are :mod:`training.evaluate`.
+- :mod:`~training.evaluation.gin`: duplicate two-player gin;
+- :mod:`~training.evaluation.three_handed`: plain three-handed matches in every rotation;
+- :mod:`~training.evaluation.ladder`: the round-robin ladder (OpenSkill, Elo).
+
+``gin-rummy eval`` is :mod:`training.evaluate`; evaluation during training is
+:mod:`training.periodic_eval`.
 """
 
 from training.evaluation.checks import OptionError

@@ -135,13 +135,16 @@ def write_json(
     return path
 
 
-def write_csv(path: str | Path, rows: Sequence[Mapping[str, Any]]) -> Path:
-    """``rows`` as CSV at ``path`` (columns from the first row; an empty file for none)."""
+def write_csv(
+    path: str | Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None
+) -> Path:
+    """``rows`` as CSV at ``path``: ``columns`` (default: the first row's keys; a row that
+    lacks one leaves it empty); an empty file for no rows."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as f:
         if rows:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w = csv.DictWriter(f, fieldnames=list(columns or rows[0]))
             w.writeheader()
             w.writerows(rows)
     return path

@@ -1,0 +1,193 @@
+"""Duplicate two-player gin: every deal played twice with the agents' seats (and so the
+deal's hands and the dealer) swapped; points per hand with a 95% CI over pairs, hand win %,
+gin / knock / undercut / draw rates, decision time; optionally matches to ``target_score``
+on paired seeds (the same deck sequence, seats swapped) for match win %.
+
+Work is split over worker processes (:func:`~training.evaluation.pool.pool_map`: agents
+travel as names/specs, or as picklable objects) and depends on ``seed`` alone (with agents
+whose budget is a count rather than seconds).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gin_env import games
+from training.evaluation.checks import (
+    AgentSpec,
+    agent_of,
+    check_count,
+    check_setup,
+    label_of,
+)
+from training.evaluation.pool import pool_map
+from training.evaluation.stats import mean_ci, wilson_ci
+from training.rollout import play
+
+__all__ = ["KINDS", "GIN", "deal_deck", "play_gin_pair", "play_gin_match_pair", "gin_duplicate"]
+
+#: The env every two-player evaluation plays.
+GIN = games.get("gin_v0")
+KINDS = ("knock", "gin", "undercut", "big_gin", "draw")
+
+
+def deal_deck(seed: int, index: int) -> list[int]:
+    """The deck of duplicate deal ``index`` under ``seed`` (a seed-only function)."""
+    return np.random.default_rng([seed, index, 7]).permutation(52).tolist()
+
+
+def play_gin_pair(
+    spec_a: AgentSpec, spec_b: AgentSpec, seed: int, index: int, rules: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Deal ``index``: A as ``player_0`` then as ``player_1`` on the same deck.
+
+    Returns per hand: the deck played, which agent held each player, the dealer's agent,
+    the kind, A's points (+ when A scored, - when B did), A's win, decision times.
+    """
+    rules = rules or {}
+    deck = deal_deck(seed, index)
+    hands = []
+    for swap in (False, True):
+        env = GIN.make_env(episode="hand", **rules)
+        # The same env seed for both hands: the same initial draw, so the same player deals.
+        env.reset(
+            seed=int(np.random.default_rng([seed, index]).integers(2**31)), options={"deck": deck}
+        )
+        seat_a = "player_1" if swap else "player_0"
+        seat_b = "player_0" if swap else "player_1"
+        rng = np.random.default_rng([seed, index, int(swap)])
+        run = play(env, {seat_a: agent_of(spec_a), seat_b: agent_of(spec_b)}, rng)
+        match = env.match
+        assert match is not None  # reset above
+        rec = match.history[0]
+        res = rec.result
+        assert res is not None
+        winner = None if res.winner is None else f"player_{rec.players[res.winner]}"
+        pts = 0 if winner is None else (res.points if winner == seat_a else -res.points)
+        dealer_player = f"player_{rec.players[1]}"
+        hands.append(
+            {
+                "deck": list(rec.deck),
+                "seat_a": seat_a,
+                "a_dealer": dealer_player == seat_a,
+                "kind": res.kind,
+                "a_points": pts,
+                "a_won": winner == seat_a,
+                "b_won": winner == seat_b,
+                "knocker_a": None
+                if res.knocker is None
+                else f"player_{rec.players[res.knocker]}" == seat_a,
+                "a_decisions": run.decisions[seat_a],
+                "a_seconds": run.seconds[seat_a],
+                "b_decisions": run.decisions[seat_b],
+                "b_seconds": run.seconds[seat_b],
+            }
+        )
+    return {"index": index, "hands": hands}
+
+
+def play_gin_match_pair(
+    spec_a: AgentSpec, spec_b: AgentSpec, seed: int, index: int, rules: dict[str, Any]
+) -> dict[str, Any]:
+    """Two matches on one env seed (the same deck sequence), A as player_0 then player_1."""
+    env_seed = int(np.random.default_rng([seed, index, 99]).integers(2**31))
+    out = []
+    for swap in (False, True):
+        env = GIN.make_env(episode="match", **rules)
+        env.reset(seed=env_seed)
+        seat_a = "player_1" if swap else "player_0"
+        seat_b = "player_0" if swap else "player_1"
+        players = {seat_a: agent_of(spec_a), seat_b: agent_of(spec_b)}
+        play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
+        match = env.match
+        assert match is not None  # reset above
+        winner = match.winner
+        out.append(
+            {
+                "a_won": winner is not None and f"player_{winner}" == seat_a,
+                "hands": len(match.history),
+            }
+        )
+    return {"index": index, "matches": out}
+
+
+def gin_duplicate(
+    agent_a: AgentSpec,
+    agent_b: AgentSpec,
+    pairs: int,
+    seed: int = 0,
+    workers: int = 2,
+    target_score: int = 100,
+    matches: int = 0,
+    progress: bool = True,
+    rules: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A against B on ``pairs`` duplicate deals (and ``matches`` paired matches).
+
+    Points are A's: + when A scored. ``ci95`` is over the pairs' mean points per hand.
+    """
+    check_count("pairs", pairs)
+    check_count("matches", matches, 0)
+    check_count("workers", workers)
+    rules = dict(rules or {})
+    check_setup(
+        (agent_a, agent_b),
+        lambda: GIN.make_env(**dict(rules, target_score=target_score) if matches else rules),
+    )
+    jobs = [(agent_a, agent_b, seed, i, rules) for i in range(pairs)]
+    results = pool_map(
+        play_gin_pair, jobs, workers, progress, f"{label_of(agent_a)} v {label_of(agent_b)}"
+    )
+    hands = [h for r in results for h in r["hands"]]
+    per_pair = [sum(h["a_points"] for h in r["hands"]) / 2 for r in results]
+    mean, lo, hi = mean_ci(per_pair)
+    n = len(hands)
+    wins = sum(h["a_won"] for h in hands)
+    losses = sum(h["b_won"] for h in hands)
+    decided = wins + losses
+    kinds = {k: sum(h["kind"] == k for h in hands) / n for k in KINDS}
+    a_n = sum(h["a_decisions"] for h in hands)
+    b_n = sum(h["b_decisions"] for h in hands)
+    a_ms = 1000 * sum(h["a_seconds"] for h in hands) / max(1, a_n)
+    b_ms = 1000 * sum(h["b_seconds"] for h in hands) / max(1, b_n)
+    a_knocks = [h for h in hands if h["knocker_a"] is True]
+    out: dict[str, Any] = {
+        "agent_a": label_of(agent_a),
+        "agent_b": label_of(agent_b),
+        "seed": seed,
+        "pairs": pairs,
+        "n_hands": n,
+        "points_per_hand": mean,
+        "ci95": (lo, hi),
+        "hand_win_rate": wins / n,
+        "hand_win_rate_ci95": wilson_ci(wins, n),
+        "hand_loss_rate": losses / n,
+        "decided_win_rate": wins / decided if decided else 0.0,
+        "kind_rates": kinds,
+        "gin_rate": kinds["gin"],
+        "knock_rate": kinds["knock"],
+        "undercut_rate": kinds["undercut"],
+        "draw_rate": kinds["draw"],
+        "a_knocks": len(a_knocks),
+        "a_undercut_when_knocking": sum(h["kind"] == "undercut" for h in a_knocks)
+        / max(1, len(a_knocks)),
+        "mean_decision_ms": a_ms,
+        "mean_decision_ms_b": b_ms,
+        "rules": rules,
+    }
+    if matches:
+        mrules = dict(rules, target_score=target_score)
+        mjobs = [(agent_a, agent_b, seed, i, mrules) for i in range(matches)]
+        mres = pool_map(play_gin_match_pair, mjobs, workers, progress, "matches")
+        games = [m for r in mres for m in r["matches"]]
+        mwins = sum(m["a_won"] for m in games)
+        out.update(
+            matches=len(games),
+            target_score=target_score,
+            match_win_rate=mwins / len(games),
+            match_win_rate_ci95=wilson_ci(mwins, len(games)),
+            hands_per_match=float(np.mean([m["hands"] for m in games])),
+        )
+    return out

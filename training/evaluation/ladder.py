@@ -1,0 +1,67 @@
+"""A round-robin ladder: duplicate gin between every pair of agents
+(:func:`~training.evaluation.gin.play_gin_pair`), rated with OpenSkill and with Elo
+(bootstrap intervals)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+from typing import Any
+
+from gin_env.extras import require
+from training.evaluation.checks import (
+    AgentSpec,
+    OptionError,
+    check_count,
+    check_setup,
+    label_of,
+)
+from training.evaluation.gin import GIN, play_gin_pair
+from training.evaluation.pool import pool_map
+from training.evaluation.stats import elo_bootstrap, mean_ci, rate_openskill
+
+__all__ = ["ladder"]
+
+
+def ladder(
+    agents: Sequence[AgentSpec],
+    pairs: int,
+    seed: int = 0,
+    workers: int = 2,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Duplicate gin between every pair of ``agents``; OpenSkill and Elo (bootstrap) ratings
+    from the duplicate pairs (a pair is won by the side with more points over both hands)."""
+    if len(agents) < 2:
+        raise OptionError(f"ladder needs at least 2 agents, got {len(agents)}")
+    check_count("pairs", pairs)
+    check_count("workers", workers)
+    check_setup(agents, GIN.make_env)
+    require("openskill.models", needed_for="the ladder's OpenSkill ratings")
+    labels = [label_of(a) for a in agents]
+    games: list[tuple[int, int, float]] = []
+    matrix: dict[str, dict[str, float]] = {n: {} for n in labels}
+    duels = []
+    for i, j in combinations(range(len(agents)), 2):
+        jobs: list[tuple[Any, ...]] = [(agents[i], agents[j], seed, k, {}) for k in range(pairs)]
+        res = pool_map(play_gin_pair, jobs, workers, progress, f"{labels[i]} v {labels[j]}")
+        per_pair = [sum(h["a_points"] for h in r["hands"]) for r in res]
+        for p in per_pair:
+            games.append((i, j, 1.0 if p > 0 else 0.0 if p < 0 else 0.5))
+        m, lo, hi = mean_ci([p / 2 for p in per_pair])
+        matrix[labels[i]][labels[j]] = m
+        matrix[labels[j]][labels[i]] = -m
+        duels.append({"a": labels[i], "b": labels[j], "points_per_hand": m, "ci95": (lo, hi)})
+    ratings = rate_openskill(labels, games)
+    elo = elo_bootstrap(labels, games, seed=seed)
+    table = sorted(labels, key=lambda n: -ratings[n]["ordinal"])
+    return {
+        "agents": labels,
+        "pairs": pairs,
+        "seed": seed,
+        "duels": duels,
+        "matrix": matrix,
+        "openskill": ratings,
+        "elo": elo,
+        "ranking": table,
+    }

@@ -1,0 +1,162 @@
+"""Plain three-handed matches of three agents in every rotation of the seats: match win %
+and, by role (box, captain, adviser), hand win % and points per hand; with the adviser on,
+off, or both. The duplicate design (every deal replayed in all six seatings, CIs paired by
+deal) is :mod:`training.evaluation.duplicate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gin_env import games
+from gin_env.match import BOX, ROLE_NAMES
+from training.evaluation.checks import (
+    AgentSpec,
+    OptionError,
+    agent_of,
+    check_count,
+    check_setup,
+    label_of,
+)
+from training.evaluation.pool import pool_map
+from training.evaluation.stats import mean_ci
+from training.rollout import play
+
+__all__ = ["THREE", "play_three_match", "three_handed"]
+
+#: The env every three-handed match plays.
+THREE = games.get("three_handed_gin_v0")
+
+
+def play_three_match(
+    specs: Sequence[AgentSpec], seed: int, index: int, adviser: str, rules: dict[str, Any]
+) -> dict[str, Any]:
+    """One match; ``specs[k]`` plays ``player_k``. Per hand: each player's role and points
+    (the box's points, and the captain's team's: the adviser shares the captain's)."""
+    env = THREE.make_env(adviser=adviser, episode="match", max_hands=2000, **rules)
+    env.reset(seed=int(np.random.default_rng([seed, index, 3]).integers(2**31)))
+    players = {f"player_{k}": agent_of(s) for k, s in enumerate(specs)}
+    run = play(env, players, np.random.default_rng([seed, index, 11]))
+    match = env.match
+    assert match is not None  # reset above
+    hands = []
+    for rec in match.history:
+        res = rec.result
+        if res is None:
+            continue
+        scorer = None if res.winner is None else rec.players[res.winner]
+        box = rec.roles.index(BOX)
+        box_pts = 0 if scorer is None else (res.points if scorer == box else -res.points)
+        hands.append(
+            {
+                "roles": list(rec.roles),
+                "box_points": box_pts,
+                "kind": res.kind,
+                "box_won": scorer == box,
+                "team_won": scorer is not None and scorer != box,
+            }
+        )
+    return {
+        "index": index,
+        "winner": match.winner,
+        "hands": hands,
+        "decisions": [run.decisions[a] for a in players],
+        "seconds": [run.seconds[a] for a in players],
+    }
+
+
+def _three_summary(labels: list[str], results: list[dict[str, Any]]) -> dict[str, Any]:
+    names = sorted(set(labels))
+    wins = dict.fromkeys(names, 0)
+    seats = dict.fromkeys(names, 0)
+    role_stats: dict[str, dict[str, dict[str, Any]]] = {
+        n: {r: {"hands": 0, "won": 0, "points": []} for r in ROLE_NAMES} for n in names
+    }
+    box_pts: list[float] = []
+    box_won = 0
+    n_hands = 0
+    for r in results:
+        order = r["order"]
+        for k in range(3):
+            seats[order[k]] += 1
+        if r["winner"] is not None:
+            wins[order[r["winner"]]] += 1
+        for h in r["hands"]:
+            n_hands += 1
+            box_pts.append(h["box_points"])
+            box_won += h["box_won"]
+            for player, role in enumerate(h["roles"]):
+                st = role_stats[order[player]][ROLE_NAMES[role]]
+                st["hands"] += 1
+                st["won"] += h["box_won"] if role == BOX else h["team_won"]
+                st["points"].append(h["box_points"] if role == BOX else -h["box_points"])
+    per_agent = {}
+    for n in names:
+        roles = {}
+        for role, st in role_stats[n].items():
+            pts = st["points"]
+            roles[role] = {
+                "hands": st["hands"],
+                "hand_win_rate": st["won"] / st["hands"] if st["hands"] else None,
+                "points_per_hand": float(np.mean(pts)) if pts else None,
+                "ci95": mean_ci(pts)[1:] if pts else None,
+            }
+        per_agent[n] = {
+            "matches": seats[n],
+            "match_win_rate": wins[n] / seats[n] if seats[n] else 0.0,
+            "roles": roles,
+        }
+    m, lo, hi = mean_ci(box_pts) if box_pts else (0.0, 0.0, 0.0)
+    return {
+        "matches": len(results),
+        "hands": n_hands,
+        "box_hand_win_rate": box_won / n_hands if n_hands else 0.0,
+        "box_points_per_hand": m,
+        "box_points_ci95": (lo, hi),
+        "agents": per_agent,
+    }
+
+
+def three_handed(
+    agents: Sequence[AgentSpec],
+    matches: int,
+    seed: int = 0,
+    workers: int = 2,
+    adviser: str = "suggest",
+    progress: bool = True,
+    rules: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``matches`` three-handed matches (seats rotated through the three agents in turn).
+
+    ``adviser``: ``"suggest"`` (advice on), ``"none"`` (off) or ``"both"`` (both runs on the
+    same seeds, to show what advice is worth). Box points are + when the box scores.
+    """
+    if len(agents) != 3:
+        raise OptionError(f"three_handed needs exactly 3 agents, got {len(agents)}")
+    if adviser not in ("suggest", "none", "both"):
+        raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
+    check_count("matches", matches)
+    check_count("workers", workers)
+    check_setup(agents, lambda: THREE.make_env(**(rules or {})))
+    labels = [label_of(a) for a in agents]
+    if len(set(labels)) < 3:  # one agent several times: label the seats apart
+        labels = [f"{lab}#{k}" if labels.count(lab) > 1 else lab for k, lab in enumerate(labels)]
+    modes = ("suggest", "none") if adviser == "both" else (adviser,)
+    out: dict[str, Any] = {"agents": labels, "seed": seed, "matches": matches}
+    for mode in modes:
+        jobs = []
+        orders = []
+        for i in range(matches):
+            rot = i % 3
+            order = [labels[(k + rot) % 3] for k in range(3)]
+            specs = [agents[(k + rot) % 3] for k in range(3)]
+            orders.append(order)
+            jobs.append((specs, seed, i, mode, dict(rules or {})))
+        res = pool_map(play_three_match, jobs, workers, progress, f"three-handed ({mode})")
+        for r, order in zip(res, orders, strict=True):
+            r["order"] = order
+        out["adviser_on" if mode == "suggest" else "adviser_off"] = _three_summary(labels, res)
+    return out
