@@ -201,3 +201,17 @@ def test_the_study_against_l1(tmp_path) -> None:  # type: ignore[no-untyped-def]
     text = (tmp_path / "take_study_simple.md").read_text()
     assert text.startswith("# Reading the opponent against L1") and "| l2 |" in text
     assert not (tmp_path / "take_study.json").exists()
+
+
+@pytest.mark.slow
+def test_workers_play_the_same_pairs_as_one_process() -> None:
+    # The one worker pool spawns its workers and hands them the take model by its
+    # initializer: the reader arm's figures do not depend on the number of workers.
+    data = ts.generate(4, seed=2, epsilon=0.1, workers=2)
+    assert data["x"].shape[0] == ts.generate(4, seed=2, epsilon=0.1)["x"].shape[0]
+    model, _ = ts.fit(data, epochs=1, hidden=(8,))
+    one = ts.play_arm("reader", 3, seed=4, weight=5.0, model=model, workers=1)
+    two = ts.play_arm("reader", 3, seed=4, weight=5.0, model=model, workers=2)
+    assert {k: v for k, v in one.items() if k != "seconds"} == {
+        k: v for k, v in two.items() if k != "seconds"
+    }
