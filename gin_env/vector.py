@@ -84,6 +84,7 @@ from typing import Any
 import numpy as np
 
 from gin_env import actions as A
+from gin_env import games
 from gin_env.cards import NUM_CARDS
 from gin_env.config import check_choice, check_int
 from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, LAYOUTS, state_size
@@ -91,13 +92,13 @@ from gin_env.fast_game import BatchedGames
 
 __all__ = ["VectorGinEnv", "GAMES", "ENVS", "BACKENDS", "HAND_KINDS"]
 
-#: The ``game`` names and the AEC env each one plays (its module under ``gin_env``): the two
-#: games, and their v1 versions (the same game, observation layout ``gin_obs_v1``).
+#: The ``game`` names (the games' short names, :attr:`gin_env.games.GameSpec.short`) and the
+#: AEC env each one plays (its module under ``gin_env``): the two gin games, and their v1
+#: versions (the same game, observation layout ``gin_obs_v1``).
 ENVS = {
-    "gin": "gin_v0",
-    "three_handed": "three_handed_gin_v0",
-    "gin_v1": "gin_v1",
-    "three_handed_v1": "three_handed_gin_v1",
+    g.short: g.name
+    for g in sorted(games.GAMES.values(), key=lambda g: (g.version, g.players or 0))
+    if g.family == "gin"
 }
 GAMES = tuple(ENVS)
 BACKENDS = ("auto", "numba", "python")
