@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-rllib lint bench clean
+.PHONY: demo test test-rllib lint bench docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -21,16 +21,28 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check gin_env agents training tests benchmarks notebooks
-	$(BIN)/ruff format --check gin_env agents training tests benchmarks
+	$(BIN)/ruff check gin_env agents training tests benchmarks notebooks docs/hooks
+	$(BIN)/ruff format --check gin_env agents training tests benchmarks docs/hooks
 	$(BIN)/mypy gin_env agents training
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_rules.py
 	$(BIN)/python benchmarks/bench_env.py
 
+# The documentation site, from docs/, the README and the docstrings, into site/ (git-ignored);
+# --strict: a broken link or cross-reference fails the build.
+DOCS_STAMP := $(VENV)/.docs-installed
+
+$(DOCS_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV)
+	rm -rf $(VENV) $(RLLIB_VENV) site
 
 # RLlib lives in its own venv: ray[rllib] pins a gymnasium older than the core install's.
 RLLIB_VENV := .venv-rllib

@@ -1,0 +1,198 @@
+"""Griffe extension: the project's reStructuredText docstrings as the Markdown mkdocstrings renders.
+
+The docstrings are written for ``help()`` and the doctests: RST section underlines, simple
+tables (``====  ====`` borders), ``literal`` text, ``::`` literal blocks, ``>>>`` examples
+and Sphinx roles (``:func:`views```). The API pages render Markdown, so each docstring is
+rewritten once, after its package is loaded:
+
+- a title over a line of ``-``, ``~`` or ``=`` becomes a Markdown heading (one level per
+  underline character, in the order the docstring uses them);
+- a simple table becomes a pipe table (rows continued on lines whose first column is blank
+  are joined; a table without a header row gets an empty one);
+- ``x`` becomes `x`; a role becomes the object's name in code, linked to its API entry when
+  the site has one (an optional cross-reference: an object that is not documented stays
+  plain code, with no warning);
+- ``::`` blocks and ``>>>`` examples become fenced code.
+
+Only the text is changed, never the source.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import griffe
+
+UNDERLINE = re.compile(r"([-=~^\"'`#*+])\1{2,}\s*")
+TABLE_BORDER = re.compile(r"\s*=+(?: +=+)+\s*")
+ROLE = re.compile(r":(?:mod|func|class|meth|data|attr|exc|obj|const):`~?([^`]+)`")
+LITERAL = re.compile(r"``(.+?)``")
+LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+\.)\s")
+TOP_PACKAGES = ("gin_env", "agents", "training", "benchmarks")
+
+
+def convert(text: str, resolve: Any = None) -> str:
+    """The docstring ``text`` in Markdown; ``resolve(name)`` gives a role's full path."""
+    lines = text.splitlines()
+    out: list[str] = []
+    underlines: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if TABLE_BORDER.fullmatch(line):
+            i = _table(lines, i, out, resolve)
+            continue
+        if line.strip() and not line.startswith(" ") and UNDERLINE.fullmatch(nxt):
+            char = nxt.strip()[0]
+            if char not in underlines:
+                underlines.append(char)
+            level = underlines.index(char) + 1
+            out += ["", "#" * level + " " + _inline(line.strip(), resolve), ""]
+            i += 2
+            continue
+        if line.lstrip().startswith(">>>"):
+            indent = len(line) - len(line.lstrip())
+            block = []
+            while i < len(lines) and lines[i].strip():
+                block.append(lines[i][indent:])
+                i += 1
+            out += ["", "```pycon", *block, "```", ""]
+            continue
+        if line.rstrip().endswith("::") and not line.strip().startswith(".."):
+            stripped = line.rstrip()[:-2]
+            out.append(_inline(stripped if stripped.endswith(" ") else stripped + ":", resolve))
+            i += 1
+            while i < len(lines) and not lines[i].strip():
+                i += 1
+            block = []
+            while i < len(lines) and (not lines[i].strip() or lines[i].startswith(" ")):
+                block.append(lines[i])
+                i += 1
+            while block and not block[-1].strip():
+                block.pop()
+            indent = min(len(b) - len(b.lstrip()) for b in block if b.strip()) if block else 0
+            out += ["", "```text", *(b[indent:] for b in block), "```", ""]
+            continue
+        if LIST_ITEM.match(line) and out and out[-1].strip() and not LIST_ITEM.match(out[-1]):
+            if not out[-1].startswith(" "):  # Markdown needs a blank line before a list
+                out.append("")
+        out.append(_inline(line, resolve))
+        i += 1
+    return "\n".join(out).strip("\n")
+
+
+def _inline(text: str, resolve: Any) -> str:
+    def role(match: re.Match[str]) -> str:
+        name = match.group(1).strip()
+        shown = name.rsplit(".", 1)[-1] if match.group(0).count("~") else name
+        target = resolve(name) if resolve else name
+        code = f"<code>{html.escape(shown)}</code>"
+        return f'<autoref identifier="{html.escape(target)}" optional>{code}</autoref>'
+
+    text = ROLE.sub(role, text)
+    return LITERAL.sub(lambda m: "`" + m.group(1) + "`", text)
+
+
+def _table(lines: list[str], i: int, out: list[str], resolve: Any) -> int:
+    """Convert the simple table whose top border is ``lines[i]``; return the next index."""
+    border = lines[i]
+    starts = [m.start() for m in re.finditer(r"=+", border)]
+    rows: list[list[str]] = []
+    header: list[str] | None = None
+    i += 1
+    while i < len(lines):
+        line = lines[i]
+        if TABLE_BORDER.fullmatch(line):
+            if header is None and rows and not _ends_table(lines, i):
+                # a border under the first rows closes the header, unless it ends the table
+                header = [" ".join(c) for c in zip(*rows, strict=True)]
+                rows = []
+                i += 1
+                continue
+            i += 1
+            break
+        if not line.strip():
+            i += 1
+            continue
+        cells = _cells(line, starts)
+        if rows and not cells[0].strip():
+            rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells, strict=True)]
+        else:
+            rows.append(cells)
+        i += 1
+    width = len(starts)
+    head = header if header is not None else [""] * width
+    out.append("")
+    out.append("| " + " | ".join(_cell(c, resolve) for c in head) + " |")
+    out.append("|" + "---|" * width)
+    for row in rows:
+        out.append("| " + " | ".join(_cell(c, resolve) for c in row) + " |")
+    out.append("")
+    return i
+
+
+def _ends_table(lines: list[str], i: int) -> bool:
+    """Whether the border at ``lines[i]`` is the table's last (no border follows it)."""
+    for line in lines[i + 1 :]:
+        if not line.strip():
+            return True
+        if TABLE_BORDER.fullmatch(line):
+            return False
+    return True
+
+
+def _cells(line: str, starts: list[int]) -> list[str]:
+    bounds = []
+    for b in starts[1:]:
+        # a cell that runs past its column's border pushes the boundary to the next space
+        while 0 < b < len(line) and line[b - 1] != " ":
+            b += 1
+        bounds.append(b)
+    cells, prev = [], starts[0]
+    for b in bounds:
+        cells.append(line[prev:b].strip())
+        prev = b
+    cells.append(line[prev:].strip())
+    return cells
+
+
+def _cell(text: str, resolve: Any) -> str:
+    return _inline(text, resolve).replace("|", "\\|")
+
+
+class RstDocstrings(griffe.Extension):
+    """Rewrite every docstring of a loaded package as Markdown (see the module docstring)."""
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+        for obj in _walk(pkg):
+            if obj.docstring is not None:
+                obj.docstring.value = convert(obj.docstring.value, _resolver(obj))
+
+
+def _walk(obj: griffe.Object) -> Any:
+    yield obj
+    for member in obj.members.values():
+        if not member.is_alias and isinstance(member, griffe.Object):
+            yield from _walk(member)
+
+
+def _resolver(obj: griffe.Object) -> Any:
+    def resolve(name: str) -> str:
+        name = name.lstrip(".")
+        if name.split(".")[0] in TOP_PACKAGES:
+            return name
+        scope: Any = obj if obj.is_module or obj.is_class else obj.parent
+        first = name.split(".")[0]
+        while scope is not None:
+            if first in scope.members:
+                member = scope.members[first]
+                if member.is_alias:
+                    return member.target_path + name[len(first) :]
+                return f"{scope.path}.{name}"
+            scope = scope.parent
+        return name
+
+    return resolve
