@@ -133,6 +133,8 @@ def _picture(match: re.Match[str], page_repo: str) -> str:
     if study is None:
         log.warning(f"{page_repo}: picture {src} belongs to no study of results/")
         return match.group(0)
+    if posixpath.dirname(page_repo) == study:
+        return match.group(0)  # already on its study's page
     folder = posixpath.relpath(study, posixpath.dirname(page_repo) or ".")
     return f"[![{alt}]({src})]({folder}/)"
 

@@ -14,7 +14,9 @@ rewritten once, after its package is loaded:
   plain code, with no warning);
 - ``::`` blocks and ``>>>`` examples become fenced code.
 
-Only the text is changed, never the source.
+Only the text is changed, never the source. The converter needs only the standard library
+(``tests/test_docs_hooks.py`` runs it without the docs extra); griffe is imported when
+mkdocstrings asks for the extension, :class:`RstDocstrings`.
 """
 
 from __future__ import annotations
@@ -23,12 +25,10 @@ import html
 import re
 from typing import Any
 
-import griffe
-
 UNDERLINE = re.compile(r"([-=~^\"'`#*+])\1{2,}\s*")
 TABLE_BORDER = re.compile(r"\s*=+(?: +=+)+\s*")
-ROLE = re.compile(r":(?:mod|func|class|meth|data|attr|exc|obj|const):`~?([^`]+)`")
-LITERAL = re.compile(r"``(.+?)``")
+ROLE = re.compile(r":(?:mod|func|class|meth|data|attr|exc|obj|const):`(~?)([^`]+)`")
+LITERAL = re.compile(r"``(.+?)``", re.S)
 LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+\.)\s")
 TOP_PACKAGES = ("gin_env", "agents", "training", "benchmarks")
 
@@ -63,7 +63,7 @@ def convert(text: str, resolve: Any = None) -> str:
             continue
         if line.rstrip().endswith("::") and not line.strip().startswith(".."):
             stripped = line.rstrip()[:-2]
-            out.append(_inline(stripped if stripped.endswith(" ") else stripped + ":", resolve))
+            out.append(stripped if stripped.endswith(" ") else stripped + ":")
             i += 1
             while i < len(lines) and not lines[i].strip():
                 i += 1
@@ -79,15 +79,18 @@ def convert(text: str, resolve: Any = None) -> str:
         if LIST_ITEM.match(line) and out and out[-1].strip() and not LIST_ITEM.match(out[-1]):
             if not out[-1].startswith(" "):  # Markdown needs a blank line before a list
                 out.append("")
-        out.append(_inline(line, resolve))
+        out.append(line)
         i += 1
-    return "\n".join(out).strip("\n")
+    # inline markup last, over whole paragraphs (a ``literal`` may run over a line break)
+    parts = re.split(r"(^```[a-z]*\n.*?^```$)", "\n".join(out), flags=re.M | re.S)
+    text = "".join(p if p.startswith("```") else _inline(p, resolve) for p in parts)
+    return text.strip("\n")
 
 
 def _inline(text: str, resolve: Any) -> str:
     def role(match: re.Match[str]) -> str:
-        name = match.group(1).strip()
-        shown = name.rsplit(".", 1)[-1] if match.group(0).count("~") else name
+        name = " ".join(match.group(2).split())
+        shown = name.rsplit(".", 1)[-1] if match.group(1) else name
         target = resolve(name) if resolve else name
         code = f"<code>{html.escape(shown)}</code>"
         return f'<autoref identifier="{html.escape(target)}" optional>{code}</autoref>'
@@ -163,23 +166,34 @@ def _cell(text: str, resolve: Any) -> str:
     return _inline(text, resolve).replace("|", "\\|")
 
 
-class RstDocstrings(griffe.Extension):
-    """Rewrite every docstring of a loaded package as Markdown (see the module docstring)."""
+def __getattr__(name: str) -> Any:
+    # The extension class is built on first use, so that the converter imports without griffe.
+    if name != "RstDocstrings":
+        raise AttributeError(name)
+    import griffe  # the docs extra
 
-    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
-        for obj in _walk(pkg):
-            if obj.docstring is not None:
-                obj.docstring.value = convert(obj.docstring.value, _resolver(obj))
+    class RstDocstrings(griffe.Extension):  # type: ignore[misc]
+        """Rewrite every docstring of a loaded package as Markdown (see the module docstring)."""
+
+        def on_package(self, *, pkg: Any, **kwargs: Any) -> None:
+            for obj in _walk(pkg):
+                if obj.docstring is not None:
+                    obj.docstring.value = convert(obj.docstring.value, _resolver(obj))
+
+    globals()["RstDocstrings"] = RstDocstrings
+    return RstDocstrings
 
 
-def _walk(obj: griffe.Object) -> Any:
+def _walk(obj: Any) -> Any:
     yield obj
     for member in obj.members.values():
-        if not member.is_alias and isinstance(member, griffe.Object):
+        if not member.is_alias:
             yield from _walk(member)
 
 
-def _resolver(obj: griffe.Object) -> Any:
+def _resolver(obj: Any) -> Any:
+    """``resolve(name)``: the full path of a name a role in ``obj``'s docstring gives."""
+
     def resolve(name: str) -> str:
         name = name.lstrip(".")
         if name.split(".")[0] in TOP_PACKAGES:
