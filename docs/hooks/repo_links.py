@@ -187,7 +187,8 @@ def _file_list(folder: str, page_site: str) -> str:
         if repo == f"{folder}/README.md":
             continue
         link = posixpath.relpath(_site_of[repo], posixpath.dirname(page_site))
-        lines.append(f"- [{posixpath.relpath(repo, folder)}]({link})")
+        name = repo.removeprefix(f"{folder}/") if repo.startswith(f"{folder}/") else repo
+        lines.append(f"- [{name}]({link})")
     return "\n".join(lines) + "\n"
 
 
