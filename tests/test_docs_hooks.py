@@ -72,6 +72,13 @@ def test_roles_become_optional_references_resolved_in_scope() -> None:
     assert "<code>SimpleAgent</code>" in md and ":class:" not in md
 
 
+def test_the_rules_document_cited_links_its_page_or_section() -> None:
+    md = rst.convert("In docs/RULES.md section 3; see docs/RULES.md, not ``docs/RULES.md``.")
+    assert '<autoref identifier="3-three-handed-gin-the-main-game">docs/RULES.md section 3<' in md
+    assert '<autoref identifier="rules-the-project-implements">docs/RULES.md</autoref>' in md
+    assert md.endswith("not `docs/RULES.md`.")  # code stays code
+
+
 def test_literal_blocks_and_examples_become_fenced_code() -> None:
     text = "Run it::\n\n    gin-rummy play\n    gin-rummy match\n\nThen:\n\n>>> 1 + 1\n2\n\nEnd."
     lines = rst.convert(text).splitlines()

@@ -12,7 +12,8 @@ rewritten once, after its package is loaded:
 - ``x`` becomes `x`; a role becomes the object's name in code, linked to its API entry when
   the site has one (an optional cross-reference: an object that is not documented stays
   plain code, with no warning);
-- ``::`` blocks and ``>>>`` examples become fenced code.
+- ``::`` blocks and ``>>>`` examples become fenced code;
+- "docs/RULES.md" (and "docs/RULES.md section 3") links the rules page (and its section).
 
 Only the text is changed, never the source. The converter needs only the standard library
 (``tests/test_docs_hooks.py`` runs it without the docs extra); griffe is imported when
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 from typing import Any
 
 UNDERLINE = re.compile(r"([-=~^\"'`#*+])\1{2,}\s*")
@@ -31,6 +33,8 @@ ROLE = re.compile(r":(?:mod|func|class|meth|data|attr|exc|obj|const):`(~?)([^`]+
 LITERAL = re.compile(r"``(.+?)``", re.S)
 LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+\.)\s")
 TOP_PACKAGES = ("gin_env", "agents", "training", "benchmarks")
+RULES_PAGE = Path(__file__).resolve().parents[1] / "RULES.md"
+RULES_CITED = re.compile(r"(?<![`/\w>])docs/RULES\.md(?: sections? (\d+)\b)?(?!`)")
 
 
 def convert(text: str, resolve: Any = None) -> str:
@@ -50,7 +54,7 @@ def convert(text: str, resolve: Any = None) -> str:
             if char not in underlines:
                 underlines.append(char)
             level = underlines.index(char) + 1
-            out += ["", "#" * level + " " + _inline(line.strip(), resolve), ""]
+            out += ["", "#" * level + " " + line.strip(), ""]
             i += 2
             continue
         if line.lstrip().startswith(">>>"):
@@ -95,8 +99,26 @@ def _inline(text: str, resolve: Any) -> str:
         code = f"<code>{html.escape(shown)}</code>"
         return f'<autoref identifier="{html.escape(target)}" optional>{code}</autoref>'
 
+    def rules(match: re.Match[str]) -> str:
+        anchors = _rules_anchors()
+        section = match.group(1)
+        anchor = anchors.get(section or "", anchors[""])
+        return f'<autoref identifier="{anchor}">{match.group(0)}</autoref>'
+
     text = ROLE.sub(role, text)
-    return LITERAL.sub(lambda m: "`" + m.group(1) + "`", text)
+    text = LITERAL.sub(lambda m: "`" + m.group(1) + "`", text)
+    return RULES_CITED.sub(rules, text)
+
+
+def _rules_anchors() -> dict[str, str]:
+    """The rules page's heading anchors: "" for its title, "3" for section 3."""
+    anchors: dict[str, str] = {}
+    for line in RULES_PAGE.read_text().splitlines():
+        if match := re.match(r"(#{1,2}) (.*)", line):
+            slug = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", match.group(2)).strip().lower())
+            number = re.match(r"(\d+)\.", match.group(2))
+            anchors.setdefault(number.group(1) if number else "", slug)
+    return anchors
 
 
 def _table(lines: list[str], i: int, out: list[str], resolve: Any) -> int:
