@@ -9,9 +9,10 @@ name:
   folder's files listed under it, and ``results/README.md`` is the index;
 - the model cards (``agents/checkpoints/*.md``, with their curves and tables) are pages.
 
-Each link is rewritten to where its target sits on the site, and a link to a file the site
-does not hold is a warning (so ``mkdocs build --strict`` fails on it). A picture from
-``results/`` becomes a link to its study's folder.
+Each link is rewritten to where its target sits on the site; a link to another file of the
+repository (a module, a script) shows its path as code there; and a link to a file the
+repository does not hold is a warning (so ``mkdocs build --strict`` fails on it). A picture
+from ``results/`` becomes a link to its study's folder.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ MOUNTED = ["results/**/*", "agents/checkpoints/*.md", "agents/checkpoints/*.png"
            "agents/checkpoints/*.csv"]  # fmt: skip
 
 LINK = re.compile(r"\]\(([^)\s]+)((?:\s+\"[^\"]*\")?)\)")
+TEXT_LINK = re.compile(r"(?<![!\]])\[([^\[\]]*)\]\(([^)\s#]+)\)")
 PICTURE = re.compile(r"(?<!\[)!\[([^\]]*)\]\(([^)\s]+)\)")
 FENCE = re.compile(r"\s*(```|~~~)")
 
@@ -108,6 +110,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
             in_code = not in_code
         if not in_code:
             line = PICTURE.sub(lambda m: _picture(m, repo), line)
+            line = TEXT_LINK.sub(lambda m: _source_link(m, repo), line)
             line = LINK.sub(lambda m: f"]({_target(m.group(1), repo, site)}{m.group(2)})", line)
         out.append(line)
     markdown = "\n".join(out) + "\n"
@@ -137,6 +140,19 @@ def _picture(match: re.Match[str], page_repo: str) -> str:
         return match.group(0)  # already on its study's page
     folder = posixpath.relpath(study, posixpath.dirname(page_repo) or ".")
     return f"[![{alt}]({src})]({folder}/)"
+
+
+def _source_link(match: re.Match[str], page_repo: str) -> str:
+    """A link to a file of the repository that the site does not carry (a module, a script)
+    stays on a clone; on the site it is the path, as code."""
+    text, target = match.groups()
+    if re.match(r"[a-z][a-z0-9+.-]*:", target):
+        return match.group(0)
+    repo = _resolve(target, page_repo)
+    if _site_path(repo) is not None or not (_root / repo).is_file():
+        return match.group(0)  # on the site, or a broken link (warned about below)
+    log.info(f"{page_repo}: {target} is not on the site; shown as its path")
+    return text if f"`{repo}`" in text else f"{text} (`{repo}`)"
 
 
 def _target(target: str, page_repo: str, page_site: str) -> str:
