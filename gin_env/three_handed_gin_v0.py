@@ -31,13 +31,14 @@ suggestion in its observation and decides.
 **Adviser blind rule** (``adviser_sees_hand=False``): the adviser cannot see the captain's
 hand, so no channel may reveal it (observation, action mask, ``infos``, render). Its legal
 suggestions are then only what it can know: ``NO_ADVICE``; in the upcard offer
-``TAKE_DISCARD`` and ``PASS``; in the draw phase ``DRAW_STOCK`` and ``TAKE_DISCARD``; in the
-discard phase ``DISCARD c`` only for the cards it saw the captain take from the discard
-pile and still holding (not the card taken this turn unless
-``allow_discard_of_taken_card``); never ``KNOCK`` or ``BIG_GIN``, whose legality depends on
-the hidden hand. A suggestion is advice: the captain may do anything legal. With
-``adviser_sees_hand=True`` (default) the suggestions are the captain's legal ids plus
-``NO_ADVICE``. (docs/RULES.md section 3.)
+``TAKE_DISCARD`` and ``PASS``; in the draw phase the captain's legal draws, which are
+public (``DRAW_STOCK`` alone after both passed the upcard); in the discard phase
+``DISCARD c`` only for the cards it saw the captain take from the discard pile and still
+holding (not the card taken this turn unless ``allow_discard_of_taken_card``); never
+``KNOCK`` or ``BIG_GIN``, whose legality depends on the hidden hand. So every blind
+suggestion is legal for the captain. A suggestion is advice: the captain may do anything
+legal. With ``adviser_sees_hand=True`` (default) the suggestions are the captain's legal
+ids plus ``NO_ADVICE``. (docs/RULES.md section 3.)
 
 Actions
 -------
@@ -202,7 +203,8 @@ Version history
   in view appended; v0 stays as it was.
 - v0: initial release. Later, without changing the observation layout: the adviser blind
   rule, the final observation of an episode showing the hand that ended,
-  ``render_hands``, ``observation="history"`` and ``state()``.
+  ``render_hands``, ``observation="history"`` and ``state()``; the blind adviser no longer
+  offered ``TAKE_DISCARD`` when the captain must draw from the stock (after both passes).
 """
 
 from __future__ import annotations
