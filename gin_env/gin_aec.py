@@ -90,6 +90,8 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
     role_names: tuple[str, ...]
     #: Observation layout version: 0 (``gin_obs_v0``, 436 entries) or 1 (``gin_obs_v1``).
     obs_version: int = 0
+    #: The rules' options (``make_config`` builds one from the keyword options).
+    config_class: type[HandRules]
 
     def __init__(
         self,

@@ -88,6 +88,8 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
     num_players = 2
     role_names = role_names_for(2)
 
+    config_class = GinConfig
+
     def __init__(
         self,
         reward: str = "team",
@@ -99,7 +101,7 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         observation: str = "flat",
         **rules: Any,
     ) -> None:
-        self.config = make_config(GinConfig, rules)
+        self.config = make_config(self.config_class, rules)
         super().__init__(
             reward, episode, reward_scale, max_hands, render_mode, render_hands,
             observation=observation, **rules,

@@ -229,6 +229,7 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
     metadata = {**GinFamilyEnv.metadata, "name": "three_handed_gin_v0"}
     num_players = 3
     role_names = role_names_for(3)
+    config_class = ThreeHandedConfig
 
     def __init__(
         self,
@@ -245,7 +246,7 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
     ) -> None:
         check_choice("adviser", adviser, ADVISER_MODES)
         check_bool("adviser_sees_hand", adviser_sees_hand)
-        self.config = make_config(ThreeHandedConfig, rules)
+        self.config = make_config(self.config_class, rules)
         self.adviser = adviser
         self.adviser_sees_hand = adviser_sees_hand
         super().__init__(

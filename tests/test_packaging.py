@@ -61,3 +61,12 @@ def test_lint_type_checks_every_package() -> None:
     makefile = (ROOT / "Makefile").read_text()
     lint = makefile.split("\nlint:")[1].split("\n\n")[0]
     assert re.search(r"\$\(BIN\)/mypy gin_env agents training\b", lint), lint
+
+
+def test_the_readme_core_install_names_every_core_dependency() -> None:
+    readme = (ROOT / "README.md").read_text()
+    listed = re.search(r"The core install \(([^)]*)\)", readme)
+    assert listed, "the README says what the core install brings"
+    names = {n.strip() for n in listed.group(1).split(",")}
+    for dep in _pyproject()["project"]["dependencies"]:
+        assert re.split(r"[<>=!~\[ ]", dep)[0] in names, dep
