@@ -765,8 +765,9 @@ def replay(file: str, gif_path: str | None, hands: str, max_frames: int, actions
 
 
 # -- front doors to evaluation, training and benchmarks -------------------------------------
-def _forward(module: str, args: Sequence[str], prog: str) -> int:
-    """Call ``module.main(argv)`` with the arguments as given (its own --help included)."""
+def _forward(module: str, args: Sequence[str], prog: str, **kwargs: Any) -> int:
+    """Call ``module.main(argv, **kwargs)`` with the arguments as given (its own --help
+    included)."""
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError as err:
@@ -774,16 +775,58 @@ def _forward(module: str, args: Sequence[str], prog: str) -> int:
             raise click.ClickException(f"{prog}: {module} is not available yet") from None
         raise
     sys.argv[0] = prog
-    code = mod.main(list(args))
+    code = mod.main(list(args), **kwargs)
     # Some mains return a summary rather than an exit status: that is success.
     return code if isinstance(code, int) and not isinstance(code, bool) else 0
 
 
+#: The ``gin-rummy eval`` designs that take the table's rules (``-o``), by their game.
+EVAL_GAMES = {"gin": "gin", "three": "three"}
+
+
+def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
+    """The ``-o name=value`` rule options of ``gin-rummy eval <design>``, checked before
+    any game is played: the rules of the game's table (``eval gin``'s match target is its
+    ``--target``), each value checked by the env. A usage error names what is allowed."""
+    options = _options(pairs)
+    if not options:
+        return options
+    game = EVAL_GAMES.get(design or "")
+    if game is None:
+        raise click.UsageError(
+            f"-o rule options are taken by eval {' and eval '.join(EVAL_GAMES)}, not by eval "
+            f"{design or '(no design given)'}"
+        )
+    spec = games.get(game)
+    allowed = [n for n in spec.module.raw_env.config_class.option_names()]
+    if game == "gin":
+        allowed.remove("target_score")  # --target sets it
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise click.BadParameter(
+            f"{', '.join(unknown)} is not a rule option of eval {design}; allowed: "
+            + ", ".join(allowed)
+            + (" (the match target is --target)" if "target_score" in unknown else ""),
+            param_hint="'-o'",
+        )
+    make_env(game, options)  # the env checks every value, naming the allowed ones
+    return options
+
+
 @cli.command("eval", context_settings=PASSTHROUGH, add_help_option=False)
+@_rule_options
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def eval_(args: tuple[str, ...]) -> None:
-    """Evaluate agents (training.evaluate): gin-rummy eval --help for its options."""
-    raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval"))
+def eval_(rule_options: tuple[str, ...], args: tuple[str, ...]) -> None:
+    """Evaluate agents (training.evaluate): gin-rummy eval --help for its options; eval gin
+    and eval three also take the table's rules as -o name=value, as play and match do."""
+    design = next((a for a in args if not a.startswith("-")), None)
+    if any(a in ("-h", "--help") for a in args):
+        click.echo(
+            "gin-rummy eval gin|three also take the table's rules: -o name=value "
+            "(repeatable), e.g. -o undercut_bonus=25 -o allow_discard_of_taken_card=true"
+        )
+    rules = eval_rules(design, rule_options)
+    raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval", rules=rules))
 
 
 @cli.command(context_settings=PASSTHROUGH, add_help_option=False)
