@@ -353,3 +353,24 @@ def test_eval_seats_search_with_the_tables_rules() -> None:
 def test_eval_help_names_the_rule_options() -> None:
     result = run(["eval", "gin", "--help"])
     assert result.exit_code == 0 and "-o name=value" in result.output
+
+
+# -- bench from an installed package (no benchmarks/ folder beside it) ------------------------
+def test_bench_env_runs_without_a_source_checkout(tmp_path, monkeypatch) -> None:
+    import training.cli
+
+    monkeypatch.setattr(training.cli, "REPO_ROOT", tmp_path)  # as in site-packages
+    result = run(["bench", "env", "--seconds", "0.05", "--rounds", "1", "--no-rummy"])
+    assert result.exit_code == 0, result.output
+    assert "gin_v0 raw_env" in result.output and "three_handed_gin_v0 env()" in result.output
+
+
+@pytest.mark.parametrize("which", ["rules", "rummy"])
+def test_checkout_only_benches_say_so_without_a_path(tmp_path, monkeypatch, which) -> None:
+    import training.cli
+
+    monkeypatch.setattr(training.cli, "REPO_ROOT", tmp_path / "site-packages")
+    result = CliRunner().invoke(cli, ["bench", which])
+    assert result.exit_code == 1
+    assert "source checkout" in result.output and "gin-rummy bench env" in result.output
+    assert str(tmp_path) not in result.output and "site-packages" not in result.output

@@ -34,9 +34,17 @@ def test_the_license_is_an_spdx_expression() -> None:
 
 
 def test_the_shipped_checkpoints_are_package_data() -> None:
+    """Every checkpoint ``agents.make`` can load by name (PPO ``.zip``, DMC ``.npz``) and
+    its model card is in the package data (the wheel itself: tests/test_wheel.py)."""
+    from agents import trained
+
     data = _pyproject()["tool"]["setuptools"]["package-data"]["agents"]
-    for path in (ROOT / "agents" / "checkpoints").glob("*.zip"):
-        assert any(Path(path.name).match(Path(p).name) for p in data), path.name
+    names = trained.available()
+    assert {"gin-ppo", "gin-dmc", "three-handed-ppo", "three-handed-dmc"} <= set(names)
+    shipped = [p for p in trained.CHECKPOINT_DIR.iterdir() if p.stem in names]
+    assert {p.suffix for p in shipped} >= {".zip", ".npz", ".md"}
+    for path in shipped:
+        assert any(path.match(f"checkpoints/{Path(p).name}") for p in data), path.name
 
 
 @pytest.mark.parametrize("name", list(games.GAMES))

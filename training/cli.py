@@ -7,7 +7,8 @@ Subcommands::
     gin-rummy replay   play a saved match back, as text or as a GIF
     gin-rummy eval     front door to training.evaluate (all options passed through)
     gin-rummy train    front door to training.train_ppo (all options passed through)
-    gin-rummy bench    front door to benchmarks/bench_<rules|env|rummy>.py
+    gin-rummy bench    env: how fast the envs run here (training.speed, installed); rules,
+                       rummy: benchmarks/bench_<rules|rummy>.py of a source checkout
 
 Games (``--game``): ``three`` (three-handed gin, the default), ``gin`` (two-player gin),
 ``rummy`` (basic rummy, 2-6 players), and ``three-v1`` / ``gin-v1`` (the observation with
@@ -843,19 +844,27 @@ BENCHES = ("rules", "env", "rummy")
 @click.argument("which", required=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def bench(which: str | None, args: tuple[str, ...]) -> None:
-    """Benchmarks: gin-rummy bench rules|env|rummy [options] (benchmarks/bench_*.py)."""
+    """Benchmarks: gin-rummy bench env|rules|rummy [options]. env (installed): the envs'
+    speed against OpenSpiel and RLCard; rules, rummy: a source checkout's benchmarks."""
     if which in (None, "-h", "--help"):
         click.echo(
             "Usage: gin-rummy bench rules|env|rummy [OPTIONS]\n\n"
-            "  Run benchmarks/bench_<which>.py; options go to it "
-            "(gin-rummy bench rules --help)."
+            "  env: how fast the envs run on this machine (training.speed, installed with the\n"
+            "  package); rules, rummy: benchmarks/bench_<which>.py of a source checkout.\n"
+            "  Options go to the benchmark (gin-rummy bench env --help)."
         )
         return
     if which not in BENCHES:
         raise click.BadParameter(f"{which!r}; allowed: {', '.join(BENCHES)}", param_hint="WHICH")
+    if which == "env":
+        raise SystemExit(_forward("training.speed", args, "gin-rummy bench env"))
     path = REPO_ROOT / "benchmarks" / f"bench_{which}.py"
-    if not path.exists():
-        raise click.ClickException(f"{path} is not there (benchmarks live in a source checkout)")
+    if not path.exists():  # an installed package: say so without a path into site-packages
+        raise click.ClickException(
+            f"gin-rummy bench {which} runs benchmarks/bench_{which}.py of a source checkout "
+            "(a clone of the project), which an installed package does not carry; installed, "
+            "gin-rummy bench env measures the envs' speed"
+        )
     spec = importlib.util.spec_from_file_location(f"bench_{which}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
