@@ -21,12 +21,12 @@ Run ``gin-rummy bench env --seconds 5`` (or, from a clone, ``python benchmarks/b
 a thin script over this module).
 """
 
-
 from __future__ import annotations
 
 import argparse
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -72,7 +72,7 @@ def aec_loop(make_env: Callable[[], Any], seed: int = 0) -> Loop:
     """Random legal play through a PettingZoo AEC env, resumable across slices."""
     env = make_env()
     rng = np.random.default_rng(seed)
-    state = {"seed": seed, "iter": None}
+    state: dict[str, Any] = {"seed": seed, "iter": None}
 
     def new_episode() -> Any:
         env.reset(seed=state["seed"])
@@ -159,15 +159,18 @@ def rlcard_loop(seed: int = 0) -> Loop | None:
     return loop
 
 
+def _plain(module: Any) -> Any:
+    """``module.raw_env()`` inside PettingZoo's own wrappers, unmodified."""
+    return wrap_plain(module.raw_env())
+
+
 def contenders() -> dict[str, Loop]:
     """Name -> loop, for everything installed."""
     out: dict[str, Loop] = {}
     for module in (gin_v0, three_handed_gin_v0):
         name = module.__name__.split(".")[-1]
         out[f"{name} env()"] = aec_loop(module.env)
-        out[f"{name} env(), unmodified PettingZoo wrappers"] = aec_loop(
-            lambda m=module: wrap_plain(m.raw_env())
-        )
+        out[f"{name} env(), unmodified PettingZoo wrappers"] = aec_loop(partial(_plain, module))
         out[f"{name} raw_env"] = aec_loop(module.raw_env)
     peers = {"OpenSpiel gin_rummy (C++)": openspiel_loop(), "RLCard gin-rummy": rlcard_loop()}
     out.update({name: loop for name, loop in peers.items() if loop is not None})
