@@ -4,14 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-rllib lint bench clean
+.PHONY: demo test test-wheel test-rllib lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# torch first, pinned: the CPU build on disk (an unpinned torch may pull a CUDA build).
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[train,dev]"
+	$(BIN)/pip install -q -e ".[train,torchrl,dev]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -19,6 +19,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The wheel built, installed into a fresh venv (not editable) and used as users do (minutes).
+test-wheel: $(STAMP)
+	$(BIN)/python -m pytest -q tests/test_wheel.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check gin_env agents training tests benchmarks notebooks

@@ -78,3 +78,12 @@ def test_the_readme_core_install_names_every_core_dependency() -> None:
     names = {n.strip() for n in listed.group(1).split(",")}
     for dep in _pyproject()["project"]["dependencies"]:
         assert re.split(r"[<>=!~\[ ]", dep)[0] in names, dep
+
+
+def test_make_test_installs_the_torchrl_extra() -> None:
+    """tests/test_torchrl.py runs in ``make test`` (not skipped): its extra is installed."""
+    makefile = (ROOT / "Makefile").read_text()
+    install = re.search(r'pip install -q -e "\.\[([^\]]*)\]"', makefile)
+    assert install and "torchrl" in install.group(1).split(","), install
+    extra = _pyproject()["project"]["optional-dependencies"]["torchrl"]
+    assert "torchrl==0.14.1" in extra and "tensordict==0.14.3" in extra
