@@ -33,9 +33,10 @@ Gymnasium's default NEXT_STEP autoreset (``gymnasium.make_vec`` with ``"sync"`` 
 ``"async"``) a finished sub-env's next action is ignored (that step resets it), and a
 masked sampler needs a mask with a legal action. ``vector_kwargs={"autoreset_mode":
 gymnasium.vector.AutoresetMode.SAME_STEP}`` resets in the step that ends the episode
-instead, so ``call("action_masks")`` always gives the new episode's real mask. For speed,
-``vectorization_mode="vector_entry_point"`` gives the compiled batched engine
-(:class:`agents.vector.LearnerVectorEnv`, SAME_STEP).
+instead, so ``call("action_masks")`` always gives the new episode's real mask. Without
+a ``vectorization_mode``, ``gymnasium.make_vec`` of a gin id gives its vector entry point,
+the compiled batched engine (:class:`agents.vector.LearnerVectorEnv`, SAME_STEP, its
+``action_masks()`` ``[num_envs, 109]``); rummy's is vectorized from this wrapper.
 
 The reward of a step is everything the learner's own agent received since its previous
 action (its own side's points).

@@ -781,8 +781,8 @@ def _forward(module: str, args: Sequence[str], prog: str, **kwargs: Any) -> int:
     return code if isinstance(code, int) and not isinstance(code, bool) else 0
 
 
-#: The ``gin-rummy eval`` designs that take the table's rules (``-o``), by their game.
-EVAL_GAMES = {"gin": "gin", "three": "three"}
+#: The ``gin-rummy eval`` designs that take the table's rules (``-o``): their game's name.
+EVAL_GAMES = ("gin", "three")
 
 
 def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
@@ -792,14 +792,14 @@ def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
     options = _options(pairs)
     if not options:
         return options
-    game = EVAL_GAMES.get(design or "")
+    game = design if design in EVAL_GAMES else None
     if game is None:
         raise click.UsageError(
             f"-o rule options are taken by eval {' and eval '.join(EVAL_GAMES)}, not by eval "
             f"{design or '(no design given)'}"
         )
     spec = games.get(game)
-    allowed = [n for n in spec.module.raw_env.config_class.option_names()]
+    allowed = list(spec.module.raw_env.config_class.option_names())
     if game == "gin":
         allowed.remove("target_score")  # --target sets it
     unknown = sorted(set(options) - set(allowed))
