@@ -4,21 +4,26 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-rllib lint bench docs clean
+.PHONY: demo test test-wheel test-rllib lint bench docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# torch first, pinned: the CPU build on disk (an unpinned torch may pull a CUDA build).
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[train,dev]"
+	$(BIN)/pip install -q -e ".[train,torchrl,dev]"
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/gin-rummy match --agents heuristic,simple,random --seed 1
 
+# The whole suite but the wheel test, which has its own target (it builds its own venv).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --ignore=tests/test_wheel.py
+
+# The wheel built, installed into a fresh venv (not editable) and used as users do (minutes).
+test-wheel: $(STAMP)
+	$(BIN)/python -m pytest -q tests/test_wheel.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check gin_env agents training tests benchmarks notebooks docs/hooks

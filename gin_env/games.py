@@ -12,7 +12,9 @@ added, renamed or re-sized in one place.
 - ``three_handed_gin_v1`` (also ``three_handed_v1``, ``three-v1``) and ``gin_v1`` (also
   ``gin-v1``): the same games with the observation layout v1 (``gin_obs_v1``, 499 entries:
   the v0 entries first, then the rules in view). ``three``, ``gin`` and the other short
-  names stay the v0 envs.
+  names stay the v0 envs. Their Gymnasium ids are ``gin_env/ThreeHandedGinRulesInView-v0``
+  and ``gin_env/GinRulesInView-v0``: a name apart, since Gymnasium reads ``-v1`` of one name
+  as the successor of ``-v0`` and warns that ``-v0`` is out of date.
 
 Agents are named as :func:`agents.make` takes them. The gin games share one observation
 and action layout (:mod:`gin_env.encoding`), so their agents play both; basic rummy has
@@ -37,6 +39,7 @@ are looked up on first use.
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -92,6 +95,15 @@ class GameSpec:
     def make_wrapped_env(self, **options: Any) -> Any:
         """The game's ``env()``: ``raw_env`` inside PettingZoo's standard wrappers."""
         return self.module.env(**options)
+
+    def option_names(self) -> tuple[str, ...]:
+        """Every option ``make_env`` takes: the env's own (``reward``, ``episode``...) and,
+        for the gin games, the rules' (``knock_limit``...)."""
+        env_class = self.module.raw_env
+        params = inspect.signature(env_class.__init__).parameters.values()
+        own = [p.name for p in params if p.name != "self" and p.kind is not p.VAR_KEYWORD]
+        config = getattr(env_class, "config_class", None)
+        return tuple(own) + (config.option_names() if config is not None else ())
 
     def num_players(self, **options: Any) -> int:
         if self.players is not None:
@@ -162,7 +174,7 @@ GAMES: dict[str, GameSpec] = {
             family="gin",
             players=3,
             default_agent="heuristic",
-            gym_id="gin_env/ThreeHandedGin-v1",
+            gym_id="gin_env/ThreeHandedGinRulesInView-v0",
             replays=True,
             version=1,
         ),
@@ -174,7 +186,7 @@ GAMES: dict[str, GameSpec] = {
             family="gin",
             players=2,
             default_agent="heuristic",
-            gym_id="gin_env/Gin-v1",
+            gym_id="gin_env/GinRulesInView-v0",
             replays=True,
             version=1,
         ),

@@ -34,9 +34,17 @@ def test_the_license_is_an_spdx_expression() -> None:
 
 
 def test_the_shipped_checkpoints_are_package_data() -> None:
+    """Every checkpoint ``agents.make`` can load by name (PPO ``.zip``, DMC ``.npz``) and
+    its model card is in the package data (the wheel itself: tests/test_wheel.py)."""
+    from agents import trained
+
     data = _pyproject()["tool"]["setuptools"]["package-data"]["agents"]
-    for path in (ROOT / "agents" / "checkpoints").glob("*.zip"):
-        assert any(Path(path.name).match(Path(p).name) for p in data), path.name
+    names = trained.available()
+    assert {"gin-ppo", "gin-dmc", "three-handed-ppo", "three-handed-dmc"} <= set(names)
+    shipped = [p for p in trained.CHECKPOINT_DIR.iterdir() if p.stem in names]
+    assert {p.suffix for p in shipped} >= {".zip", ".npz", ".md"}
+    for path in shipped:
+        assert any(path.match(f"checkpoints/{Path(p).name}") for p in data), path.name
 
 
 @pytest.mark.parametrize("name", list(games.GAMES))
@@ -61,3 +69,21 @@ def test_lint_type_checks_every_package() -> None:
     makefile = (ROOT / "Makefile").read_text()
     lint = makefile.split("\nlint:")[1].split("\n\n")[0]
     assert re.search(r"\$\(BIN\)/mypy gin_env agents training\b", lint), lint
+
+
+def test_the_readme_core_install_names_every_core_dependency() -> None:
+    readme = (ROOT / "README.md").read_text()
+    listed = re.search(r"The core install \(([^)]*)\)", readme)
+    assert listed, "the README says what the core install brings"
+    names = {n.strip() for n in listed.group(1).split(",")}
+    for dep in _pyproject()["project"]["dependencies"]:
+        assert re.split(r"[<>=!~\[ ]", dep)[0] in names, dep
+
+
+def test_make_test_installs_the_torchrl_extra() -> None:
+    """tests/test_torchrl.py runs in ``make test`` (not skipped): its extra is installed."""
+    makefile = (ROOT / "Makefile").read_text()
+    install = re.search(r'pip install -q -e "\.\[([^\]]*)\]"', makefile)
+    assert install and "torchrl" in install.group(1).split(","), install
+    extra = _pyproject()["project"]["optional-dependencies"]["torchrl"]
+    assert "torchrl==0.14.1" in extra and "tensordict==0.14.3" in extra

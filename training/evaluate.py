@@ -23,7 +23,7 @@ import argparse
 import csv
 import json
 import multiprocessing as mp
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -59,12 +59,15 @@ _AGENT_CACHE: dict[str, Any] = {}
 
 
 # -- agents in workers ----------------------------------------------------------------------
-def _agent(spec: AgentSpec) -> Any:
+def _agent(spec: AgentSpec, rules: Mapping[str, Any] | None = None) -> Any:
+    """The agent of ``spec``, made for a table with ``rules`` (agents that play hands out,
+    such as search, play the table's rules); one per spec and rules in each worker."""
     if not isinstance(spec, str):
         return spec
-    if spec not in _AGENT_CACHE:
-        _AGENT_CACHE[spec] = agent_registry.make(spec)
-    return _AGENT_CACHE[spec]
+    key = f"{spec}|{sorted((rules or {}).items())}"
+    if key not in _AGENT_CACHE:
+        _AGENT_CACHE[key] = agent_registry.make_for_table(spec, dict(rules or {}))
+    return _AGENT_CACHE[key]
 
 
 def _label(spec: AgentSpec) -> str:
@@ -97,7 +100,7 @@ def play_gin_pair(
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
         rng = np.random.default_rng([seed, index, int(swap)])
-        run = play(env, {seat_a: _agent(spec_a), seat_b: _agent(spec_b)}, rng)
+        run = play(env, {seat_a: _agent(spec_a, rules), seat_b: _agent(spec_b, rules)}, rng)
         match = env.match
         assert match is not None  # reset above
         rec = match.history[0]
@@ -138,7 +141,7 @@ def play_gin_match_pair(
         env.reset(seed=env_seed)
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
-        players = {seat_a: _agent(spec_a), seat_b: _agent(spec_b)}
+        players = {seat_a: _agent(spec_a, rules), seat_b: _agent(spec_b, rules)}
         play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
         match = env.match
         assert match is not None  # reset above
@@ -299,7 +302,7 @@ def play_three_match(
     (the box's points, and the captain's team's: the adviser shares the captain's)."""
     env = THREE.make_env(adviser=adviser, episode="match", max_hands=2000, **rules)
     env.reset(seed=int(np.random.default_rng([seed, index, 3]).integers(2**31)))
-    players = {f"player_{k}": _agent(s) for k, s in enumerate(specs)}
+    players = {f"player_{k}": _agent(s, rules) for k, s in enumerate(specs)}
     run = play(env, players, np.random.default_rng([seed, index, 11]))
     match = env.match
     assert match is not None  # reset above
@@ -406,7 +409,12 @@ def three_handed(
     if len(set(labels)) < 3:  # one agent several times: label the seats apart
         labels = [f"{lab}#{k}" if labels.count(lab) > 1 else lab for k, lab in enumerate(labels)]
     modes = ("suggest", "none") if adviser == "both" else (adviser,)
-    out: dict[str, Any] = {"agents": labels, "seed": seed, "matches": matches}
+    out: dict[str, Any] = {
+        "agents": labels,
+        "seed": seed,
+        "matches": matches,
+        "rules": dict(rules or {}),
+    }
     for mode in modes:
         jobs = []
         orders = []
@@ -582,8 +590,9 @@ def _three_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """CLI: ``python -m training.evaluate {gin,three,ladder} --agents a,b[,c] ...``."""
+def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None) -> dict[str, Any]:
+    """CLI: ``python -m training.evaluate {gin,three,ladder} --agents a,b[,c] ...``;
+    ``rules``: the table's rule options for gin and three (``gin-rummy eval -o``)."""
     p = argparse.ArgumentParser(
         prog=prog_name("python -m training.evaluate"), description=__doc__.split("\n")[0]
     )
@@ -639,14 +648,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     try:
         if not args.no_plot:  # checked before any game is played
             require("matplotlib", needed_for="eval plots (or pass --no-plot)")
-        return _run(args)
+        return _run(args, dict(rules or {}))
     except OptionError as err:  # pairs 0, an unknown agent, a bad rule: a usage error
         p.error(str(err))
     except MissingExtraError as err:  # an optional package is missing: say which extra
         p.exit(1, f"{p.prog}: error: {err}\n")
 
 
-def _run(args: argparse.Namespace) -> dict[str, Any]:
+def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
     specs = [s.strip() for s in args.agents.split(";" if ";" in args.agents else ",") if s.strip()]
     out = Path(args.out)
     progress = not args.no_progress
@@ -666,6 +675,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
             args.target,
             args.matches,
             progress,
+            rules,
         )
         rows = _gin_rows(r)
         paths = _write(out, stem, r, rows)
@@ -684,10 +694,12 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
 
         r, rows, paths = eval_duplicate(
             specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png,
-            unit=args.duplicate, adjust=args.adjust or False,
+            unit=args.duplicate, adjust=args.adjust or False, rules=rules,
         )  # fmt: skip
     elif args.cmd == "three":
-        r = three_handed(specs, args.matches, args.seed, args.workers, args.adviser, progress)
+        r = three_handed(
+            specs, args.matches, args.seed, args.workers, args.adviser, progress, rules
+        )
         rows = _three_rows(r)
         paths = _write(out, stem, r, rows)
         modes = [m for m in ("adviser_on", "adviser_off") if m in r]

@@ -562,7 +562,7 @@ def play_seated_match(
         adviser=adviser, episode="match", max_hands=2000, **dict(rules or {})
     )
     env.reset(seed=_env_seed(seed, index, 3))
-    players = {f"player_{k}": _agent(s) for k, s in enumerate(seat_specs)}
+    players = {f"player_{k}": _agent(s, rules) for k, s in enumerate(seat_specs)}
     rng = np.random.default_rng([seed, index, 11])
     while True:
         agent = env.agent_selection
@@ -616,7 +616,7 @@ def play_role_hand(
     env.reset(seed=_env_seed(seed, index, 31))
     match = env.match
     assert isinstance(match, ThreeHandedMatch)  # reset above
-    by_role = {r: _agent(spec) for r, spec in enumerate(role_specs)}
+    by_role = {r: _agent(spec, rules) for r, spec in enumerate(role_specs)}
     rng = np.random.default_rng([seed, index, 13])
     while True:
         agent = env.agent_selection
@@ -1940,6 +1940,7 @@ def eval_duplicate(
     unit: str = "match",
     adjust: bool | str = False,
     value: str | Path | None = None,
+    rules: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Path]]:
     """``gin-rummy eval three --duplicate [match|hand] [--adjust]``: :func:`duplicate_three`
     (``unit``, ``adjust``: also the figures adjusted for the deal, or ``"draws"``: also
@@ -1950,12 +1951,13 @@ def eval_duplicate(
     if adviser not in ("suggest", "none", "both"):
         raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
     modes = ("suggest", "none") if adviser == "both" else (adviser,)
-    result: dict[str, Any] = {"design": "duplicate", "unit": unit, "deals": deals, "seed": seed}
+    result: dict[str, Any] = {"design": "duplicate", "unit": unit, "deals": deals, "seed": seed,
+                              "rules": dict(rules or {})}  # fmt: skip
     rows: list[dict[str, Any]] = []
     for mode in modes:
         r = duplicate_three(
-            specs, deals, seed, workers, mode, "duplicate", progress, unit=unit, adjust=adjust,
-            value=value,
+            specs, deals, seed, workers, mode, "duplicate", progress, rules, unit=unit,
+            adjust=adjust, value=value,
         )  # fmt: skip
         result["agents"] = r["agents"]
         result["adviser_on" if mode == "suggest" else "adviser_off"] = r
