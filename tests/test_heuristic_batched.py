@@ -166,3 +166,40 @@ def test_params_vector_follows_the_fields() -> None:
     names = [f.name for f in fields(HeuristicParams)]
     assert vec[names.index("lookahead")] == 1.0 and vec[names.index("knock_late")] == 4.0
     assert len(vec) == len(names)
+
+
+def test_learner_vector_env_plays_the_compiled_l2_at_the_table() -> None:
+    from agents.vector import LearnerVectorEnv
+
+    env = LearnerVectorEnv(2, "three_handed", opponents="heuristic", learner=0, undercut_bonus=25)
+    seats = env.opponents
+    assert seats[0] is None and seats[1] is seats[2]
+    assert isinstance(seats[1], BatchedHeuristic) and seats[1].rules.undercut_bonus == 25
+    mixed = LearnerVectorEnv(2, "gin", opponents="captain:agent=heuristic,mode=ignore", learner=1)
+    assert isinstance(mixed.opponents[0], BatchedCaptain)
+
+
+@pytest.mark.slow
+def test_dmc_plays_its_l2_opponents_and_l2_moves_compiled(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DMC's fixed opponents and its L2 moves (warm start): the rows go to the kernels."""
+    from training.train_dmc import Args, train
+
+    rows = [0]
+    act = BatchedHeuristic.act
+
+    def counted(self: BatchedHeuristic, obs: np.ndarray, mask: np.ndarray, rng: Any = None) -> Any:
+        rows[0] += len(obs)
+        return act(self, obs, mask, rng)
+
+    monkeypatch.setattr(BatchedHeuristic, "act", counted)
+    common: dict[str, Any] = dict(
+        total_steps=300, num_envs=8, hidden="8", batch_size=16, buffer_size=500,
+        eval_every=10**9, checkpoint_every=10**9, progress=False, seed=1, keep_best=False,
+    )  # fmt: skip
+    warm = Args(run_dir=str(tmp_path / "warm"), warm_steps=100, **common)
+    assert train(warm)["steps"] >= 300 and rows[0] >= 100  # L2 plays the warm start
+    rows[0] = 0
+    versus = Args(run_dir=str(tmp_path / "vs"), opponents="heuristic", opponent_share=1.0, **common)
+    assert train(versus)["steps"] >= 300 and rows[0] > 200  # L2 holds the other seat
