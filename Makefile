@@ -4,33 +4,50 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-rllib lint bench clean
+.PHONY: demo test test-wheel test-rllib lint bench docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# torch first, pinned: the CPU build on disk (an unpinned torch may pull a CUDA build).
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[train,dev]"
+	$(BIN)/pip install -q -e ".[train,torchrl,dev]"
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/gin-rummy match --agents heuristic,simple,random --seed 1
 
+# The whole suite but the wheel test, which has its own target (it builds its own venv).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --ignore=tests/test_wheel.py
+
+# The wheel built, installed into a fresh venv (not editable) and used as users do (minutes).
+test-wheel: $(STAMP)
+	$(BIN)/python -m pytest -q tests/test_wheel.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check gin_env agents training studies tests benchmarks notebooks
-	$(BIN)/ruff format --check gin_env agents training studies tests benchmarks
+	$(BIN)/ruff check gin_env agents training studies tests benchmarks notebooks docs/hooks
+	$(BIN)/ruff format --check gin_env agents training studies tests benchmarks docs/hooks
 	$(BIN)/mypy gin_env agents training studies
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_rules.py
 	$(BIN)/python benchmarks/bench_env.py
 
+# The documentation site, from docs/, the README and the docstrings, into site/ (git-ignored);
+# --strict: a broken link or cross-reference fails the build.
+DOCS_STAMP := $(VENV)/.docs-installed
+
+$(DOCS_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV)
+	rm -rf $(VENV) $(RLLIB_VENV) site
 
 # RLlib lives in its own venv: ray[rllib] pins a gymnasium older than the core install's.
 RLLIB_VENV := .venv-rllib

@@ -28,6 +28,11 @@ Semantics, as the single-agent wrapper's:
   the global state of every game (for a centralized critic); :meth:`history` the learner's
   move history (with ``observation="history"``).
 
+Each gin id's Gymnasium ``vector_entry_point`` is one of the ``make_*`` functions below, so
+``gymnasium.make_vec("gin_env/Gin-v0", num_envs=1024, vectorization_mode=
+"vector_entry_point", opponents="heuristic")`` is this env on the compiled engine, with the
+single-agent wrapper's default learner (``"player_0"``).
+
 >>> env = LearnerVectorEnv(4, opponents="simple", seed=0, backend="python")
 >>> obs, infos = env.reset()
 >>> obs.shape, env.action_masks().shape, sorted(infos)
@@ -49,7 +54,13 @@ from gin_env import actions as A
 from gin_env.config import HandRules
 from gin_env.vector import VectorGinEnv
 
-__all__ = ["LearnerVectorEnv"]
+__all__ = [
+    "LearnerVectorEnv",
+    "make_gin",
+    "make_three_handed",
+    "make_gin_v1",
+    "make_three_handed_v1",
+]
 
 #: Opponents: one name / batched policy for every other seat, or one per seat (a sequence
 #: of ``num_players`` entries or a mapping from seat to entry; the learner's seat is
@@ -143,6 +154,11 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
 
         rules = {k: v for k, v in options.items() if k in HandRules.option_names()}
         return make_batched(spec, rules=rules)
+
+    @property
+    def opponents(self) -> list[BatchedPolicy | None]:
+        """The batched policy of every seat (None for a fixed learner's seat)."""
+        return list(self._policies)
 
     # -- Gymnasium API --------------------------------------------------------------------
     def reset(
@@ -253,3 +269,44 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
             "learner_seat": self._learner.copy(),
             "_learner_seat": np.ones(self.num_envs, bool),
         }
+
+
+#: Options of the single-agent wrapper with no batched counterpart here.
+_SINGLE_AGENT_ONLY = {
+    "illegal": "an illegal action raises here",
+    "illegal_reward": "an illegal action raises here",
+    "extras": "use state() and history()",
+}
+
+
+def _make_vec(game: str, num_envs: int, options: dict[str, Any]) -> LearnerVectorEnv:
+    taken = sorted(set(options) & set(_SINGLE_AGENT_ONLY))
+    if taken:
+        why = "; ".join(f"{k}: {_SINGLE_AGENT_ONLY[k]}" for k in taken)
+        raise ValueError(
+            f"option(s) {', '.join(taken)} belong to the single-agent wrapper (gymnasium.make, "
+            f"or make_vec with vectorization_mode 'sync'/'async'), not to LearnerVectorEnv "
+            f"({why})"
+        )
+    options.setdefault("learner", "player_0")  # as gymnasium.make's single-agent wrapper
+    return LearnerVectorEnv(num_envs, game, **options)
+
+
+def make_gin(num_envs: int = 1, **options: Any) -> LearnerVectorEnv:
+    """``gymnasium.make_vec`` of ``gin_env/Gin-v0`` (its ``vector_entry_point``)."""
+    return _make_vec("gin", num_envs, options)
+
+
+def make_three_handed(num_envs: int = 1, **options: Any) -> LearnerVectorEnv:
+    """``gymnasium.make_vec`` of ``gin_env/ThreeHandedGin-v0``."""
+    return _make_vec("three_handed", num_envs, options)
+
+
+def make_gin_v1(num_envs: int = 1, **options: Any) -> LearnerVectorEnv:
+    """``gymnasium.make_vec`` of ``gin_env/GinRulesInView-v0``."""
+    return _make_vec("gin_v1", num_envs, options)
+
+
+def make_three_handed_v1(num_envs: int = 1, **options: Any) -> LearnerVectorEnv:
+    """``gymnasium.make_vec`` of ``gin_env/ThreeHandedGinRulesInView-v0``."""
+    return _make_vec("three_handed_v1", num_envs, options)

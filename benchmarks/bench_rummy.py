@@ -9,39 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gin_env import rummy_v0  # noqa: E402
+# The loop is the installed benchmark's (gin-rummy bench env prints it too).
+from training.speed import rummy_agent_steps_per_second  # noqa: E402
 
 __all__ = ["rummy_agent_steps_per_second"]
-
-
-def rummy_agent_steps_per_second(num_players: int, seconds: float = 3.0) -> float:
-    """Agent steps per second of random legal play over whole hands of ``rummy_v0.env()``."""
-    env = rummy_v0.env(num_players=num_players)
-    rng = np.random.default_rng(0)
-    steps = 0
-    seed = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        env.reset(seed=seed)
-        seed += 1
-        for _agent in env.agent_iter():
-            obs, reward, termination, truncation, info = env.last()
-            if termination or truncation:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
-            env.step(action)
-            steps += 1
-    return steps / (time.perf_counter() - start)
 
 
 def main(argv: list[str] | None = None) -> None:

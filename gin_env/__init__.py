@@ -5,8 +5,15 @@ and the observation layout v1 (the rules in view): :mod:`gin_env.three_handed_gi
 :mod:`gin_env.gin_v1`. The rules: ``docs/RULES.md``; layouts by id:
 ``gin_env.encoding.LAYOUTS``.
 Gymnasium single-agent ids (see :mod:`gin_env.wrappers`): ``gin_env/ThreeHandedGin-v0``,
-``gin_env/Gin-v0``, ``gin_env/Rummy-v0``, and the v1 layout's ``gin_env/ThreeHandedGin-v1``,
-``gin_env/Gin-v1`` (the ids and names are listed in :mod:`gin_env.games`).
+``gin_env/Gin-v0``, ``gin_env/Rummy-v0``, and the v1 layout's
+``gin_env/ThreeHandedGinRulesInView-v0``, ``gin_env/GinRulesInView-v0`` (named apart, not
+``-v1``: the v1 layout is another observation, not a successor of v0, which Gymnasium would
+call out of date). The ids and names are listed in :mod:`gin_env.games`. Every option of
+:class:`~gin_env.wrappers.SingleAgentEnv` (``learner``, ``opponents``, ``illegal``,
+``illegal_reward``, ``extras``) and of the env goes through ``gymnasium.make``; an unknown
+one is a ``ValueError`` listing both kinds. ``gymnasium.make_vec(id, num_envs,
+vectorization_mode="vector_entry_point", ...)`` of a gin id gives the compiled batched
+engine, :class:`agents.vector.LearnerVectorEnv`.
 """
 
 from __future__ import annotations
@@ -21,9 +28,22 @@ from gin_env.wrappers import SingleAgentEnv
 __version__ = "0.1.0"
 
 
+#: Options of the single-agent wrapper itself (:class:`gin_env.wrappers.SingleAgentEnv`);
+#: ``gymnasium.make`` hands every other option to the AEC env.
+WRAPPER_OPTIONS = ("learner", "opponents", "illegal", "illegal_reward", "extras")
+
+
 def _single_agent(game: str, learner: str, opponents: Any, options: dict[str, Any]) -> Any:
 
-    return SingleAgentEnv(games.get(game).make_env(**options), learner, opponents)
+    spec = games.get(game)
+    own = {k: options.pop(k) for k in WRAPPER_OPTIONS[2:] if k in options}
+    unknown = sorted(set(options) - set(spec.option_names()))
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {', '.join(unknown)} for {spec.gym_id}; allowed: the env's "
+            f"{', '.join(spec.option_names())}; the wrapper's {', '.join(WRAPPER_OPTIONS)}"
+        )
+    return SingleAgentEnv(spec.make_env(**options), learner, opponents, **own)
 
 
 def make_three_handed(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
@@ -54,13 +74,25 @@ _ENTRY_POINTS = {
     "three_handed_gin_v1": "gin_env:make_three_handed_v1",
     "gin_v1": "gin_env:make_gin_v1",
 }
+#: ``gymnasium.make_vec`` of a gin id gives the batched engine (:mod:`agents.vector`); as a
+#: string, so that ``import gin_env`` never imports the agents layer. Rummy has none.
+_VECTOR_ENTRY_POINTS = {
+    "three_handed_gin_v0": "agents.vector:make_three_handed",
+    "gin_v0": "agents.vector:make_gin",
+    "three_handed_gin_v1": "agents.vector:make_three_handed_v1",
+    "gin_v1": "agents.vector:make_gin_v1",
+}
 
 
 def _register() -> None:
 
     for name, spec in games.GAMES.items():
         if spec.gym_id not in gymnasium.registry:
-            gymnasium.register(spec.gym_id, entry_point=_ENTRY_POINTS[name])
+            gymnasium.register(
+                spec.gym_id,
+                entry_point=_ENTRY_POINTS[name],
+                vector_entry_point=_VECTOR_ENTRY_POINTS.get(name),
+            )
 
 
 _register()

@@ -1,5 +1,7 @@
 """What every AEC env of the package shares: PettingZoo's standard wrappers (made fast),
-an action space with a quick membership test, and text-or-picture rendering.
+an action space with a quick membership test, and text-or-picture rendering; and
+:class:`HistoryInObservation`, the move history inside the flat observation for libraries
+that keep only ``obs["observation"]`` (Tianshou's ``PettingZooEnv``).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from typing import Any
 import numpy as np
 from gymnasium import logger, spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils import BaseWrapper, wrappers
 
 __all__ = [
     "RENDER_MODES",
@@ -20,6 +22,7 @@ __all__ = [
     "TableRender",
     "wrap",
     "wrap_plain",
+    "HistoryInObservation",
 ]
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -279,3 +282,41 @@ class TurnChecks:
 
     def close(self) -> None:
         pass
+
+
+class HistoryInObservation(BaseWrapper):  # type: ignore[type-arg]
+    """An env made with ``observation="history"``, its move history moved inside the flat
+    ``observation`` vector: the vector, then ``history`` row by row (64 x 63), then
+    ``history_mask`` (64); ``action_mask`` as before. For libraries that keep only
+    ``obs["observation"]`` and the mask (Tianshou's ``PettingZooEnv``), so the history
+    reaches the policy, which reshapes ``obs[n:n + 64 * 63]`` (``n`` the flat size, 436 for
+    the v0 layout) back to ``[64, 63]``.
+    """
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        space = env.observation_space(env.possible_agents[0])
+        if not isinstance(space, spaces.Dict) or "history" not in space.spaces:
+            raise ValueError("HistoryInObservation needs an env made with observation='history'")
+        flat_shape, history_shape = space["observation"].shape, space["history"].shape
+        assert flat_shape is not None and history_shape is not None  # Box spaces
+        self.flat_size = int(flat_shape[0])
+        self.history_shape = tuple(history_shape)
+        size = self.flat_size + int(np.prod(self.history_shape)) + self.history_shape[0]
+        self._space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
+                "action_mask": space["action_mask"],
+            }
+        )
+        self.observation_spaces = dict.fromkeys(env.possible_agents, self._space)
+
+    def observation_space(self, agent: str) -> spaces.Space:  # type: ignore[type-arg]
+        return self._space
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        obs = self.env.observe(agent)
+        flat = np.concatenate(
+            [obs["observation"], obs["history"].ravel(), obs["history_mask"].astype(np.float32)]
+        )
+        return {"observation": flat, "action_mask": obs["action_mask"]}

@@ -94,7 +94,10 @@ def parse_card(text: str) -> int:
 
 
 def parse_cards(text: str) -> list[int]:
-    """Parse cards separated by spaces or commas; duplicates raise ``ValueError``."""
+    """Parse cards separated by spaces or commas; duplicates raise ``ValueError``, and so
+    does anything but a str (as :func:`parse_card` does)."""
+    if not isinstance(text, str):
+        raise ValueError(f"cards text must be a str such as 'AS 2S 3S', got {text!r}")
     cards = [parse_card(word) for word in text.replace(",", " ").split()]
     if len(set(cards)) != len(cards):
         raise ValueError(f"duplicate card in {text!r}")

@@ -712,9 +712,10 @@ def _mask(
     if phase == _UPCARD_NONDEALER or phase == _UPCARD_DEALER:
         row[_TAKE] = True
         row[_PASS] = True
-    elif phase == _DRAW:  # both, even when the captain must draw from the stock
+    elif phase == _DRAW:  # the captain's draws are public (both passes were seen)
         row[_DRAW_STOCK] = True
-        row[_TAKE] = True
+        if not st[F_MUST_DRAW] and st[F_PILE_LEN] > 0:
+            row[_TAKE] = True
     elif phase == _DISCARD_PHASE:
         known = st[F_TOOK0]  # the captain is seat 0
         banned = -1 if cfg[C_ALLOW_TAKEN] else st[F_TAKEN]

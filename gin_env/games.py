@@ -9,7 +9,9 @@ renamed or re-sized in one place. A game answers to its env name and its short n
 - ``rummy_v0`` (``rummy``): 2-6 players (``num_players``), observation by player count;
 - ``three_handed_gin_v1`` (``three_handed_v1``) and ``gin_v1`` (``gin_v1``): the same games
   with the observation layout v1 (``gin_obs_v1``, 499 entries: the v0 entries first, then
-  the rules in view).
+  the rules in view). Their Gymnasium ids are ``gin_env/ThreeHandedGinRulesInView-v0`` and
+  ``gin_env/GinRulesInView-v0``: a name apart, since Gymnasium reads ``-v1`` of one name as
+  the successor of ``-v0`` and warns that ``-v0`` is out of date.
 
 The layers above keep what is theirs: the command line's names (``--game three``) are
 :data:`training.cli.GAME_NAMES`, the agents that play each game (and the default one) are
@@ -27,6 +29,7 @@ The layers above keep what is theirs: the command line's names (``--game three``
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -79,6 +82,15 @@ class GameSpec:
         """The game's ``env()``: ``raw_env`` inside PettingZoo's standard wrappers."""
         return self.module.env(**options)
 
+    def option_names(self) -> tuple[str, ...]:
+        """Every option ``make_env`` takes: the env's own (``reward``, ``episode``...) and,
+        for the gin games, the rules' (``knock_limit``...)."""
+        env_class = self.module.raw_env
+        params = inspect.signature(env_class.__init__).parameters.values()
+        own = [p.name for p in params if p.name != "self" and p.kind is not p.VAR_KEYWORD]
+        config = getattr(env_class, "config_class", None)
+        return tuple(own) + (config.option_names() if config is not None else ())
+
     def num_players(self, **options: Any) -> int:
         if self.players is not None:
             return self.players
@@ -124,7 +136,7 @@ GAMES: dict[str, GameSpec] = {
             short="three_handed_v1",
             family="gin",
             players=3,
-            gym_id="gin_env/ThreeHandedGin-v1",
+            gym_id="gin_env/ThreeHandedGinRulesInView-v0",
             version=1,
         ),
         GameSpec(
@@ -132,7 +144,7 @@ GAMES: dict[str, GameSpec] = {
             short="gin_v1",
             family="gin",
             players=2,
-            gym_id="gin_env/Gin-v1",
+            gym_id="gin_env/GinRulesInView-v0",
             version=1,
         ),
     )

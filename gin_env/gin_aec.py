@@ -42,7 +42,7 @@ from gin_env.encoding import (
     state_size,
 )
 from gin_env.extras import require
-from gin_env.hand import check_deck
+from gin_env.hand import HAND_KINDS, check_deck
 from gin_env.match import ROLE_NAMES, HandRecord, Match
 from gin_env.render_image import table_image
 
@@ -51,6 +51,7 @@ __all__ = [
     "REWARD_MODES",
     "EPISODE_MODES",
     "OBSERVATION_MODES",
+    "INFOS_MODES",
     "make_config",
     "role_names_for",
 ]
@@ -58,6 +59,9 @@ __all__ = [
 REWARD_MODES = ("team", "zero_sum", "individual", "match")
 EPISODE_MODES = ("match", "hand")
 OBSERVATION_MODES = ("flat", "history")
+#: ``infos``: ``"readable"`` (roles by name, the hand result as a dict) or ``"numeric"`` (the
+#: same as numbers under fixed keys, for libraries that turn every info into a tensor).
+INFOS_MODES = ("readable", "numeric")
 C = TypeVar("C", bound=HandRules)
 
 
@@ -91,6 +95,8 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
     role_names: tuple[str, ...]
     #: Observation layout version: 0 (``gin_obs_v0``, 436 entries) or 1 (``gin_obs_v1``).
     obs_version: int = 0
+    #: The rules' options (``make_config`` builds one from the keyword options).
+    config_class: type[HandRules]
 
     def __init__(
         self,
@@ -101,6 +107,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         render_mode: str | None = None,
         render_hands: str = "none",
         observation: str = "flat",
+        infos: str = "readable",
         **kwargs: Any,
     ) -> None:
         # By name: the subclasses' signatures differ in order (three_handed_gin_v0 starts
@@ -114,12 +121,15 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
             render_mode=render_mode,
             render_hands=render_hands,
             observation=observation,
+            infos=infos,
             **kwargs,
         )
         super().__init__()
         check_choice("reward", reward, REWARD_MODES)
         check_choice("episode", episode, EPISODE_MODES)
         check_choice("observation", observation, OBSERVATION_MODES)
+        check_choice("infos", infos, INFOS_MODES)
+        self.infos_mode = infos
         if (
             isinstance(reward_scale, bool)
             or not isinstance(reward_scale, int | float)
@@ -326,6 +336,9 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         scores change only then). The last hand's result stays in them once there is one."""
         match = self._require_match()
         hand_over = record is not None and record.result is not None
+        if self.infos_mode == "numeric":
+            self._update_numeric_infos(hand_over, record)
+            return
         if hand_over:
             assert record is not None and record.result is not None
             r = record.result
@@ -350,6 +363,47 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
             if self._last_hand_result is not None:
                 info["hand_result"] = self._last_hand_result
             self.infos[a] = info
+
+    def _update_numeric_infos(self, hand_over: bool, record: HandRecord | None) -> None:
+        """``infos="numeric"``: the same facts as numbers, under the same keys at every step
+        (TorchRL builds its info spec from the first infos and fills it at each step).
+
+        ``role`` is the role id (``role_names``); ``scores`` the match scores; the last hand
+        (``-1`` before any has ended): ``hand_kind`` (index into ``HAND_KINDS``),
+        ``hand_points``, ``hand_winner`` and ``hand_knocker`` (player ids),
+        ``hand_roles`` (each player's role id in it); with ``hollywood``, ``games``
+        ``[3, 2]`` and ``game_winners`` ``[3]`` (``-1``: not won yet)."""
+        match = self._require_match()
+        if record is not None and record.result is not None:
+            r = record.result
+            self._last_hand_result = {  # kept until reset, as the readable one
+                "hand_kind": HAND_KINDS.index(r.kind),
+                "hand_points": int(r.points),
+                "hand_winner": -1 if r.winner is None else record.players[r.winner],
+                "hand_knocker": -1 if r.knocker is None else record.players[r.knocker],
+                "hand_roles": np.asarray(record.roles, np.int64),
+            }
+        last = self._last_hand_result or {
+            "hand_kind": -1,
+            "hand_points": 0,
+            "hand_winner": -1,
+            "hand_knocker": -1,
+            "hand_roles": np.full(self.num_players, -1, np.int64),
+        }
+        standings = match.standings()
+        common: dict[str, Any] = {
+            "scores": np.asarray(standings["scores"], np.int64),
+            "hand_over": hand_over,
+        }
+        if "games" in standings:
+            common["games"] = np.asarray(standings["games"], np.int64)
+            common["game_winners"] = np.asarray(
+                [-1 if w is None else w for w in standings["game_winners"]], np.int64
+            )
+        roles = match.record.roles
+        for i, a in enumerate(self.possible_agents):
+            if a in self.infos:  # not already removed by _was_dead_step
+                self.infos[a] = {"role": int(roles[i]), **common, **last}
 
     # -- helpers --------------------------------------------------------------------------
     def _agent(self, player: int | None) -> str:

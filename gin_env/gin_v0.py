@@ -6,7 +6,7 @@ as :mod:`gin_env.three_handed_gin_v0`; only the differences are written here.
 =====================  =============================================================
 Import                 ``from gin_env import gin_v0``
 Actions                Discrete(109)
-Parallel API           No
+Parallel API           No (turn-based: ``turn_based_aec_to_parallel``, see three_handed_gin_v0)
 Agents                 ``agents = ['player_0', 'player_1']``
 Observation shape      ``{"observation": (436,) float32, "action_mask": (109,) int8}``
 Observation values     [0, 1]
@@ -50,8 +50,12 @@ Rules: ``knock_limit``, ``gin_bonus``, ``undercut_bonus``, ``big_gin_bonus``,
 ``allow_discard_of_taken_card``, ``max_turns_per_hand``, ``oklahoma``, ``target_score``,
 ``dealer_rule``, ``hollywood``; and ``reward``, ``reward_scale``, ``episode``
 (``"match"`` or ``"hand"``), ``max_hands``, ``render_mode``, ``render_hands``,
-``observation`` (``"flat"`` or ``"history"``) as in
-``three_handed_gin_v0``. Seeds, deals, illegal actions and ``infos`` behave as there.
+``observation`` (``"flat"`` or ``"history"``), ``infos`` (``"readable"`` or
+``"numeric"``: role ids dealer 0, non-dealer 1; with ``hollywood`` also ``games`` ``[3, 2]``
+and ``game_winners`` ``[3]``, ``-1`` while a game is open) as in ``three_handed_gin_v0``.
+Seeds, deals, illegal actions, ``infos`` and the routes into other libraries (the
+turn-based Parallel API, TorchRL with ``infos="numeric"``, Tianshou with
+``HistoryInObservation``) behave as there.
 
 ``state()`` / ``state_space``: the global state as in ``three_handed_gin_v0``, layout
 ``gin_state_2p_v0`` (``hands``, ``took``, ``discarded`` rows for the two players; roles
@@ -64,7 +68,7 @@ Version history
 - v0: initial release; ``hollywood`` scoring added later as an option (off by default:
   the default game is unchanged); later still, without changing the observation layout:
   the final observation of an episode shows the hand that ended, ``render_hands``,
-  ``observation="history"`` and ``state()``.
+  ``observation="history"``, ``state()`` and ``infos="numeric"`` (an option).
 """
 
 from __future__ import annotations
@@ -88,6 +92,8 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
     num_players = 2
     role_names = role_names_for(2)
 
+    config_class = GinConfig
+
     def __init__(
         self,
         reward: str = "team",
@@ -97,12 +103,13 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         render_mode: str | None = None,
         render_hands: str = "none",
         observation: str = "flat",
+        infos: str = "readable",
         **rules: Any,
     ) -> None:
-        self.config = make_config(GinConfig, rules)
+        self.config = make_config(self.config_class, rules)
         super().__init__(
             reward, episode, reward_scale, max_hands, render_mode, render_hands,
-            observation=observation, **rules,
+            observation=observation, infos=infos, **rules,
         )  # fmt: skip
 
     def _new_match(self, role_deck: list[int], deal: Any) -> Match:

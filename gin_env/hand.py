@@ -34,10 +34,13 @@ from gin_env.cards import NUM_CARDS, card_str, cards_str, from_mask, points, ran
 from gin_env.config import HandRules
 from gin_env.melds import Showdown, best_arrangement, deadwood_mask, discard_deadwoods, showdown
 
-__all__ = ["Phase", "HandResult", "GinHand", "check_deck", "DRAW_AT_STOCK"]
+__all__ = ["Phase", "HandResult", "GinHand", "check_deck", "DRAW_AT_STOCK", "HAND_KINDS"]
 
 #: The hand is a draw when a discard leaves this many cards in the stock.
 DRAW_AT_STOCK = 2
+#: Every ``HandResult.kind``, in the order their numeric ids follow (``infos="numeric"``,
+#: ``VectorGinEnv.hand_results``).
+HAND_KINDS = ("knock", "undercut", "gin", "big_gin", "draw")
 
 
 class Phase(IntEnum):

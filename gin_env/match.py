@@ -276,8 +276,9 @@ class ThreeHandedMatch(Match):
         """The suggestions of an adviser who does not see the captain's hand (the adviser
         blind rule, docs/RULES.md section 3): only what it can know is legal.
 
-        Upcard offer: take or pass. Draw: draw from the stock or take the discard (both
-        offered even when the captain must draw from the stock). Discard: only a card the
+        Upcard offer: take or pass. Draw: the captain's own legal draws, which are public
+        (after both passed the upcard the captain must draw from the stock, and everyone
+        saw both passes). Discard: only a card the
         adviser saw the captain take from the discard pile and still held, not the card
         taken this turn unless ``allow_discard_of_taken_card``; never a knock or big gin,
         whose legality depends on the hidden hand. ``NO_ADVICE`` is added by the caller.
@@ -287,7 +288,7 @@ class ThreeHandedMatch(Match):
         if phase is Phase.UPCARD_NONDEALER or phase is Phase.UPCARD_DEALER:
             return [A.TAKE_DISCARD, A.PASS]
         if phase is Phase.DRAW:
-            return [A.DRAW_STOCK, A.TAKE_DISCARD]
+            return list(hand.legal_actions())
         seat = hand.current  # the captain's seat
         known = hand.took[seat]
         if hand.taken is not None and not hand.rules.allow_discard_of_taken_card:

@@ -5,7 +5,7 @@
 | Import             | `from gin_env import rummy_v0`                         |
 |--------------------|--------------------------------------------------------|
 | Actions            | Discrete                                               |
-| Parallel API       | No                                                     |
+| Parallel API       | No (turn-based: `turn_based_aec_to_parallel`, below)   |
 | Manual Control     | No                                                     |
 | Agents             | `agents= ['player_0', ..., 'player_{n-1}']`            |
 | Agents             | 2-6 (`num_players`, default 2)                         |
@@ -125,6 +125,12 @@ dealer, scores, who melded before, the turn.
 `infos[agent]` is empty except just after a hand ends: then `"hand_result"` holds the
 winner's agent (None if truncated), the payments by agent, `"rummy"` and `"truncated"`
 (in a match it is cleared by the next step).
+
+Other libraries (as `gin_env.three_handed_gin_v0` describes):
+`pettingzoo.utils.conversions.turn_based_aec_to_parallel(rummy_v0.env())` is a Parallel
+env (passing `parallel_api_test`) that plays the action of the one agent to act; TorchRL's
+`PettingZooWrapper(env=rummy_v0.env(), use_mask=True)` wraps it as is (its infos are empty
+at reset, so TorchRL keeps none).
 
 ### Version History
 

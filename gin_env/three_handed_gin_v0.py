@@ -5,7 +5,7 @@ This module is the environment's documentation page.
 =====================  =============================================================
 Import                 ``from gin_env import three_handed_gin_v0``
 Actions                Discrete(109)
-Parallel API           No
+Parallel API           No (turn-based: ``turn_based_aec_to_parallel``, below)
 Agents                 ``agents = ['player_0', 'player_1', 'player_2']``
 Action shape           (1,)
 Action values          Discrete(109)
@@ -31,13 +31,14 @@ suggestion in its observation and decides.
 **Adviser blind rule** (``adviser_sees_hand=False``): the adviser cannot see the captain's
 hand, so no channel may reveal it (observation, action mask, ``infos``, render). Its legal
 suggestions are then only what it can know: ``NO_ADVICE``; in the upcard offer
-``TAKE_DISCARD`` and ``PASS``; in the draw phase ``DRAW_STOCK`` and ``TAKE_DISCARD``; in the
-discard phase ``DISCARD c`` only for the cards it saw the captain take from the discard
-pile and still holding (not the card taken this turn unless
-``allow_discard_of_taken_card``); never ``KNOCK`` or ``BIG_GIN``, whose legality depends on
-the hidden hand. A suggestion is advice: the captain may do anything legal. With
-``adviser_sees_hand=True`` (default) the suggestions are the captain's legal ids plus
-``NO_ADVICE``. (docs/RULES.md section 3.)
+``TAKE_DISCARD`` and ``PASS``; in the draw phase the captain's legal draws, which are
+public (``DRAW_STOCK`` alone after both passed the upcard); in the discard phase
+``DISCARD c`` only for the cards it saw the captain take from the discard pile and still
+holding (not the card taken this turn unless ``allow_discard_of_taken_card``); never
+``KNOCK`` or ``BIG_GIN``, whose legality depends on the hidden hand. So every blind
+suggestion is legal for the captain. A suggestion is advice: the captain may do anything
+legal. With ``adviser_sees_hand=True`` (default) the suggestions are the captain's legal
+ids plus ``NO_ADVICE``. (docs/RULES.md section 3.)
 
 Actions
 -------
@@ -147,6 +148,15 @@ whoever acted last. ``p`` is the hand's points times ``reward_scale``.
 A draw gives 0. ``infos[agent]`` holds ``role``, ``scores``, ``hand_over`` and, once a
 hand has ended, ``hand_result`` (kind, points, winner, knocker, roles during the hand).
 
+``infos="numeric"`` gives the same facts as numbers under the same keys at every step, for
+libraries that turn every info value into a tensor (TorchRL, below): ``role`` (the role id,
+an index into ``role_names``: box 0, captain 1, adviser 2), ``scores`` (int array),
+``hand_over``, and the last hand's ``hand_kind`` (index into
+``gin_env.hand.HAND_KINDS``: knock, undercut, gin, big_gin, draw), ``hand_points``,
+``hand_winner`` and ``hand_knocker`` (player ids), ``hand_roles`` (each player's role id
+in that hand), all ``-1`` (points 0) before a hand has ended. The default,
+``infos="readable"``, keeps names and the ``hand_result`` dict for people reading them.
+
 Options
 -------
 ``env(**options)`` / ``raw_env(**options)``:
@@ -167,6 +177,7 @@ the next hand is dealt at the step that ends the previous one.
 - ``render_mode``: None, ``"ansi"`` (returns text), ``"human"`` (prints),
   ``"rgb_array"`` (a picture of the table);
 - ``observation``: ``"flat"`` (default) or ``"history"`` (adds the move history, above);
+- ``infos``: ``"readable"`` (default) or ``"numeric"`` (above; for TorchRL);
 - ``render_hands``: which hands the rendering (text and picture) shows face up before the
   hand ends: ``"none"`` (default: an onlooker's view, card counts and backs), ``"all"``
   (every hand, for watching or debugging), or an agent's name such as ``"player_0"`` (what
@@ -196,13 +207,48 @@ for the agent who made it. (They are subclassed only to read the env's attribute
 properties instead of a chain of ``__getattr__`` calls, which halves the cost of a step;
 see ``gin_env.gin_aec.wrap``.)
 
+Other libraries
+---------------
+The env follows the AEC API; every env of the package (``gin_v0``, ``gin_v1``,
+``three_handed_gin_v1``, ``rummy_v0``) takes the same routes, tested in
+``tests/test_torchrl.py`` and ``tests/test_parallel_and_history_routes.py``.
+
+- **Parallel API**: the game is turn-based (one agent acts at a time), so there is no
+  native ``parallel_env``; PettingZoo's conversion gives one, which passes
+  ``parallel_api_test``::
+
+      from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+      penv = turn_based_aec_to_parallel(three_handed_gin_v0.env())
+
+  Each ``step`` takes a dict of actions for every agent and plays only the one of the agent
+  to act (the agent whose ``action_mask`` has a legal id; the others' masks are all zeros
+  and their actions are ignored).
+- **TorchRL** (and BenchMARL on it; ``pip install "gin-env[torchrl]"``)::
+
+      from torchrl.envs import PettingZooWrapper
+      env = PettingZooWrapper(env=three_handed_gin_v0.env(infos="numeric"), use_mask=True)
+
+  ``infos="numeric"`` is needed: TorchRL makes a tensor of every info value under the keys
+  it saw at reset (``role="box"`` and the ``hand_result`` dict would fail). Basic rummy's
+  infos are empty at reset and it wraps as is.
+- **Tianshou** (``tianshou.env.PettingZooEnv``) keeps only ``obs["observation"]`` and the
+  mask, so ``observation="history"`` alone loses the history there. Move the history into
+  the flat vector first: ``PettingZooEnv(HistoryInObservation(three_handed_gin_v0.env(
+  observation="history")))`` (:class:`gin_env.aec_tools.HistoryInObservation`: the 436
+  entries, then the 64 x 63 history row by row, then the 64-entry history mask).
+- **Gymnasium / stable-baselines3**: :mod:`gin_env.wrappers` (one learner against
+  policies; ``gymnasium.make("gin_env/ThreeHandedGin-v0")``); RLlib:
+  ``training.rllib_env``.
+
 Version history
 ---------------
 - v1 (:mod:`gin_env.three_handed_gin_v1`): observation layout ``gin_obs_v1``, the rules
   in view appended; v0 stays as it was.
 - v0: initial release. Later, without changing the observation layout: the adviser blind
   rule, the final observation of an episode showing the hand that ended,
-  ``render_hands``, ``observation="history"`` and ``state()``.
+  ``render_hands``, ``observation="history"`` and ``state()``; the blind adviser no longer
+  offered ``TAKE_DISCARD`` when the captain must draw from the stock (after both passes);
+  ``infos="numeric"`` (an option: the default infos are unchanged).
 """
 
 from __future__ import annotations
@@ -227,6 +273,7 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
     metadata = {**GinFamilyEnv.metadata, "name": "three_handed_gin_v0"}
     num_players = 3
     role_names = role_names_for(3)
+    config_class = ThreeHandedConfig
 
     def __init__(
         self,
@@ -239,16 +286,18 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         render_mode: str | None = None,
         render_hands: str = "none",
         observation: str = "flat",
+        infos: str = "readable",
         **rules: Any,
     ) -> None:
         check_choice("adviser", adviser, ADVISER_MODES)
         check_bool("adviser_sees_hand", adviser_sees_hand)
-        self.config = make_config(ThreeHandedConfig, rules)
+        self.config = make_config(self.config_class, rules)
         self.adviser = adviser
         self.adviser_sees_hand = adviser_sees_hand
         super().__init__(
             reward, episode, reward_scale, max_hands, render_mode, render_hands,
-            observation=observation, adviser=adviser, adviser_sees_hand=adviser_sees_hand,
+            observation=observation, infos=infos, adviser=adviser,
+            adviser_sees_hand=adviser_sees_hand,
             **rules,
         )  # fmt: skip
 

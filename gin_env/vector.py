@@ -89,6 +89,7 @@ from gin_env.cards import NUM_CARDS
 from gin_env.config import check_choice, check_int
 from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, LAYOUTS, state_size
 from gin_env.fast_game import BatchedGames
+from gin_env.hand import HAND_KINDS
 
 __all__ = ["VectorGinEnv", "GAMES", "ENVS", "BACKENDS", "HAND_KINDS"]
 
@@ -102,8 +103,6 @@ ENVS = {
 }
 GAMES = tuple(ENVS)
 BACKENDS = ("auto", "numba", "python")
-#: ``hand_results()["kind"]`` indexes this (the ``kind`` of :class:`gin_env.hand.HandResult`).
-HAND_KINDS = ("knock", "undercut", "gin", "big_gin", "draw")
 #: Options of the AEC envs that make no sense for a batch of games.
 _REFUSED = ("render_mode",)
 

@@ -21,8 +21,30 @@ An illegal action ends the episode with ``illegal_reward`` (-1), as PettingZoo's
 ``TerminateIllegalWrapper`` does (``illegal="raise"`` raises instead).
 
 The observation is the learner's flat vector; :meth:`SingleAgentEnv.action_masks` gives
-the learner's mask for sb3-contrib's ``MaskablePPO``. The reward of a step is everything
-the learner's own agent received since its previous action (its own side's points).
+the learner's mask for sb3-contrib's ``MaskablePPO``. ``gymnasium.make`` wraps the env
+(``OrderEnforcing``, ``PassiveEnvChecker``), so reach the mask through the wrappers::
+
+    env = gymnasium.make("gin_env/Gin-v0", opponents="heuristic")
+    obs, info = env.reset(seed=0)
+    mask = env.unwrapped.action_masks()  # or env.get_wrapper_attr("action_masks")()
+
+Once an episode is over (before ``reset``) ``action_masks()`` allows every action: under
+Gymnasium's default NEXT_STEP autoreset (``gymnasium.make_vec`` with ``"sync"`` or
+``"async"``) a finished sub-env's next action is ignored (that step resets it), and a
+masked sampler needs a mask with a legal action. ``vector_kwargs={"autoreset_mode":
+gymnasium.vector.AutoresetMode.SAME_STEP}`` resets in the step that ends the episode
+instead, so ``call("action_masks")`` always gives the new episode's real mask. Without
+a ``vectorization_mode``, ``gymnasium.make_vec`` of a gin id gives its vector entry point,
+the compiled batched engine (:class:`agents.vector.LearnerVectorEnv`, SAME_STEP, its
+``action_masks()`` ``[num_envs, 109]``); rummy's is vectorized from this wrapper.
+
+The reward of a step is everything the learner's own agent received since its previous
+action (its own side's points).
+
+Every option of :class:`SingleAgentEnv` (``learner``, ``opponents``, ``illegal``,
+``illegal_reward``, ``extras``) goes through ``gymnasium.make`` beside the env's own
+(``gymnasium.make("gin_env/Gin-v0", extras=("state",), illegal="raise",
+episode="hand")``); an unknown option is a ``ValueError`` listing both kinds.
 
 ``extras`` makes the observation a ``gymnasium.spaces.Dict`` holding the flat vector as
 ``"observation"`` and, by name:
@@ -222,10 +244,17 @@ class SingleAgentEnv(gym.Env):
         if spec == "random":
             self.learner = agents[int(self.np_random.integers(len(agents)))]
         elif spec in LEARNER_ROLES:
-            holders = [a for a in agents if self.aec.infos[a].get("role") == spec]
+            holders = [a for a in agents if self._role(a) == spec]
             if not holders:
                 raise ValueError(f"no agent holds role {spec!r} in this game")
             self.learner = holders[0]
+
+    def _role(self, agent: str) -> Any:
+        """``agent``'s role by name (``infos="numeric"`` gives its id)."""
+        role = self.aec.infos[agent].get("role")
+        if isinstance(role, int | np.integer):
+            return self.aec.role_names[int(role)]
+        return role
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -281,7 +310,11 @@ class SingleAgentEnv(gym.Env):
         return obs, reward, terminated, truncated, dict(aec.infos[self.learner])
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions, as booleans (sb3-contrib's MaskablePPO reads this)."""
+        """The learner's legal actions, as booleans (sb3-contrib's MaskablePPO reads this).
+        Once the episode is over, every action: the next step of a NEXT_STEP autoreset
+        vector env ignores it and resets (a mask with no legal action breaks samplers)."""
+        if self._done:
+            return np.ones(len(self._mask), bool)
         return self._mask.astype(bool)
 
     def render(self) -> Any:

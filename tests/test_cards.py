@@ -62,6 +62,13 @@ def test_parse_card_of_non_str_raises(value):
         parse_card(value)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("value", [None, 5, ["AS", "2S"], b"AS 2S"])
+def test_parse_cards_of_non_str_names_the_input_and_what_it_takes(value):
+    with pytest.raises(ValueError, match="cards text must be a str") as err:
+        parse_cards(value)  # type: ignore[arg-type]
+    assert repr(value) in str(err.value)
+
+
 def test_parse_cards_separators_and_duplicates():
     assert parse_cards("AS 2S, 3s") == [0, 1, 2]
     assert parse_cards("") == []

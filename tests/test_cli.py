@@ -310,3 +310,77 @@ def test_a_game_answers_to_each_of_its_names() -> None:
         assert result.exit_code == 0 and result.output.startswith("gin_v0:"), result.output
     result = run(["match", "-g", "poker"])
     assert result.exit_code == 2 and "allowed: three, gin, rummy" in result.output
+
+
+# -- eval under the table's rules (-o, as play and match take them) ---------------------------
+def test_eval_gin_plays_and_records_the_rules_given(tmp_path) -> None:
+    result = run(["eval", "gin", "--agents", "heuristic,simple", "--pairs", "6", "--workers",
+                  "1", "--no-progress", "--no-plot", "--out", str(tmp_path), "-o",
+                  "knock_limit=0", "-o", "undercut_bonus=25"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert data["rules"] == {"knock_limit": 0, "undercut_bonus": 25}
+    assert data["knock_rate"] == 0 and data["undercut_rate"] == 0  # gin only: no knocks
+
+
+def test_eval_three_plays_and_records_the_rules_given(tmp_path) -> None:
+    result = run(["eval", "three", "--agents", "random,simple,heuristic", "--matches", "1",
+                  "--adviser", "none", "--workers", "1", "--no-progress", "--no-plot",
+                  "--out", str(tmp_path), "-o", "target_score=10",
+                  "-o", "oklahoma=true"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert data["rules"] == {"target_score": 10, "oklahoma": True}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["gin", "-o", "no_such=1"],
+            "no_such is not a rule option of eval gin; allowed: knock_limit",
+        ),
+        (["gin", "-o", "knock_limit=99"], "knock_limit must be an int in 0..10"),
+        (["gin", "-o", "target_score=50"], "the match target is --target"),
+        (["three", "-o", "oklahoma"], "expected name=value"),
+        (["ladder", "-o", "knock_limit=5"], "not by eval ladder"),
+    ],
+)
+def test_eval_refuses_a_bad_rule_before_any_game(tmp_path, args, message) -> None:
+    agents = "random,simple,random" if args[0] == "three" else "random,simple"
+    result = run(["eval", *args, "--agents", agents, "--out", str(tmp_path), "--no-plot"])
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert not list(tmp_path.iterdir())  # nothing played, nothing written
+
+
+def test_eval_seats_search_with_the_tables_rules() -> None:
+    from training.evaluation.checks import agent_of
+
+    assert agent_of("search:worlds=2", {"knock_limit": 5}).rules.knock_limit == 5
+    assert agent_of("search:worlds=2").rules.knock_limit == 10
+
+
+def test_eval_help_names_the_rule_options() -> None:
+    result = run(["eval", "gin", "--help"])
+    assert result.exit_code == 0 and "-o name=value" in result.output
+
+
+# -- bench from an installed package (no benchmarks/ folder beside it) ------------------------
+def test_bench_env_runs_without_a_source_checkout(tmp_path, monkeypatch) -> None:
+    import training.cli
+
+    monkeypatch.setattr(training.cli, "REPO_ROOT", tmp_path)  # as in site-packages
+    result = run(["bench", "env", "--seconds", "0.05", "--rounds", "1", "--no-rummy"])
+    assert result.exit_code == 0, result.output
+    assert "gin_v0 raw_env" in result.output and "three_handed_gin_v0 env()" in result.output
+
+
+@pytest.mark.parametrize("which", ["rules", "rummy"])
+def test_checkout_only_benches_say_so_without_a_path(tmp_path, monkeypatch, which) -> None:
+    import training.cli
+
+    monkeypatch.setattr(training.cli, "REPO_ROOT", tmp_path / "site-packages")
+    result = CliRunner().invoke(cli, ["bench", which])
+    assert result.exit_code == 1
+    assert "source checkout" in result.output and "gin-rummy bench env" in result.output
+    assert str(tmp_path) not in result.output and "site-packages" not in result.output

@@ -101,6 +101,28 @@ def test_blind_adviser_suggests_only_cards_seen_taken() -> None:
     assert seen > 0
 
 
+def test_blind_adviser_suggests_only_what_the_captain_may_do() -> None:
+    """A fuzz over many hands of random play: every blind suggestion but NO_ADVICE is one of
+    the captain's legal moves; in particular no take after both passed the upcard (both
+    passes are public, so the captain's draw-from-stock is known)."""
+    rng = random.Random(11)
+    env = three_handed_gin_v0.raw_env(adviser_sees_hand=False, episode="hand")
+    forced_draws = 0
+    for seed in range(400):
+        env.reset(seed=seed)
+        while not any(env.terminations.values()):
+            match = env.match
+            if match.advising:
+                captain = set(match.hand.legal_actions()) | {A.NO_ADVICE}
+                suggestions = env.legal_actions()
+                assert set(suggestions) <= captain, (seed, match.hand.phase, suggestions)
+                mask = env.observe(env.agent_selection)["action_mask"]
+                assert np.flatnonzero(mask).tolist() == suggestions
+                forced_draws += match.hand.must_draw_stock
+            env.step(rng.choice(env.legal_actions()))
+    assert forced_draws > 5  # the position of the defect was reached
+
+
 def test_seeing_adviser_suggests_the_captains_legal_actions() -> None:
     rng = random.Random(1)
     env = three_handed_gin_v0.raw_env(adviser_sees_hand=True, episode="hand")

@@ -8,7 +8,8 @@ Subcommands::
     gin-rummy eval     front door to training.evaluate (all options passed through)
     gin-rummy train    the trainers: --algo ppo (training.train_ppo, the default) or dmc
                        (training.train_dmc); the other options go to the trainer
-    gin-rummy bench    front door to benchmarks/bench_<rules|env|rummy>.py
+    gin-rummy bench    env: how fast the envs run here (training.speed, installed); rules,
+                       rummy: benchmarks/bench_<rules|rummy>.py of a source checkout
 
 Games (``--game``): ``three`` (three-handed gin, the default), ``gin`` (two-player gin),
 ``rummy`` (basic rummy, 2-6 players), and ``three-v1`` / ``gin-v1`` (the observation with
@@ -803,8 +804,9 @@ def replay(file: str, gif_path: str | None, hands: str, max_frames: int, actions
 
 
 # -- front doors to evaluation, training and benchmarks -------------------------------------
-def _forward(module: str, args: Sequence[str], prog: str) -> int:
-    """Call ``module.main(argv)`` with the arguments as given (its own --help included)."""
+def _forward(module: str, args: Sequence[str], prog: str, **kwargs: Any) -> int:
+    """Call ``module.main(argv, **kwargs)`` with the arguments as given (its own --help
+    included)."""
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError as err:
@@ -812,16 +814,58 @@ def _forward(module: str, args: Sequence[str], prog: str) -> int:
             raise click.ClickException(f"{prog}: {module} is not available yet") from None
         raise
     sys.argv[0] = prog
-    code = mod.main(list(args))
+    code = mod.main(list(args), **kwargs)
     # Some mains return a summary rather than an exit status: that is success.
     return code if isinstance(code, int) and not isinstance(code, bool) else 0
 
 
+#: The ``gin-rummy eval`` designs that take the table's rules (``-o``): their game's name.
+EVAL_GAMES = ("gin", "three")
+
+
+def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
+    """The ``-o name=value`` rule options of ``gin-rummy eval <design>``, checked before
+    any game is played: the rules of the game's table (``eval gin``'s match target is its
+    ``--target``), each value checked by the env. A usage error names what is allowed."""
+    options = _options(pairs)
+    if not options:
+        return options
+    game = design if design in EVAL_GAMES else None
+    if game is None:
+        raise click.UsageError(
+            f"-o rule options are taken by eval {' and eval '.join(EVAL_GAMES)}, not by eval "
+            f"{design or '(no design given)'}"
+        )
+    spec = game_spec(game)
+    allowed = list(spec.module.raw_env.config_class.option_names())
+    if game == "gin":
+        allowed.remove("target_score")  # --target sets it
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise click.BadParameter(
+            f"{', '.join(unknown)} is not a rule option of eval {design}; allowed: "
+            + ", ".join(allowed)
+            + (" (the match target is --target)" if "target_score" in unknown else ""),
+            param_hint="'-o'",
+        )
+    make_env(game, options)  # the env checks every value, naming the allowed ones
+    return options
+
+
 @cli.command("eval", context_settings=PASSTHROUGH, add_help_option=False)
+@_rule_options
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def eval_(args: tuple[str, ...]) -> None:
-    """Evaluate agents (training.evaluate): gin-rummy eval --help for its options."""
-    raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval"))
+def eval_(rule_options: tuple[str, ...], args: tuple[str, ...]) -> None:
+    """Evaluate agents (training.evaluate): gin-rummy eval --help for its options; eval gin
+    and eval three also take the table's rules as -o name=value, as play and match do."""
+    design = next((a for a in args if not a.startswith("-")), None)
+    if any(a in ("-h", "--help") for a in args):
+        click.echo(
+            "gin-rummy eval gin|three also take the table's rules: -o name=value "
+            "(repeatable), e.g. -o undercut_bonus=25 -o allow_discard_of_taken_card=true"
+        )
+    rules = eval_rules(design, rule_options)
+    raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval", rules=rules))
 
 
 #: The trainers by ``gin-rummy train --algo`` name: each a leaf module with ``main(argv)``,
@@ -862,19 +906,27 @@ BENCHES = ("rules", "env", "rummy")
 @click.argument("which", required=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def bench(which: str | None, args: tuple[str, ...]) -> None:
-    """Benchmarks: gin-rummy bench rules|env|rummy [options] (benchmarks/bench_*.py)."""
+    """Benchmarks: gin-rummy bench env|rules|rummy [options]. env (installed): the envs'
+    speed against OpenSpiel and RLCard; rules, rummy: a source checkout's benchmarks."""
     if which in (None, "-h", "--help"):
         click.echo(
             "Usage: gin-rummy bench rules|env|rummy [OPTIONS]\n\n"
-            "  Run benchmarks/bench_<which>.py; options go to it "
-            "(gin-rummy bench rules --help)."
+            "  env: how fast the envs run on this machine (training.speed, installed with the\n"
+            "  package); rules, rummy: benchmarks/bench_<which>.py of a source checkout.\n"
+            "  Options go to the benchmark (gin-rummy bench env --help)."
         )
         return
     if which not in BENCHES:
         raise click.BadParameter(f"{which!r}; allowed: {', '.join(BENCHES)}", param_hint="WHICH")
+    if which == "env":
+        raise SystemExit(_forward("training.speed", args, "gin-rummy bench env"))
     path = REPO_ROOT / "benchmarks" / f"bench_{which}.py"
-    if not path.exists():
-        raise click.ClickException(f"{path} is not there (benchmarks live in a source checkout)")
+    if not path.exists():  # an installed package: say so without a path into site-packages
+        raise click.ClickException(
+            f"gin-rummy bench {which} runs benchmarks/bench_{which}.py of a source checkout "
+            "(a clone of the project), which an installed package does not carry; installed, "
+            "gin-rummy bench env measures the envs' speed"
+        )
     spec = importlib.util.spec_from_file_location(f"bench_{which}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

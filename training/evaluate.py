@@ -87,8 +87,9 @@ def _three_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """CLI: ``python -m training.evaluate {gin,three,ladder} --agents a,b[,c] ...``."""
+def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None) -> dict[str, Any]:
+    """CLI: ``python -m training.evaluate {gin,three,ladder} --agents a,b[,c] ...``;
+    ``rules``: the table's rule options for gin and three (``gin-rummy eval -o``)."""
     p = argparse.ArgumentParser(
         prog=prog_name("python -m training.evaluate"), description=__doc__.split("\n")[0]
     )
@@ -142,14 +143,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     try:
         if not args.no_plot:  # checked before any game is played
             require("matplotlib", needed_for="eval plots (or pass --no-plot)")
-        return _run(args)
+        return _run(args, dict(rules or {}))
     except OptionError as err:  # pairs 0, an unknown agent, a bad rule: a usage error
         p.error(str(err))
     except MissingExtraError as err:  # an optional package is missing: say which extra
         p.exit(1, f"{p.prog}: error: {err}\n")
 
 
-def _run(args: argparse.Namespace) -> dict[str, Any]:
+def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
     specs = [s.strip() for s in args.agents.split(";" if ";" in args.agents else ",") if s.strip()]
     out = Path(args.out)
     progress = not args.no_progress
@@ -169,6 +170,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
             args.target,
             args.matches,
             progress,
+            rules,
         )
         rows = _gin_rows(r)
         paths = write_result(out, stem, r, rows)
@@ -185,10 +187,12 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
     elif args.cmd == "three" and args.duplicate:
         r, rows, paths = eval_duplicate(
             specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png,
-            unit=args.duplicate, adjust=args.adjust or False,
+            unit=args.duplicate, adjust=args.adjust or False, rules=rules,
         )  # fmt: skip
     elif args.cmd == "three":
-        r = three_handed(specs, args.matches, args.seed, args.workers, args.adviser, progress)
+        r = three_handed(
+            specs, args.matches, args.seed, args.workers, args.adviser, progress, rules
+        )
         rows = _three_rows(r)
         paths = write_result(out, stem, r, rows)
         modes = [m for m in ("adviser_on", "adviser_off") if m in r]

@@ -9,7 +9,7 @@ is played.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import agents as agent_registry
@@ -34,13 +34,16 @@ class OptionError(ValueError):
     game is played; the command line reports it as a usage error."""
 
 
-def agent_of(spec: AgentSpec) -> Any:
-    """The agent for ``spec``: an object as given, a spec made once per process."""
+def agent_of(spec: AgentSpec, rules: Mapping[str, Any] | None = None) -> Any:
+    """The agent for ``spec``: an object as given, a spec made once per process and table
+    (:func:`agents.make_for_table` with ``rules``: agents that play hands out, such as
+    search, play the table's rules)."""
     if not isinstance(spec, str):
         return spec
-    if spec not in _AGENT_CACHE:
-        _AGENT_CACHE[spec] = agent_registry.make(spec)
-    return _AGENT_CACHE[spec]
+    key = f"{spec}|{sorted((rules or {}).items())}"
+    if key not in _AGENT_CACHE:
+        _AGENT_CACHE[key] = agent_registry.make_for_table(spec, dict(rules or {}))
+    return _AGENT_CACHE[key]
 
 
 def label_of(spec: AgentSpec) -> str:

@@ -453,6 +453,7 @@ def eval_duplicate(
     unit: str = "match",
     adjust: bool | str = False,
     value: str | Path | None = None,
+    rules: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Path]]:
     """``gin-rummy eval three --duplicate [match|hand] [--adjust]``: :func:`duplicate_three`
     (``unit``, ``adjust``: also the figures adjusted for the deal, or ``"draws"``: also
@@ -463,12 +464,13 @@ def eval_duplicate(
     if adviser not in ("suggest", "none", "both"):
         raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
     modes = ("suggest", "none") if adviser == "both" else (adviser,)
-    result: dict[str, Any] = {"design": "duplicate", "unit": unit, "deals": deals, "seed": seed}
+    result: dict[str, Any] = {"design": "duplicate", "unit": unit, "deals": deals, "seed": seed,
+                              "rules": dict(rules or {})}  # fmt: skip
     rows: list[dict[str, Any]] = []
     for mode in modes:
         r = duplicate_three(
-            specs, deals, seed, workers, mode, "duplicate", progress, unit=unit, adjust=adjust,
-            value=value,
+            specs, deals, seed, workers, mode, "duplicate", progress, rules, unit=unit,
+            adjust=adjust, value=value,
         )  # fmt: skip
         result["agents"] = r["agents"]
         result["adviser_on" if mode == "suggest" else "adviser_off"] = r

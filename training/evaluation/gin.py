@@ -58,7 +58,7 @@ def play_gin_pair(
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
         rng = np.random.default_rng([seed, index, int(swap)])
-        run = play(env, {seat_a: agent_of(spec_a), seat_b: agent_of(spec_b)}, rng)
+        run = play(env, {seat_a: agent_of(spec_a, rules), seat_b: agent_of(spec_b, rules)}, rng)
         match = env.match
         assert match is not None  # reset above
         rec = match.history[0]
@@ -99,7 +99,7 @@ def play_gin_match_pair(
         env.reset(seed=env_seed)
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
-        players = {seat_a: agent_of(spec_a), seat_b: agent_of(spec_b)}
+        players = {seat_a: agent_of(spec_a, rules), seat_b: agent_of(spec_b, rules)}
         play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
         match = env.match
         assert match is not None  # reset above

@@ -67,7 +67,7 @@ def play_seated_match(
         adviser=adviser, episode="match", max_hands=2000, **dict(rules or {})
     )
     env.reset(seed=env_seed(seed, index, 3))
-    players = {f"player_{k}": agent_of(s) for k, s in enumerate(seat_specs)}
+    players = {f"player_{k}": agent_of(s, rules) for k, s in enumerate(seat_specs)}
     rng = np.random.default_rng([seed, index, 11])
     while True:
         agent = env.agent_selection
@@ -121,7 +121,7 @@ def play_role_hand(
     env.reset(seed=env_seed(seed, index, 31))
     match = env.match
     assert isinstance(match, ThreeHandedMatch)  # reset above
-    by_role = {r: agent_of(spec) for r, spec in enumerate(role_specs)}
+    by_role = {r: agent_of(spec, rules) for r, spec in enumerate(role_specs)}
     rng = np.random.default_rng([seed, index, 13])
     while True:
         agent = env.agent_selection

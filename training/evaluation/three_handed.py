@@ -38,7 +38,7 @@ def play_three_match(
     (the box's points, and the captain's team's: the adviser shares the captain's)."""
     env = THREE.make_env(adviser=adviser, episode="match", max_hands=2000, **rules)
     env.reset(seed=int(np.random.default_rng([seed, index, 3]).integers(2**31)))
-    players = {f"player_{k}": agent_of(s) for k, s in enumerate(specs)}
+    players = {f"player_{k}": agent_of(s, rules) for k, s in enumerate(specs)}
     run = play(env, players, np.random.default_rng([seed, index, 11]))
     match = env.match
     assert match is not None  # reset above
@@ -145,7 +145,12 @@ def three_handed(
     if len(set(labels)) < 3:  # one agent several times: label the seats apart
         labels = [f"{lab}#{k}" if labels.count(lab) > 1 else lab for k, lab in enumerate(labels)]
     modes = ("suggest", "none") if adviser == "both" else (adviser,)
-    out: dict[str, Any] = {"agents": labels, "seed": seed, "matches": matches}
+    out: dict[str, Any] = {
+        "agents": labels,
+        "seed": seed,
+        "matches": matches,
+        "rules": dict(rules or {}),
+    }
     for mode in modes:
         jobs = []
         orders = []
