@@ -17,7 +17,6 @@ from ``results/`` becomes a link to its study's folder.
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import posixpath
 import re
@@ -28,22 +27,6 @@ from mkdocs.structure.files import File, Files
 
 log = logging.getLogger("mkdocs.hooks.repo_links")
 
-#: Where a study's files are while it has no ``results/<study>/`` folder: patterns over the
-#: flat ``results/``. A study whose folder exists ignores its entry, so once every study has
-#: its folder this table can go (the one place that knows the old layout).
-FLAT_RESULTS: dict[str, list[str]] = {
-    "ladder": ["gin_L*_vs_*.*", "three_L2_everywhere.*"],
-    "team_advice": ["team_advice.*", "team_follow.*"],
-    "team_ablations": ["team_ablations.*"],
-    "team_balance": ["team_balance.*"],
-    "team_duplicate": ["team_duplicate*.*"],
-    "team_blind_adviser": ["team_hidden.*"],
-    "team_learned": ["team_learned*.*"],
-    "take_study": ["take_study*.*"],
-    "encodings": ["encodings_study.*"],
-    "dmc_from_scratch": ["dmc_from_scratch.*"],
-    "dmc_rollouts": ["dmc_rollouts.*"],
-}
 #: Files of the repository outside ``docs/`` that the site carries, as glob patterns.
 MOUNTED = ["results/**/*", "agents/checkpoints/*.md", "agents/checkpoints/*.png",
            "agents/checkpoints/*.csv"]  # fmt: skip
@@ -75,21 +58,14 @@ def on_files(files: Files, config: Any) -> Files:
                 _mount(files, config, repo, site)
     results = _root / "results"
     studies = {p.name for p in results.iterdir() if p.is_dir()} if results.is_dir() else set()
-    for study in sorted(studies | set(FLAT_RESULTS)):
+    for study in sorted(studies):
         folder = f"results/{study}"
-        if study in studies:
-            _study_files[folder] = sorted(
-                p.relative_to(_root).as_posix() for p in (_root / folder).rglob("*") if p.is_file()
-            )
-            if f"{folder}/README.md" in _site_of:
-                _study_page[folder] = f"{folder}/index.md"
-                continue
-        else:
-            _study_files[folder] = sorted(
-                p.relative_to(_root).as_posix()
-                for p in results.glob("*")
-                if any(fnmatch.fnmatch(p.name, pat) for pat in FLAT_RESULTS[study])
-            )
+        _study_files[folder] = sorted(
+            p.relative_to(_root).as_posix() for p in (_root / folder).rglob("*") if p.is_file()
+        )
+        if f"{folder}/README.md" in _site_of:
+            _study_page[folder] = f"{folder}/index.md"
+            continue
         page = f"{folder}/index.md"
         files.append(File.generated(config, page, content=_folder_page(folder)))
         _study_page[folder] = page
