@@ -95,9 +95,11 @@ def test_a_list_after_a_paragraph_gets_the_blank_line_markdown_needs() -> None:
     assert lines == ["Two backends:", "", "- python", "- numba"]
 
 
-DOCUMENTED = sorted(p for folder in ("gin_env", "agents") for p in (ROOT / folder).glob("*.py")) + [
-    ROOT / "training" / f"{name}.py" for name in ("cli", "train_ppo", "train_dmc", "stats")
-]
+DOCUMENTED = sorted(
+    p
+    for folder in ("gin_env", "agents", "training/evaluation")
+    for p in (ROOT / folder).glob("*.py")
+) + [ROOT / "training" / f"{name}.py" for name in ("cli", "train_ppo", "train_dmc", "evaluate")]
 
 
 @pytest.mark.parametrize("path", DOCUMENTED, ids=lambda p: f"{p.parent.name}/{p.name}")
