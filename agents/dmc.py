@@ -38,6 +38,10 @@ player picks the legal action with the highest Q (its own side's expected hand p
 100). A checkpoint may hold one network per role (``role_nets``) or one network for all
 roles (the role is part of the observation).
 
+The same network in torch, for training, is :func:`torch_model` (torch is imported only
+there: the ``train`` extra); :func:`qnets` turns trained torch networks into their numpy
+twins :class:`QNet`, which score every pair exactly as the torch build does.
+
 A checkpoint is an ``.npz``: the weights and a ``meta`` JSON string holding, among the
 run's figures, the input layout it was trained on (:func:`input_layout`); :func:`load`
 refuses a checkpoint whose layout differs from the current one instead of guessing.
@@ -68,6 +72,8 @@ __all__ = [
     "FORMAT",
     "DMCAgent",
     "QNet",
+    "torch_model",
+    "qnets",
     "input_layout",
     "pair_features",
     "hand_masks",
@@ -298,6 +304,57 @@ class QNet:
         return cls(
             arrays[f"{prefix}w_obs"], arrays[f"{prefix}w_act"], arrays[f"{prefix}b0"], layers
         )
+
+
+def torch_model(hidden: Sequence[int], features: str = "basic") -> Any:
+    """The torch build of :class:`QNet` (same layers, same weight layout), to train.
+
+    ``relu(W_obs obs + W_act action + b)`` then an MLP with ReLU between layers to one
+    number. ``model(obs, feats)`` scores one action per row; ``model.pairs(obs, rows,
+    feats)`` scores many candidate actions of each row, the observation's part computed once.
+    """
+    import torch  # the train extra
+    from torch import nn
+
+    width = action_size(features)
+    hidden = [int(h) for h in hidden]
+
+    class QModel(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.obs = nn.Linear(OBS_SIZE, hidden[0])
+            self.act = nn.Linear(width, hidden[0], bias=False)
+            sizes = [*hidden, 1]
+            self.layers = nn.ModuleList(
+                nn.Linear(a, b) for a, b in zip(sizes, sizes[1:], strict=False)
+            )
+
+        def head(self, h: torch.Tensor) -> torch.Tensor:
+            h = torch.relu(h)
+            last = len(self.layers) - 1
+            for i, layer in enumerate(self.layers):
+                h = layer(h)
+                if i < last:
+                    h = torch.relu(h)
+            return h[:, 0]
+
+        def forward(self, obs: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
+            return self.head(self.obs(obs) + self.act(feats))
+
+        def pairs(self, obs: torch.Tensor, rows: torch.Tensor, feats: torch.Tensor) -> Any:
+            return self.head(self.obs(obs)[rows] + self.act(feats))
+
+    return QModel()
+
+
+def qnets(models: Sequence[Any]) -> list[QNet]:
+    """The numpy twins (:class:`QNet`) of networks built by :func:`torch_model`."""
+    out = []
+    for m in models:
+        sd = {k: v.detach().cpu().numpy() for k, v in m.state_dict().items()}
+        layers = [(sd[f"layers.{i}.weight"], sd[f"layers.{i}.bias"]) for i in range(len(m.layers))]
+        out.append(QNet(sd["obs.weight"], sd["act.weight"], sd["obs.bias"], layers))
+    return out
 
 
 class DMCAgent:

@@ -77,10 +77,10 @@ def test_tiny_run_trains_evaluates_checkpoints_and_exports(tmp_path: Path, env: 
 def test_numpy_player_scores_like_the_torch_networks(tmp_path: Path) -> None:
     import torch
 
-    from training.train_dmc import _torch_model
+    from agents.dmc import torch_model
 
     torch.manual_seed(0)
-    models = [_torch_model([16, 8])]
+    models = [torch_model([16, 8])]
     agent = to_agent(models, tiny_args(tmp_path, "gin"))
     env = VectorGinEnv(6, "gin", seed=2, backend="python")
     out = env.reset()
@@ -100,6 +100,33 @@ def test_numpy_player_scores_like_the_torch_networks(tmp_path: Path) -> None:
 
 
 # -- the action encoding ------------------------------------------------------------------------
+@pytest.mark.parametrize("features", ["basic", "advice"])
+def test_the_torch_build_and_its_numpy_twin_agree(features: str) -> None:
+    """agents.dmc.torch_model and QNet (through qnets) score every legal pair alike."""
+    import torch
+
+    from agents.dmc import qnets, torch_model
+
+    torch.manual_seed(1)
+    model = torch_model([12, 7, 5], features)
+    (net,) = qnets([model])
+    game = "three_handed" if features == "advice" else "gin"
+    env = VectorGinEnv(5, game, seed=3, backend="python")
+    out = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        obs, mask = out["observation"], out["action_mask"]
+        rows, _, feats = dmc.encode_pairs(obs, mask, features)
+        with torch.no_grad():
+            expect = model.pairs(torch.from_numpy(obs), torch.from_numpy(rows),
+                                 torch.from_numpy(feats)).numpy()  # fmt: skip
+            single = model(torch.from_numpy(obs[rows]), torch.from_numpy(feats)).numpy()
+        got = net.q(obs, rows, feats)
+        assert np.allclose(got, expect, atol=1e-5) and np.allclose(got, single, atol=1e-5)
+        assert np.ptp(got) > 0  # the check is not between two constants
+        out = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+
+
 def test_pair_features_give_the_deadwood_after_each_move_and_l2s_choice() -> None:
     env = VectorGinEnv(16, "gin", seed=9, backend="python")
     l2 = HeuristicAgent()
@@ -137,10 +164,10 @@ def test_pair_features_give_the_deadwood_after_each_move_and_l2s_choice() -> Non
 def test_a_checkpoint_of_another_input_layout_is_refused(tmp_path: Path) -> None:
     import torch
 
-    from training.train_dmc import _qnets, _torch_model
+    from agents.dmc import qnets, torch_model
 
     torch.manual_seed(0)
-    path = dmc.save(tmp_path / "p.npz", _qnets([_torch_model([8])]), False, "basic", name="p")
+    path = dmc.save(tmp_path / "p.npz", qnets([torch_model([8])]), False, "basic", name="p")
     assert dmc.load(path).name == "p"
     with np.load(path) as z:
         arrays = {k: z[k] for k in z.files}
@@ -319,10 +346,10 @@ def test_shipped_players_load_and_play_legal_moves_in_every_role(
 def test_a_large_l2_margin_plays_l2_and_zero_plays_q(tmp_path: Path) -> None:
     import torch
 
-    from training.train_dmc import _torch_model
+    from agents.dmc import torch_model
 
     torch.manual_seed(1)
-    models = [_torch_model([16])]
+    models = [torch_model([16])]
     sure = to_agent(models, tiny_args(tmp_path, "gin", features="l2", l2_margin=100.0))
     plain = to_agent(models, tiny_args(tmp_path, "gin", features="l2"))
     env = VectorGinEnv(8, "gin", seed=6, backend="python")

@@ -164,11 +164,11 @@ def test_feature_modes_widths_and_layouts() -> None:
 def test_an_advice_player_needs_networks_one_input_wider(tmp_path: Path) -> None:
     import torch
 
-    from training.train_dmc import _qnets, _torch_model
+    from agents.dmc import qnets, torch_model
 
     torch.manual_seed(0)
-    wide = _qnets([_torch_model([8], "advice")])
-    narrow = _qnets([_torch_model([8], "basic")])
+    wide = qnets([torch_model([8], "advice")])
+    narrow = qnets([torch_model([8], "basic")])
     with pytest.raises(ValueError, match="62 action inputs"):
         dmc.DMCAgent(narrow, features="advice")
     with pytest.raises(ValueError, match="61 action inputs"):

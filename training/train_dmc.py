@@ -53,6 +53,7 @@ Report a kept player on another seed (``card``). Logs: TensorBoard under ``<run-
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import pickle
@@ -65,8 +66,38 @@ from typing import Any
 
 import numpy as np
 
+import agents
+from agents.dmc import (
+    ACTION_FEATURES,
+    FEATURE_MODES,
+    L2_MODES,
+    DMCAgent,
+    action_size,
+    encode_pairs,
+    greedy,
+    qnets,
+    torch_model,
+)
+from agents.dmc import save as save_player
+from agents.heuristic import HeuristicAgent
+from agents.trained import CHECKPOINT_DIR
+from gin_env.encoding import OBS_SIZE
+from gin_env.match import ROLE_NAMES
+from gin_env.vector import VectorGinEnv
 from training import prog_name
+from training.checkpoints import (
+    latest_checkpoint,
+    resume_settings,
+    rng_states,
+    set_rng_states,
+    write_checkpoint,
+)
 from training.flags import HELP, RUN_FLAGS, command_line, names, parse
+from training.model_cards import card_evaluation, write_dmc_card
+from training.periodic_eval import evaluate_agent, plot_curves, write_eval_csv
+from training.progress import Progress
+from training.stats import mean_ci
+from training.team_study import play_advice_hands
 
 __all__ = [
     "HandReturns",
@@ -183,7 +214,6 @@ ENVS = ("gin", "three_handed")
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    from training.checkpoints import latest_checkpoint, resume_settings
 
     args, explicit, parser = parse(
         Args, argv, prog_name(f"python -m {MODULE}"), (__doc__ or "").split("\n\n")[0]
@@ -203,8 +233,6 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 
 def check(args: Args) -> None:
-    from agents import make
-    from agents.dmc import FEATURE_MODES, L2_MODES
 
     if args.env not in ENVS:
         raise ValueError(f"env must be one of {', '.join(ENVS)}; got {args.env!r}")
@@ -249,7 +277,7 @@ def check(args: Args) -> None:
         )
     for name in names(args.opponents) + names(args.eval_opponents):
         try:
-            make(name)
+            agents.make(name)
         except ValueError as err:
             raise ValueError(f"opponents: {err}") from None
     if args.opponent_share > 0 and not names(args.opponents):
@@ -263,7 +291,7 @@ def check(args: Args) -> None:
         raise ValueError("fixed_roles and opponent_share > 0 cannot be combined")
     for role, name in fixed.items():
         try:
-            make(name)
+            agents.make(name)
         except ValueError as err:
             raise ValueError(f"fixed_roles {role}: {err}") from None
 
@@ -271,8 +299,6 @@ def check(args: Args) -> None:
 def fixed_roles(text: str) -> dict[str, str]:
     """``"box=heuristic,adviser=heuristic"`` -> ``{"box": "heuristic", ...}``: the roles of
     the three-handed game played by fixed agents; at least one role must stay learning."""
-    from gin_env.match import ROLE_NAMES
-
     out: dict[str, str] = {}
     for item in names(text):
         role, eq, agent = (x.strip() for x in item.partition("="))
@@ -290,70 +316,18 @@ def fixed_roles(text: str) -> dict[str, str]:
 
 
 # ==========================================================================================
-# The Q network (torch) and its numpy export
+# The Q network: agents.dmc.torch_model (torch) and its numpy twin agents.dmc.QNet
 # ==========================================================================================
-def _torch_model(hidden: list[int], features: str = "basic") -> Any:
-    import torch
-    from torch import nn
-
-    from agents.dmc import action_size
-    from gin_env.encoding import OBS_SIZE
-
-    width = action_size(features)
-
-    class QModel(nn.Module):
-        """``relu(W_obs obs + W_act action + b)`` then an MLP to one number."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.obs = nn.Linear(OBS_SIZE, hidden[0])
-            self.act = nn.Linear(width, hidden[0], bias=False)
-            sizes = [*hidden, 1]
-            self.layers = nn.ModuleList(
-                nn.Linear(a, b) for a, b in zip(sizes, sizes[1:], strict=False)
-            )
-
-        def head(self, h: torch.Tensor) -> torch.Tensor:
-            h = torch.relu(h)
-            last = len(self.layers) - 1
-            for i, layer in enumerate(self.layers):
-                h = layer(h)
-                if i < last:
-                    h = torch.relu(h)
-            return h[:, 0]
-
-        def forward(self, obs: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
-            return self.head(self.obs(obs) + self.act(feats))
-
-        def pairs(self, obs: torch.Tensor, rows: torch.Tensor, feats: torch.Tensor) -> Any:
-            return self.head(self.obs(obs)[rows] + self.act(feats))
-
-    return QModel()
-
-
 def to_agent(models: list[Any], args: Args, name: str = "dmc", **meta: Any) -> Any:
     """The numpy player (:class:`agents.dmc.DMCAgent`) of the torch networks."""
-    from agents.dmc import DMCAgent
-
     return DMCAgent(
-        _qnets(models),
+        qnets(models),
         args.role_nets,
         args.features,
         name=name,
         meta={"env": args.env, **meta},
         margin=args.l2_margin,
     )
-
-
-def _qnets(models: list[Any]) -> list[Any]:
-    from agents.dmc import QNet
-
-    out = []
-    for m in models:
-        sd = {k: v.detach().cpu().numpy() for k, v in m.state_dict().items()}
-        layers = [(sd[f"layers.{i}.weight"], sd[f"layers.{i}.bias"]) for i in range(len(m.layers))]
-        out.append(QNet(sd["obs.weight"], sd["act.weight"], sd["obs.bias"], layers))
-    return out
 
 
 # ==========================================================================================
@@ -365,9 +339,6 @@ class Replay:
     (role) and the Monte-Carlo target."""
 
     def __init__(self, capacity: int, width: int | None = None) -> None:
-        from agents.dmc import ACTION_FEATURES
-        from gin_env.encoding import OBS_SIZE
-
         self.capacity = capacity
         self.obs = np.zeros((capacity, OBS_SIZE), np.float16)
         self.feats = np.zeros((capacity, width or ACTION_FEATURES), np.float16)
@@ -459,9 +430,7 @@ def _save(
     keep: int,
     pointer: bool = True,
 ) -> Path:
-    import torch
-
-    from training.checkpoints import rng_states, write_checkpoint
+    import torch  # the train extra
 
     def write(folder: Path) -> None:
         torch.save(
@@ -487,7 +456,6 @@ def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
     # Changeable settings come from the call (a parsed resume command has merged them
     # already); any other that differs from both the saved value and its default conflicts.
     explicit = {k for k, v in given.items() if v != defaults[k] or k in CHANGEABLE}
-    from training.checkpoints import resume_settings
 
     merged = resume_settings(saved, given, explicit, CHANGEABLE)
     out = Args(**merged)
@@ -497,7 +465,7 @@ def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
 
 def _init_models(models: list[Any], args: Args) -> None:
     """Load the networks of ``args.init_from`` (a checkpoint folder) into ``models``."""
-    import torch
+    import torch  # the train extra
 
     ckpt = Path(args.init_from)
     if not (ckpt / "model.pt").is_file():
@@ -516,15 +484,7 @@ def _init_models(models: list[Any], args: Args) -> None:
 
 def train(args: Args) -> dict[str, Any]:
     """Train (or resume) a run; returns a summary (steps, wall time, evaluations)."""
-    import torch
-
-    import agents
-    from agents.dmc import L2_MODES, action_size, encode_pairs, greedy
-    from agents.heuristic import HeuristicAgent
-    from gin_env.vector import VectorGinEnv
-    from training.checkpoints import latest_checkpoint, set_rng_states
-    from training.periodic_eval import evaluate_agent
-    from training.progress import Progress
+    import torch  # the train extra
 
     run_dir = Path(args.run_dir)
     ckpt = latest_checkpoint(run_dir) if args.resume else None
@@ -543,7 +503,7 @@ def train(args: Args) -> dict[str, Any]:
     torch.manual_seed(args.seed)
     env_probe_players = 2 if args.env == "gin" else 3
     n_nets = env_probe_players if args.role_nets else 1
-    models = [_torch_model(hidden, args.features) for _ in range(n_nets)]
+    models = [torch_model(hidden, args.features) for _ in range(n_nets)]
     params = [p for m in models for p in m.parameters()]
     opt = torch.optim.Adam(params, lr=args.learning_rate)
     replay = Replay(args.buffer_size, action_size(args.features))
@@ -599,7 +559,6 @@ def train(args: Args) -> dict[str, Any]:
     )
     n_slots, n_players = env.num_envs, env.num_players
     fixed = [agents.make(n) for n in names(args.opponents)]
-    from gin_env.match import ROLE_NAMES
 
     role_specs = fixed_roles(args.fixed_roles)
     # by_role[r]: index into ``fixed`` (+1) of the agent playing role r, 0 if r learns.
@@ -865,8 +824,6 @@ def train(args: Args) -> dict[str, Any]:
 
 
 def write_curves(run_dir: Path, evals: list[dict[str, Any]], args: Args) -> None:
-    from training.periodic_eval import plot_curves, write_eval_csv
-
     write_eval_csv(run_dir / "eval.csv", evals)
     metric = "hand_win_rate" if args.env == "gin" else "match_win_rate"
     if fixed_roles(args.fixed_roles):
@@ -890,8 +847,6 @@ def team_evaluation(
     captain's team's points per hand against the box (95% CI), ``muted/...`` the same
     with the adviser saying nothing, ``team/advice_gain`` their difference paired by
     deal, ``team/follow_rate`` the share of suggestions the captain played."""
-    from training.stats import mean_ci
-    from training.team_study import play_advice_hands
 
     def spec(role: str) -> Any:
         return role_specs.get(role, agent)
@@ -917,13 +872,13 @@ def team_evaluation(
 # ==========================================================================================
 def load_models(ckpt: Path) -> tuple[list[Any], Args, dict[str, Any]]:
     """The torch networks, settings and state of a checkpoint folder."""
-    import torch
+    import torch  # the train extra
 
     state = _load_state(ckpt)
     args = Args(**state["args"])
     blob = torch.load(ckpt / "model.pt", weights_only=False)
     models = [
-        _torch_model([int(x) for x in names(args.hidden)], args.features) for _ in blob["models"]
+        torch_model([int(x) for x in names(args.hidden)], args.features) for _ in blob["models"]
     ]
     for m, sd in zip(models, blob["models"], strict=True):
         m.load_state_dict(sd)
@@ -942,9 +897,6 @@ def export(
     ``checkpoints/best`` when kept (``best``), else the latest; ``which`` names a
     checkpoint folder (``warm``, ``best``, ``step_...``) explicitly; ``margin`` replaces
     the run's ``--l2-margin`` for the shipped player (chosen on the selection seed)."""
-    from agents import dmc
-    from agents.trained import CHECKPOINT_DIR
-    from training.checkpoints import latest_checkpoint
 
     root = Path(run_dir) / "checkpoints"
     last = latest_checkpoint(run_dir)
@@ -967,9 +919,9 @@ def export(
     ):
         if (Path(run_dir) / src).is_file():
             (out_dir / f"{name}-{suffix}").write_bytes((Path(run_dir) / src).read_bytes())
-    return dmc.save(
+    return save_player(
         out_dir / f"{name}.npz",
-        _qnets(models),
+        qnets(models),
         args.role_nets,
         args.features,
         name=name,
@@ -991,9 +943,6 @@ def export(
 def card_main(argv: list[str]) -> int:
     """``card NAME [--pairs N] [--matches N] [--workers N] [--seed N]``: evaluate a shipped
     DMC player on a held-out seed and write its model card."""
-    import argparse
-
-    from training.model_cards import card_evaluation, write_dmc_card
 
     parser = argparse.ArgumentParser(prog=f"python -m {MODULE} card")
     parser.add_argument("name", help="shipped player (agents/checkpoints/<name>.npz)")
@@ -1033,10 +982,6 @@ def margins_main(argv: list[str]) -> int:
     the player of a checkpoint folder at each ``--l2-margin`` against one opponent (gin:
     duplicate pairs; three-handed: matches against two of it), one JSON line each. Choose
     the margin on the selection seed, then report on another."""
-    import argparse
-    import time as _time
-
-    from training.periodic_eval import evaluate_agent
 
     parser = argparse.ArgumentParser(prog=f"python -m {MODULE} margins")
     parser.add_argument("checkpoint", help="a checkpoint folder (e.g. <run-dir>/checkpoints/best)")
@@ -1048,9 +993,9 @@ def margins_main(argv: list[str]) -> int:
     models, args, state = load_models(Path(ns.checkpoint))
     for m in (float(x) for x in names(ns.margins)):
         agent = to_agent(models, dataclasses.replace(args, l2_margin=m), name="dmc")
-        t = _time.time()
+        t = time.time()
         res = evaluate_agent(agent, args.env, [ns.opponent], ns.pairs, ns.seed, state["steps"])
-        print(json.dumps({"margin": m, **res, "seconds": round(_time.time() - t)}), flush=True)
+        print(json.dumps({"margin": m, **res, "seconds": round(time.time() - t)}), flush=True)
     return 0
 
 
