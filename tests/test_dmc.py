@@ -59,7 +59,8 @@ def test_tiny_run_trains_evaluates_checkpoints_and_exports(tmp_path: Path, env: 
     assert summary["finished"] and summary["steps"] >= 600 and summary["updates"] > 0
     run = Path(args.run_dir)
     ckpt = latest_checkpoint(run)
-    assert ckpt is not None and (ckpt / "model.pt").is_file() and (ckpt / "replay.npz").is_file()
+    assert ckpt is not None and (ckpt / "model.pt").is_file()
+    assert not (ckpt / "replay.npz").exists()  # the replay is refilled on resume
     phases = [e["phase"] for e in summary["evals"]]
     assert phases[0] == "warm-start" and "self-play" in phases  # warm start measured apart
     assert (run / "checkpoints" / "warm").is_dir() and (run / "checkpoints" / "best").is_dir()
@@ -224,7 +225,7 @@ def test_targets_are_each_seats_own_side_points_of_the_hand(game: str) -> None:
 def test_resume_restores_the_exact_state_and_continues_the_count(tmp_path: Path) -> None:
     import torch
 
-    args = tiny_args(tmp_path, "gin", total=500)
+    args = tiny_args(tmp_path, "gin", total=500, checkpoint_replay=True)
     first = train(args)
     ckpt = latest_checkpoint(args.run_dir)
     assert ckpt is not None
@@ -234,7 +235,7 @@ def test_resume_restores_the_exact_state_and_continues_the_count(tmp_path: Path)
     with open(ckpt / "state.pkl", "rb") as fh:
         state = pickle.load(fh)
     # Resumed with nothing left to do: the new checkpoint holds exactly the same state.
-    again = train(tiny_args(tmp_path, "gin", total=500, resume=True))
+    again = train(tiny_args(tmp_path, "gin", total=500, resume=True, checkpoint_replay=True))
     assert again["steps"] == first["steps"] and again["updates"] == first["updates"]
     ckpt2 = latest_checkpoint(args.run_dir)
     blob2 = torch.load(ckpt2 / "model.pt", weights_only=False)  # type: ignore[operator]
@@ -251,6 +252,52 @@ def test_resume_restores_the_exact_state_and_continues_the_count(tmp_path: Path)
     assert 900 <= more["steps"] < first["steps"] + 400 + 8 * 2
     assert more["updates"] > first["updates"]
     assert len(more["evals"]) > len(first["evals"])
+
+
+def test_a_checkpoint_without_the_replay_round_trips_and_resumes_the_count(
+    tmp_path: Path,
+) -> None:
+    """The default checkpoint is small (no replay): networks, optimizer, counters and RNG
+    states come back exactly; a resumed run refills the replay and goes on counting, also
+    from a copy of the checkpoint adopted into a fresh run folder (--resume-from)."""
+    import torch
+
+    copy = tmp_path / "committed"
+    args = tiny_args(tmp_path, "gin", total=500, copy_checkpoint=str(copy), eval_every=10**6)
+    first = train(args)
+    ckpt = latest_checkpoint(args.run_dir)
+    assert ckpt is not None and sorted(p.name for p in ckpt.iterdir()) == ["model.pt", "state.pkl"]
+    assert sorted(p.name for p in copy.iterdir()) == ["model.pt", "state.pkl"]
+    assert (copy / "model.pt").read_bytes() == (ckpt / "model.pt").read_bytes()
+    with open(ckpt / "state.pkl", "rb") as fh:
+        state = pickle.load(fh)
+    assert state["steps"] == first["steps"] and state["updates"] == first["updates"] > 0
+    blob = torch.load(ckpt / "model.pt", weights_only=False)
+    # Resumed with nothing to do: the same networks, optimizer moments and RNG states.
+    train(tiny_args(tmp_path, "gin", total=500, resume=True))
+    ckpt2 = latest_checkpoint(args.run_dir)
+    blob2 = torch.load(ckpt2 / "model.pt", weights_only=False)  # type: ignore[operator]
+    for sd1, sd2 in zip(blob["models"], blob2["models"], strict=True):
+        assert all(torch.equal(sd1[k], sd2[k]) for k in sd1)
+    for k, moments in blob["optimizer"]["state"].items():
+        other = blob2["optimizer"]["state"][k]
+        assert all(torch.equal(moments[m], other[m]) for m in moments)
+    with open(ckpt2 / "state.pkl", "rb") as fh:  # type: ignore[operator]
+        state2 = pickle.load(fh)
+    assert state2["act_rng"] == state["act_rng"] and state2["learn_rng"] == state["learn_rng"]
+    assert state2["rng"]["numpy"][1].tolist() == state["rng"]["numpy"][1].tolist()
+    # A fresh run folder adopts the copy and goes on from its step count.
+    fresh = str(tmp_path / "next-session")
+    more = train(
+        tiny_args(tmp_path, "gin", total=900, resume=True, run_dir=fresh, resume_from=str(copy))
+    )
+    assert 900 <= more["steps"] < first["steps"] + 400 + 8 * 2
+    assert more["updates"] > first["updates"]  # the refilled replay was learned from
+    with open(latest_checkpoint(fresh) / "state.pkl", "rb") as fh:  # type: ignore[operator]
+        assert pickle.load(fh)["steps"] == more["steps"]
+    with pytest.raises(ValueError, match="resume_from"):
+        train(tiny_args(tmp_path, "gin", resume=True, run_dir=str(tmp_path / "x"),
+                        resume_from=str(tmp_path)))  # fmt: skip
 
 
 def test_resume_keeps_the_saved_settings_and_refuses_a_conflicting_flag(

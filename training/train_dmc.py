@@ -33,11 +33,16 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
   improvement over L2; self-play then continues from it. The run evaluates the greedy
   player at the end of the warm start, so the gain of self-play shows apart from it.
 
-Every ``--checkpoint-every`` decisions the run writes ``<run-dir>/checkpoints/step_<n>/``
-(weights, optimizer, the replay, actor and learner RNG states, step counts, evaluations);
-``--resume`` continues from the latest one with the run's saved settings (a conflicting flag
-is an error). The games in progress at a checkpoint are not saved (their decisions have no
-return yet): a resumed run starts fresh deals from a seed derived from the step count.
+Every ``--checkpoint-every`` decisions (or ``--checkpoint-minutes``) the run writes
+``<run-dir>/checkpoints/step_<n>/``: weights, optimizer, actor and learner RNG states, step
+counts, evaluations, a few MB. The replay goes in too only with ``--checkpoint-replay``
+(hundreds of MB); without it a resumed run starts with an empty replay and refills it from
+fresh play before it learns again (``--batch-size`` decisions). ``--copy-checkpoint DIR``
+copies each step checkpoint to ``DIR`` (a folder to commit), and ``--resume --resume-from
+DIR`` continues from it in a fresh ``--run-dir``. ``--resume`` continues from the latest one
+with the run's saved settings (a conflicting flag is an error). The games in progress at a
+checkpoint are not saved (their decisions have no return yet): a resumed run starts fresh
+deals from a seed derived from the step count.
 SIGINT / SIGTERM write a checkpoint and stop. Every ``--eval-every`` decisions the greedy
 player meets ``--eval-opponents`` on ``--eval-seed`` (duplicate deals in gin, matches in the
 three-handed game); ``--keep-best`` keeps the best (on that seed) as ``checkpoints/best``.
@@ -57,6 +62,7 @@ import argparse
 import dataclasses
 import json
 import pickle
+import shutil
 import signal
 import sys
 import time
@@ -171,6 +177,25 @@ class Args:
     )
     reward_scale: float = HELP(0.01, "targets are hand points times this")
     checkpoint_every: int = HELP(200_000, "decisions between checkpoints")
+    checkpoint_minutes: float = HELP(
+        0.0, "also write a checkpoint after this many minutes since the last one (0: by steps only)"
+    )
+    checkpoint_replay: bool = HELP(
+        False,
+        "also write the replay into each step checkpoint (buffer-size decisions, hundreds of "
+        "MB at the default size); without it a checkpoint is networks, optimizer, counters and "
+        "RNG states (a few MB) and a resumed run refills the replay from fresh play",
+    )
+    copy_checkpoint: str = HELP(
+        "",
+        "after every step checkpoint, also copy it (never the replay) into this folder, "
+        "replacing the previous copy: a small checkpoint to commit, resumed with --resume-from",
+    )
+    resume_from: str = HELP(
+        "",
+        "with --resume and no checkpoint in --run-dir yet: continue from this checkpoint "
+        "folder (e.g. one written by --copy-checkpoint and committed), copied into the run",
+    )
     keep_checkpoints: int = HELP(2, "step checkpoints kept (the best is kept apart)")
     eval_every: int = HELP(500_000, "decisions between evaluations (also at the warm start's end)")
     eval_pairs: int = HELP(
@@ -208,6 +233,11 @@ CHANGEABLE = RUN_FLAGS | frozenset(
         "warm_steps",
         "warm_replay_ratio",
         "replay_ratio",
+        "checkpoint_every",
+        "checkpoint_minutes",
+        "checkpoint_replay",
+        "copy_checkpoint",
+        "resume_from",
     }
 )
 ENVS = ("gin", "three_handed")
@@ -220,6 +250,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
     )
     try:
         if args.resume:
+            adopt_checkpoint(args.run_dir, args.resume_from)
             ckpt = latest_checkpoint(args.run_dir)
             if ckpt is not None:
                 saved = _load_state(ckpt)["args"]
@@ -230,6 +261,29 @@ def parse_args(argv: list[str] | None = None) -> Args:
     except ValueError as err:  # a bad value is a usage error, before anything runs
         parser.error(str(err))
     return args
+
+
+def adopt_checkpoint(run_dir: str | Path, source: str | Path) -> Path | None:
+    """A run resumed in a fresh place: when ``run_dir`` has no checkpoint and ``source`` is
+    a checkpoint folder (``model.pt`` and ``state.pkl``), copy it into
+    ``run_dir/checkpoints/`` under its step name and point ``latest`` at it. Returns the
+    run's checkpoint (``None`` when it has none and no ``source`` is given)."""
+    have = latest_checkpoint(run_dir)
+    if have is not None or not source:
+        return have
+    src = Path(source)
+    if not ((src / "model.pt").is_file() and (src / "state.pkl").is_file()):
+        raise ValueError(
+            f"resume_from {str(source)!r} is not a checkpoint folder (needs model.pt, state.pkl)"
+        )
+    steps = int(_load_state(src)["steps"])
+
+    def write(folder: Path) -> None:
+        for name in ("model.pt", "state.pkl"):
+            shutil.copyfile(src / name, folder / name)
+
+    print(f"adopting {src} (step {steps}) into {run_dir}", file=sys.stderr)
+    return write_checkpoint(run_dir, f"step_{steps:012d}", write)
 
 
 def check(args: Args) -> None:
@@ -260,6 +314,8 @@ def check(args: Args) -> None:
         )
     if args.warm_steps < 0:
         raise ValueError(f"warm_steps must be >= 0; got {args.warm_steps!r}")
+    if args.checkpoint_minutes < 0:
+        raise ValueError(f"checkpoint_minutes must be >= 0; got {args.checkpoint_minutes!r}")
     for key in ("learning_rate", "reward_scale", "replay_ratio", "warm_replay_ratio"):
         if not getattr(args, key) > 0:
             raise ValueError(f"{key} must be a positive number; got {getattr(args, key)!r}")
@@ -445,6 +501,19 @@ def _save(
     return write_checkpoint(run_dir, name, write, keep, pointer)
 
 
+def copy_checkpoint(folder: Path, target: Path) -> Path:
+    """Copy a step checkpoint's networks, optimizer and state (never its replay) to
+    ``target``, replacing what was there (through a temporary folder, so a copy is whole)."""
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for name in ("model.pt", "state.pkl"):
+        shutil.copyfile(folder / name, tmp / name)
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    return target
+
+
 # ==========================================================================================
 # Training
 # ==========================================================================================
@@ -487,7 +556,7 @@ def train(args: Args) -> dict[str, Any]:
     import torch  # the train extra
 
     run_dir = Path(args.run_dir)
-    ckpt = latest_checkpoint(run_dir) if args.resume else None
+    ckpt = adopt_checkpoint(run_dir, args.resume_from) if args.resume else None
     saved = _load_state(ckpt) if ckpt is not None else None
     if saved is not None:
         args = _merge_resume(args, saved["args"])
@@ -630,9 +699,15 @@ def train(args: Args) -> dict[str, Any]:
             "learn_rng": learn_rng.bit_generator.state,
         }
 
+    last_ckpt = {"t": time.time()}
+
     def checkpoint() -> None:
         name = f"step_{state['steps']:012d}"
-        _save(run_dir, name, models, opt, replay, snapshot(), args.keep_checkpoints)
+        keep = replay if args.checkpoint_replay else None
+        folder = _save(run_dir, name, models, opt, keep, snapshot(), args.keep_checkpoints)
+        last_ckpt["t"] = time.time()
+        if args.copy_checkpoint:
+            copy_checkpoint(folder, Path(args.copy_checkpoint))
 
     progress = Progress(
         args.total_steps, state["steps"], run_dir / "tb", args.progress, desc=f"dmc {args.env}"
@@ -798,7 +873,10 @@ def train(args: Args) -> dict[str, Any]:
                     if state["steps"] < args.warm_steps
                     else ("self-play" if args.warm_steps else "train")
                 )
-            if state["steps"] >= state["next_ckpt"]:
+            if state["steps"] >= state["next_ckpt"] or (
+                args.checkpoint_minutes > 0
+                and time.time() - last_ckpt["t"] > 60 * args.checkpoint_minutes
+            ):
                 state["next_ckpt"] = state["steps"] + args.checkpoint_every
                 checkpoint()
     finally:
