@@ -8,7 +8,15 @@ bookkeeping; no evaluation, one checkpoint at the end), on two-player gin:
 - ``dmc``: ``training.train_dmc`` with the action encoding ``basic`` on the compiled
   batched engine (``--backend`` numba by default), 256 games, network 256-256-256;
 - ``dmc-l2``: the same with ``features=l2`` (L2 runs at every learner decision);
-- ``dmc-py``: ``basic`` on the python backend of the engine (optional: ``--python``).
+- ``dmc-py``: ``basic`` on the python backend of the engine (optional: ``--python``);
+- ``dmc-actors``: ``basic`` with ``--actors`` actor processes feeding the learner
+  (:mod:`training.dmc_actors`);
+- ``dmc-l2opp`` / ``dmc-l2opp-actors``: ``basic`` with L2 (``heuristic``, through
+  :func:`agents.batched.make_batched`: compiled where the batched engine has it) as the fixed
+  opponent in half of the hands (``--opponent-share 0.5``), in one process / with actors.
+
+CPU seconds count the actor processes too (``RUSAGE_CHILDREN``); with actors the wall-time
+rate is the one that says what the run gains.
 
 Rates are decisions per second of this process's CPU time (``time.process_time``: a
 shared machine skews them less than wall time), with the wall-time rate beside, and the
@@ -19,6 +27,7 @@ Run ``python benchmarks/bench_train.py --steps 40000``.
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import tempfile
 import time
@@ -45,11 +54,16 @@ def run_ppo(steps: int, folder: Path) -> dict[str, float]:
     return _timed(lambda: train(args)["num_timesteps"])
 
 
-def run_dmc(steps: int, folder: Path, features: str, backend: str) -> dict[str, float]:
+def run_dmc(
+    steps: int, folder: Path, features: str, backend: str, actors: int = 0, l2_share: float = 0.0
+) -> dict[str, float]:
     from training.train_dmc import Args, train
 
     args = Args(
-        run_dir=str(folder / f"dmc-{features}-{backend}"),
+        run_dir=str(folder / f"dmc-{features}-{backend}-{actors}-{l2_share}"),
+        actors=actors,
+        opponents="heuristic",
+        opponent_share=l2_share,
         total_steps=steps,
         backend=backend,
         features=features,
@@ -62,10 +76,15 @@ def run_dmc(steps: int, folder: Path, features: str, backend: str) -> dict[str, 
     return _timed(lambda: train(args)["steps"])
 
 
+def _cpu() -> float:
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + kids.ru_utime + kids.ru_stime
+
+
 def _timed(fn: Any) -> dict[str, float]:
-    cpu, wall = time.process_time(), time.perf_counter()
+    cpu, wall = _cpu(), time.perf_counter()
     steps = fn()
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    cpu, wall = _cpu() - cpu, time.perf_counter() - wall
     return {
         "steps": float(steps),
         "cpu_s": cpu,
@@ -81,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ppo-steps", type=int, default=8_192, help="decisions for PPO")
     parser.add_argument("--backend", default="numba", help="engine backend of the DMC runs")
     parser.add_argument("--python", action="store_true", help="also DMC on the python backend")
+    parser.add_argument("--actors", type=int, default=1, help="actor processes (0: skip those)")
+    parser.add_argument("--no-ppo", action="store_true", help="skip PPO (ratios to DMC instead)")
     ns = parser.parse_args(argv)
     import torch
 
@@ -89,17 +110,26 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         run_dmc(2_000, folder / "warmup", "basic", ns.backend)  # compile / import once
-        rows["ppo"] = run_ppo(ns.ppo_steps, folder)
+        if not ns.no_ppo:
+            rows["ppo"] = run_ppo(ns.ppo_steps, folder)
         rows["dmc"] = run_dmc(ns.steps, folder, "basic", ns.backend)
         rows["dmc-l2"] = run_dmc(max(2_000, ns.steps // 4), folder, "l2", ns.backend)
         if ns.python:
             rows["dmc-py"] = run_dmc(ns.steps, folder, "basic", "python")
-    base = rows["ppo"]["per_cpu_s"]
-    print(f"{'trainer':<8} {'decisions':>10} {'per CPU s':>10} {'per wall s':>11} {'x PPO':>7}")
+        if ns.actors:
+            rows["dmc-actors"] = run_dmc(ns.steps, folder, "basic", ns.backend, ns.actors)
+        rows["dmc-l2opp"] = run_dmc(ns.steps // 2, folder, "basic", ns.backend, 0, 0.5)
+        if ns.actors:
+            rows["dmc-l2opp-actors"] = run_dmc(
+                ns.steps // 2, folder, "basic", ns.backend, ns.actors, 0.5
+            )
+    ref = "dmc" if ns.no_ppo else "ppo"
+    base = rows[ref]["per_cpu_s"]
+    print(f"{'trainer':<17} {'decisions':>10} {'per CPU s':>10} {'per wall s':>11} {'x ' + ref:>7}")
     for name, r in rows.items():
         print(
-            f"{name:<8} {int(r['steps']):>10,} {r['per_cpu_s']:>10,.0f} {r['per_wall_s']:>11,.0f}"
-            f" {r['per_cpu_s'] / base:>7.1f}"
+            f"{name:<17} {int(r['steps']):>10,} {r['per_cpu_s']:>10,.0f} "
+            f"{r['per_wall_s']:>11,.0f} {r['per_cpu_s'] / base:>7.1f}"
         )
     return 0
 

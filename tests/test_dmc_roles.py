@@ -22,11 +22,12 @@ ROLE = OBS_SLICES["role"]
 
 
 def roles_args(tmp_path: Path, total: int = 300, **kw: object) -> Args:
+    # The replay is kept in the checkpoints so that the tests can read what was learned from.
     base: dict[str, object] = dict(
         env="three_handed", run_dir=str(tmp_path / "run"), total_steps=total, num_envs=8,
         backend="python", hidden="16", batch_size=32, buffer_size=4000, eval_every=200,
         eval_pairs=4, checkpoint_every=150, progress=False, seed=3, features="advice",
-        fixed_roles="box=simple,adviser=heuristic",
+        fixed_roles="box=simple,adviser=heuristic", checkpoint_replay=True,
     )  # fmt: skip
     base.update(kw)
     return Args(**base)  # type: ignore[arg-type]

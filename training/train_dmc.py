@@ -26,7 +26,12 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
 - **Learner**: interleaved with acting in one process (``--torch-threads`` threads):
   after each engine step, ``--replay-ratio`` x the new decisions are drawn from a FIFO
   replay of the latest ``--buffer-size`` decisions in batches of ``--batch-size``
-  (mean squared error, Adam).
+  (mean squared error, Adam). With ``--actors N`` the acting runs in N processes instead
+  (:mod:`training.dmc_actors`, as DouZero's actors): each plays its own deals with numpy
+  copies of the networks, refreshed from shared memory after every learning step, and
+  sends the decisions of finished hands to this learner through a queue; the learner
+  learns from them at the same replay ratio. Not reproducible step for step (which weights
+  an actor holds depends on timing); no warm start.
 - **Warm start** (``--warm-steps``): the first decisions are played by L2 (the heuristic)
   in every seat, epsilon-perturbed (``--warm-epsilon``): the learner fits Q to L2's returns,
   a Monte-Carlo evaluation of L2's policy. Playing greedily on that Q is one step of policy
@@ -68,6 +73,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -79,17 +85,13 @@ from agents.dmc import (
     L2_MODES,
     DMCAgent,
     action_size,
-    encode_pairs,
-    greedy,
     qnets,
     torch_model,
 )
 from agents.dmc import save as save_player
-from agents.heuristic import HeuristicAgent
 from agents.trained import CHECKPOINT_DIR
 from gin_env.encoding import OBS_SIZE
 from gin_env.match import ROLE_NAMES
-from gin_env.vector import VectorGinEnv
 from training import prog_name
 from training.checkpoints import (
     latest_checkpoint,
@@ -98,6 +100,7 @@ from training.checkpoints import (
     set_rng_states,
     write_checkpoint,
 )
+from training.dmc_actors import Actor, ActorPool, HandReturns, stack
 from training.flags import HELP, RUN_FLAGS, command_line, names, parse
 from training.model_cards import card_evaluation, write_dmc_card
 from training.periodic_eval import evaluate_agent, plot_curves, write_eval_csv
@@ -223,6 +226,11 @@ class Args:
         "", "at the end, write the best (or latest) player as agents/checkpoints/<name>.npz"
     )
     torch_threads: int = HELP(1, "torch threads of the learner")
+    actors: int = HELP(
+        0,
+        "actor processes playing with numpy copies of the networks and feeding this learner "
+        "(0: acting and learning interleaved in one process, reproducible step for step)",
+    )
 
 
 #: Flags a ``--resume`` may change; any other that differs from the saved run is an error.
@@ -238,6 +246,7 @@ CHANGEABLE = RUN_FLAGS | frozenset(
         "checkpoint_replay",
         "copy_checkpoint",
         "resume_from",
+        "actors",
     }
 )
 ENVS = ("gin", "three_handed")
@@ -314,6 +323,10 @@ def check(args: Args) -> None:
         )
     if args.warm_steps < 0:
         raise ValueError(f"warm_steps must be >= 0; got {args.warm_steps!r}")
+    if args.actors < 0:
+        raise ValueError(f"actors must be >= 0; got {args.actors!r}")
+    if args.actors and args.warm_steps:
+        raise ValueError("actors > 0 needs --warm-steps 0 (the warm start runs in one process)")
     if args.checkpoint_minutes < 0:
         raise ValueError(f"checkpoint_minutes must be >= 0; got {args.checkpoint_minutes!r}")
     for key in ("learning_rate", "reward_scale", "replay_ratio", "warm_replay_ratio"):
@@ -436,39 +449,6 @@ class Replay:
 
 
 # ==========================================================================================
-# Returns: each decision's own side's points of its hand
-# ==========================================================================================
-class HandReturns:
-    """The decisions of each slot's hand in progress, until the hand ends.
-
-    ``add(slot, obs, feats, net, seat)`` stages a decision of player ``seat``;
-    ``finish(slot, rewards)`` (at ``hand_over``, with the engine's ``rewards[slot]`` of
-    that step in ``reward="team"`` mode) returns ``(obs, feats, net, target)`` for each,
-    the target being ``rewards[seat] * scale``: the points the deciding seat's side made in
-    that hand (+ won, - lost; the captain's and the adviser's are the team's).
-    """
-
-    def __init__(self, n_slots: int, scale: float) -> None:
-        self.scale = scale
-        self.staged: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [
-            [] for _ in range(n_slots)
-        ]
-
-    def add(self, slot: int, obs: np.ndarray, feats: np.ndarray, net: int, seat: int) -> None:
-        self.staged[slot].append((obs, feats, net, seat))
-
-    def finish(
-        self, slot: int, rewards: np.ndarray
-    ) -> list[tuple[np.ndarray, np.ndarray, int, float]]:
-        out = [(o, f, n, float(rewards[seat]) * self.scale) for o, f, n, seat in self.staged[slot]]
-        self.staged[slot] = []
-        return out
-
-    def drop(self, slot: int) -> None:
-        self.staged[slot] = []
-
-
-# ==========================================================================================
 # Checkpoints
 # ==========================================================================================
 def _load_state(ckpt: Path) -> dict[str, Any]:
@@ -566,7 +546,6 @@ def train(args: Args) -> dict[str, Any]:
     torch.set_num_threads(args.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
     hidden = [int(x) for x in names(args.hidden)]
-    episode = "hand" if args.env == "gin" else "match"
 
     # -- networks, optimizer, replay, RNGs: fresh or from the checkpoint --------------------
     torch.manual_seed(args.seed)
@@ -618,46 +597,38 @@ def train(args: Args) -> dict[str, Any]:
     state["commands"].append(command_line(args, MODULE))
 
     # -- actors ----------------------------------------------------------------------------
-    env = VectorGinEnv(
-        args.num_envs,
-        args.env,
-        seed=args.seed * 1_000_003 + state["steps"],
-        backend=args.backend,
-        episode=episode,
-        reward="team",
-    )
-    n_slots, n_players = env.num_envs, env.num_players
-    fixed = [agents.make(n) for n in names(args.opponents)]
-
     role_specs = fixed_roles(args.fixed_roles)
-    # by_role[r]: index into ``fixed`` (+1) of the agent playing role r, 0 if r learns.
-    by_role = np.zeros(max(len(ROLE_NAMES), n_players), np.int64)
-    for role_name, agent_name in role_specs.items():
-        fixed.append(agents.make(agent_name))
-        by_role[ROLE_NAMES.index(role_name)] = len(fixed)
-    l2 = HeuristicAgent()
-    ctrl = np.zeros((n_slots, n_players), np.int64)  # 0: learner; k: fixed opponent k - 1
-    staged = HandReturns(n_slots, args.reward_scale)
-    out = env.reset()
-    slots = np.arange(n_slots)
 
-    def draw_seats(slot: int, warm: bool, rng: np.random.Generator = act_rng) -> None:
-        ctrl[slot] = 0
-        if not warm and fixed and rng.random() < args.opponent_share:
-            ctrl[slot] = 1 + int(rng.integers(len(fixed)))
-            ctrl[slot, int(rng.integers(n_players))] = 0
+    def torch_score(
+        obs: np.ndarray, rows: np.ndarray, feats: np.ndarray, net: np.ndarray
+    ) -> np.ndarray:
+        with torch.no_grad():
+            ob_t, rows_t, ft_t = (torch.from_numpy(x) for x in (obs, rows, feats))
+            if n_nets == 1:
+                return models[0].pairs(ob_t, rows_t, ft_t).numpy()  # type: ignore[no-any-return]
+            q = np.empty(len(rows), np.float32)
+            for k, m in enumerate(models):
+                sel = np.flatnonzero(net == k)
+                if len(sel):
+                    q[sel] = m.pairs(ob_t, rows_t[sel], ft_t[sel]).numpy()
+            return q
 
-    warm_now = state["steps"] < args.warm_steps
-    # The (re)started games' seats come from the step count, so a resume leaves the
-    # actor's RNG exactly as saved.
-    start_rng = np.random.default_rng([args.seed, 3, int(state["steps"])])
-    for s in range(n_slots):
-        draw_seats(s, warm_now, start_rng)
-
-    def l2_moves(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return np.array(
-            [l2.act({"observation": o, "action_mask": m}) for o, m in zip(obs, mask, strict=False)],
-            np.int64,
+    actor: Actor | None = None
+    pool: ActorPool | None = None
+    if args.actors:
+        settings = SimpleNamespace(**dataclasses.asdict(args))
+        pool = ActorPool(args.actors, settings, role_specs, qnets(models), int(state["steps"]))
+    else:
+        # The (re)started games' seats come from the step count, so a resume leaves the
+        # actor's RNG exactly as saved.
+        actor = Actor(
+            args,
+            role_specs,
+            torch_score,
+            seed=args.seed * 1_000_003 + state["steps"],
+            rng=act_rng,
+            start_rng=np.random.default_rng([args.seed, 3, int(state["steps"])]),
+            warm=state["steps"] < args.warm_steps,
         )
 
     # -- learner ---------------------------------------------------------------------------
@@ -778,78 +749,33 @@ def train(args: Args) -> dict[str, Any]:
             if args.max_minutes > 0 and time.time() - t0 > 60 * args.max_minutes:
                 break
             warm = state["steps"] < args.warm_steps
-            obs, mask, seat, role = out["observation"], out["action_mask"], out["seat"], out["role"]
-            who = ctrl[slots, seat]
-            if role_specs:  # a fixed role's agent plays it, whoever holds the seat
-                who = np.where(by_role[role] > 0, by_role[role], who)
-            acts = np.empty(n_slots, np.int64)
-            for r in np.flatnonzero(who > 0):
-                acts[r] = fixed[who[r] - 1].act(
-                    {"observation": obs[r], "action_mask": mask[r]}, act_rng
-                )
-            learner = np.flatnonzero(who == 0)
-            if len(learner):
-                lob, lmask = obs[learner], mask[learner]
-                need_l2 = warm or args.features in L2_MODES
-                l2a = l2_moves(lob, lmask) if need_l2 else None
-                rows, pacts, feats = encode_pairs(lob, lmask, args.features, l2a)
-                if warm:
-                    assert l2a is not None
-                    chosen = l2a.copy()
-                else:
-                    with torch.no_grad():
-                        ob_t = torch.from_numpy(lob)
-                        rows_t = torch.from_numpy(rows)
-                        ft_t = torch.from_numpy(feats)
-                        if n_nets == 1:
-                            q = models[0].pairs(ob_t, rows_t, ft_t).numpy()
-                        else:
-                            q = np.empty(len(rows), np.float32)
-                            prole = role[learner][rows]
-                            for k, m in enumerate(models):
-                                sel = np.flatnonzero(prole == k)
-                                if len(sel):
-                                    q[sel] = m.pairs(ob_t, rows_t[sel], ft_t[sel]).numpy()
-                    if args.l2_margin and l2a is not None:
-                        q = q + args.l2_margin * (pacts == l2a[rows])
-                    chosen = greedy(rows, pacts, q, len(learner))
-                eps = args.warm_epsilon if warm else args.epsilon
-                for i in np.flatnonzero(act_rng.random(len(learner)) < eps).tolist():
-                    legal = np.flatnonzero(lmask[i])
-                    chosen[i] = int(legal[act_rng.integers(len(legal))])
-                acts[learner] = chosen
-                pick = np.flatnonzero(pacts == chosen[rows])  # one pair per row, in row order
-                net_of = role[learner] if n_nets > 1 else np.zeros(len(learner), np.int64)
-                for i, slot in enumerate(learner.tolist()):
-                    staged.add(slot, lob[i], feats[pick[i]], int(net_of[i]), int(seat[slot]))
-                state["steps"] += len(learner)
-                progress.update(len(learner))
-            out = env.step(acts)
-
-            # -- returns at the end of each hand --------------------------------------------
-            ended = np.flatnonzero(out["hand_over"] | out["done"])
+            if actor is not None:
+                played, hands, done_rows = actor.step(int(state["steps"]))
+                chunk = stack(done_rows) if done_rows else None
+            else:
+                assert pool is not None
+                got = pool.get()
+                if got is None:
+                    continue
+                played, hands, chunk = got
+            state["steps"] += played
+            state["hands"] += hands
+            progress.update(played)
             pushed = 0
-            if len(ended):
-                done_rows: list[tuple[np.ndarray, np.ndarray, int, float]] = []
-                for slot in ended.tolist():
-                    if out["hand_over"][slot]:
-                        state["hands"] += 1
-                        done_rows += staged.finish(slot, out["rewards"][slot])
-                    else:  # a cut episode's unfinished hand has no return: dropped
-                        staged.drop(slot)
-                    draw_seats(slot, state["steps"] < args.warm_steps)
-                if done_rows:
-                    o_a, f_a, n_a, t_a = zip(*done_rows, strict=True)
-                    replay.push(np.asarray(o_a), np.asarray(f_a), np.asarray(n_a, np.int8),
-                                np.asarray(t_a, np.float32))  # fmt: skip
-                    pushed = len(done_rows)
+            if chunk is not None:
+                replay.push(*chunk)
+                pushed = len(chunk[3])
 
             # -- learning, interleaved --------------------------------------------------------
             ratio = args.warm_replay_ratio if warm else args.replay_ratio
             state["owed"] += pushed * ratio
+            learned = False
             while state["owed"] >= args.batch_size and replay.size >= args.batch_size:
                 losses.append(learn_step())
                 state["owed"] -= args.batch_size
+                learned = True
+            if learned and pool is not None:
+                pool.publish(qnets(models))
 
             # -- bookkeeping --------------------------------------------------------------------
             if losses and len(losses) >= 20:
@@ -880,6 +806,8 @@ def train(args: Args) -> dict[str, Any]:
                 state["next_ckpt"] = state["steps"] + args.checkpoint_every
                 checkpoint()
     finally:
+        if pool is not None:
+            pool.close()
         for s, h in old_handlers.items():
             signal.signal(s, h)
         progress.close()
