@@ -280,7 +280,9 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
         ),
         f"| Wall time | {meta['wall_s'] / 60:.1f} min to the shipped checkpoint, "
         f"{meta.get('run_wall_s', meta['wall_s']) / 60:.1f} min for the run (evaluations "
-        "included), one process on a shared 2-core CPU machine |",
+        "included), "
+        + (f"one learner and {a['actors']} actor processes" if a.get("actors") else "one process")
+        + " on a shared 2-core CPU machine |",
         f"| Network | Q(s, a): observation {sizes[0]} + action {sizes[1]} -> "
         f"{'-'.join(map(str, sizes[2:]))}, ReLU; "
         + (
@@ -319,7 +321,12 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
         f"`{a.get('opponents')}` |",
         f"| Learner | Adam lr {a.get('learning_rate')}, batch {a.get('batch_size')}, replay "
         f"ratio {a.get('replay_ratio')} over the latest {a.get('buffer_size'):,} decisions, "
-        "interleaved with acting in one process |",
+        + (
+            f"fed by {a['actors']} actor processes (numpy copies of the networks, refreshed "
+            "after every learning step) |"
+            if a.get("actors")
+            else "interleaved with acting in one process |"
+        ),
         "",
         f"Evaluation during training (selection seed {a.get('eval_seed')}, "
         f"{a.get('eval_pairs')} duplicate pairs / matches each):",
@@ -336,12 +343,45 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
             if (CHECKPOINT_DIR / f"{name}-learning-curve-points.png").is_file()
             else []
         ),
+        *_resume_section(a, meta),
         "## Evaluation",
         "",
         f"Measured by `{command}` (training.evaluate, held-out seed {results.get('seed')}).",
         "",
     ]
     return _write_card(name, lines, results)
+
+
+def _resume_section(a: dict[str, Any], meta: dict[str, Any]) -> list[str]:
+    """How to continue a run that copies its checkpoints into the repository."""
+    folder = a.get("copy_checkpoint")
+    if not folder:
+        return []
+    return [
+        "## Resuming the run",
+        "",
+        f"The run's latest checkpoint is committed in `{folder}/` (`model.pt`: networks and "
+        "Adam state; `state.pkl`: step counts, evaluations, settings, RNG states; a few MB). "
+        "The replay is not in it: a resumed run starts with an empty replay and refills it "
+        f"from fresh play (learning restarts after {a.get('batch_size')} decisions; the "
+        f"replay is whole again after {a.get('buffer_size'):,}). From a clone:",
+        "",
+        "```",
+        f"python -m training.train_dmc --resume --run-dir {a.get('run_dir')} "
+        f"--resume-from {folder}",
+        "```",
+        "",
+        "It keeps the saved settings (a conflicting flag is an error), goes on counting from "
+        f"{meta.get('run_steps', meta['steps']):,} decisions, and copies every new checkpoint "
+        f"back into `{folder}/` (commit it at the end of a session). Export and card:",
+        "",
+        "```",
+        'python -c "from training.train_dmc import export; '
+        f"export('{a.get('run_dir')}', '{meta.get('name')}', best=False)\"",
+        f"python -m training.train_dmc card {meta.get('name')} --seed 2026",
+        "```",
+        "",
+    ]
 
 
 def write_rollout_card(name: str, results: dict[str, Any], command: str) -> Path:
