@@ -41,12 +41,14 @@ L2 (1,000 pairs).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
-from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions
+from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions, table_rules
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS, from_mask
+from gin_env.config import HandRules
 from gin_env.melds import best_arrangement, deadwood_mask, discard_deadwoods
 
 __all__ = [
@@ -60,13 +62,19 @@ __all__ = [
     "opponent_last_discard",
     "expected_deadwood",
     "knock_chance",
+    "stock_fill",
+    "max_dead",
+    "kept_max_dead",
 ]
 
+# Card-mask tables, shared with the compiled form (agents.heuristic_batched).
 FULL = (1 << NUM_CARDS) - 1
-_SUIT = (1 << 13) - 1
-_RANKS_TO_ALL = 1 | 1 << 13 | 1 << 26 | 1 << 39
-_PIP_MASKS = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] == p) for p in range(11))
-_ABOVE = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] > p) for p in range(11))
+SUIT_BITS = (1 << 13) - 1
+RANK_SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39  # a rank's bit (suit 0) times this: all four
+PIP_MASKS = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] == p) for p in range(11))
+ABOVE_PIPS = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] > p) for p in range(11))
+#: The undercut bonus ``knock_undercut`` counts from (the standard rules').
+UNDERCUT_BASE = HandRules().undercut_bonus
 
 
 @dataclass(frozen=True)
@@ -93,6 +101,14 @@ class HeuristicParams:
     gin_outs: int = 99  # keep going for gin with this many live gin cards (99: never) ...
     gin_stock: int = 12  # ... while the stock holds more than this
     gin_deadwood: int = 3  # ... and the knock would score little (deadwood above 0, <= this)
+    # The wider family (for tuning; every default leaves the moves above unchanged). ``f``
+    # is the stock's fill, (stock - 2) / 29 within [0, 1]: 1 with a full stock, 0 empty.
+    knock_bend: float = 0.0  # knock threshold + this x 4 f (1 - f): a bulge at mid stock
+    knock_undercut: float = 0.0  # knock threshold + this per 10 undercut bonus above 10
+    take_margin_late: float = 0.0  # take margin + this x (1 - f)
+    keep_late: float = 0.0  # kept deadwood weighs 1 + this x (1 - f) in every score
+    danger_took: float = 0.0  # danger weight + this per card the opponent took
+    danger_late: float = 0.0  # danger weight + this x (1 - f)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -122,23 +138,23 @@ def near_cards(hand: int) -> int:
     out = 0
     ranks = 0
     for s in range(4):
-        p = (hand >> (13 * s)) & _SUIT
+        p = (hand >> (13 * s)) & SUIT_BITS
         ranks |= p
-        out |= (((p << 1) | (p >> 1) | (p << 2) | (p >> 2)) & _SUIT) << (13 * s)
-    return (out | ranks * _RANKS_TO_ALL) & FULL
+        out |= (((p << 1) | (p >> 1) | (p << 2) | (p >> 2)) & SUIT_BITS) << (13 * s)
+    return (out | ranks * RANK_SPREAD) & FULL
 
 
 def meld_outs(hand: int) -> int:
     """Cards not in ``hand`` that would make a meld with two or more of its cards."""
-    a = hand & _SUIT
-    b = (hand >> 13) & _SUIT
-    c = (hand >> 26) & _SUIT
+    a = hand & SUIT_BITS
+    b = (hand >> 13) & SUIT_BITS
+    c = (hand >> 26) & SUIT_BITS
     d = hand >> 39
     pairs = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)
-    out = pairs * _RANKS_TO_ALL
+    out = pairs * RANK_SPREAD
     for s, p in enumerate((a, b, c, d)):
         fill = ((p >> 1) & (p >> 2)) | ((p << 1) & (p >> 1)) | ((p << 1) & (p << 2))
-        out |= (fill & _SUIT) << (13 * s)
+        out |= (fill & SUIT_BITS) << (13 * s)
     return out & FULL & ~hand
 
 
@@ -176,7 +192,7 @@ def danger(
     discards he left on the pile, his own discards) is less likely in his hand: its chance
     is multiplied by ``passed_factor``.
     """
-    high = unseen & _ABOVE[high_pips]
+    high = unseen & ABOVE_PIPS[high_pips]
     weight = (unseen & ~high).bit_count() + high_factor * high.bit_count()
     p = opp_hidden / weight if weight else 0.0
     p_high = min(1.0, p * high_factor)
@@ -212,10 +228,18 @@ def partner_pairs(card: int) -> list[tuple[int, int]]:
     return out
 
 
-def _max_dead(hand: int) -> int:
+def max_dead(hand: int) -> int:
     """Pips of the highest card left out of the best arrangement of ``hand``."""
     _, dead = best_arrangement(hand)
     return max((POINTS[c] for c in from_mask(dead)), default=0)
+
+
+def kept_max_dead(hand11: int, dead11: int, card: int) -> int:
+    """:func:`max_dead` of ``hand11`` without ``card``, given the dead cards ``dead11`` of
+    ``hand11``'s best arrangement (which stays optimal when a dead card goes)."""
+    if dead11 >> card & 1:
+        return max((POINTS[x] for x in from_mask(dead11 & ~(1 << card))), default=0)
+    return max_dead(hand11 & ~(1 << card))
 
 
 def improvement(hand: int, unseen: int, dw: int, max_dead: int) -> float:
@@ -232,7 +256,7 @@ def improvement(hand: int, unseen: int, dw: int, max_dead: int) -> float:
         total += dw - min(dw, max(0, after))
     rest = unseen & ~outs
     for p in range(1, max_dead):
-        k = (rest & _PIP_MASKS[p]).bit_count()
+        k = (rest & PIP_MASKS[p]).bit_count()
         if k:
             total += k * (max_dead - p)
     return total / n
@@ -257,7 +281,7 @@ def expected_deadwood(hand: int, unseen: int) -> float:
         total += min(discard_deadwoods(hand | 1 << u).values())
     rest = unseen & ~outs
     for p in range(1, 11):
-        k = (rest & _PIP_MASKS[p]).bit_count()
+        k = (rest & PIP_MASKS[p]).bit_count()
         if k:
             total += k * min(dw, p + best10)
     return total / n
@@ -281,17 +305,26 @@ def knock_chance(hand: int, unseen: int, limit: int) -> float:
         hits += rest.bit_count()
     else:
         for p in range(1, min(10, limit - best10) + 1):
-            hits += (rest & _PIP_MASKS[p]).bit_count()
+            hits += (rest & PIP_MASKS[p]).bit_count()
     return hits / n
 
 
+def stock_fill(stock_size: int) -> float:
+    """How full the stock is, 1.0 (31 cards) down to 0.0 (the two dead cards)."""
+    return min(1.0, max(0.0, (stock_size - 2) / 29))
+
+
 class HeuristicAgent(ViewAgent):
-    """Level 2: deadwood + meld potential + safe discards, with a stock-aware knock."""
+    """Level 2: deadwood + meld potential + safe discards, with a stock-aware knock.
+
+    ``rules``: the table's (as :func:`agents.base.table_rules` takes them); only the
+    undercut bonus is read (``knock_undercut``), None the standard rules."""
 
     name = "heuristic"
 
-    def __init__(self, params: HeuristicParams | None = None) -> None:
+    def __init__(self, params: HeuristicParams | None = None, rules: Any = None) -> None:
         self.params = params if params is not None else HeuristicParams()
+        self.rules = table_rules(rules)
 
     # -- pieces ---------------------------------------------------------------------------
     def _draws_left(self, view: SeatView) -> float:
@@ -315,6 +348,13 @@ class HeuristicAgent(ViewAgent):
         weight = prm.potential_weight * self._draws_left(view)
         best = min(v for c, v in dws.items() if c != banned)
         limit = self.knock_limit(view)
+        late = 1 - stock_fill(view.stock_size)
+        keep = 1 + prm.keep_late * late
+        dweight = (
+            prm.danger_weight
+            + prm.danger_took * view.opponent_took.bit_count()
+            + prm.danger_late * late
+        )
         dead11 = best_arrangement(hand11)[1] if prm.lookahead else 0
         # A discard 12 pips worse than the best never wins: skip its work.
         worth = [c for c, v in dws.items() if c != banned and v <= best + 12]
@@ -330,14 +370,10 @@ class HeuristicAgent(ViewAgent):
             if not weight:
                 pot = 0.0
             elif prm.lookahead:
-                if dead11 >> c & 1:  # the arrangement stays optimal without a dead card
-                    md = max((POINTS[x] for x in from_mask(dead11 & ~(1 << c))), default=0)
-                else:
-                    md = _max_dead(kept)
-                pot = improvement(kept, unseen, v, md)
+                pot = improvement(kept, unseen, v, kept_max_dead(hand11, dead11, c))
             else:
                 pot = potential(kept, unseen, v)
-            scores[c] = v - weight * pot + prm.danger_weight * risks[c] * (1 + POINTS[c] / 10)
+            scores[c] = v * keep - weight * pot + dweight * risks[c] * (1 + POINTS[c] / 10)
             if prm.knock_weight and v > limit and v <= best + 10:
                 scores[c] -= prm.knock_weight * knock_chance(kept, unseen, limit)
         return scores, dws
@@ -361,11 +397,19 @@ class HeuristicAgent(ViewAgent):
         return {c: danger(c, took, unseen, hidden, passed, pf, high, hf) for c in cards}
 
     def knock_limit(self, view: SeatView) -> int:
+        """The most deadwood this player knocks with (the table's limit comes on top)."""
         prm = self.params
-        frac = min(1.0, max(0.0, (view.stock_size - 2) / 29))
+        frac = stock_fill(view.stock_size)
         limit = prm.knock_late + (prm.knock_early - prm.knock_late) * frac
+        limit += prm.knock_bend * 4 * frac * (1 - frac)
+        limit += prm.knock_undercut * (self.rules.undercut_bonus - UNDERCUT_BASE) / 10
         limit -= prm.knock_shown_meld * view.opponent_took.bit_count()
         return int(round(limit))
+
+    def take_margin(self, view: SeatView) -> float:
+        """Pips by which taking must beat a blind draw."""
+        prm = self.params
+        return prm.take_margin + prm.take_margin_late * (1 - stock_fill(view.stock_size))
 
     def gin_outs(self, hand10: int, unseen: int) -> int:
         return sum(
@@ -420,7 +464,6 @@ class HeuristicAgent(ViewAgent):
         top = view.top_discard
         if A.TAKE_DISCARD not in legal or top < 0:
             return blind
-        prm = self.params
         hand = view.hand
         taken = hand | 1 << top
         scores, dws = self.keep_scores(view, taken, banned=top)
@@ -430,7 +473,7 @@ class HeuristicAgent(ViewAgent):
         # Taking lets us knock now: compare with knocking's bar directly.
         if min(dws[c] for c in scores) <= self.knock_limit(view):
             return A.TAKE_DISCARD
-        return A.TAKE_DISCARD if best + prm.take_margin < self.blind_score(view) else blind
+        return A.TAKE_DISCARD if best + self.take_margin(view) < self.blind_score(view) else blind
 
     def blind_score(self, view: SeatView) -> float:
         """Score (as :meth:`keep_scores`, lower is better) of the 10-card hand before a blind
@@ -439,16 +482,17 @@ class HeuristicAgent(ViewAgent):
         hand = view.hand
         unseen = FULL & ~(hand | view.discard_pile | view.opponent_took)
         dw = deadwood_mask(hand)
+        keep = 1 + prm.keep_late * (1 - stock_fill(view.stock_size))
         if prm.lookahead:
-            pot = improvement(hand, unseen, dw, _max_dead(hand))
+            pot = improvement(hand, unseen, dw, max_dead(hand))
         else:
             pot = potential(hand, unseen, dw)
         if prm.exact_draw:
             # The stock's card may meld or replace a dead card: the exact expectation.
-            return expected_deadwood(hand, unseen) - pot * prm.potential_weight * (
+            return expected_deadwood(hand, unseen) * keep - pot * prm.potential_weight * (
                 self._draws_left(view)
             )
-        return dw - pot * (1 + prm.potential_weight * self._draws_left(view))
+        return dw * keep - pot * (1 + prm.potential_weight * self._draws_left(view))
 
     def move_scores(self, view: SeatView) -> dict[int, float]:
         """L2's score (lower is better) of each legal move it scores: a discard or a knock
@@ -468,7 +512,7 @@ class HeuristicAgent(ViewAgent):
         if A.TAKE_DISCARD in legal and top >= 0:
             taken, _ = self.keep_scores(view, view.hand | 1 << top, banned=top)
             if taken:
-                out[A.TAKE_DISCARD] = min(taken.values()) + self.params.take_margin
+                out[A.TAKE_DISCARD] = min(taken.values()) + self.take_margin(view)
         for a in (A.DRAW_STOCK, A.PASS):
             if a in legal:
                 out[a] = self.blind_score(view)
