@@ -60,6 +60,7 @@ import numpy as np
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
 from gin_env.encoding import OBS_PARTS, OBS_SIZE, OBS_SLICES
+from gin_env.fast_melds import deadwood_batch, discard_deadwoods_batch
 from gin_env.melds import deadwood_mask, discard_deadwoods
 
 __all__ = [
@@ -76,6 +77,8 @@ __all__ = [
     "qnets",
     "input_layout",
     "pair_features",
+    "pair_deadwoods",
+    "pair_deadwoods_reference",
     "hand_masks",
     "load",
     "save",
@@ -173,10 +176,62 @@ def pair_features(
     has_top = obs[np.arange(len(obs)), _TOP.start + tops] > 0.5
     take = np.flatnonzero((acts == A.TAKE_DISCARD) & has_top[rows])
     feats[take, _CARD0 + tops[rows[take]]] = 1.0
+    feats[:, _DW] = pair_deadwoods(obs, rows, acts)
+    if l2_actions is not None:
+        l2_actions = np.asarray(l2_actions)
+        feats[:, _L2] = (acts == l2_actions[rows]).astype(np.float32)
+    return rows, acts, feats
+
+
+def pair_deadwoods(obs: np.ndarray, rows: np.ndarray, acts: np.ndarray) -> np.ndarray:
+    """The ``deadwood`` entry of each pair (see the table above), / 100, from the compiled
+    kernels of :mod:`gin_env.fast_melds` over the whole batch;
+    :func:`pair_deadwoods_reference` is the same, row by row in Python."""
+    obs = np.asarray(obs, np.float32)
+    dw = np.zeros(len(rows), np.float32)
+    if not len(rows):
+        return dw
+    hands = np.asarray(hand_masks(obs), np.int64)
+    tops = np.argmax(obs[:, _TOP], axis=1)
+    has_top = obs[np.arange(len(obs)), _TOP.start + tops] > 0.5
+    sizes = np.asarray([int(h).bit_count() for h in hands.tolist()])
+    n = sizes[rows]
+    # 11 cards: the deadwood left after discarding (or knocking with) the card.
+    move = np.flatnonzero((n == 11) & (acts >= A.DISCARD) & (acts < A.BIG_GIN))
+    if len(move):
+        eleven = np.flatnonzero(sizes == 11)
+        at = np.full(len(obs), -1, np.int64)
+        at[eleven] = np.arange(len(eleven))
+        table = discard_deadwoods_batch(hands[eleven])
+        v = table[at[rows[move]], (acts[move] - A.DISCARD) % NUM_CARDS]
+        dw[move] = np.maximum(v, 0) / 100.0
+    # 10 cards: the hand's own deadwood for draw and pass; for take, after the best discard.
+    ten = np.flatnonzero(sizes == 10)
+    if len(ten):
+        own = np.zeros(len(obs), np.int64)
+        own[ten] = deadwood_batch(hands[ten])
+        keep = np.flatnonzero((n == 10) & ((acts == A.DRAW_STOCK) | (acts == A.PASS)))
+        dw[keep] = own[rows[keep]] / 100.0
+        take = np.flatnonzero((n == 10) & (acts == A.TAKE_DISCARD) & has_top[rows])
+        if len(take):
+            r = rows[take]
+            top = tops[r]
+            after = discard_deadwoods_batch(hands[r] | (np.int64(1) << top.astype(np.int64)))
+            after = np.where(after < 0, np.iinfo(np.int64).max, after)
+            after[np.arange(len(r)), top] = np.iinfo(np.int64).max  # the taken card stays
+            dw[take] = after.min(axis=1) / 100.0
+    return dw
+
+
+def pair_deadwoods_reference(obs: np.ndarray, rows: np.ndarray, acts: np.ndarray) -> np.ndarray:
+    """:func:`pair_deadwoods` row by row with :mod:`gin_env.melds` (the readable form)."""
+    obs = np.asarray(obs, np.float32)
+    dw = np.zeros(len(rows), np.float32)
+    tops = np.argmax(obs[:, _TOP], axis=1)
+    has_top = obs[np.arange(len(obs)), _TOP.start + tops] > 0.5
     hands = hand_masks(obs)
     # Pair ranges of each row (pairs are grouped by row, in row order).
     starts = np.searchsorted(rows, np.arange(len(obs) + 1))
-    dw = feats[:, _DW]
     for b, hand in enumerate(hands):
         lo, hi = int(starts[b]), int(starts[b + 1])
         if lo == hi:
@@ -198,10 +253,7 @@ def pair_features(
                     top = int(tops[b])
                     after = discard_deadwoods(hand | 1 << top)
                     dw[p] = min(v for c, v in after.items() if c != top) / 100.0
-    if l2_actions is not None:
-        l2_actions = np.asarray(l2_actions)
-        feats[:, _L2] = (acts == l2_actions[rows]).astype(np.float32)
-    return rows, acts, feats
+    return dw
 
 
 def encode_pairs(

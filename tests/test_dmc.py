@@ -115,7 +115,7 @@ def test_the_torch_build_and_its_numpy_twin_agree(features: str) -> None:
     env = VectorGinEnv(5, game, seed=3, backend="python")
     out = env.reset()
     rng = np.random.default_rng(0)
-    for _ in range(20):
+    for _ in range(8):
         obs, mask = out["observation"], out["action_mask"]
         rows, _, feats = dmc.encode_pairs(obs, mask, features)
         with torch.no_grad():
@@ -126,6 +126,32 @@ def test_the_torch_build_and_its_numpy_twin_agree(features: str) -> None:
         assert np.allclose(got, expect, atol=1e-5) and np.allclose(got, single, atol=1e-5)
         assert np.ptp(got) > 0  # the check is not between two constants
         out = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+
+
+@pytest.mark.parametrize("game", ["gin", "three_handed"])
+def test_the_compiled_pair_deadwoods_equal_the_reference(game: str) -> None:
+    """pair_deadwoods (fast_melds kernels over the batch) against the row-by-row reference,
+    on random and L1 play in every role (the adviser's unseen hand included)."""
+    from agents.batched import BatchedSimple
+
+    env = VectorGinEnv(32, game, seed=11, backend="python")
+    out = env.reset()
+    rng = np.random.default_rng(1)
+    l1 = BatchedSimple()
+    pairs = nonzero = 0
+    for step in range(150):
+        obs, mask = out["observation"], out["action_mask"]
+        rows, acts = np.nonzero(mask)
+        got = dmc.pair_deadwoods(obs, rows, acts)
+        expect = dmc.pair_deadwoods_reference(obs, rows, acts)
+        assert np.array_equal(got, expect)
+        pairs, nonzero = pairs + len(rows), nonzero + int((got > 0).sum())
+        if step % 2:
+            acts = l1.act(obs, mask)
+        else:
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        out = env.step(acts)
+    assert pairs > 20_000 and nonzero > pairs // 3
 
 
 def test_pair_features_give_the_deadwood_after_each_move_and_l2s_choice() -> None:
