@@ -396,7 +396,11 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
 # -- shipped players ------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("name", "module", "roles"),
-    [("gin-dmc", gin_v0, {0, 1}), ("three-handed-dmc", three_handed_gin_v0, {0, 1, 2})],
+    [
+        ("gin-dmc", gin_v0, {0, 1}),
+        ("three-handed-dmc", three_handed_gin_v0, {0, 1, 2}),
+        ("gin-dmc-scratch", gin_v0, {0, 1}),
+    ],
 )
 def test_shipped_players_load_and_play_legal_moves_in_every_role(
     name: str, module: object, roles: set[int]
@@ -437,3 +441,21 @@ def test_a_large_l2_margin_plays_l2_and_zero_plays_q(tmp_path: Path) -> None:
     assert differs > 0  # an untrained Q leaves L2's move somewhere
     with pytest.raises(ValueError, match="margin"):
         dmc.DMCAgent(sure.nets, features="basic", margin=1.0)
+
+
+def test_the_committed_scratch_run_resumes_from_its_checkpoint(tmp_path: Path) -> None:
+    """gin-dmc-scratch's run checkpoint (committed beside the player) is adopted by a fresh
+    run folder with the run's settings and step count, the count the player was cut at."""
+    import agents
+    from agents.trained import CHECKPOINT_DIR
+
+    folder = CHECKPOINT_DIR / "gin-dmc-scratch-resume"
+    if not (folder / "model.pt").is_file():
+        pytest.skip("the scratch run's checkpoint is not committed")
+    run_dir = str(tmp_path / "scratch")
+    args = parse_args(["--run-dir", run_dir, "--resume", "--resume-from", str(folder)])
+    assert (args.features, args.warm_steps, args.opponents) == ("basic", 0, "heuristic")
+    assert args.opponent_share == 0.5 and args.actors >= 1 and args.total_steps == 10**8
+    with open(latest_checkpoint(run_dir) / "state.pkl", "rb") as fh:  # type: ignore[operator]
+        steps = pickle.load(fh)["steps"]
+    assert agents.make("gin-dmc-scratch").meta["run_steps"] == steps

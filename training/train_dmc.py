@@ -8,12 +8,13 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
   L2's choice), evaluated for all legal actions of a batch at once (the legal (row, action)
   pairs are flattened). One network for every role (the role is in the observation) or one
   per role (``--role-nets``).
-- **Actors**: :class:`gin_env.vector.VectorGinEnv` with ``--num-envs`` games; every seat
-  plays with the current networks, epsilon-greedy. ``--opponent-share`` of the hands put
-  one learner seat against fixed opponents (``--opponents``, by agent name, each playing
-  its seat through ``act``).
+- **Actors** (:class:`training.dmc_actors.Actor`): :class:`gin_env.vector.VectorGinEnv`
+  with ``--num-envs`` games; every seat plays with the current networks, epsilon-greedy.
+  ``--opponent-share`` of the hands put one learner seat against fixed opponents
+  (``--opponents``, by agent name, each answering all its rows at once through
+  :func:`agents.batched.make_batched`: L0, L1 and L2 compiled).
 - **Fixed roles** (``--fixed-roles box=heuristic,adviser=heuristic``, three-handed): those
-  roles are played by fixed agents in every hand (through ``act``); only the other roles'
+  roles are played by fixed agents in every hand (batched, as the opponents); only the other roles'
   decisions are learned from (the replay never holds a fixed role's decision). With fixed
   roles the evaluation is the team's: the learning roles played by the greedy player, the
   fixed ones by their agents, on ``--eval-pairs`` single hands against the box, with the
