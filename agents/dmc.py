@@ -38,6 +38,10 @@ player picks the legal action with the highest Q (its own side's expected hand p
 100). A checkpoint may hold one network per role (``role_nets``) or one network for all
 roles (the role is part of the observation).
 
+The same network in torch, for training, is :func:`torch_model` (torch is imported only
+there: the ``train`` extra); :func:`qnets` turns trained torch networks into their numpy
+twins :class:`QNet`, which score every pair exactly as the torch build does.
+
 A checkpoint is an ``.npz``: the weights and a ``meta`` JSON string holding, among the
 run's figures, the input layout it was trained on (:func:`input_layout`); :func:`load`
 refuses a checkpoint whose layout differs from the current one instead of guessing.
@@ -53,9 +57,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import decode
+from agents.heuristic import HeuristicAgent
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
 from gin_env.encoding import OBS_PARTS, OBS_SIZE, OBS_SLICES
+from gin_env.fast_melds import deadwood_batch, discard_deadwoods_batch
 from gin_env.melds import deadwood_mask, discard_deadwoods
 
 __all__ = [
@@ -68,8 +75,12 @@ __all__ = [
     "FORMAT",
     "DMCAgent",
     "QNet",
+    "torch_model",
+    "qnets",
     "input_layout",
     "pair_features",
+    "pair_deadwoods",
+    "pair_deadwoods_reference",
     "hand_masks",
     "load",
     "save",
@@ -167,10 +178,62 @@ def pair_features(
     has_top = obs[np.arange(len(obs)), _TOP.start + tops] > 0.5
     take = np.flatnonzero((acts == A.TAKE_DISCARD) & has_top[rows])
     feats[take, _CARD0 + tops[rows[take]]] = 1.0
+    feats[:, _DW] = pair_deadwoods(obs, rows, acts)
+    if l2_actions is not None:
+        l2_actions = np.asarray(l2_actions)
+        feats[:, _L2] = (acts == l2_actions[rows]).astype(np.float32)
+    return rows, acts, feats
+
+
+def pair_deadwoods(obs: np.ndarray, rows: np.ndarray, acts: np.ndarray) -> np.ndarray:
+    """The ``deadwood`` entry of each pair (see the table above), / 100, from the compiled
+    kernels of :mod:`gin_env.fast_melds` over the whole batch;
+    :func:`pair_deadwoods_reference` is the same, row by row in Python."""
+    obs = np.asarray(obs, np.float32)
+    dw = np.zeros(len(rows), np.float32)
+    if not len(rows):
+        return dw
+    hands = np.asarray(hand_masks(obs), np.int64)
+    tops = np.argmax(obs[:, _TOP], axis=1)
+    has_top = obs[np.arange(len(obs)), _TOP.start + tops] > 0.5
+    sizes = np.asarray([int(h).bit_count() for h in hands.tolist()])
+    n = sizes[rows]
+    # 11 cards: the deadwood left after discarding (or knocking with) the card.
+    move = np.flatnonzero((n == 11) & (acts >= A.DISCARD) & (acts < A.BIG_GIN))
+    if len(move):
+        eleven = np.flatnonzero(sizes == 11)
+        at = np.full(len(obs), -1, np.int64)
+        at[eleven] = np.arange(len(eleven))
+        table = discard_deadwoods_batch(hands[eleven])
+        v = table[at[rows[move]], (acts[move] - A.DISCARD) % NUM_CARDS]
+        dw[move] = np.maximum(v, 0) / 100.0
+    # 10 cards: the hand's own deadwood for draw and pass; for take, after the best discard.
+    ten = np.flatnonzero(sizes == 10)
+    if len(ten):
+        own = np.zeros(len(obs), np.int64)
+        own[ten] = deadwood_batch(hands[ten])
+        keep = np.flatnonzero((n == 10) & ((acts == A.DRAW_STOCK) | (acts == A.PASS)))
+        dw[keep] = own[rows[keep]] / 100.0
+        take = np.flatnonzero((n == 10) & (acts == A.TAKE_DISCARD) & has_top[rows])
+        if len(take):
+            r = rows[take]
+            top = tops[r]
+            after = discard_deadwoods_batch(hands[r] | (np.int64(1) << top.astype(np.int64)))
+            after = np.where(after < 0, np.iinfo(np.int64).max, after)
+            after[np.arange(len(r)), top] = np.iinfo(np.int64).max  # the taken card stays
+            dw[take] = after.min(axis=1) / 100.0
+    return dw
+
+
+def pair_deadwoods_reference(obs: np.ndarray, rows: np.ndarray, acts: np.ndarray) -> np.ndarray:
+    """:func:`pair_deadwoods` row by row with :mod:`gin_env.melds` (the readable form)."""
+    obs = np.asarray(obs, np.float32)
+    dw = np.zeros(len(rows), np.float32)
+    tops = np.argmax(obs[:, _TOP], axis=1)
+    has_top = obs[np.arange(len(obs)), _TOP.start + tops] > 0.5
     hands = hand_masks(obs)
     # Pair ranges of each row (pairs are grouped by row, in row order).
     starts = np.searchsorted(rows, np.arange(len(obs) + 1))
-    dw = feats[:, _DW]
     for b, hand in enumerate(hands):
         lo, hi = int(starts[b]), int(starts[b + 1])
         if lo == hi:
@@ -192,10 +255,7 @@ def pair_features(
                     top = int(tops[b])
                     after = discard_deadwoods(hand | 1 << top)
                     dw[p] = min(v for c, v in after.items() if c != top) / 100.0
-    if l2_actions is not None:
-        l2_actions = np.asarray(l2_actions)
-        feats[:, _L2] = (acts == l2_actions[rows]).astype(np.float32)
-    return rows, acts, feats
+    return dw
 
 
 def encode_pairs(
@@ -222,11 +282,7 @@ def l2_scores(obs: np.ndarray, mask: np.ndarray, rows: np.ndarray, acts: np.ndar
     """The ``l2_score`` column of pairs ``(rows, acts)``: L2's score of each move less the
     best of its decision, / 20, clipped to [0, 3]; 0 for moves L2 does not score."""
     global _SCORER
-    from agents.base import decode
-
     if _SCORER is None:
-        from agents.heuristic import HeuristicAgent
-
         _SCORER = HeuristicAgent()
     out = np.zeros(len(rows), np.float32)
     starts = np.searchsorted(rows, np.arange(len(obs) + 1))
@@ -300,6 +356,57 @@ class QNet:
         )
 
 
+def torch_model(hidden: Sequence[int], features: str = "basic") -> Any:
+    """The torch build of :class:`QNet` (same layers, same weight layout), to train.
+
+    ``relu(W_obs obs + W_act action + b)`` then an MLP with ReLU between layers to one
+    number. ``model(obs, feats)`` scores one action per row; ``model.pairs(obs, rows,
+    feats)`` scores many candidate actions of each row, the observation's part computed once.
+    """
+    import torch  # the train extra
+    from torch import nn
+
+    width = action_size(features)
+    hidden = [int(h) for h in hidden]
+
+    class QModel(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.obs = nn.Linear(OBS_SIZE, hidden[0])
+            self.act = nn.Linear(width, hidden[0], bias=False)
+            sizes = [*hidden, 1]
+            self.layers = nn.ModuleList(
+                nn.Linear(a, b) for a, b in zip(sizes, sizes[1:], strict=False)
+            )
+
+        def head(self, h: torch.Tensor) -> torch.Tensor:
+            h = torch.relu(h)
+            last = len(self.layers) - 1
+            for i, layer in enumerate(self.layers):
+                h = layer(h)
+                if i < last:
+                    h = torch.relu(h)
+            return h[:, 0]
+
+        def forward(self, obs: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
+            return self.head(self.obs(obs) + self.act(feats))
+
+        def pairs(self, obs: torch.Tensor, rows: torch.Tensor, feats: torch.Tensor) -> Any:
+            return self.head(self.obs(obs)[rows] + self.act(feats))
+
+    return QModel()
+
+
+def qnets(models: Sequence[Any]) -> list[QNet]:
+    """The numpy twins (:class:`QNet`) of networks built by :func:`torch_model`."""
+    out = []
+    for m in models:
+        sd = {k: v.detach().cpu().numpy() for k, v in m.state_dict().items()}
+        layers = [(sd[f"layers.{i}.weight"], sd[f"layers.{i}.bias"]) for i in range(len(m.layers))]
+        out.append(QNet(sd["obs.weight"], sd["act.weight"], sd["obs.bias"], layers))
+    return out
+
+
 class DMCAgent:
     """Plays the legal action with the highest Q.
 
@@ -343,8 +450,6 @@ class DMCAgent:
         self.meta = dict(meta or {})
         self._l2: Any = None
         if features in L2_MODES:
-            from agents.heuristic import HeuristicAgent
-
             self._l2 = HeuristicAgent()
 
     def l2_actions(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray | None:

@@ -8,11 +8,17 @@ bookkeeping; no evaluation, one checkpoint at the end), on two-player gin:
 - ``dmc``: ``training.train_dmc`` with the action encoding ``basic`` on the compiled
   batched engine (``--backend`` numba by default), 256 games, network 256-256-256;
 - ``dmc-l2``: the same with ``features=l2`` (L2, compiled, runs at every learner decision);
-- ``dmc-vs-l2``: ``basic`` with L2 opponents (compiled) in half of the hands
-  (``opponent_share=0.5``, ``opponents=heuristic``), the learner in the other seat;
 - ``dmc-py``: ``basic`` on the python backend of the engine (optional: ``--python``);
+- ``dmc-actors``: ``basic`` with ``--actors`` actor processes feeding the learner
+  (:mod:`training.dmc_actors`);
+- ``dmc-vs-l2`` / ``dmc-vs-l2-actors``: ``basic`` with L2 (``heuristic``, compiled, through
+  :func:`agents.batched.make_batched`) as the fixed opponent in half of the hands
+  (``--opponent-share 0.5``), in one process / with actors;
 - ``dmc-l2-py`` / ``dmc-vs-l2-py``: ``dmc-l2`` and ``dmc-vs-l2`` with the Python L2 row by
   row in place of the compiled one (the path before it; optional: ``--python-l2``).
+
+CPU seconds count the actor processes too (``RUSAGE_CHILDREN``); with actors the wall-time
+rate is the one that says what the run gains.
 
 Rates are decisions per second of this process's CPU time (``time.process_time``: a
 shared machine skews them less than wall time), with the wall-time rate beside, and the
@@ -23,6 +29,7 @@ Run ``python benchmarks/bench_train.py --steps 40000``.
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import tempfile
 import time
@@ -32,7 +39,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import agents  # noqa: E402
-import agents.batched  # noqa: E402
+import training.dmc_actors  # noqa: E402
 from agents.batched import PerRow  # noqa: E402
 
 __all__ = ["run_ppo", "run_dmc", "main"]
@@ -54,17 +61,18 @@ def run_ppo(steps: int, folder: Path) -> dict[str, float]:
 
 
 def run_dmc(
-    steps: int, folder: Path, features: str, backend: str, opponent_share: float = 0.0
+    steps: int, folder: Path, features: str, backend: str, actors: int = 0, l2_share: float = 0.0
 ) -> dict[str, float]:
     from training.train_dmc import Args, train  # train extra: the trainer needs torch
 
     args = Args(
-        run_dir=str(folder / f"dmc-{features}-{backend}-{opponent_share}"),
+        run_dir=str(folder / f"dmc-{features}-{backend}-{actors}-{l2_share}"),
+        actors=actors,
+        opponents="heuristic",
+        opponent_share=l2_share,
         total_steps=steps,
         backend=backend,
         features=features,
-        opponent_share=opponent_share,
-        opponents="heuristic",
         eval_every=10**12,
         checkpoint_every=10**12,
         progress=False,
@@ -79,10 +87,15 @@ def python_l2(spec: str, rules: Any = None) -> Any:
     return PerRow(agents.make_for_table(spec, rules), name=spec)
 
 
+def _cpu() -> float:
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + kids.ru_utime + kids.ru_stime
+
+
 def _timed(fn: Any) -> dict[str, float]:
-    cpu, wall = time.process_time(), time.perf_counter()
+    cpu, wall = _cpu(), time.perf_counter()
     steps = fn()
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    cpu, wall = _cpu() - cpu, time.perf_counter() - wall
     return {
         "steps": float(steps),
         "cpu_s": cpu,
@@ -98,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ppo-steps", type=int, default=8_192, help="decisions for PPO")
     parser.add_argument("--backend", default="numba", help="engine backend of the DMC runs")
     parser.add_argument("--python", action="store_true", help="also DMC on the python backend")
+    parser.add_argument("--actors", type=int, default=1, help="actor processes (0: skip those)")
+    parser.add_argument("--no-ppo", action="store_true", help="skip PPO (ratios to DMC instead)")
     parser.add_argument(
         "--python-l2", action="store_true", help="also the L2 runs with the Python L2 row by row"
     )
@@ -109,27 +124,36 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         run_dmc(2_000, folder / "warmup", "basic", ns.backend)  # compile / import once
-        rows["ppo"] = run_ppo(ns.ppo_steps, folder)
+        if not ns.no_ppo:
+            rows["ppo"] = run_ppo(ns.ppo_steps, folder)
         rows["dmc"] = run_dmc(ns.steps, folder, "basic", ns.backend)
-        rows["dmc-l2"] = run_dmc(ns.steps, folder, "l2", ns.backend)
-        rows["dmc-vs-l2"] = run_dmc(ns.steps, folder, "basic", ns.backend, opponent_share=0.5)
+        rows["dmc-l2"] = run_dmc(max(2_000, ns.steps // 4), folder, "l2", ns.backend)
         if ns.python:
             rows["dmc-py"] = run_dmc(ns.steps, folder, "basic", "python")
+        if ns.actors:
+            rows["dmc-actors"] = run_dmc(ns.steps, folder, "basic", ns.backend, ns.actors)
+        rows["dmc-vs-l2"] = run_dmc(ns.steps // 2, folder, "basic", ns.backend, 0, 0.5)
+        if ns.actors:
+            rows["dmc-vs-l2-actors"] = run_dmc(
+                ns.steps // 2, folder, "basic", ns.backend, ns.actors, 0.5
+            )
         if ns.python_l2:
-            compiled = agents.batched.make_batched
-            agents.batched.make_batched = python_l2  # type: ignore[assignment]
+            # The actors look make_batched up in their own module (training.dmc_actors).
+            compiled = training.dmc_actors.make_batched
+            training.dmc_actors.make_batched = python_l2  # type: ignore[assignment]
             try:
                 steps = max(2_000, ns.steps // 4)
                 rows["dmc-l2-py"] = run_dmc(steps, folder, "l2", ns.backend)
-                rows["dmc-vs-l2-py"] = run_dmc(steps, folder, "basic", ns.backend, 0.5)
+                rows["dmc-vs-l2-py"] = run_dmc(steps, folder, "basic", ns.backend, 0, 0.5)
             finally:
-                agents.batched.make_batched = compiled
-    base = rows["ppo"]["per_cpu_s"]
-    print(f"{'trainer':<13} {'decisions':>10} {'per CPU s':>10} {'per wall s':>11} {'x PPO':>7}")
+                training.dmc_actors.make_batched = compiled
+    ref = "dmc" if ns.no_ppo else "ppo"
+    base = rows[ref]["per_cpu_s"]
+    print(f"{'trainer':<17} {'decisions':>10} {'per CPU s':>10} {'per wall s':>11} {'x ' + ref:>7}")
     for name, r in rows.items():
         print(
-            f"{name:<13} {int(r['steps']):>10,} {r['per_cpu_s']:>10,.0f} {r['per_wall_s']:>11,.0f}"
-            f" {r['per_cpu_s'] / base:>7.1f}"
+            f"{name:<17} {int(r['steps']):>10,} {r['per_cpu_s']:>10,.0f} "
+            f"{r['per_wall_s']:>11,.0f} {r['per_cpu_s'] / base:>7.1f}"
         )
     for name in ("dmc-l2", "dmc-vs-l2"):
         if f"{name}-py" in rows:

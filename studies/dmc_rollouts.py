@@ -44,7 +44,7 @@ import numpy as np
 
 from agents import dmc
 from agents.base import ViewAgent
-from agents.dmc import DMCAgent, QNet, encode_pairs
+from agents.dmc import DMCAgent, QNet, encode_pairs, qnets, torch_model
 from agents.heuristic import HeuristicAgent
 from agents.simulate import play_out, seat_points
 from agents.trained import CHECKPOINT_DIR
@@ -262,8 +262,6 @@ def fit(
     held-out decisions). The player averages the members' Q (:func:`load_player`)."""
     import torch  # train extra: torch
 
-    from training.train_dmc import _torch_model  # train extra: torch
-
     torch.set_num_threads(threads)
     d = load_data(run_dir)
     n = len(d["obs"])
@@ -301,7 +299,7 @@ def fit(
     for k in range(ensemble):
         torch.manual_seed(seed + k)
         rng = np.random.default_rng(seed + k)
-        model = _torch_model(list(hidden), features)
+        model = torch_model(list(hidden), features)
         opt = torch.optim.Adam(model.parameters(), lr=lr)
         best: tuple[float, int, dict[str, Any]] = (float("inf"), 0, {})
         for epoch in range(epochs):
@@ -427,15 +425,13 @@ def load_player(path: Path, margin: float, name: str = "dmc") -> Any:
     """The :class:`agents.dmc.DMCAgent` of a fitted ``q.pt`` with L2's move bonus ``margin``."""
     import torch  # train extra: torch
 
-    from training.train_dmc import _qnets, _torch_model  # train extra: torch
-
     blob = torch.load(path, weights_only=False)
     features = blob["features"]
     models = []
     for state in blob["models"]:
-        models.append(_torch_model(blob["hidden"], features))
+        models.append(torch_model(blob["hidden"], features))
         models[-1].load_state_dict(state)
-    net = merge(_qnets(models))
+    net = merge(qnets(models))
     return DMCAgent([net], False, features, name=name, margin=margin)
 
 

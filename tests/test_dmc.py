@@ -59,7 +59,8 @@ def test_tiny_run_trains_evaluates_checkpoints_and_exports(tmp_path: Path, env: 
     assert summary["finished"] and summary["steps"] >= 600 and summary["updates"] > 0
     run = Path(args.run_dir)
     ckpt = latest_checkpoint(run)
-    assert ckpt is not None and (ckpt / "model.pt").is_file() and (ckpt / "replay.npz").is_file()
+    assert ckpt is not None and (ckpt / "model.pt").is_file()
+    assert not (ckpt / "replay.npz").exists()  # the replay is refilled on resume
     phases = [e["phase"] for e in summary["evals"]]
     assert phases[0] == "warm-start" and "self-play" in phases  # warm start measured apart
     assert (run / "checkpoints" / "warm").is_dir() and (run / "checkpoints" / "best").is_dir()
@@ -77,10 +78,10 @@ def test_tiny_run_trains_evaluates_checkpoints_and_exports(tmp_path: Path, env: 
 def test_numpy_player_scores_like_the_torch_networks(tmp_path: Path) -> None:
     import torch
 
-    from training.train_dmc import _torch_model
+    from agents.dmc import torch_model
 
     torch.manual_seed(0)
-    models = [_torch_model([16, 8])]
+    models = [torch_model([16, 8])]
     agent = to_agent(models, tiny_args(tmp_path, "gin"))
     env = VectorGinEnv(6, "gin", seed=2, backend="python")
     out = env.reset()
@@ -100,6 +101,59 @@ def test_numpy_player_scores_like_the_torch_networks(tmp_path: Path) -> None:
 
 
 # -- the action encoding ------------------------------------------------------------------------
+@pytest.mark.parametrize("features", ["basic", "advice"])
+def test_the_torch_build_and_its_numpy_twin_agree(features: str) -> None:
+    """agents.dmc.torch_model and QNet (through qnets) score every legal pair alike."""
+    import torch
+
+    from agents.dmc import qnets, torch_model
+
+    torch.manual_seed(1)
+    model = torch_model([12, 7, 5], features)
+    (net,) = qnets([model])
+    game = "three_handed" if features == "advice" else "gin"
+    env = VectorGinEnv(5, game, seed=3, backend="python")
+    out = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(8):
+        obs, mask = out["observation"], out["action_mask"]
+        rows, _, feats = dmc.encode_pairs(obs, mask, features)
+        with torch.no_grad():
+            expect = model.pairs(torch.from_numpy(obs), torch.from_numpy(rows),
+                                 torch.from_numpy(feats)).numpy()  # fmt: skip
+            single = model(torch.from_numpy(obs[rows]), torch.from_numpy(feats)).numpy()
+        got = net.q(obs, rows, feats)
+        assert np.allclose(got, expect, atol=1e-5) and np.allclose(got, single, atol=1e-5)
+        assert np.ptp(got) > 0  # the check is not between two constants
+        out = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+
+
+@pytest.mark.parametrize("game", ["gin", "three_handed"])
+def test_the_compiled_pair_deadwoods_equal_the_reference(game: str) -> None:
+    """pair_deadwoods (fast_melds kernels over the batch) against the row-by-row reference,
+    on random and L1 play in every role (the adviser's unseen hand included)."""
+    from agents.batched import BatchedSimple
+
+    env = VectorGinEnv(32, game, seed=11, backend="python")
+    out = env.reset()
+    rng = np.random.default_rng(1)
+    l1 = BatchedSimple()
+    pairs = nonzero = 0
+    for step in range(150):
+        obs, mask = out["observation"], out["action_mask"]
+        rows, acts = np.nonzero(mask)
+        got = dmc.pair_deadwoods(obs, rows, acts)
+        expect = dmc.pair_deadwoods_reference(obs, rows, acts)
+        assert np.array_equal(got, expect)
+        pairs, nonzero = pairs + len(rows), nonzero + int((got > 0).sum())
+        if step % 2:
+            acts = l1.act(obs, mask)
+        else:
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        out = env.step(acts)
+    assert pairs > 20_000 and nonzero > pairs // 3
+
+
 def test_pair_features_give_the_deadwood_after_each_move_and_l2s_choice() -> None:
     env = VectorGinEnv(16, "gin", seed=9, backend="python")
     l2 = HeuristicAgent()
@@ -137,10 +191,10 @@ def test_pair_features_give_the_deadwood_after_each_move_and_l2s_choice() -> Non
 def test_a_checkpoint_of_another_input_layout_is_refused(tmp_path: Path) -> None:
     import torch
 
-    from training.train_dmc import _qnets, _torch_model
+    from agents.dmc import qnets, torch_model
 
     torch.manual_seed(0)
-    path = dmc.save(tmp_path / "p.npz", _qnets([_torch_model([8])]), False, "basic", name="p")
+    path = dmc.save(tmp_path / "p.npz", qnets([torch_model([8])]), False, "basic", name="p")
     assert dmc.load(path).name == "p"
     with np.load(path) as z:
         arrays = {k: z[k] for k in z.files}
@@ -197,7 +251,7 @@ def test_targets_are_each_seats_own_side_points_of_the_hand(game: str) -> None:
 def test_resume_restores_the_exact_state_and_continues_the_count(tmp_path: Path) -> None:
     import torch
 
-    args = tiny_args(tmp_path, "gin", total=500)
+    args = tiny_args(tmp_path, "gin", total=500, checkpoint_replay=True)
     first = train(args)
     ckpt = latest_checkpoint(args.run_dir)
     assert ckpt is not None
@@ -207,7 +261,7 @@ def test_resume_restores_the_exact_state_and_continues_the_count(tmp_path: Path)
     with open(ckpt / "state.pkl", "rb") as fh:
         state = pickle.load(fh)
     # Resumed with nothing left to do: the new checkpoint holds exactly the same state.
-    again = train(tiny_args(tmp_path, "gin", total=500, resume=True))
+    again = train(tiny_args(tmp_path, "gin", total=500, resume=True, checkpoint_replay=True))
     assert again["steps"] == first["steps"] and again["updates"] == first["updates"]
     ckpt2 = latest_checkpoint(args.run_dir)
     blob2 = torch.load(ckpt2 / "model.pt", weights_only=False)  # type: ignore[operator]
@@ -224,6 +278,52 @@ def test_resume_restores_the_exact_state_and_continues_the_count(tmp_path: Path)
     assert 900 <= more["steps"] < first["steps"] + 400 + 8 * 2
     assert more["updates"] > first["updates"]
     assert len(more["evals"]) > len(first["evals"])
+
+
+def test_a_checkpoint_without_the_replay_round_trips_and_resumes_the_count(
+    tmp_path: Path,
+) -> None:
+    """The default checkpoint is small (no replay): networks, optimizer, counters and RNG
+    states come back exactly; a resumed run refills the replay and goes on counting, also
+    from a copy of the checkpoint adopted into a fresh run folder (--resume-from)."""
+    import torch
+
+    copy = tmp_path / "committed"
+    args = tiny_args(tmp_path, "gin", total=500, copy_checkpoint=str(copy), eval_every=10**6)
+    first = train(args)
+    ckpt = latest_checkpoint(args.run_dir)
+    assert ckpt is not None and sorted(p.name for p in ckpt.iterdir()) == ["model.pt", "state.pkl"]
+    assert sorted(p.name for p in copy.iterdir()) == ["model.pt", "state.pkl"]
+    assert (copy / "model.pt").read_bytes() == (ckpt / "model.pt").read_bytes()
+    with open(ckpt / "state.pkl", "rb") as fh:
+        state = pickle.load(fh)
+    assert state["steps"] == first["steps"] and state["updates"] == first["updates"] > 0
+    blob = torch.load(ckpt / "model.pt", weights_only=False)
+    # Resumed with nothing to do: the same networks, optimizer moments and RNG states.
+    train(tiny_args(tmp_path, "gin", total=500, resume=True))
+    ckpt2 = latest_checkpoint(args.run_dir)
+    blob2 = torch.load(ckpt2 / "model.pt", weights_only=False)  # type: ignore[operator]
+    for sd1, sd2 in zip(blob["models"], blob2["models"], strict=True):
+        assert all(torch.equal(sd1[k], sd2[k]) for k in sd1)
+    for k, moments in blob["optimizer"]["state"].items():
+        other = blob2["optimizer"]["state"][k]
+        assert all(torch.equal(moments[m], other[m]) for m in moments)
+    with open(ckpt2 / "state.pkl", "rb") as fh:  # type: ignore[operator]
+        state2 = pickle.load(fh)
+    assert state2["act_rng"] == state["act_rng"] and state2["learn_rng"] == state["learn_rng"]
+    assert state2["rng"]["numpy"][1].tolist() == state["rng"]["numpy"][1].tolist()
+    # A fresh run folder adopts the copy and goes on from its step count.
+    fresh = str(tmp_path / "next-session")
+    more = train(
+        tiny_args(tmp_path, "gin", total=900, resume=True, run_dir=fresh, resume_from=str(copy))
+    )
+    assert 900 <= more["steps"] < first["steps"] + 400 + 8 * 2
+    assert more["updates"] > first["updates"]  # the refilled replay was learned from
+    with open(latest_checkpoint(fresh) / "state.pkl", "rb") as fh:  # type: ignore[operator]
+        assert pickle.load(fh)["steps"] == more["steps"]
+    with pytest.raises(ValueError, match="resume_from"):
+        train(tiny_args(tmp_path, "gin", resume=True, run_dir=str(tmp_path / "x"),
+                        resume_from=str(tmp_path)))  # fmt: skip
 
 
 def test_resume_keeps_the_saved_settings_and_refuses_a_conflicting_flag(
@@ -296,7 +396,11 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
 # -- shipped players ------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("name", "module", "roles"),
-    [("gin-dmc", gin_v0, {0, 1}), ("three-handed-dmc", three_handed_gin_v0, {0, 1, 2})],
+    [
+        ("gin-dmc", gin_v0, {0, 1}),
+        ("three-handed-dmc", three_handed_gin_v0, {0, 1, 2}),
+        ("gin-dmc-scratch", gin_v0, {0, 1}),
+    ],
 )
 def test_shipped_players_load_and_play_legal_moves_in_every_role(
     name: str, module: object, roles: set[int]
@@ -319,10 +423,10 @@ def test_shipped_players_load_and_play_legal_moves_in_every_role(
 def test_a_large_l2_margin_plays_l2_and_zero_plays_q(tmp_path: Path) -> None:
     import torch
 
-    from training.train_dmc import _torch_model
+    from agents.dmc import torch_model
 
     torch.manual_seed(1)
-    models = [_torch_model([16])]
+    models = [torch_model([16])]
     sure = to_agent(models, tiny_args(tmp_path, "gin", features="l2", l2_margin=100.0))
     plain = to_agent(models, tiny_args(tmp_path, "gin", features="l2"))
     env = VectorGinEnv(8, "gin", seed=6, backend="python")
@@ -337,3 +441,21 @@ def test_a_large_l2_margin_plays_l2_and_zero_plays_q(tmp_path: Path) -> None:
     assert differs > 0  # an untrained Q leaves L2's move somewhere
     with pytest.raises(ValueError, match="margin"):
         dmc.DMCAgent(sure.nets, features="basic", margin=1.0)
+
+
+def test_the_committed_scratch_run_resumes_from_its_checkpoint(tmp_path: Path) -> None:
+    """gin-dmc-scratch's run checkpoint (committed beside the player) is adopted by a fresh
+    run folder with the run's settings and step count, the count the player was cut at."""
+    import agents
+    from agents.trained import CHECKPOINT_DIR
+
+    folder = CHECKPOINT_DIR / "gin-dmc-scratch-resume"
+    if not (folder / "model.pt").is_file():
+        pytest.skip("the scratch run's checkpoint is not committed")
+    run_dir = str(tmp_path / "scratch")
+    args = parse_args(["--run-dir", run_dir, "--resume", "--resume-from", str(folder)])
+    assert (args.features, args.warm_steps, args.opponents) == ("basic", 0, "heuristic")
+    assert args.opponent_share == 0.5 and args.actors >= 1 and args.total_steps == 10**8
+    with open(latest_checkpoint(run_dir) / "state.pkl", "rb") as fh:  # type: ignore[operator]
+        steps = pickle.load(fh)["steps"]
+    assert agents.make("gin-dmc-scratch").meta["run_steps"] == steps

@@ -22,11 +22,12 @@ ROLE = OBS_SLICES["role"]
 
 
 def roles_args(tmp_path: Path, total: int = 300, **kw: object) -> Args:
+    # The replay is kept in the checkpoints so that the tests can read what was learned from.
     base: dict[str, object] = dict(
         env="three_handed", run_dir=str(tmp_path / "run"), total_steps=total, num_envs=8,
         backend="python", hidden="16", batch_size=32, buffer_size=4000, eval_every=200,
         eval_pairs=4, checkpoint_every=150, progress=False, seed=3, features="advice",
-        fixed_roles="box=simple,adviser=heuristic",
+        fixed_roles="box=simple,adviser=heuristic", checkpoint_replay=True,
     )  # fmt: skip
     base.update(kw)
     return Args(**base)  # type: ignore[arg-type]
@@ -164,11 +165,11 @@ def test_feature_modes_widths_and_layouts() -> None:
 def test_an_advice_player_needs_networks_one_input_wider(tmp_path: Path) -> None:
     import torch
 
-    from training.train_dmc import _qnets, _torch_model
+    from agents.dmc import qnets, torch_model
 
     torch.manual_seed(0)
-    wide = _qnets([_torch_model([8], "advice")])
-    narrow = _qnets([_torch_model([8], "basic")])
+    wide = qnets([torch_model([8], "advice")])
+    narrow = qnets([torch_model([8], "basic")])
     with pytest.raises(ValueError, match="62 action inputs"):
         dmc.DMCAgent(narrow, features="advice")
     with pytest.raises(ValueError, match="61 action inputs"):

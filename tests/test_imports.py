@@ -28,14 +28,7 @@ EXTRAS = tuple(_PYPROJECT["project"]["optional-dependencies"])
 EXTRA_COMMENT = re.compile(r"#.*\b(" + "|".join(map(re.escape, EXTRAS)) + r") extra\b")
 #: Violations that work on other branches removes, by (file, rule), each with the reason;
 #: an entry that no longer matches a violation fails the test, so the list only shrinks.
-PENDING: dict[tuple[str, str], str] = {
-    ("training/train_dmc.py", "function-local import"): "hoisted on the dmc branch",
-    ("agents/dmc.py", "function-local import"): "hoisted on the dmc branch",
-    ("studies/dmc_rollouts.py", "private name"): (
-        "train_dmc's _torch_model and _qnets get a public home on the dmc branch: point the "
-        "study's imports there"
-    ),
-}
+PENDING: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import agents
-from agents.trained import CHECKPOINT_DIR, load
+from agents import trained
+from agents.trained import load
 from training.evaluation.gin import gin_duplicate
 from training.evaluation.stats import wilson_ci
 from training.evaluation.three_handed import three_handed
@@ -188,7 +189,7 @@ def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
         "",
         *(
             [f"![learning curve]({name}-learning-curve.png)", ""]
-            if (CHECKPOINT_DIR / f"{name}-learning-curve.png").is_file()
+            if (trained.CHECKPOINT_DIR / f"{name}-learning-curve.png").is_file()
             else []
         ),
         "## Evaluation",
@@ -209,7 +210,7 @@ def _write_card(name: str, lines: list[str], results: dict[str, Any]) -> Path:
         lines += [f"### {key}", "", "| metric | value |", "|---|---|"]
         lines += [f"| {k} | {fmt(v)} |" for k, v in res.items()]
         lines.append("")
-    path = CHECKPOINT_DIR / f"{name}.md"
+    path = trained.CHECKPOINT_DIR / f"{name}.md"
     text = "\n".join(lines)
     if path.is_file():
         text += notes_after_evaluation(path.read_text())
@@ -278,7 +279,9 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
         ),
         f"| Wall time | {meta['wall_s'] / 60:.1f} min to the shipped checkpoint, "
         f"{meta.get('run_wall_s', meta['wall_s']) / 60:.1f} min for the run (evaluations "
-        "included), one process on a shared 2-core CPU machine |",
+        "included), "
+        + (f"one learner and {a['actors']} actor processes" if a.get("actors") else "one process")
+        + " on a shared 2-core CPU machine |",
         f"| Network | Q(s, a): observation {sizes[0]} + action {sizes[1]} -> "
         f"{'-'.join(map(str, sizes[2:]))}, ReLU; "
         + (
@@ -317,7 +320,12 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
         f"`{a.get('opponents')}` |",
         f"| Learner | Adam lr {a.get('learning_rate')}, batch {a.get('batch_size')}, replay "
         f"ratio {a.get('replay_ratio')} over the latest {a.get('buffer_size'):,} decisions, "
-        "interleaved with acting in one process |",
+        + (
+            f"fed by {a['actors']} actor processes (numpy copies of the networks, refreshed "
+            "after every learning step) |"
+            if a.get("actors")
+            else "interleaved with acting in one process |"
+        ),
         "",
         f"Evaluation during training (selection seed {a.get('eval_seed')}, "
         f"{a.get('eval_pairs')} duplicate pairs / matches each):",
@@ -326,20 +334,53 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
         "",
         *(
             [f"![learning curve]({name}-learning-curve.png)", ""]
-            if (CHECKPOINT_DIR / f"{name}-learning-curve.png").is_file()
+            if (trained.CHECKPOINT_DIR / f"{name}-learning-curve.png").is_file()
             else []
         ),
         *(
             [f"![points per hand]({name}-learning-curve-points.png)", ""]
-            if (CHECKPOINT_DIR / f"{name}-learning-curve-points.png").is_file()
+            if (trained.CHECKPOINT_DIR / f"{name}-learning-curve-points.png").is_file()
             else []
         ),
+        *_resume_section(a, meta),
         "## Evaluation",
         "",
         f"Measured by `{command}` (training.evaluate, held-out seed {results.get('seed')}).",
         "",
     ]
     return _write_card(name, lines, results)
+
+
+def _resume_section(a: dict[str, Any], meta: dict[str, Any]) -> list[str]:
+    """How to continue a run that copies its checkpoints into the repository."""
+    folder = a.get("copy_checkpoint")
+    if not folder:
+        return []
+    return [
+        "## Resuming the run",
+        "",
+        f"The run's latest checkpoint is committed in `{folder}/` (`model.pt`: networks and "
+        "Adam state; `state.pkl`: step counts, evaluations, settings, RNG states; a few MB). "
+        "The replay is not in it: a resumed run starts with an empty replay and refills it "
+        f"from fresh play (learning restarts after {a.get('batch_size')} decisions; the "
+        f"replay is whole again after {a.get('buffer_size'):,}). From a clone:",
+        "",
+        "```",
+        f"python -m training.train_dmc --resume --run-dir {a.get('run_dir')} "
+        f"--resume-from {folder}",
+        "```",
+        "",
+        "It keeps the saved settings (a conflicting flag is an error), goes on counting from "
+        f"{meta.get('run_steps', meta['steps']):,} decisions, and copies every new checkpoint "
+        f"back into `{folder}/` (commit it at the end of a session). Export and card:",
+        "",
+        "```",
+        'python -c "from training.train_dmc import export; '
+        f"export('{a.get('run_dir')}', '{meta.get('name')}', best=False)\"",
+        f"python -m training.train_dmc card {meta.get('name')} --seed 2026",
+        "```",
+        "",
+    ]
 
 
 def write_rollout_card(name: str, results: dict[str, Any], command: str) -> Path:

@@ -8,12 +8,13 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
   L2's choice), evaluated for all legal actions of a batch at once (the legal (row, action)
   pairs are flattened). One network for every role (the role is in the observation) or one
   per role (``--role-nets``).
-- **Actors**: :class:`gin_env.vector.VectorGinEnv` with ``--num-envs`` games; every seat
-  plays with the current networks, epsilon-greedy. ``--opponent-share`` of the hands put
-  one learner seat against fixed opponents (``--opponents``, by agent name, each playing
-  its seat through ``act``).
+- **Actors** (:class:`training.dmc_actors.Actor`): :class:`gin_env.vector.VectorGinEnv`
+  with ``--num-envs`` games; every seat plays with the current networks, epsilon-greedy.
+  ``--opponent-share`` of the hands put one learner seat against fixed opponents
+  (``--opponents``, by agent name, each answering all its rows at once through
+  :func:`agents.batched.make_batched`: L0, L1 and L2 compiled).
 - **Fixed roles** (``--fixed-roles box=heuristic,adviser=heuristic``, three-handed): those
-  roles are played by fixed agents in every hand (through ``act``); only the other roles'
+  roles are played by fixed agents in every hand (batched, as the opponents); only the other roles'
   decisions are learned from (the replay never holds a fixed role's decision). With fixed
   roles the evaluation is the team's: the learning roles played by the greedy player, the
   fixed ones by their agents, on ``--eval-pairs`` single hands against the box, with the
@@ -27,18 +28,28 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
 - **Learner**: interleaved with acting in one process (``--torch-threads`` threads):
   after each engine step, ``--replay-ratio`` x the new decisions are drawn from a FIFO
   replay of the latest ``--buffer-size`` decisions in batches of ``--batch-size``
-  (mean squared error, Adam).
+  (mean squared error, Adam). With ``--actors N`` the acting runs in N processes instead
+  (:mod:`training.dmc_actors`, as DouZero's actors): each plays its own deals with numpy
+  copies of the networks, refreshed from shared memory after every learning step, and
+  sends the decisions of finished hands to this learner through a queue; the learner
+  learns from them at the same replay ratio. Not reproducible step for step (which weights
+  an actor holds depends on timing); no warm start.
 - **Warm start** (``--warm-steps``): the first decisions are played by L2 (the heuristic)
   in every seat, epsilon-perturbed (``--warm-epsilon``): the learner fits Q to L2's returns,
   a Monte-Carlo evaluation of L2's policy. Playing greedily on that Q is one step of policy
   improvement over L2; self-play then continues from it. The run evaluates the greedy
   player at the end of the warm start, so the gain of self-play shows apart from it.
 
-Every ``--checkpoint-every`` decisions the run writes ``<run-dir>/checkpoints/step_<n>/``
-(weights, optimizer, the replay, actor and learner RNG states, step counts, evaluations);
-``--resume`` continues from the latest one with the run's saved settings (a conflicting flag
-is an error). The games in progress at a checkpoint are not saved (their decisions have no
-return yet): a resumed run starts fresh deals from a seed derived from the step count.
+Every ``--checkpoint-every`` decisions (or ``--checkpoint-minutes``) the run writes
+``<run-dir>/checkpoints/step_<n>/``: weights, optimizer, actor and learner RNG states, step
+counts, evaluations, a few MB. The replay goes in too only with ``--checkpoint-replay``
+(hundreds of MB); without it a resumed run starts with an empty replay and refills it from
+fresh play before it learns again (``--batch-size`` decisions). ``--copy-checkpoint DIR``
+copies each step checkpoint to ``DIR`` (a folder to commit), and ``--resume --resume-from
+DIR`` continues from it in a fresh ``--run-dir``. ``--resume`` continues from the latest one
+with the run's saved settings (a conflicting flag is an error). The games in progress at a
+checkpoint are not saved (their decisions have no return yet): a resumed run starts fresh
+deals from a seed derived from the step count.
 SIGINT / SIGTERM write a checkpoint and stop. Every ``--eval-every`` decisions the greedy
 player meets ``--eval-opponents`` on ``--eval-seed`` (duplicate deals in gin, matches in the
 three-handed game); ``--keep-best`` keeps the best (on that seed) as ``checkpoints/best``.
@@ -54,20 +65,51 @@ Report a kept player on another seed (``card``). Logs: TensorBoard under ``<run-
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import pickle
+import shutil
 import signal
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
+import agents
+from agents.dmc import (
+    ACTION_FEATURES,
+    FEATURE_MODES,
+    L2_MODES,
+    DMCAgent,
+    action_size,
+    qnets,
+    torch_model,
+)
+from agents.dmc import save as save_player
+from agents.trained import CHECKPOINT_DIR
+from gin_env.encoding import OBS_SIZE
+from gin_env.match import ROLE_NAMES
 from training import prog_name
+from training.checkpoints import (
+    latest_checkpoint,
+    resume_settings,
+    rng_states,
+    set_rng_states,
+    write_checkpoint,
+)
+from training.dmc_actors import Actor, ActorPool, HandReturns, stack
+from training.evaluation.play import play_advice_hands
+from training.evaluation.plots import plot_curves
+from training.evaluation.stats import mean_ci
 from training.flags import HELP, RUN_FLAGS, command_line, names, parse
+from training.model_cards import card_evaluation, write_dmc_card
+from training.periodic_eval import evaluate_agent, write_eval_csv
+from training.progress import Progress
 
 __all__ = [
     "HandReturns",
@@ -141,6 +183,25 @@ class Args:
     )
     reward_scale: float = HELP(0.01, "targets are hand points times this")
     checkpoint_every: int = HELP(200_000, "decisions between checkpoints")
+    checkpoint_minutes: float = HELP(
+        0.0, "also write a checkpoint after this many minutes since the last one (0: by steps only)"
+    )
+    checkpoint_replay: bool = HELP(
+        False,
+        "also write the replay into each step checkpoint (buffer-size decisions, hundreds of "
+        "MB at the default size); without it a checkpoint is networks, optimizer, counters and "
+        "RNG states (a few MB) and a resumed run refills the replay from fresh play",
+    )
+    copy_checkpoint: str = HELP(
+        "",
+        "after every step checkpoint, also copy it (never the replay) into this folder, "
+        "replacing the previous copy: a small checkpoint to commit, resumed with --resume-from",
+    )
+    resume_from: str = HELP(
+        "",
+        "with --resume and no checkpoint in --run-dir yet: continue from this checkpoint "
+        "folder (e.g. one written by --copy-checkpoint and committed), copied into the run",
+    )
     keep_checkpoints: int = HELP(2, "step checkpoints kept (the best is kept apart)")
     eval_every: int = HELP(500_000, "decisions between evaluations (also at the warm start's end)")
     eval_pairs: int = HELP(
@@ -168,6 +229,11 @@ class Args:
         "", "at the end, write the best (or latest) player as agents/checkpoints/<name>.npz"
     )
     torch_threads: int = HELP(1, "torch threads of the learner")
+    actors: int = HELP(
+        0,
+        "actor processes playing with numpy copies of the networks and feeding this learner "
+        "(0: acting and learning interleaved in one process, reproducible step for step)",
+    )
 
 
 #: Flags a ``--resume`` may change; any other that differs from the saved run is an error.
@@ -178,19 +244,25 @@ CHANGEABLE = RUN_FLAGS | frozenset(
         "warm_steps",
         "warm_replay_ratio",
         "replay_ratio",
+        "checkpoint_every",
+        "checkpoint_minutes",
+        "checkpoint_replay",
+        "copy_checkpoint",
+        "resume_from",
+        "actors",
     }
 )
 ENVS = ("gin", "three_handed")
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    from training.checkpoints import latest_checkpoint, resume_settings
 
     args, explicit, parser = parse(
         Args, argv, prog_name(f"python -m {MODULE}"), (__doc__ or "").split("\n\n")[0]
     )
     try:
         if args.resume:
+            adopt_checkpoint(args.run_dir, args.resume_from)
             ckpt = latest_checkpoint(args.run_dir)
             if ckpt is not None:
                 saved = _load_state(ckpt)["args"]
@@ -203,9 +275,30 @@ def parse_args(argv: list[str] | None = None) -> Args:
     return args
 
 
+def adopt_checkpoint(run_dir: str | Path, source: str | Path) -> Path | None:
+    """A run resumed in a fresh place: when ``run_dir`` has no checkpoint and ``source`` is
+    a checkpoint folder (``model.pt`` and ``state.pkl``), copy it into
+    ``run_dir/checkpoints/`` under its step name and point ``latest`` at it. Returns the
+    run's checkpoint (``None`` when it has none and no ``source`` is given)."""
+    have = latest_checkpoint(run_dir)
+    if have is not None or not source:
+        return have
+    src = Path(source)
+    if not ((src / "model.pt").is_file() and (src / "state.pkl").is_file()):
+        raise ValueError(
+            f"resume_from {str(source)!r} is not a checkpoint folder (needs model.pt, state.pkl)"
+        )
+    steps = int(_load_state(src)["steps"])
+
+    def write(folder: Path) -> None:
+        for name in ("model.pt", "state.pkl"):
+            shutil.copyfile(src / name, folder / name)
+
+    print(f"adopting {src} (step {steps}) into {run_dir}", file=sys.stderr)
+    return write_checkpoint(run_dir, f"step_{steps:012d}", write)
+
+
 def check(args: Args) -> None:
-    from agents import make
-    from agents.dmc import FEATURE_MODES, L2_MODES
 
     if args.env not in ENVS:
         raise ValueError(f"env must be one of {', '.join(ENVS)}; got {args.env!r}")
@@ -233,6 +326,12 @@ def check(args: Args) -> None:
         )
     if args.warm_steps < 0:
         raise ValueError(f"warm_steps must be >= 0; got {args.warm_steps!r}")
+    if args.actors < 0:
+        raise ValueError(f"actors must be >= 0; got {args.actors!r}")
+    if args.actors and args.warm_steps:
+        raise ValueError("actors > 0 needs --warm-steps 0 (the warm start runs in one process)")
+    if args.checkpoint_minutes < 0:
+        raise ValueError(f"checkpoint_minutes must be >= 0; got {args.checkpoint_minutes!r}")
     for key in ("learning_rate", "reward_scale", "replay_ratio", "warm_replay_ratio"):
         if not getattr(args, key) > 0:
             raise ValueError(f"{key} must be a positive number; got {getattr(args, key)!r}")
@@ -250,7 +349,7 @@ def check(args: Args) -> None:
         )
     for name in names(args.opponents) + names(args.eval_opponents):
         try:
-            make(name)
+            agents.make(name)
         except ValueError as err:
             raise ValueError(f"opponents: {err}") from None
     if args.opponent_share > 0 and not names(args.opponents):
@@ -264,7 +363,7 @@ def check(args: Args) -> None:
         raise ValueError("fixed_roles and opponent_share > 0 cannot be combined")
     for role, name in fixed.items():
         try:
-            make(name)
+            agents.make(name)
         except ValueError as err:
             raise ValueError(f"fixed_roles {role}: {err}") from None
 
@@ -272,8 +371,6 @@ def check(args: Args) -> None:
 def fixed_roles(text: str) -> dict[str, str]:
     """``"box=heuristic,adviser=heuristic"`` -> ``{"box": "heuristic", ...}``: the roles of
     the three-handed game played by fixed agents; at least one role must stay learning."""
-    from gin_env.match import ROLE_NAMES
-
     out: dict[str, str] = {}
     for item in names(text):
         role, eq, agent = (x.strip() for x in item.partition("="))
@@ -291,70 +388,18 @@ def fixed_roles(text: str) -> dict[str, str]:
 
 
 # ==========================================================================================
-# The Q network (torch) and its numpy export
+# The Q network: agents.dmc.torch_model (torch) and its numpy twin agents.dmc.QNet
 # ==========================================================================================
-def _torch_model(hidden: list[int], features: str = "basic") -> Any:
-    import torch
-    from torch import nn
-
-    from agents.dmc import action_size
-    from gin_env.encoding import OBS_SIZE
-
-    width = action_size(features)
-
-    class QModel(nn.Module):
-        """``relu(W_obs obs + W_act action + b)`` then an MLP to one number."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.obs = nn.Linear(OBS_SIZE, hidden[0])
-            self.act = nn.Linear(width, hidden[0], bias=False)
-            sizes = [*hidden, 1]
-            self.layers = nn.ModuleList(
-                nn.Linear(a, b) for a, b in zip(sizes, sizes[1:], strict=False)
-            )
-
-        def head(self, h: torch.Tensor) -> torch.Tensor:
-            h = torch.relu(h)
-            last = len(self.layers) - 1
-            for i, layer in enumerate(self.layers):
-                h = layer(h)
-                if i < last:
-                    h = torch.relu(h)
-            return h[:, 0]
-
-        def forward(self, obs: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
-            return self.head(self.obs(obs) + self.act(feats))
-
-        def pairs(self, obs: torch.Tensor, rows: torch.Tensor, feats: torch.Tensor) -> Any:
-            return self.head(self.obs(obs)[rows] + self.act(feats))
-
-    return QModel()
-
-
 def to_agent(models: list[Any], args: Args, name: str = "dmc", **meta: Any) -> Any:
     """The numpy player (:class:`agents.dmc.DMCAgent`) of the torch networks."""
-    from agents.dmc import DMCAgent
-
     return DMCAgent(
-        _qnets(models),
+        qnets(models),
         args.role_nets,
         args.features,
         name=name,
         meta={"env": args.env, **meta},
         margin=args.l2_margin,
     )
-
-
-def _qnets(models: list[Any]) -> list[Any]:
-    from agents.dmc import QNet
-
-    out = []
-    for m in models:
-        sd = {k: v.detach().cpu().numpy() for k, v in m.state_dict().items()}
-        layers = [(sd[f"layers.{i}.weight"], sd[f"layers.{i}.bias"]) for i in range(len(m.layers))]
-        out.append(QNet(sd["obs.weight"], sd["act.weight"], sd["obs.bias"], layers))
-    return out
 
 
 # ==========================================================================================
@@ -366,9 +411,6 @@ class Replay:
     (role) and the Monte-Carlo target."""
 
     def __init__(self, capacity: int, width: int | None = None) -> None:
-        from agents.dmc import ACTION_FEATURES
-        from gin_env.encoding import OBS_SIZE
-
         self.capacity = capacity
         self.obs = np.zeros((capacity, OBS_SIZE), np.float16)
         self.feats = np.zeros((capacity, width or ACTION_FEATURES), np.float16)
@@ -410,39 +452,6 @@ class Replay:
 
 
 # ==========================================================================================
-# Returns: each decision's own side's points of its hand
-# ==========================================================================================
-class HandReturns:
-    """The decisions of each slot's hand in progress, until the hand ends.
-
-    ``add(slot, obs, feats, net, seat)`` stages a decision of player ``seat``;
-    ``finish(slot, rewards)`` (at ``hand_over``, with the engine's ``rewards[slot]`` of
-    that step in ``reward="team"`` mode) returns ``(obs, feats, net, target)`` for each,
-    the target being ``rewards[seat] * scale``: the points the deciding seat's side made in
-    that hand (+ won, - lost; the captain's and the adviser's are the team's).
-    """
-
-    def __init__(self, n_slots: int, scale: float) -> None:
-        self.scale = scale
-        self.staged: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [
-            [] for _ in range(n_slots)
-        ]
-
-    def add(self, slot: int, obs: np.ndarray, feats: np.ndarray, net: int, seat: int) -> None:
-        self.staged[slot].append((obs, feats, net, seat))
-
-    def finish(
-        self, slot: int, rewards: np.ndarray
-    ) -> list[tuple[np.ndarray, np.ndarray, int, float]]:
-        out = [(o, f, n, float(rewards[seat]) * self.scale) for o, f, n, seat in self.staged[slot]]
-        self.staged[slot] = []
-        return out
-
-    def drop(self, slot: int) -> None:
-        self.staged[slot] = []
-
-
-# ==========================================================================================
 # Checkpoints
 # ==========================================================================================
 def _load_state(ckpt: Path) -> dict[str, Any]:
@@ -460,9 +469,7 @@ def _save(
     keep: int,
     pointer: bool = True,
 ) -> Path:
-    import torch
-
-    from training.checkpoints import rng_states, write_checkpoint
+    import torch  # the train extra
 
     def write(folder: Path) -> None:
         torch.save(
@@ -477,6 +484,19 @@ def _save(
     return write_checkpoint(run_dir, name, write, keep, pointer)
 
 
+def copy_checkpoint(folder: Path, target: Path) -> Path:
+    """Copy a step checkpoint's networks, optimizer and state (never its replay) to
+    ``target``, replacing what was there (through a temporary folder, so a copy is whole)."""
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for name in ("model.pt", "state.pkl"):
+        shutil.copyfile(folder / name, tmp / name)
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    return target
+
+
 # ==========================================================================================
 # Training
 # ==========================================================================================
@@ -488,7 +508,6 @@ def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
     # Changeable settings come from the call (a parsed resume command has merged them
     # already); any other that differs from both the saved value and its default conflicts.
     explicit = {k for k, v in given.items() if v != defaults[k] or k in CHANGEABLE}
-    from training.checkpoints import resume_settings
 
     merged = resume_settings(saved, given, explicit, CHANGEABLE)
     out = Args(**merged)
@@ -498,7 +517,7 @@ def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
 
 def _init_models(models: list[Any], args: Args) -> None:
     """Load the networks of ``args.init_from`` (a checkpoint folder) into ``models``."""
-    import torch
+    import torch  # the train extra
 
     ckpt = Path(args.init_from)
     if not (ckpt / "model.pt").is_file():
@@ -517,17 +536,10 @@ def _init_models(models: list[Any], args: Args) -> None:
 
 def train(args: Args) -> dict[str, Any]:
     """Train (or resume) a run; returns a summary (steps, wall time, evaluations)."""
-    import torch
-
-    from agents.batched import make_batched
-    from agents.dmc import L2_MODES, action_size, encode_pairs, greedy
-    from gin_env.vector import VectorGinEnv
-    from training.checkpoints import latest_checkpoint, set_rng_states
-    from training.periodic_eval import evaluate_agent
-    from training.progress import Progress
+    import torch  # the train extra
 
     run_dir = Path(args.run_dir)
-    ckpt = latest_checkpoint(run_dir) if args.resume else None
+    ckpt = adopt_checkpoint(run_dir, args.resume_from) if args.resume else None
     saved = _load_state(ckpt) if ckpt is not None else None
     if saved is not None:
         args = _merge_resume(args, saved["args"])
@@ -537,13 +549,12 @@ def train(args: Args) -> dict[str, Any]:
     torch.set_num_threads(args.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
     hidden = [int(x) for x in names(args.hidden)]
-    episode = "hand" if args.env == "gin" else "match"
 
     # -- networks, optimizer, replay, RNGs: fresh or from the checkpoint --------------------
     torch.manual_seed(args.seed)
     env_probe_players = 2 if args.env == "gin" else 3
     n_nets = env_probe_players if args.role_nets else 1
-    models = [_torch_model(hidden, args.features) for _ in range(n_nets)]
+    models = [torch_model(hidden, args.features) for _ in range(n_nets)]
     params = [p for m in models for p in m.parameters()]
     opt = torch.optim.Adam(params, lr=args.learning_rate)
     replay = Replay(args.buffer_size, action_size(args.features))
@@ -589,45 +600,39 @@ def train(args: Args) -> dict[str, Any]:
     state["commands"].append(command_line(args, MODULE))
 
     # -- actors ----------------------------------------------------------------------------
-    env = VectorGinEnv(
-        args.num_envs,
-        args.env,
-        seed=args.seed * 1_000_003 + state["steps"],
-        backend=args.backend,
-        episode=episode,
-        reward="team",
-    )
-    n_slots, n_players = env.num_envs, env.num_players
-    fixed = [make_batched(n) for n in names(args.opponents)]  # L0, L1, L2 compiled
-    from gin_env.match import ROLE_NAMES
-
     role_specs = fixed_roles(args.fixed_roles)
-    # by_role[r]: index into ``fixed`` (+1) of the agent playing role r, 0 if r learns.
-    by_role = np.zeros(max(len(ROLE_NAMES), n_players), np.int64)
-    for role_name, agent_name in role_specs.items():
-        fixed.append(make_batched(agent_name))
-        by_role[ROLE_NAMES.index(role_name)] = len(fixed)
-    l2 = make_batched("heuristic")
-    ctrl = np.zeros((n_slots, n_players), np.int64)  # 0: learner; k: fixed opponent k - 1
-    staged = HandReturns(n_slots, args.reward_scale)
-    out = env.reset()
-    slots = np.arange(n_slots)
 
-    def draw_seats(slot: int, warm: bool, rng: np.random.Generator = act_rng) -> None:
-        ctrl[slot] = 0
-        if not warm and fixed and rng.random() < args.opponent_share:
-            ctrl[slot] = 1 + int(rng.integers(len(fixed)))
-            ctrl[slot, int(rng.integers(n_players))] = 0
+    def torch_score(
+        obs: np.ndarray, rows: np.ndarray, feats: np.ndarray, net: np.ndarray
+    ) -> np.ndarray:
+        with torch.no_grad():
+            ob_t, rows_t, ft_t = (torch.from_numpy(x) for x in (obs, rows, feats))
+            if n_nets == 1:
+                return models[0].pairs(ob_t, rows_t, ft_t).numpy()  # type: ignore[no-any-return]
+            q = np.empty(len(rows), np.float32)
+            for k, m in enumerate(models):
+                sel = np.flatnonzero(net == k)
+                if len(sel):
+                    q[sel] = m.pairs(ob_t, rows_t[sel], ft_t[sel]).numpy()
+            return q
 
-    warm_now = state["steps"] < args.warm_steps
-    # The (re)started games' seats come from the step count, so a resume leaves the
-    # actor's RNG exactly as saved.
-    start_rng = np.random.default_rng([args.seed, 3, int(state["steps"])])
-    for s in range(n_slots):
-        draw_seats(s, warm_now, start_rng)
-
-    def l2_moves(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return l2.act(obs, mask)
+    actor: Actor | None = None
+    pool: ActorPool | None = None
+    if args.actors:
+        settings = SimpleNamespace(**dataclasses.asdict(args))
+        pool = ActorPool(args.actors, settings, role_specs, qnets(models), int(state["steps"]))
+    else:
+        # The (re)started games' seats come from the step count, so a resume leaves the
+        # actor's RNG exactly as saved.
+        actor = Actor(
+            args,
+            role_specs,
+            torch_score,
+            seed=args.seed * 1_000_003 + state["steps"],
+            rng=act_rng,
+            start_rng=np.random.default_rng([args.seed, 3, int(state["steps"])]),
+            warm=state["steps"] < args.warm_steps,
+        )
 
     # -- learner ---------------------------------------------------------------------------
     def learn_step() -> float:
@@ -668,9 +673,15 @@ def train(args: Args) -> dict[str, Any]:
             "learn_rng": learn_rng.bit_generator.state,
         }
 
+    last_ckpt = {"t": time.time()}
+
     def checkpoint() -> None:
         name = f"step_{state['steps']:012d}"
-        _save(run_dir, name, models, opt, replay, snapshot(), args.keep_checkpoints)
+        keep = replay if args.checkpoint_replay else None
+        folder = _save(run_dir, name, models, opt, keep, snapshot(), args.keep_checkpoints)
+        last_ckpt["t"] = time.time()
+        if args.copy_checkpoint:
+            copy_checkpoint(folder, Path(args.copy_checkpoint))
 
     progress = Progress(
         args.total_steps, state["steps"], run_dir / "tb", args.progress, desc=f"dmc {args.env}"
@@ -741,77 +752,33 @@ def train(args: Args) -> dict[str, Any]:
             if args.max_minutes > 0 and time.time() - t0 > 60 * args.max_minutes:
                 break
             warm = state["steps"] < args.warm_steps
-            obs, mask, seat, role = out["observation"], out["action_mask"], out["seat"], out["role"]
-            who = ctrl[slots, seat]
-            if role_specs:  # a fixed role's agent plays it, whoever holds the seat
-                who = np.where(by_role[role] > 0, by_role[role], who)
-            acts = np.empty(n_slots, np.int64)
-            for k in np.unique(who[who > 0]).tolist():  # each fixed agent on its rows at once
-                r = np.flatnonzero(who == k)
-                acts[r] = fixed[k - 1].act(obs[r], mask[r], act_rng)
-            learner = np.flatnonzero(who == 0)
-            if len(learner):
-                lob, lmask = obs[learner], mask[learner]
-                need_l2 = warm or args.features in L2_MODES
-                l2a = l2_moves(lob, lmask) if need_l2 else None
-                rows, pacts, feats = encode_pairs(lob, lmask, args.features, l2a)
-                if warm:
-                    assert l2a is not None
-                    chosen = l2a.copy()
-                else:
-                    with torch.no_grad():
-                        ob_t = torch.from_numpy(lob)
-                        rows_t = torch.from_numpy(rows)
-                        ft_t = torch.from_numpy(feats)
-                        if n_nets == 1:
-                            q = models[0].pairs(ob_t, rows_t, ft_t).numpy()
-                        else:
-                            q = np.empty(len(rows), np.float32)
-                            prole = role[learner][rows]
-                            for k, m in enumerate(models):
-                                sel = np.flatnonzero(prole == k)
-                                if len(sel):
-                                    q[sel] = m.pairs(ob_t, rows_t[sel], ft_t[sel]).numpy()
-                    if args.l2_margin and l2a is not None:
-                        q = q + args.l2_margin * (pacts == l2a[rows])
-                    chosen = greedy(rows, pacts, q, len(learner))
-                eps = args.warm_epsilon if warm else args.epsilon
-                for i in np.flatnonzero(act_rng.random(len(learner)) < eps).tolist():
-                    legal = np.flatnonzero(lmask[i])
-                    chosen[i] = int(legal[act_rng.integers(len(legal))])
-                acts[learner] = chosen
-                pick = np.flatnonzero(pacts == chosen[rows])  # one pair per row, in row order
-                net_of = role[learner] if n_nets > 1 else np.zeros(len(learner), np.int64)
-                for i, slot in enumerate(learner.tolist()):
-                    staged.add(slot, lob[i], feats[pick[i]], int(net_of[i]), int(seat[slot]))
-                state["steps"] += len(learner)
-                progress.update(len(learner))
-            out = env.step(acts)
-
-            # -- returns at the end of each hand --------------------------------------------
-            ended = np.flatnonzero(out["hand_over"] | out["done"])
+            if actor is not None:
+                played, hands, done_rows = actor.step(int(state["steps"]))
+                chunk = stack(done_rows) if done_rows else None
+            else:
+                assert pool is not None
+                got = pool.get()
+                if got is None:
+                    continue
+                played, hands, chunk = got
+            state["steps"] += played
+            state["hands"] += hands
+            progress.update(played)
             pushed = 0
-            if len(ended):
-                done_rows: list[tuple[np.ndarray, np.ndarray, int, float]] = []
-                for slot in ended.tolist():
-                    if out["hand_over"][slot]:
-                        state["hands"] += 1
-                        done_rows += staged.finish(slot, out["rewards"][slot])
-                    else:  # a cut episode's unfinished hand has no return: dropped
-                        staged.drop(slot)
-                    draw_seats(slot, state["steps"] < args.warm_steps)
-                if done_rows:
-                    o_a, f_a, n_a, t_a = zip(*done_rows, strict=True)
-                    replay.push(np.asarray(o_a), np.asarray(f_a), np.asarray(n_a, np.int8),
-                                np.asarray(t_a, np.float32))  # fmt: skip
-                    pushed = len(done_rows)
+            if chunk is not None:
+                replay.push(*chunk)
+                pushed = len(chunk[3])
 
             # -- learning, interleaved --------------------------------------------------------
             ratio = args.warm_replay_ratio if warm else args.replay_ratio
             state["owed"] += pushed * ratio
+            learned = False
             while state["owed"] >= args.batch_size and replay.size >= args.batch_size:
                 losses.append(learn_step())
                 state["owed"] -= args.batch_size
+                learned = True
+            if learned and pool is not None:
+                pool.publish(qnets(models))
 
             # -- bookkeeping --------------------------------------------------------------------
             if losses and len(losses) >= 20:
@@ -835,10 +802,15 @@ def train(args: Args) -> dict[str, Any]:
                     if state["steps"] < args.warm_steps
                     else ("self-play" if args.warm_steps else "train")
                 )
-            if state["steps"] >= state["next_ckpt"]:
+            if state["steps"] >= state["next_ckpt"] or (
+                args.checkpoint_minutes > 0
+                and time.time() - last_ckpt["t"] > 60 * args.checkpoint_minutes
+            ):
                 state["next_ckpt"] = state["steps"] + args.checkpoint_every
                 checkpoint()
     finally:
+        if pool is not None:
+            pool.close()
         for s, h in old_handlers.items():
             signal.signal(s, h)
         progress.close()
@@ -861,9 +833,6 @@ def train(args: Args) -> dict[str, Any]:
 
 
 def write_curves(run_dir: Path, evals: list[dict[str, Any]], args: Args) -> None:
-    from training.evaluation.plots import plot_curves
-    from training.periodic_eval import write_eval_csv
-
     write_eval_csv(run_dir / "eval.csv", evals)
     metric = "hand_win_rate" if args.env == "gin" else "match_win_rate"
     if fixed_roles(args.fixed_roles):
@@ -887,8 +856,6 @@ def team_evaluation(
     captain's team's points per hand against the box (95% CI), ``muted/...`` the same
     with the adviser saying nothing, ``team/advice_gain`` their difference paired by
     deal, ``team/follow_rate`` the share of suggestions the captain played."""
-    from training.evaluation.play import play_advice_hands
-    from training.evaluation.stats import mean_ci
 
     def spec(role: str) -> Any:
         return role_specs.get(role, agent)
@@ -914,13 +881,13 @@ def team_evaluation(
 # ==========================================================================================
 def load_models(ckpt: Path) -> tuple[list[Any], Args, dict[str, Any]]:
     """The torch networks, settings and state of a checkpoint folder."""
-    import torch
+    import torch  # the train extra
 
     state = _load_state(ckpt)
     args = Args(**state["args"])
     blob = torch.load(ckpt / "model.pt", weights_only=False)
     models = [
-        _torch_model([int(x) for x in names(args.hidden)], args.features) for _ in blob["models"]
+        torch_model([int(x) for x in names(args.hidden)], args.features) for _ in blob["models"]
     ]
     for m, sd in zip(models, blob["models"], strict=True):
         m.load_state_dict(sd)
@@ -939,9 +906,6 @@ def export(
     ``checkpoints/best`` when kept (``best``), else the latest; ``which`` names a
     checkpoint folder (``warm``, ``best``, ``step_...``) explicitly; ``margin`` replaces
     the run's ``--l2-margin`` for the shipped player (chosen on the selection seed)."""
-    from agents import dmc
-    from agents.trained import CHECKPOINT_DIR
-    from training.checkpoints import latest_checkpoint
 
     root = Path(run_dir) / "checkpoints"
     last = latest_checkpoint(run_dir)
@@ -964,9 +928,9 @@ def export(
     ):
         if (Path(run_dir) / src).is_file():
             (out_dir / f"{name}-{suffix}").write_bytes((Path(run_dir) / src).read_bytes())
-    return dmc.save(
+    return save_player(
         out_dir / f"{name}.npz",
-        _qnets(models),
+        qnets(models),
         args.role_nets,
         args.features,
         name=name,
@@ -988,9 +952,6 @@ def export(
 def card_main(argv: list[str]) -> int:
     """``card NAME [--pairs N] [--matches N] [--workers N] [--seed N]``: evaluate a shipped
     DMC player on a held-out seed and write its model card."""
-    import argparse
-
-    from training.model_cards import card_evaluation, write_dmc_card
 
     parser = argparse.ArgumentParser(prog=f"python -m {MODULE} card")
     parser.add_argument("name", help="shipped player (agents/checkpoints/<name>.npz)")
@@ -1030,10 +991,6 @@ def margins_main(argv: list[str]) -> int:
     the player of a checkpoint folder at each ``--l2-margin`` against one opponent (gin:
     duplicate pairs; three-handed: matches against two of it), one JSON line each. Choose
     the margin on the selection seed, then report on another."""
-    import argparse
-    import time as _time
-
-    from training.periodic_eval import evaluate_agent
 
     parser = argparse.ArgumentParser(prog=f"python -m {MODULE} margins")
     parser.add_argument("checkpoint", help="a checkpoint folder (e.g. <run-dir>/checkpoints/best)")
@@ -1045,9 +1002,9 @@ def margins_main(argv: list[str]) -> int:
     models, args, state = load_models(Path(ns.checkpoint))
     for m in (float(x) for x in names(ns.margins)):
         agent = to_agent(models, dataclasses.replace(args, l2_margin=m), name="dmc")
-        t = _time.time()
+        t = time.time()
         res = evaluate_agent(agent, args.env, [ns.opponent], ns.pairs, ns.seed, state["steps"])
-        print(json.dumps({"margin": m, **res, "seconds": round(_time.time() - t)}), flush=True)
+        print(json.dumps({"margin": m, **res, "seconds": round(time.time() - t)}), flush=True)
     return 0
 
 
