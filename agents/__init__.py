@@ -6,6 +6,7 @@ name            level  what it is
 ``random``      L0     uniform over the legal actions (:class:`RandomAgent`)
 ``simple``      L1     the classic simple strategy (:class:`SimpleAgent`)
 ``heuristic``   L2     deadwood, meld potential, safe discards (:class:`HeuristicAgent`)
+``tuned``       L3     L2 with parameters tuned by CMA-ES per table (``agents.tuned``)
 ``search``      L4     determinised Monte Carlo over L2 rollouts (:class:`SearchAgent`)
 ``rummy-simple``       basic rummy's simple player (``agents.rummy_simple``)
 ==============  =====  ==========================================================
@@ -16,7 +17,8 @@ Every agent has ``act(observation, rng=None) -> int`` and sees only its seat's o
 registered are handed to :func:`load`, i.e. ``agents.trained.load(name)`` (trained
 checkpoints such as ``"gin-ppo"``). Code that seats an agent at an env calls
 :func:`make_for_table` with the env's config, so that agents which play hands out (search)
-play the table's rules. Over a batch of games (``[N, 436]`` observations):
+play the table's rules, and ``tuned`` takes the parameter set tuned for them. Over a batch
+of games (``[N, 436]`` observations):
 :mod:`agents.batched` (L0, L1 batched; any agent row by row) and :mod:`agents.vector` (a
 Gymnasium ``VectorEnv``, one learner against batched opponents).
 
@@ -42,6 +44,7 @@ from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent, table_rules
 from agents.simple import SimpleAgent
+from agents.tuned import TunedAgent, make_tuned
 from gin_env.config import HandRules
 
 __all__ = [
@@ -54,6 +57,7 @@ __all__ = [
     "HeuristicAgent",
     "HeuristicParams",
     "SearchAgent",
+    "TunedAgent",
     "make",
     "make_for_table",
     "load",
@@ -117,11 +121,12 @@ def _search(**kwargs: Any) -> SearchAgent:
 def make_for_table(spec: str, rules: Any, **kwargs: Any) -> Any:
     """:func:`make` for a seat at a table with ``rules`` (the env's config, a
     :class:`~gin_env.config.HandRules` or a dict of rule options): agents that play hands
-    out (``search``, and an ``adviser`` / ``captain`` around it) are told the table's rules;
-    the others do not use them. What code that seats agents at an env should call."""
+    out (``search``, and an ``adviser`` / ``captain`` around it) and ``tuned`` (which plays
+    the parameter set tuned for them) are told the table's rules; the others do not use
+    them. What code that seats agents at an env should call."""
     base, options = parse_spec(spec)
     inner = str(options.get("agent", "heuristic")) if base in ("adviser", "captain") else base
-    if parse_spec(inner)[0] == "search":
+    if parse_spec(inner)[0] in ("search", "tuned"):
         return make(spec, rules=_rule_dict(rules), **kwargs)
     return make(spec, **kwargs)
 
@@ -192,6 +197,7 @@ register(
     "heuristic", lambda **kw: HeuristicAgent(HeuristicParams(**kw)) if kw else HeuristicAgent()
 )
 register("search", _search)
+register("tuned", make_tuned)
 register("rummy-simple", _rummy_simple)
 
 

@@ -658,6 +658,10 @@ def main(argv: list[str] | None = None) -> int:
         from training import train_dmc
 
         return train_dmc.main(_without_algo(argv))
+    if algo == "tune":  # gin-rummy train --algo tune: CMA-ES over L2's parameters
+        from training import tune
+
+        return tune.main(_without_algo(argv))
     if argv[:1] == ["card"]:
         return card_main(argv[1:])
     args = parse_args(argv)
