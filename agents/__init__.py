@@ -39,10 +39,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agents.base import Agent, SeatView, ViewAgent, decode
+from agents.base import Agent, SeatView, ViewAgent, decode, table_rules
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.random_agent import RandomAgent
-from agents.search import SearchAgent, table_rules
+from agents.search import SearchAgent
 from agents.simple import SimpleAgent
 from agents.tuned import TunedAgent, make_tuned
 from gin_env.config import HandRules
@@ -121,12 +121,13 @@ def _search(**kwargs: Any) -> SearchAgent:
 def make_for_table(spec: str, rules: Any, **kwargs: Any) -> Any:
     """:func:`make` for a seat at a table with ``rules`` (the env's config, a
     :class:`~gin_env.config.HandRules` or a dict of rule options): agents that play hands
-    out (``search``, and an ``adviser`` / ``captain`` around it) and ``tuned`` (which plays
-    the parameter set tuned for them) are told the table's rules; the others do not use
-    them. What code that seats agents at an env should call."""
+    out (``search``) or read them (``heuristic``: its undercut bonus; ``tuned``: the
+    parameter set tuned for them), and an ``adviser`` / ``captain`` around them, are told
+    the table's rules; the others do not use them. What code that seats agents at an env
+    should call."""
     base, options = parse_spec(spec)
     inner = str(options.get("agent", "heuristic")) if base in ("adviser", "captain") else base
-    if parse_spec(inner)[0] in ("search", "tuned"):
+    if parse_spec(inner)[0] in ("search", "heuristic", "tuned"):
         return make(spec, rules=_rule_dict(rules), **kwargs)
     return make(spec, **kwargs)
 
@@ -193,9 +194,17 @@ def load(name_or_path: str, **kwargs: Any) -> Any:
 
 register("random", RandomAgent)
 register("simple", SimpleAgent)
-register(
-    "heuristic", lambda **kw: HeuristicAgent(HeuristicParams(**kw)) if kw else HeuristicAgent()
-)
+
+
+def _heuristic(rules: Any = None, **kwargs: Any) -> HeuristicAgent:
+    # Rule options in the spec ("heuristic:undercut_bonus=25") are the table's.
+    table = {k: kwargs.pop(k) for k in list(kwargs) if k in HandRules.option_names()}
+    if table:
+        rules = {**(_rule_dict(rules) if rules is not None else {}), **table}
+    return HeuristicAgent(HeuristicParams(**kwargs) if kwargs else None, rules=rules)
+
+
+register("heuristic", _heuristic)
 register("search", _search)
 register("tuned", make_tuned)
 register("rummy-simple", _rummy_simple)

@@ -27,6 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from gin_env import actions as A
+from gin_env.config import GinConfig, HandRules, ThreeHandedConfig
 from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
 from gin_env.hand import Phase
 from gin_env.match import ADVISER, BOX, CAPTAIN
@@ -38,6 +39,7 @@ __all__ = [
     "legal_actions",
     "game_actions",
     "ViewAgent",
+    "table_rules",
     "ROLE_BOX",
     "ROLE_CAPTAIN",
     "ROLE_ADVISER",
@@ -56,6 +58,9 @@ PHASE_UPCARD_NONDEALER, PHASE_UPCARD_DEALER, PHASE_DRAW, PHASE_DISCARD, PHASE_OV
 
 _S = OBS_SLICES
 _WEIGHTS = [1 << i for i in range(8)]
+_TABLE_OPTIONS = frozenset(
+    HandRules.option_names() + GinConfig.option_names() + ThreeHandedConfig.option_names()
+)
 
 
 @runtime_checkable
@@ -150,6 +155,34 @@ def decode(observation: dict[str, Any]) -> SeatView:
 def game_actions(legal: list[int]) -> list[int]:
     """The legal ids that are moves of the hand (the adviser's ``NO_ADVICE`` dropped)."""
     return [a for a in legal if a != A.NO_ADVICE] or legal
+
+
+def table_rules(rules: HandRules | Mapping[str, Any] | None) -> HandRules:
+    """The hand rules of a table: from an env's config (:class:`~gin_env.config.GinConfig`,
+    :class:`~gin_env.config.ThreeHandedConfig`), a :class:`~gin_env.config.HandRules`, or a
+    dict of env option names (match options such as ``target_score`` are ignored, unknown
+    names are a ValueError); None is the standard rules.
+
+    >>> table_rules({"oklahoma": True, "target_score": 50}).oklahoma
+    True
+    """
+    if rules is None:
+        return HandRules()
+    if isinstance(rules, HandRules):
+        return rules.hand_rules()
+    if isinstance(rules, Mapping):
+        unknown = sorted(set(rules) - _TABLE_OPTIONS)
+        if unknown:
+            raise ValueError(
+                f"unknown rule option(s) {', '.join(map(repr, unknown))}; allowed: "
+                f"{', '.join(sorted(_TABLE_OPTIONS))}"
+            )
+        names = HandRules.option_names()
+        return HandRules(**{k: v for k, v in rules.items() if k in names})
+    raise ValueError(
+        "rules must be an env config (GinConfig, ThreeHandedConfig), HandRules, a dict of "
+        f"rule options or None; got {type(rules).__name__}"
+    )
 
 
 class ViewAgent:

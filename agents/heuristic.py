@@ -41,12 +41,14 @@ L2 (1,000 pairs).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
-from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions
+from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions, table_rules
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS, from_mask
+from gin_env.config import HandRules
 from gin_env.melds import best_arrangement, deadwood_mask, discard_deadwoods
 
 __all__ = [
@@ -67,6 +69,8 @@ _SUIT = (1 << 13) - 1
 _RANKS_TO_ALL = 1 | 1 << 13 | 1 << 26 | 1 << 39
 _PIP_MASKS = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] == p) for p in range(11))
 _ABOVE = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] > p) for p in range(11))
+#: The undercut bonus ``knock_undercut`` counts from (the standard rules').
+UNDERCUT_BASE = HandRules().undercut_bonus
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,14 @@ class HeuristicParams:
     gin_outs: int = 99  # keep going for gin with this many live gin cards (99: never) ...
     gin_stock: int = 12  # ... while the stock holds more than this
     gin_deadwood: int = 3  # ... and the knock would score little (deadwood above 0, <= this)
+    # The wider family (for tuning; every default leaves the moves above unchanged). ``f``
+    # is the stock's fill, (stock - 2) / 29 within [0, 1]: 1 with a full stock, 0 empty.
+    knock_bend: float = 0.0  # knock threshold + this x 4 f (1 - f): a bulge at mid stock
+    knock_undercut: float = 0.0  # knock threshold + this per 10 undercut bonus above 10
+    take_margin_late: float = 0.0  # take margin + this x (1 - f)
+    keep_late: float = 0.0  # kept deadwood weighs 1 + this x (1 - f) in every score
+    danger_took: float = 0.0  # danger weight + this per card the opponent took
+    danger_late: float = 0.0  # danger weight + this x (1 - f)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -285,13 +297,22 @@ def knock_chance(hand: int, unseen: int, limit: int) -> float:
     return hits / n
 
 
+def stock_fill(stock_size: int) -> float:
+    """How full the stock is, 1.0 (31 cards) down to 0.0 (the two dead cards)."""
+    return min(1.0, max(0.0, (stock_size - 2) / 29))
+
+
 class HeuristicAgent(ViewAgent):
-    """Level 2: deadwood + meld potential + safe discards, with a stock-aware knock."""
+    """Level 2: deadwood + meld potential + safe discards, with a stock-aware knock.
+
+    ``rules``: the table's (as :func:`agents.base.table_rules` takes them); only the
+    undercut bonus is read (``knock_undercut``), None the standard rules."""
 
     name = "heuristic"
 
-    def __init__(self, params: HeuristicParams | None = None) -> None:
+    def __init__(self, params: HeuristicParams | None = None, rules: Any = None) -> None:
         self.params = params if params is not None else HeuristicParams()
+        self.rules = table_rules(rules)
 
     # -- pieces ---------------------------------------------------------------------------
     def _draws_left(self, view: SeatView) -> float:
@@ -315,6 +336,13 @@ class HeuristicAgent(ViewAgent):
         weight = prm.potential_weight * self._draws_left(view)
         best = min(v for c, v in dws.items() if c != banned)
         limit = self.knock_limit(view)
+        late = 1 - stock_fill(view.stock_size)
+        keep = 1 + prm.keep_late * late
+        dweight = (
+            prm.danger_weight
+            + prm.danger_took * view.opponent_took.bit_count()
+            + prm.danger_late * late
+        )
         dead11 = best_arrangement(hand11)[1] if prm.lookahead else 0
         # A discard 12 pips worse than the best never wins: skip its work.
         worth = [c for c, v in dws.items() if c != banned and v <= best + 12]
@@ -337,7 +365,7 @@ class HeuristicAgent(ViewAgent):
                 pot = improvement(kept, unseen, v, md)
             else:
                 pot = potential(kept, unseen, v)
-            scores[c] = v - weight * pot + prm.danger_weight * risks[c] * (1 + POINTS[c] / 10)
+            scores[c] = v * keep - weight * pot + dweight * risks[c] * (1 + POINTS[c] / 10)
             if prm.knock_weight and v > limit and v <= best + 10:
                 scores[c] -= prm.knock_weight * knock_chance(kept, unseen, limit)
         return scores, dws
@@ -361,11 +389,19 @@ class HeuristicAgent(ViewAgent):
         return {c: danger(c, took, unseen, hidden, passed, pf, high, hf) for c in cards}
 
     def knock_limit(self, view: SeatView) -> int:
+        """The most deadwood this player knocks with (the table's limit comes on top)."""
         prm = self.params
-        frac = min(1.0, max(0.0, (view.stock_size - 2) / 29))
+        frac = stock_fill(view.stock_size)
         limit = prm.knock_late + (prm.knock_early - prm.knock_late) * frac
+        limit += prm.knock_bend * 4 * frac * (1 - frac)
+        limit += prm.knock_undercut * (self.rules.undercut_bonus - UNDERCUT_BASE) / 10
         limit -= prm.knock_shown_meld * view.opponent_took.bit_count()
         return int(round(limit))
+
+    def take_margin(self, view: SeatView) -> float:
+        """Pips by which taking must beat a blind draw."""
+        prm = self.params
+        return prm.take_margin + prm.take_margin_late * (1 - stock_fill(view.stock_size))
 
     def gin_outs(self, hand10: int, unseen: int) -> int:
         return sum(
@@ -420,7 +456,6 @@ class HeuristicAgent(ViewAgent):
         top = view.top_discard
         if A.TAKE_DISCARD not in legal or top < 0:
             return blind
-        prm = self.params
         hand = view.hand
         taken = hand | 1 << top
         scores, dws = self.keep_scores(view, taken, banned=top)
@@ -430,7 +465,7 @@ class HeuristicAgent(ViewAgent):
         # Taking lets us knock now: compare with knocking's bar directly.
         if min(dws[c] for c in scores) <= self.knock_limit(view):
             return A.TAKE_DISCARD
-        return A.TAKE_DISCARD if best + prm.take_margin < self.blind_score(view) else blind
+        return A.TAKE_DISCARD if best + self.take_margin(view) < self.blind_score(view) else blind
 
     def blind_score(self, view: SeatView) -> float:
         """Score (as :meth:`keep_scores`, lower is better) of the 10-card hand before a blind
@@ -439,16 +474,17 @@ class HeuristicAgent(ViewAgent):
         hand = view.hand
         unseen = FULL & ~(hand | view.discard_pile | view.opponent_took)
         dw = deadwood_mask(hand)
+        keep = 1 + prm.keep_late * (1 - stock_fill(view.stock_size))
         if prm.lookahead:
             pot = improvement(hand, unseen, dw, _max_dead(hand))
         else:
             pot = potential(hand, unseen, dw)
         if prm.exact_draw:
             # The stock's card may meld or replace a dead card: the exact expectation.
-            return expected_deadwood(hand, unseen) - pot * prm.potential_weight * (
+            return expected_deadwood(hand, unseen) * keep - pot * prm.potential_weight * (
                 self._draws_left(view)
             )
-        return dw - pot * (1 + prm.potential_weight * self._draws_left(view))
+        return dw * keep - pot * (1 + prm.potential_weight * self._draws_left(view))
 
     def move_scores(self, view: SeatView) -> dict[int, float]:
         """L2's score (lower is better) of each legal move it scores: a discard or a knock
@@ -468,7 +504,7 @@ class HeuristicAgent(ViewAgent):
         if A.TAKE_DISCARD in legal and top >= 0:
             taken, _ = self.keep_scores(view, view.hand | 1 << top, banned=top)
             if taken:
-                out[A.TAKE_DISCARD] = min(taken.values()) + self.params.take_margin
+                out[A.TAKE_DISCARD] = min(taken.values()) + self.take_margin(view)
         for a in (A.DRAW_STOCK, A.PASS):
             if a in legal:
                 out[a] = self.blind_score(view)

@@ -45,12 +45,13 @@ from agents.base import (
     SeatView,
     ViewAgent,
     game_actions,
+    table_rules,
 )
 from agents.heuristic import FULL, HeuristicAgent, banned_card, near_cards
 from agents.simulate import greedy_playout, play_out, seat_points
 from gin_env import actions as A
 from gin_env.cards import from_mask
-from gin_env.config import GinConfig, HandRules, ThreeHandedConfig
+from gin_env.config import HandRules
 from gin_env.encoding import FULL_STOCK, OBS_SLICES
 from gin_env.hand import GinHand, Phase
 from gin_env.melds import deadwood_mask, discard_deadwoods
@@ -63,41 +64,10 @@ HORIZON = 61
 _UPCARD_PHASES = (PHASE_UPCARD_NONDEALER, PHASE_UPCARD_DEALER)
 #: Upcards remembered (Oklahoma), for an agent that plays many tables at once.
 _UPCARD_MEMORY = 8192
-_TABLE_OPTIONS = frozenset(
-    HandRules.option_names() + GinConfig.option_names() + ThreeHandedConfig.option_names()
-)
 
 
 def _is_number(x: object) -> bool:
     return not isinstance(x, bool) and isinstance(x, int | float)
-
-
-def table_rules(rules: HandRules | Mapping[str, Any] | None) -> HandRules:
-    """The hand rules of a table: from an env's config (:class:`~gin_env.config.GinConfig`,
-    :class:`~gin_env.config.ThreeHandedConfig`), a :class:`~gin_env.config.HandRules`, or a
-    dict of env option names (match options such as ``target_score`` are ignored, unknown
-    names are a ValueError); None is the standard rules.
-
-    >>> table_rules({"oklahoma": True, "target_score": 50}).oklahoma
-    True
-    """
-    if rules is None:
-        return HandRules()
-    if isinstance(rules, HandRules):
-        return rules.hand_rules()
-    if isinstance(rules, Mapping):
-        unknown = sorted(set(rules) - _TABLE_OPTIONS)
-        if unknown:
-            raise ValueError(
-                f"unknown rule option(s) {', '.join(map(repr, unknown))}; allowed: "
-                f"{', '.join(sorted(_TABLE_OPTIONS))}"
-            )
-        names = HandRules.option_names()
-        return HandRules(**{k: v for k, v in rules.items() if k in names})
-    raise ValueError(
-        "rules must be an env config (GinConfig, ThreeHandedConfig), HandRules, a dict of "
-        f"rule options or None; got {type(rules).__name__}"
-    )
 
 
 class SearchAgent(ViewAgent):

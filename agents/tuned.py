@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agents.base import table_rules
 from agents.heuristic import HeuristicAgent, HeuristicParams
-from agents.search import table_rules
 from gin_env.config import HandRules
 
 __all__ = [
@@ -73,14 +73,17 @@ def _describe(rules: Mapping[str, Any]) -> str:
 
 
 class TunedAgent(HeuristicAgent):
-    """L2's decisions with a tuned parameter set; ``rules`` is the table it was tuned for."""
+    """L2's decisions with a tuned parameter set: ``table`` names the set, ``tuned_for``
+    holds the rules it was tuned for, ``rules`` those of the table it plays at."""
 
     name = "tuned"
 
-    def __init__(self, params: HeuristicParams, rules: Mapping[str, Any], table: str) -> None:
-        super().__init__(params)
-        self.rules = dict(rules)
+    def __init__(
+        self, params: HeuristicParams, rules: Any, table: str, tuned_for: Mapping[str, Any]
+    ) -> None:
+        super().__init__(params, rules=rules)
         self.table = table
+        self.tuned_for = dict(tuned_for)
 
 
 def param_set(params: HeuristicParams, rules: Any, table: str, **extra: Any) -> dict[str, Any]:
@@ -151,4 +154,5 @@ def make_tuned(
                 f"agent 'tuned': set {params!r} was tuned for {_describe(chosen['rules'])}, "
                 f"not this table ({_describe(table)}); pass any_table=True to play it anyway"
             )
-    return TunedAgent(HeuristicParams(**chosen["params"]), chosen["rules"], chosen["table"])
+    params_ = HeuristicParams(**chosen["params"])
+    return TunedAgent(params_, table, chosen["table"], chosen["rules"])

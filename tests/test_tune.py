@@ -173,7 +173,8 @@ def test_a_parameter_set_is_refused_at_a_table_of_other_rules(tmp_path: Path) ->
     with pytest.raises(ValueError, match="no parameter set 'eaai'; sets: default"):
         make_tuned(params="eaai", directory=tmp_path)
     _write_set(tmp_path, "eaai", danger_weight=3.0)
-    assert make_tuned(rules=eaai, directory=tmp_path).params.danger_weight == 3.0
+    at_eaai = make_tuned(rules=eaai, directory=tmp_path)
+    assert at_eaai.params.danger_weight == 3.0 and at_eaai.rules.undercut_bonus == 25
     assert set(load_sets(tmp_path)) == {"default", "eaai"}
 
 

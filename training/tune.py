@@ -94,6 +94,12 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "gin_outs": (1, 12),  # 12 live gin cards hardly happens: "never wait for gin"
     "gin_stock": (0, 31),
     "gin_deadwood": (1, 10),
+    "knock_bend": (-5.0, 5.0),
+    "knock_undercut": (-4.0, 2.0),  # no effect at a table whose undercut bonus is 10
+    "take_margin_late": (-3.0, 5.0),
+    "keep_late": (-0.5, 2.0),
+    "danger_took": (-2.0, 5.0),
+    "danger_late": (-5.0, 10.0),
 }
 #: Switches held at their defaults (measured off; not weights a step can move).
 FIXED = frozenset({"lookahead", "exact_draw"})
@@ -196,8 +202,9 @@ def decode(x: Sequence[float] | np.ndarray) -> HeuristicParams:
 Opponent = Any  # HeuristicParams (an L2 with those parameters) or "simple"
 
 
-def _agent(who: Opponent) -> Any:
-    return SimpleAgent() if who == "simple" else HeuristicAgent(who)
+def _agent(who: Opponent, rules: dict[str, Any]) -> Any:
+    # L2 and the candidates read the table's rules (the undercut bonus moves the knock).
+    return SimpleAgent() if who == "simple" else HeuristicAgent(who, rules=rules)
 
 
 def play_block(
@@ -205,7 +212,7 @@ def play_block(
 ) -> list[float]:
     """A's points per hand on deals ``start .. start + count`` of ``seed``, a mean per
     deal over its two hands (A in each seat)."""
-    agent_a, agent_b = _agent(a), _agent(b)
+    agent_a, agent_b = _agent(a, rules), _agent(b, rules)
     out = []
     for index in range(start, start + count):
         hands = play_gin_pair(agent_a, agent_b, seed, index, rules)["hands"]
