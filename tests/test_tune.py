@@ -198,3 +198,28 @@ def test_the_shipped_sets_follow_the_table() -> None:
     with pytest.raises(ValueError, match="no parameter set tuned for this table"):
         agents.make_for_table("tuned", GinConfig(knock_limit=7))
     assert (ROOT / "agents" / "checkpoints" / "tuned.md").is_file()
+
+
+def test_the_evaluation_seats_tuned_with_the_set_of_its_table(tmp_path: Path, monkeypatch) -> None:
+    import agents.tuned
+    from training import evaluate
+
+    monkeypatch.setattr(agents.tuned, "SET_DIR", tmp_path)
+    monkeypatch.setattr(evaluate, "_AGENT_CACHE", {})
+    _write_set(tmp_path, "default", danger_weight=7.5)
+    eaai = dict(TABLES["eaai"].__dict__)
+    with pytest.raises(evaluate.OptionError, match="no parameter set tuned for this table"):
+        evaluate.gin_duplicate("tuned", "heuristic", 1, workers=1, progress=False, rules=eaai)
+    _write_set(tmp_path, "eaai", danger_weight=3.0)
+    out = evaluate.gin_duplicate("tuned", "heuristic", 1, workers=1, progress=False, rules=eaai)
+    assert out["pairs"] == 1
+    assert evaluate._agent("tuned", eaai).table == "eaai"
+    assert evaluate._agent("tuned", {}).table == "default"
+
+
+def test_the_card_is_written_from_the_runs(tmp_path: Path) -> None:
+    tune.tune(_args(tmp_path / "run", generations=1), command="tiny command")
+    card = tune.write_card([tmp_path / "run"], tmp_path)
+    text = card.read_text()
+    assert "tiny command" in text and "vs L2:" in text and "| danger_weight |" in text
+    assert load_sets(tmp_path)["default"]["tuning"]["generations"] == 1

@@ -55,16 +55,23 @@ AgentSpec = Any  # a registered name / spec string, or an agent object
 DEFAULT_OUT = "runs/eval"
 KINDS = ("knock", "gin", "undercut", "big_gin", "draw")
 GIN, THREE = games.get("gin_v0"), games.get("three_handed_gin_v0")
-_AGENT_CACHE: dict[str, Any] = {}
+_AGENT_CACHE: dict[tuple[str, str], Any] = {}
 
 
 # -- agents in workers ----------------------------------------------------------------------
-def _agent(spec: AgentSpec) -> Any:
+def _agent(spec: AgentSpec, rules: dict[str, Any] | None = None) -> Any:
+    """The agent of ``spec``; at a two-player table with ``rules``, seated as
+    :func:`agents.make_for_table` seats it (``tuned`` takes the set tuned for them)."""
     if not isinstance(spec, str):
         return spec
-    if spec not in _AGENT_CACHE:
-        _AGENT_CACHE[spec] = agent_registry.make(spec)
-    return _AGENT_CACHE[spec]
+    key = (spec, json.dumps(rules, sort_keys=True))
+    if key not in _AGENT_CACHE:
+        _AGENT_CACHE[key] = (
+            agent_registry.make(spec)
+            if rules is None
+            else agent_registry.make_for_table(spec, rules)
+        )
+    return _AGENT_CACHE[key]
 
 
 def _label(spec: AgentSpec) -> str:
@@ -97,7 +104,7 @@ def play_gin_pair(
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
         rng = np.random.default_rng([seed, index, int(swap)])
-        run = play(env, {seat_a: _agent(spec_a), seat_b: _agent(spec_b)}, rng)
+        run = play(env, {seat_a: _agent(spec_a, rules), seat_b: _agent(spec_b, rules)}, rng)
         match = env.match
         assert match is not None  # reset above
         rec = match.history[0]
@@ -138,7 +145,7 @@ def play_gin_match_pair(
         env.reset(seed=env_seed)
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
-        players = {seat_a: _agent(spec_a), seat_b: _agent(spec_b)}
+        players = {seat_a: _agent(spec_a, rules), seat_b: _agent(spec_b, rules)}
         play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
         match = env.match
         assert match is not None  # reset above
@@ -198,13 +205,17 @@ def _check_count(name: str, value: object, low: int = 1) -> int:
     return value
 
 
-def _check_setup(agents: Sequence[AgentSpec], make_env: Callable[[], Any]) -> None:
+def _check_setup(
+    agents: Sequence[AgentSpec],
+    make_env: Callable[[], Any],
+    rules: dict[str, Any] | None = None,
+) -> None:
     """Build the agents and an env with the rules once, up front, so that a bad spec or
     rule option is an :class:`OptionError` before any game is played."""
     try:
-        for spec in agents:
-            _agent(spec)
         make_env()
+        for spec in agents:
+            _agent(spec, rules)
     except OptionError:
         raise
     except ValueError as err:
@@ -233,6 +244,7 @@ def gin_duplicate(
     _check_setup(
         (agent_a, agent_b),
         lambda: GIN.make_env(**dict(rules, target_score=target_score) if matches else rules),
+        rules,
     )
     jobs = [(agent_a, agent_b, seed, i, rules) for i in range(pairs)]
     results = _pool_map(
