@@ -117,7 +117,7 @@ HELP = flags.HELP
 class Args:
     """Everything a tuning run needs; every field is a ``--flag``."""
 
-    run_dir: str = HELP("runs/tune/default", "folder of the run: checkpoint, logs, params.json")
+    run_dir: str = HELP("", "folder of the run (checkpoint, logs, params.json); runs/tune/<table>")
     table: str = HELP("default", f"rules to tune for: {', '.join(TABLES)} (agents.tuned.TABLES)")
     generations: int = HELP(30, "CMA-ES generations")
     popsize: int = HELP(0, "candidates a generation (0: CMA-ES's default, 4 + 3 ln d)")
@@ -345,7 +345,7 @@ def tune(
     ``after_generation(state)`` is called after each checkpoint (tests stop a run there)."""
     check_args(args)
     cma = require("cma", "train")
-    run_dir = Path(args.run_dir)
+    run_dir = Path(args.run_dir or f"runs/tune/{args.table}")
     ckpt = run_dir / "checkpoint.pkl"
     if args.resume:
         if not ckpt.exists():
@@ -620,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         parser.error(str(err))
     state = tune(args, command=flags.command_line(args, MODULE))
-    print(json.dumps({"run_dir": args.run_dir, **state.get("report", {})}, default=str))
+    print(json.dumps(state.get("report", {}), default=str))
     return 0
 
 
