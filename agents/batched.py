@@ -9,15 +9,19 @@ at once, with the same decisions as the per-game agents given the same rows:
                 the per-game agent's draws)
 ``simple``      :class:`BatchedSimple`: L1, exactly :class:`agents.simple.SimpleAgent` (numpy over
                 the batch, deadwoods from the compiled kernels of :mod:`gin_env.fast_melds`)
-anything else   :class:`PerRow`: ``agents.make(name).act`` row by row (L2 ``heuristic``,
-                ``search``, trained checkpoints)
+``heuristic``   :class:`agents.heuristic_batched.BatchedHeuristic`: L2, exactly
+                :class:`agents.heuristic.HeuristicAgent` with the spec's parameters at the
+                table's rules (numba kernels; ``heuristic:danger_weight=3.0`` too)
+``captain``     :class:`agents.heuristic_batched.BatchedCaptain` /
+``adviser``     :class:`~agents.heuristic_batched.BatchedAdviser`: the wrappers of
+                :mod:`agents.advice` around the batched form of their agent
+anything else   :class:`PerRow`: ``agents.make(name).act`` row by row (``search``, trained
+                checkpoints)
 ==============  ================================================================================
 
-Why L2 is not batched: its cost is in Python set logic per candidate discard (meld
-potential over the unseen cards, danger of each discard), about a millisecond a decision;
-a numpy version would need that logic rewritten as array code, a second copy of L2 to keep
-equal. Measured (``benchmarks/bench_sb3_vector.py`` prints it): per row, L1 batched costs a
-few microseconds and L2 about a thousand, so an L2 opponent bounds any table it sits at.
+L2 is compiled, with the Python agent as the readable reference and a differential test
+(``tests/test_heuristic_batched.py``); ``benchmarks/bench_heuristic.py`` prints the
+speed-up.
 
 >>> import numpy as np
 >>> from gin_env.vector import VectorGinEnv
@@ -45,11 +49,14 @@ __all__ = [
     "BatchedSimple",
     "PerRow",
     "make_batched",
+    "batched_form",
     "BATCHED_NAMES",
+    "card_masks",
+    "check_batch",
 ]
 
 #: Names with a batched implementation (other agent names run row by row).
-BATCHED_NAMES = ("random", "simple")
+BATCHED_NAMES = ("random", "simple", "heuristic", "captain", "adviser")
 
 _S = OBS_SLICES
 _POINTS = np.asarray(POINTS, np.int64)
@@ -69,7 +76,9 @@ class BatchedPolicy(Protocol):
     ) -> np.ndarray: ...
 
 
-def _check(observations: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
+def check_batch(observations: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The observations and the masks as bool, checked: shapes, and a legal action in every
+    row (a ValueError naming the row otherwise)."""
     obs = np.asarray(observations)
     mask = np.asarray(masks)
     if obs.ndim != 2 or obs.shape[1] not in (OBS_SIZE, OBS_SIZE_V1):
@@ -114,7 +123,7 @@ class BatchedRandom:
         masks: np.ndarray,
         rng: np.random.Generator | None = None,
     ) -> np.ndarray:
-        _, legal = _check(observations, masks)
+        _, legal = check_batch(observations, masks)
         rng = rng if rng is not None else self._rng
         counts = legal.sum(axis=1)
         k = (rng.random(len(counts)) * counts).astype(np.int64)  # which legal action, 0-based
@@ -147,7 +156,7 @@ class BatchedSimple:
         masks: np.ndarray,
         rng: np.random.Generator | None = None,
     ) -> np.ndarray:
-        obs, legal = _check(observations, masks)
+        obs, legal = check_batch(observations, masks)
         hand = card_masks(obs[:, _S["hand"]])
         phase = np.argmax(obs[:, _S["phase"]], axis=1)
         advising = obs[:, _S["advising"].start] > 0.5
@@ -231,7 +240,7 @@ class PerRow:
         masks: np.ndarray,
         rng: np.random.Generator | None = None,
     ) -> np.ndarray:
-        obs, legal = _check(observations, masks)
+        obs, legal = check_batch(observations, masks)
         act = self.agent.act
         return np.fromiter(
             (
@@ -246,11 +255,36 @@ class PerRow:
         return f"PerRow({self.agent!r})"
 
 
+def batched_form(agent: Any, name: str | None = None) -> BatchedPolicy:
+    """The batched policy playing as the per-game ``agent``: L0, L1, L2 and the advice
+    wrappers around them batched, any other agent row by row (:class:`PerRow`)."""
+    from agents.advice import Adviser, Captain
+    from agents.heuristic import HeuristicAgent
+    from agents.random_agent import RandomAgent
+    from agents.simple import SimpleAgent
+
+    kind = type(agent)
+    if kind is RandomAgent:
+        return BatchedRandom()
+    if kind is SimpleAgent:
+        return BatchedSimple()
+    if kind in (HeuristicAgent, Captain, Adviser):
+        from agents import heuristic_batched as hb  # numba kernels, compiled on first use
+
+        if kind is HeuristicAgent:
+            return hb.BatchedHeuristic(agent.params, agent.rules)
+        if kind is Captain:
+            return hb.BatchedCaptain(batched_form(agent.agent), agent.mode, agent.margin)
+        return hb.BatchedAdviser(batched_form(agent.agent), name=agent.name)
+    return PerRow(agent, name=name)
+
+
 def make_batched(spec: str, rules: Any = None) -> BatchedPolicy:
-    """A batched policy by agent name or spec: ``random`` and ``simple`` batched, any other
-    name (``heuristic``, ``search:budget=0.05``, ``gin-ppo``) the agent of
-    :func:`agents.make_for_table` (told the table's ``rules``) row by row. A bad name is a
-    ValueError listing the names."""
+    """A batched policy by agent name or spec, the agent of :func:`agents.make_for_table`
+    (told the table's ``rules``) in its batched form (:func:`batched_form`): ``random``,
+    ``simple``, ``heuristic`` (any parameters: ``heuristic:knock_late=6``), ``captain`` and
+    ``adviser`` around them batched; any other name (``search:budget=0.05``, ``gin-ppo``)
+    row by row. A bad name is a ValueError listing the names."""
     import agents
 
     if not isinstance(spec, str):
@@ -261,7 +295,9 @@ def make_batched(spec: str, rules: Any = None) -> BatchedPolicy:
     if base == "simple" and not options:
         return BatchedSimple()
     try:
-        return PerRow(agents.make_for_table(spec, rules), name=spec)
+        if base in ("random", "simple"):  # with options: the per-game agent's own draws
+            return PerRow(agents.make_for_table(spec, rules), name=spec)
+        return batched_form(agents.make_for_table(spec, rules), name=spec)
     except ValueError as err:
         raise ValueError(
             f"unknown or bad opponent {spec!r}: batched {', '.join(BATCHED_NAMES)}; registered "

@@ -25,6 +25,14 @@ unseen cards (options ``exact_draw`` and ``knock_weight``; off by default, no ga
 It takes the upcard / top discard when the best hand it can keep after taking scores
 better than the expected hand after a blind draw from the stock.
 
+For tuning, :class:`HeuristicParams` also bends the knock threshold with the stock and
+moves it with the table's undercut bonus (the agent is told the table's rules), varies the
+take margin and the weight of kept deadwood with the stock, and the danger weight with the
+stock and the opponent's pickups; every such field's default leaves the moves as they were
+(``tests/test_heuristic_params.py`` replays moves recorded before the fields existed).
+This module is the readable reference; :mod:`agents.heuristic_batched` plays the same moves
+compiled over a batch of games (differential test: ``tests/test_heuristic_batched.py``).
+
 Against L1 almost all of L2's edge is in its discards, and most of that in not feeding the
 opponent: told which discards L1 would take (a cheat, for measurement only), L2 scores
 about +11 a hand instead of +3, and L1 picks up 0.03 of our discards a hand instead of
@@ -62,13 +70,17 @@ __all__ = [
     "opponent_last_discard",
     "expected_deadwood",
     "knock_chance",
+    "stock_fill",
+    "max_dead",
+    "kept_max_dead",
 ]
 
+# Card-mask tables, shared with the compiled form (agents.heuristic_batched).
 FULL = (1 << NUM_CARDS) - 1
-_SUIT = (1 << 13) - 1
-_RANKS_TO_ALL = 1 | 1 << 13 | 1 << 26 | 1 << 39
-_PIP_MASKS = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] == p) for p in range(11))
-_ABOVE = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] > p) for p in range(11))
+SUIT_BITS = (1 << 13) - 1
+RANK_SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39  # a rank's bit (suit 0) times this: all four
+PIP_MASKS = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] == p) for p in range(11))
+ABOVE_PIPS = tuple(sum(1 << c for c in range(NUM_CARDS) if POINTS[c] > p) for p in range(11))
 #: The undercut bonus ``knock_undercut`` counts from (the standard rules').
 UNDERCUT_BASE = HandRules().undercut_bonus
 
@@ -134,23 +146,23 @@ def near_cards(hand: int) -> int:
     out = 0
     ranks = 0
     for s in range(4):
-        p = (hand >> (13 * s)) & _SUIT
+        p = (hand >> (13 * s)) & SUIT_BITS
         ranks |= p
-        out |= (((p << 1) | (p >> 1) | (p << 2) | (p >> 2)) & _SUIT) << (13 * s)
-    return (out | ranks * _RANKS_TO_ALL) & FULL
+        out |= (((p << 1) | (p >> 1) | (p << 2) | (p >> 2)) & SUIT_BITS) << (13 * s)
+    return (out | ranks * RANK_SPREAD) & FULL
 
 
 def meld_outs(hand: int) -> int:
     """Cards not in ``hand`` that would make a meld with two or more of its cards."""
-    a = hand & _SUIT
-    b = (hand >> 13) & _SUIT
-    c = (hand >> 26) & _SUIT
+    a = hand & SUIT_BITS
+    b = (hand >> 13) & SUIT_BITS
+    c = (hand >> 26) & SUIT_BITS
     d = hand >> 39
     pairs = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)
-    out = pairs * _RANKS_TO_ALL
+    out = pairs * RANK_SPREAD
     for s, p in enumerate((a, b, c, d)):
         fill = ((p >> 1) & (p >> 2)) | ((p << 1) & (p >> 1)) | ((p << 1) & (p << 2))
-        out |= (fill & _SUIT) << (13 * s)
+        out |= (fill & SUIT_BITS) << (13 * s)
     return out & FULL & ~hand
 
 
@@ -188,7 +200,7 @@ def danger(
     discards he left on the pile, his own discards) is less likely in his hand: its chance
     is multiplied by ``passed_factor``.
     """
-    high = unseen & _ABOVE[high_pips]
+    high = unseen & ABOVE_PIPS[high_pips]
     weight = (unseen & ~high).bit_count() + high_factor * high.bit_count()
     p = opp_hidden / weight if weight else 0.0
     p_high = min(1.0, p * high_factor)
@@ -224,10 +236,18 @@ def partner_pairs(card: int) -> list[tuple[int, int]]:
     return out
 
 
-def _max_dead(hand: int) -> int:
+def max_dead(hand: int) -> int:
     """Pips of the highest card left out of the best arrangement of ``hand``."""
     _, dead = best_arrangement(hand)
     return max((POINTS[c] for c in from_mask(dead)), default=0)
+
+
+def kept_max_dead(hand11: int, dead11: int, card: int) -> int:
+    """:func:`max_dead` of ``hand11`` without ``card``, given the dead cards ``dead11`` of
+    ``hand11``'s best arrangement (which stays optimal when a dead card goes)."""
+    if dead11 >> card & 1:
+        return max((POINTS[x] for x in from_mask(dead11 & ~(1 << card))), default=0)
+    return max_dead(hand11 & ~(1 << card))
 
 
 def improvement(hand: int, unseen: int, dw: int, max_dead: int) -> float:
@@ -244,7 +264,7 @@ def improvement(hand: int, unseen: int, dw: int, max_dead: int) -> float:
         total += dw - min(dw, max(0, after))
     rest = unseen & ~outs
     for p in range(1, max_dead):
-        k = (rest & _PIP_MASKS[p]).bit_count()
+        k = (rest & PIP_MASKS[p]).bit_count()
         if k:
             total += k * (max_dead - p)
     return total / n
@@ -269,7 +289,7 @@ def expected_deadwood(hand: int, unseen: int) -> float:
         total += min(discard_deadwoods(hand | 1 << u).values())
     rest = unseen & ~outs
     for p in range(1, 11):
-        k = (rest & _PIP_MASKS[p]).bit_count()
+        k = (rest & PIP_MASKS[p]).bit_count()
         if k:
             total += k * min(dw, p + best10)
     return total / n
@@ -293,7 +313,7 @@ def knock_chance(hand: int, unseen: int, limit: int) -> float:
         hits += rest.bit_count()
     else:
         for p in range(1, min(10, limit - best10) + 1):
-            hits += (rest & _PIP_MASKS[p]).bit_count()
+            hits += (rest & PIP_MASKS[p]).bit_count()
     return hits / n
 
 
@@ -358,11 +378,7 @@ class HeuristicAgent(ViewAgent):
             if not weight:
                 pot = 0.0
             elif prm.lookahead:
-                if dead11 >> c & 1:  # the arrangement stays optimal without a dead card
-                    md = max((POINTS[x] for x in from_mask(dead11 & ~(1 << c))), default=0)
-                else:
-                    md = _max_dead(kept)
-                pot = improvement(kept, unseen, v, md)
+                pot = improvement(kept, unseen, v, kept_max_dead(hand11, dead11, c))
             else:
                 pot = potential(kept, unseen, v)
             scores[c] = v * keep - weight * pot + dweight * risks[c] * (1 + POINTS[c] / 10)
@@ -476,7 +492,7 @@ class HeuristicAgent(ViewAgent):
         dw = deadwood_mask(hand)
         keep = 1 + prm.keep_late * (1 - stock_fill(view.stock_size))
         if prm.lookahead:
-            pot = improvement(hand, unseen, dw, _max_dead(hand))
+            pot = improvement(hand, unseen, dw, max_dead(hand))
         else:
             pot = potential(hand, unseen, dw)
         if prm.exact_draw:

@@ -7,8 +7,12 @@ bookkeeping; no evaluation, one checkpoint at the end), on two-player gin:
   default network and rollout sizes), the path the project had;
 - ``dmc``: ``training.train_dmc`` with the action encoding ``basic`` on the compiled
   batched engine (``--backend`` numba by default), 256 games, network 256-256-256;
-- ``dmc-l2``: the same with ``features=l2`` (L2 runs at every learner decision);
-- ``dmc-py``: ``basic`` on the python backend of the engine (optional: ``--python``).
+- ``dmc-l2``: the same with ``features=l2`` (L2, compiled, runs at every learner decision);
+- ``dmc-vs-l2``: ``basic`` with L2 opponents (compiled) in half of the hands
+  (``opponent_share=0.5``, ``opponents=heuristic``), the learner in the other seat;
+- ``dmc-py``: ``basic`` on the python backend of the engine (optional: ``--python``);
+- ``dmc-l2-py`` / ``dmc-vs-l2-py``: ``dmc-l2`` and ``dmc-vs-l2`` with the Python L2 row by
+  row in place of the compiled one (the path before it; optional: ``--python-l2``).
 
 Rates are decisions per second of this process's CPU time (``time.process_time``: a
 shared machine skews them less than wall time), with the wall-time rate beside, and the
@@ -45,14 +49,18 @@ def run_ppo(steps: int, folder: Path) -> dict[str, float]:
     return _timed(lambda: train(args)["num_timesteps"])
 
 
-def run_dmc(steps: int, folder: Path, features: str, backend: str) -> dict[str, float]:
+def run_dmc(
+    steps: int, folder: Path, features: str, backend: str, opponent_share: float = 0.0
+) -> dict[str, float]:
     from training.train_dmc import Args, train
 
     args = Args(
-        run_dir=str(folder / f"dmc-{features}-{backend}"),
+        run_dir=str(folder / f"dmc-{features}-{backend}-{opponent_share}"),
         total_steps=steps,
         backend=backend,
         features=features,
+        opponent_share=opponent_share,
+        opponents="heuristic",
         eval_every=10**12,
         checkpoint_every=10**12,
         progress=False,
@@ -60,6 +68,14 @@ def run_dmc(steps: int, folder: Path, features: str, backend: str) -> dict[str, 
         keep_best=False,
     )
     return _timed(lambda: train(args)["steps"])
+
+
+def python_l2(spec: str, rules: Any = None) -> Any:
+    """``make_batched`` as it was before L2 was compiled: L2 row by row (for ``--python-l2``)."""
+    import agents
+    from agents.batched import PerRow
+
+    return PerRow(agents.make_for_table(spec, rules), name=spec)
 
 
 def _timed(fn: Any) -> dict[str, float]:
@@ -81,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ppo-steps", type=int, default=8_192, help="decisions for PPO")
     parser.add_argument("--backend", default="numba", help="engine backend of the DMC runs")
     parser.add_argument("--python", action="store_true", help="also DMC on the python backend")
+    parser.add_argument(
+        "--python-l2", action="store_true", help="also the L2 runs with the Python L2 row by row"
+    )
     ns = parser.parse_args(argv)
     import torch
 
@@ -91,16 +110,32 @@ def main(argv: list[str] | None = None) -> int:
         run_dmc(2_000, folder / "warmup", "basic", ns.backend)  # compile / import once
         rows["ppo"] = run_ppo(ns.ppo_steps, folder)
         rows["dmc"] = run_dmc(ns.steps, folder, "basic", ns.backend)
-        rows["dmc-l2"] = run_dmc(max(2_000, ns.steps // 4), folder, "l2", ns.backend)
+        rows["dmc-l2"] = run_dmc(ns.steps, folder, "l2", ns.backend)
+        rows["dmc-vs-l2"] = run_dmc(ns.steps, folder, "basic", ns.backend, opponent_share=0.5)
         if ns.python:
             rows["dmc-py"] = run_dmc(ns.steps, folder, "basic", "python")
+        if ns.python_l2:
+            import agents.batched
+
+            compiled = agents.batched.make_batched
+            agents.batched.make_batched = python_l2  # type: ignore[assignment]
+            try:
+                steps = max(2_000, ns.steps // 4)
+                rows["dmc-l2-py"] = run_dmc(steps, folder, "l2", ns.backend)
+                rows["dmc-vs-l2-py"] = run_dmc(steps, folder, "basic", ns.backend, 0.5)
+            finally:
+                agents.batched.make_batched = compiled
     base = rows["ppo"]["per_cpu_s"]
-    print(f"{'trainer':<8} {'decisions':>10} {'per CPU s':>10} {'per wall s':>11} {'x PPO':>7}")
+    print(f"{'trainer':<13} {'decisions':>10} {'per CPU s':>10} {'per wall s':>11} {'x PPO':>7}")
     for name, r in rows.items():
         print(
-            f"{name:<8} {int(r['steps']):>10,} {r['per_cpu_s']:>10,.0f} {r['per_wall_s']:>11,.0f}"
+            f"{name:<13} {int(r['steps']):>10,} {r['per_cpu_s']:>10,.0f} {r['per_wall_s']:>11,.0f}"
             f" {r['per_cpu_s'] / base:>7.1f}"
         )
+    for name in ("dmc-l2", "dmc-vs-l2"):
+        if f"{name}-py" in rows:
+            ratio = rows[name]["per_cpu_s"] / rows[f"{name}-py"]["per_cpu_s"]
+            print(f"{name}: compiled L2 / Python L2 = {ratio:.1f}x per CPU s")
     return 0
 
 

@@ -11,6 +11,7 @@ from gymnasium.vector import AutoresetMode
 
 from agents import make
 from agents.batched import BatchedRandom, BatchedSimple, PerRow, card_masks, make_batched
+from agents.heuristic_batched import BatchedHeuristic
 from agents.simple import SimpleAgent
 from agents.vector import LearnerVectorEnv
 from gin_env import actions as A
@@ -102,7 +103,8 @@ def test_batched_policies_refuse_bad_input_and_bad_names() -> None:
     with pytest.raises(ValueError, match="unknown or bad opponent 'nobody'.*simple.*heuristic"):
         make_batched("nobody")
     assert isinstance(make_batched("simple"), BatchedSimple)
-    assert isinstance(make_batched("heuristic"), PerRow)
+    assert isinstance(make_batched("heuristic"), BatchedHeuristic)  # compiled
+    assert isinstance(make_batched("search:budget=0.01"), PerRow)
 
 
 # -- the Gymnasium VectorEnv -------------------------------------------------------------------

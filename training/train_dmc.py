@@ -518,9 +518,8 @@ def train(args: Args) -> dict[str, Any]:
     """Train (or resume) a run; returns a summary (steps, wall time, evaluations)."""
     import torch
 
-    import agents
+    from agents.batched import make_batched
     from agents.dmc import L2_MODES, action_size, encode_pairs, greedy
-    from agents.heuristic import HeuristicAgent
     from gin_env.vector import VectorGinEnv
     from training.checkpoints import latest_checkpoint, set_rng_states
     from training.periodic_eval import evaluate_agent
@@ -598,16 +597,16 @@ def train(args: Args) -> dict[str, Any]:
         reward="team",
     )
     n_slots, n_players = env.num_envs, env.num_players
-    fixed = [agents.make(n) for n in names(args.opponents)]
+    fixed = [make_batched(n) for n in names(args.opponents)]  # L0, L1, L2 compiled
     from gin_env.match import ROLE_NAMES
 
     role_specs = fixed_roles(args.fixed_roles)
     # by_role[r]: index into ``fixed`` (+1) of the agent playing role r, 0 if r learns.
     by_role = np.zeros(max(len(ROLE_NAMES), n_players), np.int64)
     for role_name, agent_name in role_specs.items():
-        fixed.append(agents.make(agent_name))
+        fixed.append(make_batched(agent_name))
         by_role[ROLE_NAMES.index(role_name)] = len(fixed)
-    l2 = HeuristicAgent()
+    l2 = make_batched("heuristic")
     ctrl = np.zeros((n_slots, n_players), np.int64)  # 0: learner; k: fixed opponent k - 1
     staged = HandReturns(n_slots, args.reward_scale)
     out = env.reset()
@@ -627,10 +626,7 @@ def train(args: Args) -> dict[str, Any]:
         draw_seats(s, warm_now, start_rng)
 
     def l2_moves(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return np.array(
-            [l2.act({"observation": o, "action_mask": m}) for o, m in zip(obs, mask, strict=False)],
-            np.int64,
-        )
+        return l2.act(obs, mask)
 
     # -- learner ---------------------------------------------------------------------------
     def learn_step() -> float:
@@ -749,10 +745,9 @@ def train(args: Args) -> dict[str, Any]:
             if role_specs:  # a fixed role's agent plays it, whoever holds the seat
                 who = np.where(by_role[role] > 0, by_role[role], who)
             acts = np.empty(n_slots, np.int64)
-            for r in np.flatnonzero(who > 0):
-                acts[r] = fixed[who[r] - 1].act(
-                    {"observation": obs[r], "action_mask": mask[r]}, act_rng
-                )
+            for k in np.unique(who[who > 0]).tolist():  # each fixed agent on its rows at once
+                r = np.flatnonzero(who == k)
+                acts[r] = fixed[k - 1].act(obs[r], mask[r], act_rng)
             learner = np.flatnonzero(who == 0)
             if len(learner):
                 lob, lmask = obs[learner], mask[learner]
