@@ -20,7 +20,7 @@ import pytest
 
 import agents
 from agents.heuristic import HeuristicParams
-from agents.tuned import TABLES, load_sets, make_tuned, param_set, table_name
+from agents.tuned import TABLES, load_sets, make_tuned, param_set, rules_dict, table_name
 from gin_env.config import GinConfig
 
 pytest.importorskip("cma")
@@ -75,6 +75,21 @@ def test_every_parameter_is_searched_or_held_fixed() -> None:
     inside = HeuristicParams(gin_outs=5, knock_early=7, take_margin=1.25)
     assert tune.decode(tune.encode(inside)) == inside
     assert tune.decode(np.full(len(tune.space()), 2.0)) == tune.decode(np.ones(len(tune.space())))
+
+
+@pytest.mark.parametrize("table", list(TABLES))
+def test_the_batched_engine_plays_the_points_of_the_per_game_one(table: str) -> None:
+    rules = rules_dict(TABLES[table])
+    cand = tune.decode(np.random.default_rng(1).uniform(size=len(tune.space())))
+    matches = [
+        (HeuristicParams(), "simple"),
+        (cand, HeuristicParams()),
+        (HeuristicParams(knock_late=5, knock_undercut=-2.0), cand),
+    ]
+    batched = tune.play_batched(matches, 3, 10, 5, rules)
+    per_game = [tune.play_block(a, b, 3, 10, 5, rules) for a, b in matches]
+    assert batched == per_game
+    assert any(x != 0 for row in batched for x in row)
 
 
 def test_a_field_without_a_range_is_an_error(monkeypatch) -> None:

@@ -12,8 +12,12 @@ library's (the ``train`` extra).
   pool. Every candidate of a generation meets the same opponents on the same deals
   (``--pairs`` per opponent, new deals each generation), so the differences between them
   are not the deals' luck. The table's rules are ``--table`` (:data:`agents.tuned.TABLES`).
-- **Both cores**: one pool of ``--workers`` processes for the whole run, fed blocks of
-  deals.
+- **Both cores**: one pool of ``--workers`` processes for the whole run. With ``--engine
+  batched`` (the default) each worker plays its share of a generation's games at once on
+  the batched engine (:class:`~gin_env.vector.VectorGinEnv` dealt the duplicate decks, the
+  compiled L2 of :mod:`agents.heuristic_batched` and L1 of :mod:`agents.batched`), about
+  20x the games a second of ``--engine python`` (game by game through the AEC env and the
+  Python L2), with the same points (``tests/test_tune.py`` plays both).
 - **Selection and report**: after the generations, the distribution's mean and the last
   ``--select-candidates`` generation bests play L2 and L1 on ``--select-pairs`` fresh deals
   of the same ``--seed``; the one with the best mean of the two is the tuned set. Its
@@ -57,7 +61,7 @@ from agents.simple import SimpleAgent
 from agents.tuned import SET_DIR, TABLES, param_set, rules_dict
 from gin_env.extras import require
 from training import flags
-from training.evaluate import play_gin_pair
+from training.evaluate import deal_deck, play_gin_pair
 from training.progress import Progress
 from training.stats import mean_ci
 
@@ -108,6 +112,8 @@ SEARCH_FLAGS = ("table", "popsize", "sigma0", "pairs", "pool_bests", "seed")
 #: Deal indices of the final choice (the generations use 0, 1, ... per generation).
 SELECT_OFFSET = 10_000_000
 HELP = flags.HELP
+#: How the games are played: both give the same points (tests/test_tune.py).
+ENGINES = ("batched", "python")
 
 
 # ==========================================================================================
@@ -130,6 +136,7 @@ class Args:
     report_seed: int = HELP(1, "seed of the reported figures (never used to choose)")
     report_pairs: int = HELP(5000, "pairs vs L2 and vs L1 for the reported figures")
     workers: int = HELP(2, "worker processes (one pool for the run); 1: in this process")
+    engine: str = HELP("batched", "batched (VectorGinEnv, compiled L2) or python (per game)")
     max_minutes: float = HELP(0.0, "stop the generations after this long (0: no limit)")
     resume: bool = HELP(False, "continue the run in --run-dir from its checkpoint")
     progress: bool = HELP(True, "show a progress bar")
@@ -152,6 +159,8 @@ def check_args(args: Args) -> None:
         value = getattr(args, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    if args.engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {args.engine!r}")
     if args.popsize == 1:
         raise ValueError("popsize must be 0 (the default) or at least 2, got 1")
     if not 0 < args.sigma0 <= 1:
@@ -220,16 +229,80 @@ def play_block(
     return out
 
 
+def play_batched(
+    matches: Sequence[tuple[HeuristicParams, Opponent]],
+    seed: int,
+    start: int,
+    pairs: int,
+    rules: dict[str, Any],
+) -> list[list[float]]:
+    """:func:`play_block` for every (A, B) of ``matches`` at once on the batched engine
+    (:class:`~gin_env.vector.VectorGinEnv`, the compiled L2 and L1 of
+    :mod:`agents.batched`): the same decks (:func:`training.evaluate.deal_deck`), A once
+    the non-dealer and once the dealer of each. The same points as :func:`play_block`."""
+    from agents.batched import BatchedSimple, batched_form
+    from gin_env.match import NONDEALER
+    from gin_env.vector import VectorGinEnv
+
+    policies: dict[Any, Any] = {}
+
+    def policy(who: Opponent) -> int:
+        key = "simple" if who == "simple" else who
+        if key not in policies:
+            policies[key] = (
+                BatchedSimple() if who == "simple" else batched_form(HeuristicAgent(who, rules))
+            )
+        return list(policies).index(key)
+
+    owner_a = np.repeat([policy(a) for a, _ in matches], 2 * pairs)
+    owner_b = np.repeat([policy(b) for _, b in matches], 2 * pairs)
+    table = [policies[k] for k in policies]
+    decks = np.asarray([deal_deck(seed, start + d) for d in range(pairs)])
+    n = 2 * pairs * len(matches)
+    env = VectorGinEnv(n, "gin", seed=0, backend="numba", episode="hand", **rules)
+    out = env.reset(options={"decks": np.tile(np.repeat(decks, 2, axis=0), (len(matches), 1))})
+    if not (out["role"] == NONDEALER).all():
+        raise RuntimeError("the non-dealer should act first in every game")
+    # Slot 2 k: A is the non-dealer (the player to act now); slot 2 k + 1: A deals.
+    a_player = np.where(np.arange(n) % 2 == 0, out["seat"], 1 - out["seat"])
+    points = np.zeros(n)
+    active = np.ones(n, np.bool_)
+    while active.any():
+        who = np.where(out["seat"] == a_player, owner_a, owner_b)
+        actions = np.zeros(n, np.int64)
+        for k, pol in enumerate(table):
+            rows = np.flatnonzero(active & (who == k))
+            if len(rows):
+                actions[rows] = pol.act(out["observation"][rows], out["action_mask"][rows])
+        out = env.step(actions, active)
+        over = out["hand_over"] & active
+        if over.any():
+            res = env.hand_results()
+            won = res["winner"][over]
+            sign = np.where(won == a_player[over], 1.0, np.where(won < 0, 0.0, -1.0))
+            points[over] = sign * res["points"][over]
+            active &= ~over
+    env.close()
+    per_pair = points.reshape(len(matches), pairs, 2).mean(axis=2)
+    return [row.tolist() for row in per_pair]
+
+
 def _star(job: tuple[Any, ...]) -> list[float]:
     return play_block(*job)
 
 
-class Runner:
-    """Matches of candidates against opponents over one pool of worker processes."""
+def _star_batched(job: tuple[Any, ...]) -> list[list[float]]:
+    return play_batched(*job)
 
-    def __init__(self, workers: int, rules: dict[str, Any]) -> None:
+
+class Runner:
+    """Matches of candidates against opponents over one pool of worker processes, on the
+    batched engine (``engine="batched"``) or game by game (``"python"``)."""
+
+    def __init__(self, workers: int, rules: dict[str, Any], engine: str = "batched") -> None:
         self.workers = workers
         self.rules = rules
+        self.engine = engine
         self.pool = mp.get_context("spawn").Pool(workers) if workers > 1 else None
 
     def play(
@@ -241,6 +314,8 @@ class Runner:
         on_done: Callable[[int], None] | None = None,
     ) -> list[list[float]]:
         """For each (A, B) of ``matches``, A's per-pair points on the same deals."""
+        if self.engine == "batched":
+            return self._play_batched(matches, seed, start, pairs, on_done)
         blocks = max(1, min(pairs, math.ceil(4 * self.workers / max(1, len(matches)))))
         size = math.ceil(pairs / blocks)
         jobs, owner = [], []
@@ -256,6 +331,27 @@ class Runner:
             left[m] -= 1
             if not left[m] and on_done is not None:
                 on_done(m)
+        return out
+
+    def _play_batched(
+        self,
+        matches: Sequence[tuple[HeuristicParams, Opponent]],
+        seed: int,
+        start: int,
+        pairs: int,
+        on_done: Callable[[int], None] | None,
+    ) -> list[list[float]]:
+        # The matches in chunks of a few thousand games, a chunk per worker at a time.
+        per = max(1, min(math.ceil(len(matches) / self.workers), 4000 // (2 * pairs) or 1))
+        chunks = [list(range(i, min(i + per, len(matches)))) for i in range(0, len(matches), per)]
+        jobs = [([matches[m] for m in c], seed, start, pairs, self.rules) for c in chunks]
+        it = map(_star_batched, jobs) if self.pool is None else self.pool.imap(_star_batched, jobs)
+        out: list[list[float]] = []
+        for c, r in zip(chunks, it, strict=True):
+            out.extend(r)
+            for m in c:
+                if on_done is not None:
+                    on_done(m)
         return out
 
     def close(self) -> None:
@@ -368,7 +464,7 @@ def tune(
     es = state["es"]
     started = time.time()
     wall0 = state["wall_s"]
-    runner = Runner(args.workers, rules)
+    runner = Runner(args.workers, rules, args.engine)
     bar = Progress(
         total=args.generations * es.popsize,
         start=min(state["generation"], args.generations) * es.popsize,
