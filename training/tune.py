@@ -15,9 +15,9 @@ library's (the ``train`` extra).
 - **Both cores**: one pool of ``--workers`` processes for the whole run. With ``--engine
   batched`` (the default) each worker plays its share of a generation's games at once on
   the batched engine (:class:`~gin_env.vector.VectorGinEnv` dealt the duplicate decks, the
-  compiled L2 of :mod:`agents.heuristic_batched` and L1 of :mod:`agents.batched`), about
-  20x the games a second of ``--engine python`` (game by game through the AEC env and the
-  Python L2), with the same points (``tests/test_tune.py`` plays both).
+  compiled L2 of :mod:`agents.heuristic_batched` and L1 of :mod:`agents.batched`); ``--engine
+  python`` plays game by game through the AEC env and the Python L2, far slower, with the
+  same points (``tests/test_tune.py`` plays both).
 - **Selection and report**: after the generations, the distribution's mean and the last
   ``--select-candidates`` generation bests play L2 and L1 on ``--select-pairs`` fresh deals
   of the same ``--seed``; the one with the best mean of the two is the tuned set. Its
