@@ -238,3 +238,13 @@ def test_the_card_is_written_from_the_runs(tmp_path: Path) -> None:
     text = card.read_text()
     assert "tiny command" in text and "vs L2:" in text and "| danger_weight |" in text
     assert load_sets(tmp_path)["default"]["tuning"]["generations"] == 1
+
+
+def test_the_csv_log_has_one_column_set(tmp_path: Path) -> None:
+    import csv
+
+    tune.tune(_args(tmp_path, generations=3, pool_bests=2, select_pairs=0, report_pairs=0))
+    with (tmp_path / "generations.csv").open() as fh:
+        rows = list(csv.reader(fh))
+    assert len(rows) == 4 and {len(r) for r in rows} == {len(rows[0])}
+    assert rows[1][rows[0].index("vs_bests")] == "" and rows[3][rows[0].index("vs_bests")]

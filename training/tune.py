@@ -406,8 +406,11 @@ def load_state(run_dir: Path) -> dict[str, Any]:
 def _log(run_dir: Path, row: dict[str, Any]) -> None:
     with (run_dir / "generations.jsonl").open("a") as fh:
         fh.write(json.dumps(row) + "\n")
-    flat = {k: v for k, v in row.items() if k not in ("best_params", "pool_points")}
-    flat.update({f"vs_{k}": v for k, v in row["pool_points"].items()})
+    flat = {k: v for k, v in row.items() if k not in ("best_params", "pool_points", "pool")}
+    # Fixed columns: the bests in the pool change names every generation.
+    points = dict(row["pool_points"])
+    flat["vs_L2"], flat["vs_L1"] = points.pop("L2"), points.pop("L1")
+    flat["vs_bests"] = float(np.mean(list(points.values()))) if points else ""
     flat.update({f"p_{k}": v for k, v in row["best_params"].items()})
     path = run_dir / "generations.csv"
     new = not path.exists()
@@ -418,9 +421,10 @@ def _log(run_dir: Path, row: dict[str, Any]) -> None:
         writer.writerow(flat)
 
 
-def _truncate_logs(run_dir: Path, generations: int) -> None:
-    """Drop log lines of generations after the checkpoint (a kill between the log and the
-    checkpoint), so a resumed run logs each generation once."""
+def rewrite_logs(run_dir: Path, generations: int) -> None:
+    """The logs of the first ``generations`` generations, the CSV rewritten from the JSONL:
+    lines after the checkpoint (a kill between the log and the checkpoint) are dropped, so
+    a resumed run logs each generation once."""
     path = run_dir / "generations.jsonl"
     if not path.exists():
         return
@@ -451,7 +455,7 @@ def tune(
         if changed:
             was = ", ".join(f"{k}={state['settings'][k]!r}" for k in changed)
             raise ValueError(f"--resume cannot change the search's settings: the run has {was}")
-        _truncate_logs(run_dir, state["generation"])
+        rewrite_logs(run_dir, state["generation"])
     else:
         if ckpt.exists():
             raise ValueError(f"{run_dir} holds a run: pass --resume true, or another --run-dir")
