@@ -651,11 +651,14 @@ def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) ->
     """Copy each run's ``params.json`` to ``<out_dir>/tuned-<table>.json`` and write the
     model card ``<out_dir>/tuned.md`` from them."""
     out = Path(out_dir)
-    sets = []
+    sets, curves = [], []
     for d in run_dirs:
         data = json.loads((Path(d) / "params.json").read_text())
         (out / f"tuned-{data['table']}.json").write_text(json.dumps(data, indent=1) + "\n")
         sets.append(data)
+        log = Path(d) / "generations.jsonl"
+        rows = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+        curves.append(rows)
     defaults = dataclasses.asdict(HeuristicParams())
     lines = [
         "# tuned (L3): L2 with parameters tuned by CMA-ES, one set per table",
@@ -668,7 +671,7 @@ def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) ->
         "the set chosen on the selection seed, the figures played on another seed.",
         "",
     ]
-    for data in sets:
+    for data, rows in zip(sets, curves, strict=True):
         t, fig = data["tuning"], data.get("figures", {})
         lines += [
             f"## table `{data['table']}`",
@@ -681,9 +684,13 @@ def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) ->
             f"- chosen: `{t['chosen']}` on selection seed {t['selection_seed']}",
         ]
         if fig:
+            l2, l1 = fig["vs_L2"], fig["vs_L1"]
+            met_l2 = l2["points_per_hand"] >= 1.0 and l2["ci95"][0] > 0
             lines += [
-                f"- **vs L2: {_fmt(fig['vs_L2'])}**, seed {fig['seed']}",
-                f"- **vs L1: {_fmt(fig['vs_L1'])}**, seed {fig['seed']}",
+                f"- **vs L2: {_fmt(l2)}**, seed {fig['seed']} (target >= +1.0 with the CI "
+                f"above zero: {'met' if met_l2 else 'not met'})",
+                f"- **vs L1: {_fmt(l1)}**, seed {fig['seed']} (target >= +4.0: "
+                f"{'met' if l1['points_per_hand'] >= 4.0 else 'not met'})",
             ]
         lines += ["", "| parameter | tuned | L2 default |", "|---|---|---|"]
         lines += [f"| {k} | {v} | {defaults.get(k)} |" for k, v in data["params"].items()]
@@ -692,6 +699,24 @@ def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) ->
             lines += ["| candidate | vs L2 | vs L1 |", "|---|---|---|"]
             lines += [
                 f"| {c['name']} | {_fmt(c['vs_L2'])} | {_fmt(c['vs_L1'])} |" for c in t["tried"]
+            ]
+        if rows:
+            step = max(1, len(rows) // 10)
+            shown = rows[::step] + ([rows[-1]] if (len(rows) - 1) % step else [])
+            lines += [
+                "",
+                "The search (fitness: points per hand against the generation's pool):",
+                "",
+            ]
+            lines += [
+                "| generation | evaluations | best | mean | sigma | best vs L2 | best vs L1 |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            lines += [
+                f"| {r['generation']} | {r['evaluations']} | {r['fitness_best']:+.2f} | "
+                f"{r['fitness_mean']:+.2f} | {r['sigma']:.3f} | {r['pool_points']['L2']:+.2f} | "
+                f"{r['pool_points']['L1']:+.2f} |"
+                for r in shown
             ]
         lines.append("")
     path = out / "tuned.md"
