@@ -248,3 +248,12 @@ def test_the_csv_log_has_one_column_set(tmp_path: Path) -> None:
         rows = list(csv.reader(fh))
     assert len(rows) == 4 and {len(r) for r in rows} == {len(rows[0])}
     assert rows[1][rows[0].index("vs_bests")] == "" and rows[3][rows[0].index("vs_bests")]
+
+
+def test_the_choice_spans_the_run_and_is_redone_when_its_settings_change(tmp_path: Path) -> None:
+    ns = dict(generations=3, select_candidates=2, report_pairs=0)
+    state = tune.tune(_args(tmp_path, **ns))
+    assert [t["name"] for t in state["choice"]["tried"]] == ["mean", "best0", "best2"]
+    again = tune.tune(_args(tmp_path, resume=True, **dict(ns, select_candidates=3)))
+    assert again["generation"] == 3
+    assert [t["name"] for t in again["choice"]["tried"]] == ["mean", "best0", "best1", "best2"]

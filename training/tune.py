@@ -18,9 +18,9 @@ library's (the ``train`` extra).
   compiled L2 of :mod:`agents.heuristic_batched` and L1 of :mod:`agents.batched`); ``--engine
   python`` plays game by game through the AEC env and the Python L2, far slower, with the
   same points (``tests/test_tune.py`` plays both).
-- **Selection and report**: after the generations, the distribution's mean and the last
-  ``--select-candidates`` generation bests play L2 and L1 on ``--select-pairs`` fresh deals
-  of the same ``--seed``; the one with the best mean of the two is the tuned set. Its
+- **Selection and report**: after the generations, the distribution's mean and the bests
+  of ``--select-candidates`` generations spread over the run play L2 and L1 on
+  ``--select-pairs`` fresh deals of the same ``--seed``; the one with the best mean of the two is the tuned set. Its
   figures (vs L2, vs L1, 95% CIs over pairs) are played on ``--report-seed``, which nothing
   was chosen on, over ``--report-pairs`` pairs.
 - **Resumable**: after each generation ``<run-dir>/checkpoint.pkl`` (a few kB: the CMA-ES
@@ -131,7 +131,7 @@ class Args:
     pairs: int = HELP(100, "duplicate deals per candidate and pool opponent, a generation")
     pool_bests: int = HELP(2, "bests of the latest generations in the pool, beside L2 and L1")
     seed: int = HELP(0, "selection seed: CMA-ES's draws, the deals of generations and choice")
-    select_candidates: int = HELP(4, "latest generation bests tried at the end, with the mean")
+    select_candidates: int = HELP(8, "generation bests (spread over the run) tried at the end")
     select_pairs: int = HELP(1000, "pairs vs L2 and vs L1 for each final candidate")
     report_seed: int = HELP(1, "seed of the reported figures (never used to choose)")
     report_pairs: int = HELP(5000, "pairs vs L2 and vs L1 for the reported figures")
@@ -486,7 +486,7 @@ def tune(
             _save(ckpt, state)
             if after_generation is not None:
                 after_generation(state)
-        if "choice" not in state or state["choice"]["generation"] != state["generation"]:
+        if state.get("choice", {}).get("key") != _choice_key(args, state):
             state["choice"] = _choose(args, state, runner, bar)
             state["wall_s"] = wall0 + time.time() - started
             _save(ckpt, state)
@@ -558,14 +558,21 @@ def _figures(per_pair: list[float]) -> dict[str, Any]:
 
 def _choose(args: Args, state: dict[str, Any], runner: Runner, bar: Progress) -> dict[str, Any]:
     """The tuned set: the best, by the mean of its points vs L2 and vs L1 on fresh deals of
-    the selection seed, of the distribution's mean and the latest generation bests."""
+    the selection seed, of the distribution's mean and the bests of ``select_candidates``
+    generations spread evenly over the run, the latest included (a noisy search can drift
+    away from its best region late)."""
     es = state["es"]
+    key = _choice_key(args, state)
     named = [("mean", decode(es.result.xfavorite))]
-    take = state["bests"][len(state["bests"]) - args.select_candidates :]
-    named += [(f"best{b['generation']}", HeuristicParams(**b["params"])) for b in take]
+    bests = state["bests"]
+    k = min(args.select_candidates, len(bests))
+    picks = sorted({round((len(bests) - 1) * (1 - i / max(1, k - 1))) for i in range(k)})
+    named += [
+        (f"best{bests[i]['generation']}", HeuristicParams(**bests[i]["params"])) for i in picks
+    ]
     if not args.select_pairs or len(named) == 1:
         name, params = named[0]
-        return {"generation": state["generation"], "name": name, "params": params, "tried": []}
+        return {"key": key, "name": name, "params": params, "tried": []}
     opponents: list[Opponent] = [HeuristicParams(), "simple"]
     matches = [(p, o) for _, p in named for o in opponents]
     bar.write(f"choosing among {len(named)} candidates on {args.select_pairs} pairs each ...")
@@ -581,11 +588,15 @@ def _choose(args: Args, state: dict[str, Any], runner: Runner, bar: Progress) ->
         )
     pick = max(range(len(named)), key=lambda i: tried[i]["score"])
     return {
-        "generation": state["generation"],
+        "key": key,
         "name": named[pick][0],
         "params": named[pick][1],
         "tried": tried,
     }
+
+
+def _choice_key(args: Args, state: dict[str, Any]) -> list[Any]:
+    return [state["generation"], args.select_candidates, args.select_pairs]
 
 
 def _report_key(args: Args, state: dict[str, Any]) -> list[Any]:
