@@ -20,9 +20,9 @@ library's (the ``train`` extra).
   same points (``tests/test_tune.py`` plays both).
 - **Selection and report**: after the generations, the distribution's mean and the bests
   of ``--select-candidates`` generations spread over the run play L2 and L1 on
-  ``--select-pairs`` fresh deals of the same ``--seed``; the one with the best mean of the two is the tuned set. Its
-  figures (vs L2, vs L1, 95% CIs over pairs) are played on ``--report-seed``, which nothing
-  was chosen on, over ``--report-pairs`` pairs.
+  ``--select-pairs`` fresh deals of the same ``--seed``; the one with the best mean of the
+  two is the tuned set. Its figures (vs L2, vs L1, 95% CIs over pairs) are played on
+  ``--report-seed``, which nothing was chosen on, over ``--report-pairs`` pairs.
 - **Resumable**: after each generation ``<run-dir>/checkpoint.pkl`` (a few kB: the CMA-ES
   state, the generation, the bests, the RNG CMA-ES samples from, the wall time) is
   replaced atomically; ``--resume`` continues from it, and a run killed and resumed
