@@ -6,6 +6,7 @@ name            level  what it is
 ``random``      L0     uniform over the legal actions (:class:`RandomAgent`)
 ``simple``      L1     the classic simple strategy (:class:`SimpleAgent`)
 ``heuristic``   L2     deadwood, meld potential, safe discards (:class:`HeuristicAgent`)
+``tuned``       L3     L2 with parameters tuned by CMA-ES per table (``agents.tuned``)
 ``search``      L4     determinised Monte Carlo over L2 rollouts (:class:`SearchAgent`)
 ``rummy-simple``       basic rummy's simple player (``agents.rummy_simple``)
 ==============  =====  ==========================================================
@@ -16,7 +17,8 @@ Every agent has ``act(observation, rng=None) -> int`` and sees only its seat's o
 registered are handed to :func:`load`, i.e. ``agents.trained.load(name)`` (trained
 checkpoints such as ``"gin-ppo"``). Code that seats an agent at an env calls
 :func:`make_for_table` with the env's config, so that agents which play hands out (search)
-play the table's rules. Over a batch of games (``[N, 436]`` observations):
+play the table's rules, and ``tuned`` takes the parameter set tuned for them. Over a batch
+of games (``[N, 436]`` observations):
 :mod:`agents.batched` (L0, L1 batched; any agent row by row) and :mod:`agents.vector` (a
 Gymnasium ``VectorEnv``, one learner against batched opponents).
 
@@ -44,6 +46,7 @@ from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent
 from agents.simple import SimpleAgent
+from agents.tuned import TunedAgent, make_tuned
 from gin_env.config import HandRules
 
 __all__ = [
@@ -56,6 +59,7 @@ __all__ = [
     "HeuristicAgent",
     "HeuristicParams",
     "SearchAgent",
+    "TunedAgent",
     "make",
     "make_for_table",
     "load",
@@ -119,12 +123,13 @@ def _search(**kwargs: Any) -> SearchAgent:
 def make_for_table(spec: str, rules: Any, **kwargs: Any) -> Any:
     """:func:`make` for a seat at a table with ``rules`` (the env's config, a
     :class:`~gin_env.config.HandRules` or a dict of rule options): agents that play hands
-    out (``search``) or read them (``heuristic``: its undercut bonus), and an ``adviser`` /
-    ``captain`` around them, are told the table's rules; the others do not use them. What
-    code that seats agents at an env should call."""
+    out (``search``) or read them (``heuristic``: its undercut bonus; ``tuned``: the
+    parameter set tuned for them), and an ``adviser`` / ``captain`` around them, are told
+    the table's rules; the others do not use them. What code that seats agents at an env
+    should call."""
     base, options = parse_spec(spec)
     inner = str(options.get("agent", "heuristic")) if base in ("adviser", "captain") else base
-    if parse_spec(inner)[0] in ("search", "heuristic"):
+    if parse_spec(inner)[0] in ("search", "heuristic", "tuned"):
         return make(spec, rules=_rule_dict(rules), **kwargs)
     return make(spec, **kwargs)
 
@@ -204,6 +209,7 @@ def _heuristic(rules: Any = None, **kwargs: Any) -> HeuristicAgent:
 
 register("heuristic", _heuristic)
 register("search", _search)
+register("tuned", make_tuned)
 register("rummy-simple", _rummy_simple)
 
 

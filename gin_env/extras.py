@@ -42,6 +42,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "stable_baselines3": ("stable-baselines3", "train"),
     "sb3_contrib": ("sb3-contrib", "train"),
     "tensorboard": ("tensorboard", "train"),
+    "cma": ("cma", "train"),
     "ray": ("ray[rllib]", "rllib"),
 }
 

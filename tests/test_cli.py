@@ -214,7 +214,7 @@ def test_the_cli_dispatches_train_by_algo() -> None:
     ppo = run(["train", "--algo=ppo", "--help"])
     assert ppo.exit_code == 0 and "--bc-hands" in ppo.output and "--fixed-roles" not in ppo.output
     bad = run(["train", "--algo", "a2c"])
-    assert bad.exit_code == 2 and "'a2c'; allowed: ppo, dmc" in bad.output
+    assert bad.exit_code == 2 and "'a2c'; allowed: ppo, dmc, tune" in bad.output
 
 
 def test_eval_with_a_tiny_budget(tmp_path) -> None:

@@ -870,7 +870,7 @@ def eval_(rule_options: tuple[str, ...], args: tuple[str, ...]) -> None:
 
 #: The trainers by ``gin-rummy train --algo`` name: each a leaf module with ``main(argv)``,
 #: imported only when chosen (they need the ``train`` extra).
-TRAINERS = {"ppo": "training.train_ppo", "dmc": "training.train_dmc"}
+TRAINERS = {"ppo": "training.train_ppo", "dmc": "training.train_dmc", "tune": "training.tune"}
 
 
 def split_algo(args: Sequence[str]) -> tuple[str, list[str]]:

@@ -66,13 +66,18 @@ def check_count(name: str, value: object, low: int = 1) -> int:
     return value
 
 
-def check_setup(specs: Sequence[AgentSpec], make_env: Callable[[], Any]) -> None:
-    """Build the agents and an env with the rules once, up front: a bad spec or rule
-    option is an :class:`OptionError` before any game is played."""
+def check_setup(
+    specs: Sequence[AgentSpec],
+    make_env: Callable[[], Any],
+    rules: Mapping[str, Any] | None = None,
+) -> None:
+    """Build an env with the rules and the agents for that table once, up front: a bad
+    spec or rule option, or an agent that refuses the table (``tuned`` at rules it has no
+    set for), is an :class:`OptionError` before any game is played."""
     try:
-        for spec in specs:
-            agent_of(spec)
         make_env()
+        for spec in specs:
+            agent_of(spec, rules)
     except OptionError:
         raise
     except ValueError as err:

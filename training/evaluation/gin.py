@@ -135,6 +135,7 @@ def gin_duplicate(
     check_setup(
         (agent_a, agent_b),
         lambda: GIN.make_env(**dict(rules, target_score=target_score) if matches else rules),
+        rules,
     )
     jobs = [(agent_a, agent_b, seed, i, rules) for i in range(pairs)]
     results = pool_map(

@@ -292,4 +292,4 @@ def fit_value_on_pilot(
 def check_three(specs: Sequence[AgentSpec], rules: Mapping[str, Any]) -> None:
     """Build the agents and a three-handed env with ``rules`` up front: a bad spec or rule
     is an :class:`~training.evaluation.checks.OptionError` before any game is played."""
-    check_setup(specs, lambda: three_handed_gin_v0.raw_env(**dict(rules)))
+    check_setup(specs, lambda: three_handed_gin_v0.raw_env(**dict(rules)), rules)

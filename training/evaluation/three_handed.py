@@ -140,7 +140,7 @@ def three_handed(
         raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
     check_count("matches", matches)
     check_count("workers", workers)
-    check_setup(agents, lambda: THREE.make_env(**(rules or {})))
+    check_setup(agents, lambda: THREE.make_env(**(rules or {})), rules)
     labels = [label_of(a) for a in agents]
     if len(set(labels)) < 3:  # one agent several times: label the seats apart
         labels = [f"{lab}#{k}" if labels.count(lab) > 1 else lab for k, lab in enumerate(labels)]

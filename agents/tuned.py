@@ -1,0 +1,158 @@
+"""L3 ``tuned``: L2's heuristic with its :class:`~agents.heuristic.HeuristicParams` found by
+CMA-ES (``gin-rummy train --algo tune``), one parameter set per table.
+
+A parameter set is ``agents/checkpoints/tuned-<table>.json``: the table's rules it was
+tuned for (every :class:`~gin_env.config.HandRules` option), the parameters, and how they
+were found (command, generations, evaluations, wall time) with the held-out figures. Its
+model card is ``tuned.md``.
+
+``make("tuned")`` plays the set tuned for the default rules; seated at a table
+(``agents.make_for_table("tuned", env.config)``, or ``rules=`` given) it takes the set
+tuned for that table's rules, and refuses, naming the tables it knows, a table no set
+was tuned for. ``params=<table>`` picks a set by its table's name, and ``any_table=True``
+lets it play at another table all the same (a deliberate choice, never a silent one).
+
+Tables by name (:data:`TABLES`): ``default`` (:class:`~gin_env.config.HandRules`'
+defaults) and ``eaai`` (the EAAI-21 gin challenge's and OpenSpiel's: knock 10, gin 25,
+undercut 25, the card taken from the pile may be discarded).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agents.base import table_rules
+from agents.heuristic import HeuristicAgent, HeuristicParams
+from gin_env.config import HandRules
+
+__all__ = [
+    "TABLES",
+    "FORMAT",
+    "SET_DIR",
+    "TunedAgent",
+    "table_name",
+    "rules_dict",
+    "param_set",
+    "load_sets",
+    "make_tuned",
+]
+
+FORMAT = "gin-env-tuned-params-v1"
+SET_DIR = Path(__file__).resolve().parent / "checkpoints"
+
+#: The tables the tuner knows by name.
+TABLES: dict[str, HandRules] = {
+    "default": HandRules(),
+    "eaai": HandRules(
+        knock_limit=10, gin_bonus=25, undercut_bonus=25, allow_discard_of_taken_card=True
+    ),
+}
+
+
+def rules_dict(rules: Any) -> dict[str, Any]:
+    """Every hand-rule option of ``rules`` (a config, :class:`HandRules`, a dict of
+    options or None for the defaults)."""
+    hand = table_rules(rules)
+    return {k: getattr(hand, k) for k in HandRules.option_names()}
+
+
+def table_name(rules: Any) -> str | None:
+    """The name in :data:`TABLES` of ``rules``' table, or None."""
+    want = rules_dict(rules)
+    return next((n for n, r in TABLES.items() if rules_dict(r) == want), None)
+
+
+def _describe(rules: Mapping[str, Any]) -> str:
+    base = rules_dict(None)
+    diff = [f"{k}={v!r}" for k, v in rules.items() if base.get(k) != v]
+    return ", ".join(diff) or "the default rules"
+
+
+class TunedAgent(HeuristicAgent):
+    """L2's decisions with a tuned parameter set: ``table`` names the set, ``tuned_for``
+    holds the rules it was tuned for, ``rules`` those of the table it plays at."""
+
+    name = "tuned"
+
+    def __init__(
+        self, params: HeuristicParams, rules: Any, table: str, tuned_for: Mapping[str, Any]
+    ) -> None:
+        super().__init__(params, rules=rules)
+        self.table = table
+        self.tuned_for = dict(tuned_for)
+
+
+def param_set(params: HeuristicParams, rules: Any, table: str, **extra: Any) -> dict[str, Any]:
+    """The JSON object of a parameter set (``extra``: how it was found, its figures)."""
+    return {
+        "format": FORMAT,
+        "table": table,
+        "rules": rules_dict(rules),
+        "params": dataclasses.asdict(params),
+        **extra,
+    }
+
+
+def _read_set(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text())
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a tuned parameter set (format {FORMAT!r})")
+    known = {f.name for f in dataclasses.fields(HeuristicParams)}
+    unknown = sorted(set(data["params"]) - known)
+    if unknown:
+        raise ValueError(f"{path}: parameters {unknown} are not HeuristicParams fields")
+    data["rules"] = rules_dict(data["rules"])
+    return data
+
+
+def load_sets(directory: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """The parameter sets in ``directory`` (default: the shipped ones), by table name."""
+    folder = SET_DIR if directory is None else Path(directory)
+    return {d["table"]: d for d in map(_read_set, sorted(folder.glob("tuned-*.json")))}
+
+
+def make_tuned(
+    rules: Any = None,
+    params: str | None = None,
+    any_table: bool = False,
+    directory: str | Path | None = None,
+) -> TunedAgent:
+    """The tuned agent for a table with ``rules`` (None: the default rules).
+
+    ``params``: the name of the set to play (default: the one tuned for ``rules``);
+    ``any_table``: play it even at a table it was not tuned for.
+    """
+    if not isinstance(any_table, bool):
+        raise ValueError(f"any_table must be True or False, got {any_table!r}")
+    sets = load_sets(directory)
+    if not sets:
+        where = SET_DIR if directory is None else directory
+        raise ValueError(f"agent 'tuned': no parameter sets (tuned-*.json) in {where}")
+    table = rules_dict(rules)
+    known = "; ".join(f"{n} ({_describe(d['rules'])})" for n, d in sets.items())
+    if params is None:
+        chosen = next((d for d in sets.values() if d["rules"] == table), None)
+        if chosen is None:
+            fallback = "default" if "default" in sets else next(iter(sets))
+            if not any_table:
+                raise ValueError(
+                    f"agent 'tuned' has no parameter set tuned for this table "
+                    f"({_describe(table)}); sets: {known}. Pass any_table=True (with "
+                    f"params=<set>, default {fallback!r}) to play one there anyway"
+                )
+            chosen = sets[fallback]
+    else:
+        if params not in sets:
+            raise ValueError(f"agent 'tuned' has no parameter set {params!r}; sets: {known}")
+        chosen = sets[params]
+        if chosen["rules"] != table and not any_table:
+            raise ValueError(
+                f"agent 'tuned': set {params!r} was tuned for {_describe(chosen['rules'])}, "
+                f"not this table ({_describe(table)}); pass any_table=True to play it anyway"
+            )
+    params_ = HeuristicParams(**chosen["params"])
+    return TunedAgent(params_, table, chosen["table"], chosen["rules"])

@@ -1,0 +1,763 @@
+"""Tuning is training: CMA-ES over L2's parameter family (``gin-rummy train --algo tune``).
+
+The search space is :class:`agents.heuristic.HeuristicParams`, field by field: every
+numeric field with a range in :data:`BOUNDS` is searched (scaled to [0, 1], integers
+rounded), the switches in :data:`FIXED` keep their defaults, and a field in neither is an
+error (a new parameter must be given a range before it is tuned). CMA-ES is the ``cma``
+library's (the ``train`` extra).
+
+- **Fitness**: a candidate's points per hand on common duplicate deals, both seats of each
+  deal, against a pool: L2 (the default parameters), L1 (``simple``), and the bests of the
+  last ``--pool-bests`` generations (the latest is the current best); the mean over the
+  pool. Every candidate of a generation meets the same opponents on the same deals
+  (``--pairs`` per opponent, new deals each generation), so the differences between them
+  are not the deals' luck. The table's rules are ``--table`` (:data:`agents.tuned.TABLES`).
+- **Both cores**: one pool of ``--workers`` processes for the whole run. With ``--engine
+  batched`` (the default) each worker plays its share of a generation's games at once on
+  the batched engine (:class:`~gin_env.vector.VectorGinEnv` dealt the duplicate decks, the
+  compiled L2 of :mod:`agents.heuristic_batched` and L1 of :mod:`agents.batched`); ``--engine
+  python`` plays game by game through the AEC env and the Python L2, far slower, with the
+  same points (``tests/test_tune.py`` plays both).
+- **Selection and report**: after the generations, the distribution's mean and the bests
+  of ``--select-candidates`` generations spread over the run play L2 and L1 on
+  ``--select-pairs`` fresh deals of the same ``--seed``; the one with the best mean of the
+  two is the tuned set. Its figures (vs L2, vs L1, 95% CIs over pairs) are played on
+  ``--report-seed``, which nothing was chosen on, over ``--report-pairs`` pairs.
+- **Resumable**: after each generation ``<run-dir>/checkpoint.pkl`` (a few kB: the CMA-ES
+  state, the generation, the bests, the RNG CMA-ES samples from, the wall time) is
+  replaced atomically; ``--resume`` continues from it, and a run killed and resumed
+  reaches the state of one that was never stopped (the deals depend on the seed and the
+  generation alone). Settings that define the search cannot change on resume.
+- **Shown**: a tqdm bar over the candidates, a line per generation, and
+  ``generations.jsonl`` / ``generations.csv`` in the run folder; ``params.json`` is the
+  tuned parameter set (:func:`agents.tuned.param_set`, with how it was found and its
+  figures) and ``report.json`` the figures.
+
+``python -m training.tune card <run-dir>...`` copies each run's ``params.json`` to
+``agents/checkpoints/tuned-<table>.json`` and writes the model card ``tuned.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import math
+import multiprocessing as mp
+import os
+import pickle
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.batched import BatchedSimple, batched_form
+from agents.heuristic import HeuristicAgent, HeuristicParams
+from agents.simple import SimpleAgent
+from agents.tuned import SET_DIR, TABLES, param_set, rules_dict
+from gin_env.extras import require
+from gin_env.match import NONDEALER
+from gin_env.vector import VectorGinEnv
+from training import flags
+from training.evaluation.gin import deal_deck, play_gin_pair
+from training.evaluation.stats import mean_ci
+from training.progress import Progress
+
+__all__ = [
+    "Args",
+    "BOUNDS",
+    "FIXED",
+    "SEARCH_FLAGS",
+    "space",
+    "decode",
+    "encode",
+    "tune",
+    "write_card",
+    "main",
+]
+
+MODULE = "training.tune"
+
+#: The range searched for each parameter of :class:`HeuristicParams`.
+BOUNDS: dict[str, tuple[float, float]] = {
+    "potential_weight": (0.0, 3.0),
+    "potential_draws": (0.0, 12.0),
+    "potential_floor": (0.0, 10.0),
+    "potential_div": (2.0, 15.0),
+    "danger_weight": (0.0, 15.0),
+    "passed_factor": (0.0, 1.0),
+    "high_factor": (0.0, 1.5),
+    "took_hazard": (0.0, 2.0),
+    "knock_weight": (0.0, 6.0),
+    "take_margin": (-3.0, 5.0),
+    "knock_early": (0, 10),
+    "knock_late": (0, 10),
+    "knock_shown_meld": (0, 3),
+    "gin_outs": (1, 12),  # 12 live gin cards hardly happens: "never wait for gin"
+    "gin_stock": (0, 31),
+    "gin_deadwood": (1, 10),
+    "knock_bend": (-5.0, 5.0),
+    "knock_undercut": (-4.0, 2.0),  # no effect at a table whose undercut bonus is 10
+    "take_margin_late": (-3.0, 5.0),
+    "keep_late": (-0.5, 2.0),
+    "danger_took": (-2.0, 5.0),
+    "danger_late": (-5.0, 10.0),
+}
+#: Switches held at their defaults (measured off; not weights a step can move).
+FIXED = frozenset({"lookahead", "exact_draw"})
+#: Flags that define the search: a ``--resume`` may not change them.
+SEARCH_FLAGS = ("table", "popsize", "sigma0", "pairs", "pool_bests", "seed")
+#: Deal indices of the final choice (the generations use 0, 1, ... per generation).
+SELECT_OFFSET = 10_000_000
+HELP = flags.HELP
+#: How the games are played: both give the same points (tests/test_tune.py).
+ENGINES = ("batched", "python")
+
+
+# ==========================================================================================
+# Config
+# ==========================================================================================
+@dataclass
+class Args:
+    """Everything a tuning run needs; every field is a ``--flag``."""
+
+    run_dir: str = HELP("", "folder of the run (checkpoint, logs, params.json); runs/tune/<table>")
+    table: str = HELP("default", f"rules to tune for: {', '.join(TABLES)} (agents.tuned.TABLES)")
+    generations: int = HELP(30, "CMA-ES generations")
+    popsize: int = HELP(0, "candidates a generation (0: CMA-ES's default, 4 + 3 ln d)")
+    sigma0: float = HELP(0.15, "initial step, as a fraction of each parameter's range")
+    pairs: int = HELP(100, "duplicate deals per candidate and pool opponent, a generation")
+    pool_bests: int = HELP(2, "bests of the latest generations in the pool, beside L2 and L1")
+    seed: int = HELP(0, "selection seed: CMA-ES's draws, the deals of generations and choice")
+    select_candidates: int = HELP(8, "generation bests (spread over the run) tried at the end")
+    select_pairs: int = HELP(1000, "pairs vs L2 and vs L1 for each final candidate")
+    report_seed: int = HELP(1, "seed of the reported figures (never used to choose)")
+    report_pairs: int = HELP(5000, "pairs vs L2 and vs L1 for the reported figures")
+    workers: int = HELP(2, "worker processes (one pool for the run); 1: in this process")
+    engine: str = HELP("batched", "batched (VectorGinEnv, compiled L2) or python (per game)")
+    max_minutes: float = HELP(0.0, "stop the generations after this long (0: no limit)")
+    resume: bool = HELP(False, "continue the run in --run-dir from its checkpoint")
+    progress: bool = HELP(True, "show a progress bar")
+
+
+def check_args(args: Args) -> None:
+    """A clear error, before anything runs, for a bad setting."""
+    if args.table not in TABLES:
+        raise ValueError(f"table must be one of {', '.join(TABLES)}; got {args.table!r}")
+    for name, low in (
+        ("generations", 1),
+        ("popsize", 0),
+        ("pairs", 1),
+        ("pool_bests", 0),
+        ("select_candidates", 0),
+        ("select_pairs", 0),
+        ("report_pairs", 0),
+        ("workers", 1),
+    ):
+        value = getattr(args, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    if args.engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {args.engine!r}")
+    if args.popsize == 1:
+        raise ValueError("popsize must be 0 (the default) or at least 2, got 1")
+    if not 0 < args.sigma0 <= 1:
+        raise ValueError(f"sigma0 must be in (0, 1], got {args.sigma0!r}")
+    if args.max_minutes < 0:
+        raise ValueError(f"max_minutes must be >= 0, got {args.max_minutes!r}")
+
+
+# ==========================================================================================
+# The search space
+# ==========================================================================================
+def space() -> list[dataclasses.Field[Any]]:
+    """The searched fields of :class:`HeuristicParams`, in declaration order."""
+    out = []
+    for f in dataclasses.fields(HeuristicParams):
+        if f.name in BOUNDS:
+            out.append(f)
+        elif f.name not in FIXED:
+            raise ValueError(
+                f"HeuristicParams.{f.name} has no range in training.tune.BOUNDS "
+                f"(and is not held fixed in FIXED): give it one to tune it"
+            )
+    return out
+
+
+def encode(params: HeuristicParams) -> np.ndarray:
+    """``params`` in the search's [0, 1] coordinates (clipped to the ranges)."""
+    out = []
+    for f in space():
+        low, high = BOUNDS[f.name]
+        out.append(min(1.0, max(0.0, (float(getattr(params, f.name)) - low) / (high - low))))
+    return np.asarray(out)
+
+
+def decode(x: Sequence[float] | np.ndarray) -> HeuristicParams:
+    """The parameters at point ``x`` of [0, 1]^d (clipped; integer fields rounded)."""
+    values: dict[str, Any] = {}
+    for f, v in zip(space(), x, strict=True):
+        low, high = BOUNDS[f.name]
+        value = low + min(1.0, max(0.0, float(v))) * (high - low)
+        values[f.name] = int(round(value)) if isinstance(f.default, int) else round(value, 4)
+    return HeuristicParams(**values)
+
+
+# ==========================================================================================
+# Duplicate play in the workers
+# ==========================================================================================
+Opponent = Any  # HeuristicParams (an L2 with those parameters) or "simple"
+
+
+def _agent(who: Opponent, rules: dict[str, Any]) -> Any:
+    # L2 and the candidates read the table's rules (the undercut bonus moves the knock).
+    return SimpleAgent() if who == "simple" else HeuristicAgent(who, rules=rules)
+
+
+def play_block(
+    a: HeuristicParams, b: Opponent, seed: int, start: int, count: int, rules: dict[str, Any]
+) -> list[float]:
+    """A's points per hand on deals ``start .. start + count`` of ``seed``, a mean per
+    deal over its two hands (A in each seat)."""
+    agent_a, agent_b = _agent(a, rules), _agent(b, rules)
+    out = []
+    for index in range(start, start + count):
+        hands = play_gin_pair(agent_a, agent_b, seed, index, rules)["hands"]
+        out.append(sum(h["a_points"] for h in hands) / 2)
+    return out
+
+
+def play_batched(
+    matches: Sequence[tuple[HeuristicParams, Opponent]],
+    seed: int,
+    start: int,
+    pairs: int,
+    rules: dict[str, Any],
+) -> list[list[float]]:
+    """:func:`play_block` for every (A, B) of ``matches`` at once on the batched engine
+    (:class:`~gin_env.vector.VectorGinEnv`, the compiled L2 and L1 of
+    :mod:`agents.batched`): the same decks (:func:`training.evaluation.gin.deal_deck`), A once
+    the non-dealer and once the dealer of each. The same points as :func:`play_block`."""
+    policies: dict[Any, Any] = {}
+
+    def policy(who: Opponent) -> int:
+        key = "simple" if who == "simple" else who
+        if key not in policies:
+            policies[key] = (
+                BatchedSimple() if who == "simple" else batched_form(HeuristicAgent(who, rules))
+            )
+        return list(policies).index(key)
+
+    owner_a = np.repeat([policy(a) for a, _ in matches], 2 * pairs)
+    owner_b = np.repeat([policy(b) for _, b in matches], 2 * pairs)
+    table = [policies[k] for k in policies]
+    decks = np.asarray([deal_deck(seed, start + d) for d in range(pairs)])
+    n = 2 * pairs * len(matches)
+    env = VectorGinEnv(n, "gin", seed=0, backend="numba", episode="hand", **rules)
+    out = env.reset(options={"decks": np.tile(np.repeat(decks, 2, axis=0), (len(matches), 1))})
+    if not (out["role"] == NONDEALER).all():
+        raise RuntimeError("the non-dealer should act first in every game")
+    # Slot 2 k: A is the non-dealer (the player to act now); slot 2 k + 1: A deals.
+    a_player = np.where(np.arange(n) % 2 == 0, out["seat"], 1 - out["seat"])
+    points = np.zeros(n)
+    active = np.ones(n, np.bool_)
+    while active.any():
+        who = np.where(out["seat"] == a_player, owner_a, owner_b)
+        actions = np.zeros(n, np.int64)
+        for k, pol in enumerate(table):
+            rows = np.flatnonzero(active & (who == k))
+            if len(rows):
+                actions[rows] = pol.act(out["observation"][rows], out["action_mask"][rows])
+        out = env.step(actions, active)
+        over = out["hand_over"] & active
+        if over.any():
+            res = env.hand_results()
+            won = res["winner"][over]
+            sign = np.where(won == a_player[over], 1.0, np.where(won < 0, 0.0, -1.0))
+            points[over] = sign * res["points"][over]
+            active &= ~over
+    env.close()
+    per_pair = points.reshape(len(matches), pairs, 2).mean(axis=2)
+    return [row.tolist() for row in per_pair]
+
+
+def _star(job: tuple[Any, ...]) -> list[float]:
+    return play_block(*job)
+
+
+def _star_batched(job: tuple[Any, ...]) -> list[list[float]]:
+    return play_batched(*job)
+
+
+class Runner:
+    """Matches of candidates against opponents over one pool of worker processes, on the
+    batched engine (``engine="batched"``) or game by game (``"python"``)."""
+
+    def __init__(self, workers: int, rules: dict[str, Any], engine: str = "batched") -> None:
+        self.workers = workers
+        self.rules = rules
+        self.engine = engine
+        self.pool = mp.get_context("spawn").Pool(workers) if workers > 1 else None
+
+    def play(
+        self,
+        matches: Sequence[tuple[HeuristicParams, Opponent]],
+        seed: int,
+        start: int,
+        pairs: int,
+        on_done: Callable[[int], None] | None = None,
+    ) -> list[list[float]]:
+        """For each (A, B) of ``matches``, A's per-pair points on the same deals."""
+        if self.engine == "batched":
+            return self._play_batched(matches, seed, start, pairs, on_done)
+        blocks = max(1, min(pairs, math.ceil(4 * self.workers / max(1, len(matches)))))
+        size = math.ceil(pairs / blocks)
+        jobs, owner = [], []
+        for m, (a, b) in enumerate(matches):
+            for lo in range(0, pairs, size):
+                jobs.append((a, b, seed, start + lo, min(size, pairs - lo), self.rules))
+                owner.append(m)
+        out: list[list[float]] = [[] for _ in matches]
+        left = [sum(1 for o in owner if o == m) for m in range(len(matches))]
+        results = map(_star, jobs) if self.pool is None else self.pool.imap(_star, jobs)
+        for m, r in zip(owner, results, strict=True):
+            out[m].extend(r)  # imap keeps the order: blocks arrive in deal order
+            left[m] -= 1
+            if not left[m] and on_done is not None:
+                on_done(m)
+        return out
+
+    def _play_batched(
+        self,
+        matches: Sequence[tuple[HeuristicParams, Opponent]],
+        seed: int,
+        start: int,
+        pairs: int,
+        on_done: Callable[[int], None] | None,
+    ) -> list[list[float]]:
+        # The matches in chunks of a few thousand games, a chunk per worker at a time.
+        per = max(1, min(math.ceil(len(matches) / self.workers), 4000 // (2 * pairs) or 1))
+        chunks = [list(range(i, min(i + per, len(matches)))) for i in range(0, len(matches), per)]
+        jobs = [([matches[m] for m in c], seed, start, pairs, self.rules) for c in chunks]
+        it = map(_star_batched, jobs) if self.pool is None else self.pool.imap(_star_batched, jobs)
+        out: list[list[float]] = []
+        for c, r in zip(chunks, it, strict=True):
+            out.extend(r)
+            for m in c:
+                if on_done is not None:
+                    on_done(m)
+        return out
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
+
+
+# ==========================================================================================
+# The run
+# ==========================================================================================
+def _pool(bests: list[dict[str, Any]], keep: int) -> list[tuple[str, Opponent]]:
+    pool: list[tuple[str, Opponent]] = [("L2", HeuristicParams()), ("L1", "simple")]
+    for b in bests[len(bests) - keep :] if keep else []:
+        pool.append((f"best{b['generation']}", HeuristicParams(**b["params"])))
+    return pool
+
+
+def _save(path: Path, state: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(pickle.dumps(state))
+    os.replace(tmp, path)  # a kill mid-write leaves the previous checkpoint whole
+
+
+def _new_state(args: Args, cma: Any) -> dict[str, Any]:
+    d = len(space())
+    # CMA-ES's own RNG, not numpy's global one: it travels inside the pickled state.
+    rng = np.random.RandomState(args.seed)
+    opts: dict[str, Any] = {"bounds": [0.0, 1.0], "randn": rng.randn, "seed": np.nan}
+    opts["verbose"] = -9
+    if args.popsize:
+        opts["popsize"] = args.popsize
+    es = cma.CMAEvolutionStrategy(encode(HeuristicParams()).tolist(), args.sigma0, opts)
+    return {
+        "settings": {k: getattr(args, k) for k in SEARCH_FLAGS},
+        "es": es,
+        "generation": 0,
+        "evaluations": 0,
+        "bests": [],
+        "history": [],
+        "rng": rng,  # the object CMA-ES draws from (one object in the pickle)
+        "wall_s": 0.0,
+        "dimension": d,
+    }
+
+
+def load_state(run_dir: Path) -> dict[str, Any]:
+    state: dict[str, Any] = pickle.loads((run_dir / "checkpoint.pkl").read_bytes())
+    return state
+
+
+def _log(run_dir: Path, row: dict[str, Any]) -> None:
+    with (run_dir / "generations.jsonl").open("a") as fh:
+        fh.write(json.dumps(row) + "\n")
+    flat = {k: v for k, v in row.items() if k not in ("best_params", "pool_points", "pool")}
+    # Fixed columns: the bests in the pool change names every generation.
+    points = dict(row["pool_points"])
+    flat["vs_L2"], flat["vs_L1"] = points.pop("L2"), points.pop("L1")
+    flat["vs_bests"] = float(np.mean(list(points.values()))) if points else ""
+    flat.update({f"p_{k}": v for k, v in row["best_params"].items()})
+    path = run_dir / "generations.csv"
+    new = not path.exists()
+    with path.open("a", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(flat))
+        if new:
+            writer.writeheader()
+        writer.writerow(flat)
+
+
+def rewrite_logs(run_dir: Path, generations: int) -> None:
+    """The logs of the first ``generations`` generations, the CSV rewritten from the JSONL:
+    lines after the checkpoint (a kill between the log and the checkpoint) are dropped, so
+    a resumed run logs each generation once."""
+    path = run_dir / "generations.jsonl"
+    if not path.exists():
+        return
+    rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    rows = [r for r in rows if r["generation"] < generations]
+    path.unlink()
+    (run_dir / "generations.csv").unlink(missing_ok=True)
+    for r in rows:
+        _log(run_dir, r)
+
+
+def tune(
+    args: Args,
+    command: str = "",
+    after_generation: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Run (or resume) the search, then choose and report; returns the run's state.
+    ``after_generation(state)`` is called after each checkpoint (tests stop a run there)."""
+    check_args(args)
+    cma = require("cma", "train")
+    run_dir = Path(args.run_dir or f"runs/tune/{args.table}")
+    ckpt = run_dir / "checkpoint.pkl"
+    if args.resume:
+        if not ckpt.exists():
+            raise ValueError(f"--resume: no checkpoint in {run_dir}")
+        state = load_state(run_dir)
+        changed = [k for k in SEARCH_FLAGS if state["settings"][k] != getattr(args, k)]
+        if changed:
+            was = ", ".join(f"{k}={state['settings'][k]!r}" for k in changed)
+            raise ValueError(f"--resume cannot change the search's settings: the run has {was}")
+        rewrite_logs(run_dir, state["generation"])
+    else:
+        if ckpt.exists():
+            raise ValueError(f"{run_dir} holds a run: pass --resume true, or another --run-dir")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        for name in ("generations.jsonl", "generations.csv"):
+            (run_dir / name).unlink(missing_ok=True)
+        state = _new_state(args, cma)
+    state["command"] = command or state.get("command", "")
+    rules = rules_dict(TABLES[args.table])
+    es = state["es"]
+    started = time.time()
+    wall0 = state["wall_s"]
+    runner = Runner(args.workers, rules, args.engine)
+    bar = Progress(
+        total=args.generations * es.popsize,
+        start=min(state["generation"], args.generations) * es.popsize,
+        enabled=args.progress,
+        desc=f"tune {args.table}",
+        unit="cand",
+    )
+    try:
+        while state["generation"] < args.generations:
+            if args.max_minutes and time.time() - started > 60 * args.max_minutes:
+                bar.write(f"--max-minutes {args.max_minutes} reached: stopping the generations")
+                break
+            _generation(args, state, runner, bar, run_dir)
+            state["wall_s"] = wall0 + time.time() - started
+            _save(ckpt, state)
+            if after_generation is not None:
+                after_generation(state)
+        if state.get("choice", {}).get("key") != _choice_key(args, state):
+            state["choice"] = _choose(args, state, runner, bar)
+            state["wall_s"] = wall0 + time.time() - started
+            _save(ckpt, state)
+        if args.report_pairs and state.get("report", {}).get("key") != _report_key(args, state):
+            state["report"] = _report(args, state, runner, bar)
+            state["wall_s"] = wall0 + time.time() - started
+            _save(ckpt, state)
+    finally:
+        runner.close()
+        bar.close()
+    _write_outputs(args, state, run_dir)
+    return state
+
+
+def _generation(
+    args: Args, state: dict[str, Any], runner: Runner, bar: Progress, run_dir: Path
+) -> None:
+    es = state["es"]
+    g = state["generation"]
+    t0 = time.time()
+    xs = es.ask()
+    cands = [decode(x) for x in xs]
+    pool = _pool(state["bests"], args.pool_bests)
+    matches = [(c, opp) for c in cands for _, opp in pool]
+    done = [0] * len(cands)
+
+    def on_done(m: int) -> None:
+        i = m // len(pool)
+        done[i] += 1
+        if done[i] == len(pool):
+            bar.update(1)
+
+    per_pair = runner.play(matches, args.seed, g * args.pairs, args.pairs, on_done)
+    points = np.asarray([float(np.mean(p)) for p in per_pair]).reshape(len(cands), len(pool))
+    fitness = points.mean(axis=1)
+    es.tell(xs, (-fitness).tolist())  # CMA-ES minimises
+    best = int(np.argmax(fitness))
+    params = dataclasses.asdict(cands[best])
+    state["bests"].append({"generation": g, "params": params, "fitness": float(fitness[best])})
+    state["evaluations"] += len(cands)
+    state["generation"] = g + 1
+    row = {
+        "generation": g,
+        "evaluations": state["evaluations"],
+        "pairs": len(cands) * len(pool) * args.pairs,
+        "fitness_best": float(fitness[best]),
+        "fitness_mean": float(fitness.mean()),
+        "fitness_worst": float(fitness.min()),
+        "sigma": float(es.sigma),
+        "seconds": round(time.time() - t0, 2),
+        "pool": [name for name, _ in pool],
+        "pool_points": {name: float(points[best, j]) for j, (name, _) in enumerate(pool)},
+        "best_params": params,
+    }
+    state["history"].append(row)
+    _log(run_dir, row)
+    bar.scalars(g, best=row["fitness_best"], mean=row["fitness_mean"], sigma=row["sigma"])
+    shown = ", ".join(f"{k} {v:+.2f}" for k, v in row["pool_points"].items())
+    bar.write(
+        f"generation {g}: best {row['fitness_best']:+.3f} (vs {shown}), mean "
+        f"{row['fitness_mean']:+.3f}, sigma {row['sigma']:.3f}, {row['seconds']:.0f} s"
+    )
+
+
+def _figures(per_pair: list[float]) -> dict[str, Any]:
+    mean, lo, hi = mean_ci(per_pair)
+    return {"points_per_hand": mean, "ci95": [lo, hi], "pairs": len(per_pair)}
+
+
+def _choose(args: Args, state: dict[str, Any], runner: Runner, bar: Progress) -> dict[str, Any]:
+    """The tuned set: the best, by the mean of its points vs L2 and vs L1 on fresh deals of
+    the selection seed, of the distribution's mean and the bests of ``select_candidates``
+    generations spread evenly over the run, the latest included (a noisy search can drift
+    away from its best region late)."""
+    es = state["es"]
+    key = _choice_key(args, state)
+    named = [("mean", decode(es.result.xfavorite))]
+    bests = state["bests"]
+    k = min(args.select_candidates, len(bests))
+    picks = sorted({round((len(bests) - 1) * (1 - i / max(1, k - 1))) for i in range(k)})
+    named += [
+        (f"best{bests[i]['generation']}", HeuristicParams(**bests[i]["params"])) for i in picks
+    ]
+    if not args.select_pairs or len(named) == 1:
+        name, params = named[0]
+        return {"key": key, "name": name, "params": params, "tried": []}
+    opponents: list[Opponent] = [HeuristicParams(), "simple"]
+    matches = [(p, o) for _, p in named for o in opponents]
+    bar.write(f"choosing among {len(named)} candidates on {args.select_pairs} pairs each ...")
+    per_pair = runner.play(matches, args.seed, SELECT_OFFSET, args.select_pairs)
+    tried = []
+    for i, (name, _) in enumerate(named):
+        vs_l2, vs_l1 = _figures(per_pair[2 * i]), _figures(per_pair[2 * i + 1])
+        score = (vs_l2["points_per_hand"] + vs_l1["points_per_hand"]) / 2
+        tried.append({"name": name, "score": score, "vs_L2": vs_l2, "vs_L1": vs_l1})
+        bar.write(
+            f"  {name}: vs L2 {vs_l2['points_per_hand']:+.3f}, vs L1 "
+            f"{vs_l1['points_per_hand']:+.3f} (selection seed {args.seed})"
+        )
+    pick = max(range(len(named)), key=lambda i: tried[i]["score"])
+    return {
+        "key": key,
+        "name": named[pick][0],
+        "params": named[pick][1],
+        "tried": tried,
+    }
+
+
+def _choice_key(args: Args, state: dict[str, Any]) -> list[Any]:
+    return [state["generation"], args.select_candidates, args.select_pairs]
+
+
+def _report_key(args: Args, state: dict[str, Any]) -> list[Any]:
+    return [state["generation"], state["choice"]["name"], args.report_seed, args.report_pairs]
+
+
+def _report(args: Args, state: dict[str, Any], runner: Runner, bar: Progress) -> dict[str, Any]:
+    if args.report_seed == args.seed:
+        raise ValueError(f"report_seed must differ from the selection seed {args.seed}")
+    params = state["choice"]["params"]
+    bar.write(f"report: {args.report_pairs} pairs vs L2 and vs L1 on seed {args.report_seed} ...")
+    per_pair = runner.play(
+        [(params, HeuristicParams()), (params, "simple")], args.report_seed, 0, args.report_pairs
+    )
+    out: dict[str, Any] = {
+        "key": _report_key(args, state),
+        "seed": args.report_seed,
+        "vs_L2": _figures(per_pair[0]),
+        "vs_L1": _figures(per_pair[1]),
+    }
+    for who in ("vs_L2", "vs_L1"):
+        f = out[who]
+        bar.write(
+            f"  tuned {who.replace('_', ' ')}: {f['points_per_hand']:+.3f} "
+            f"[{f['ci95'][0]:+.3f}, {f['ci95'][1]:+.3f}] over {f['pairs']} pairs"
+        )
+    return out
+
+
+def _write_outputs(args: Args, state: dict[str, Any], run_dir: Path) -> None:
+    choice = state["choice"]
+    tuning = {
+        "command": state["command"],
+        "generations": state["generation"],
+        "evaluations": state["evaluations"],
+        "popsize": state["es"].popsize,
+        "dimension": state["dimension"],
+        "pairs_per_opponent": args.pairs,
+        "pool": f"L2, L1 and the bests of the last {args.pool_bests} generations",
+        "wall_s": round(state["wall_s"], 1),
+        "selection_seed": args.seed,
+        "chosen": choice["name"],
+        "tried": choice["tried"],
+    }
+    report = {k: v for k, v in state.get("report", {}).items() if k != "key"}
+    data = param_set(choice["params"], TABLES[args.table], args.table, tuning=tuning)
+    data["figures"] = report
+    (run_dir / "params.json").write_text(json.dumps(data, indent=1) + "\n")
+    (run_dir / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+
+
+# ==========================================================================================
+# The shipped sets and their card
+# ==========================================================================================
+def _fmt(f: dict[str, Any]) -> str:
+    return (
+        f"{f['points_per_hand']:+.2f} [{f['ci95'][0]:+.2f}, {f['ci95'][1]:+.2f}] "
+        f"({f['pairs']:,} pairs)"
+    )
+
+
+def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> Path:
+    """Copy each run's ``params.json`` to ``<out_dir>/tuned-<table>.json`` and write the
+    model card ``<out_dir>/tuned.md`` from them."""
+    out = Path(out_dir)
+    sets, curves = [], []
+    for d in run_dirs:
+        data = json.loads((Path(d) / "params.json").read_text())
+        (out / f"tuned-{data['table']}.json").write_text(json.dumps(data, indent=1) + "\n")
+        sets.append(data)
+        log = Path(d) / "generations.jsonl"
+        rows = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+        curves.append(rows)
+    defaults = dataclasses.asdict(HeuristicParams())
+    lines = [
+        "# tuned (L3): L2 with parameters tuned by CMA-ES, one set per table",
+        "",
+        '`agents.make("tuned")`, or `agents.make_for_table("tuned", env.config)` to take the',
+        "set tuned for the table's rules (another table is refused unless `any_table=True`).",
+        "Trained by `training/tune.py` (`gin-rummy train --algo tune`): CMA-ES (`cma`) over",
+        "`HeuristicParams`' ranges in `training.tune.BOUNDS`; fitness the points per hand on",
+        "common duplicate deals against a pool of L2, L1 and the latest generation bests;",
+        "the set chosen on the selection seed, the figures played on another seed.",
+        "",
+    ]
+    for data, rows in zip(sets, curves, strict=True):
+        t, fig = data["tuning"], data.get("figures", {})
+        lines += [
+            f"## table `{data['table']}`",
+            "",
+            f"- rules: `{json.dumps(data['rules'])}`",
+            f"- command: `{t['command']}`",
+            f"- generations {t['generations']}, evaluations {t['evaluations']} (popsize "
+            f"{t['popsize']}, {t['dimension']} parameters, {t['pairs_per_opponent']} pairs per "
+            f"pool opponent), wall time {t['wall_s'] / 60:.1f} min on 2 shared cores",
+            f"- chosen: `{t['chosen']}` on selection seed {t['selection_seed']}",
+        ]
+        if fig:
+            l2, l1 = fig["vs_L2"], fig["vs_L1"]
+            met_l2 = l2["points_per_hand"] >= 1.0 and l2["ci95"][0] > 0
+            lines += [
+                f"- **vs L2: {_fmt(l2)}**, seed {fig['seed']} (target >= +1.0 with the CI "
+                f"above zero: {'met' if met_l2 else 'not met'})",
+                f"- **vs L1: {_fmt(l1)}**, seed {fig['seed']} (target >= +4.0: "
+                f"{'met' if l1['points_per_hand'] >= 4.0 else 'not met'})",
+            ]
+        lines += ["", "| parameter | tuned | L2 default |", "|---|---|---|"]
+        lines += [f"| {k} | {v} | {defaults.get(k)} |" for k, v in data["params"].items()]
+        if t["tried"]:
+            lines += ["", "Final candidates (selection seed, points per hand):", ""]
+            lines += ["| candidate | vs L2 | vs L1 |", "|---|---|---|"]
+            lines += [
+                f"| {c['name']} | {_fmt(c['vs_L2'])} | {_fmt(c['vs_L1'])} |" for c in t["tried"]
+            ]
+        if rows:
+            step = max(1, len(rows) // 10)
+            shown = rows[::step] + ([rows[-1]] if (len(rows) - 1) % step else [])
+            lines += [
+                "",
+                "The search (fitness: points per hand against the generation's pool):",
+                "",
+            ]
+            lines += [
+                "| generation | evaluations | best | mean | sigma | best vs L2 | best vs L1 |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            lines += [
+                f"| {r['generation']} | {r['evaluations']} | {r['fitness_best']:+.2f} | "
+                f"{r['fitness_mean']:+.2f} | {r['sigma']:.3f} | {r['pool_points']['L2']:+.2f} | "
+                f"{r['pool_points']['L1']:+.2f} |"
+                for r in shown
+            ]
+        lines.append("")
+    path = out / "tuned.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+# ==========================================================================================
+# Command line
+# ==========================================================================================
+DESCRIPTION = __doc__.split("\n\n")[0] if __doc__ else ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["card"]:
+        parser = argparse.ArgumentParser(prog=f"python -m {MODULE} card")
+        parser.add_argument("run_dirs", nargs="+")
+        parser.add_argument("--out", default=str(SET_DIR))
+        ns = parser.parse_args(argv[1:])
+        print(write_card(ns.run_dirs, ns.out))
+        return 0
+    args, _, parser = flags.parse(Args, argv, f"python -m {MODULE}", DESCRIPTION)
+    try:
+        check_args(args)
+    except ValueError as err:
+        parser.error(str(err))
+    state = tune(args, command=flags.command_line(args, MODULE))
+    print(json.dumps(state.get("report", {}), default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
