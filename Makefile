@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-wheel test-rllib lint bench docs clean
+.PHONY: demo test test-slow test-wheel test-rllib lint bench docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -17,9 +17,13 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/gin-rummy match --agents heuristic,simple,random --seed 1
 
-# The whole suite but the wheel test, which has its own target (it builds its own venv).
+# The suite but its long tests (marked slow), which have their own target; CI runs both.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q --ignore=tests/test_wheel.py
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# The long tests: the large differential and training runs (the wheel has its own target).
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow --ignore=tests/test_wheel.py
 
 # The wheel built, installed into a fresh venv (not editable) and used as users do (minutes).
 test-wheel: $(STAMP)
