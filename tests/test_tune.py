@@ -146,7 +146,7 @@ def test_the_train_command_dispatches_tune(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_run_killed_mid_way_resumes_to_the_same_state(tmp_path: Path) -> None:
-    flags = ["--generations", "3", "--popsize", "4", "--pairs", "6", "--pool-bests", "1",
+    flags = ["--generations", "6", "--popsize", "4", "--pairs", "6", "--pool-bests", "1",
              "--select-candidates", "1", "--select-pairs", "2", "--report-pairs", "2",
              "--workers", "1", "--progress", "false"]  # fmt: skip
     killed = tmp_path / "killed"
@@ -160,8 +160,8 @@ def test_a_run_killed_mid_way_resumes_to_the_same_state(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     at_kill = pickle.loads(ckpt.read_bytes())["generation"]
-    assert 1 <= at_kill < 3, "killed during the generations"
-    ns = dict(generations=3, pairs=6, select_candidates=1)
+    assert 1 <= at_kill < 6, "killed during the generations"
+    ns = dict(generations=6, pairs=6, select_candidates=1)
     resumed = tune.tune(_args(killed, resume=True, **ns))
     whole = tune.tune(_args(tmp_path / "whole", **ns))
     assert _summary(resumed) == _summary(whole)

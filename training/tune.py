@@ -462,7 +462,8 @@ def tune(
         for name in ("generations.jsonl", "generations.csv"):
             (run_dir / name).unlink(missing_ok=True)
         state = _new_state(args, cma)
-    state["command"] = command or state.get("command", "")
+    if command:  # every command of the run, the first and each resume
+        state["commands"] = [*state.get("commands", []), command]
     rules = rules_dict(TABLES[args.table])
     es = state["es"]
     started = time.time()
@@ -628,7 +629,7 @@ def _report(args: Args, state: dict[str, Any], runner: Runner, bar: Progress) ->
 def _write_outputs(args: Args, state: dict[str, Any], run_dir: Path) -> None:
     choice = state["choice"]
     tuning = {
-        "command": state["command"],
+        "commands": state.get("commands", []),
         "generations": state["generation"],
         "evaluations": state["evaluations"],
         "popsize": state["es"].popsize,
@@ -687,7 +688,7 @@ def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) ->
             f"## table `{data['table']}`",
             "",
             f"- rules: `{json.dumps(data['rules'])}`",
-            f"- command: `{t['command']}`",
+            *(f"- command: `{c}`" for c in t["commands"]),
             f"- generations {t['generations']}, evaluations {t['evaluations']} (popsize "
             f"{t['popsize']}, {t['dimension']} parameters, {t['pairs_per_opponent']} pairs per "
             f"pool opponent), wall time {t['wall_s'] / 60:.1f} min on 2 shared cores",
