@@ -12,6 +12,8 @@ at once, with the same decisions as the per-game agents given the same rows:
 ``heuristic``   :class:`agents.heuristic_batched.BatchedHeuristic`: L2, exactly
                 :class:`agents.heuristic.HeuristicAgent` with the spec's parameters at the
                 table's rules (numba kernels; ``heuristic:danger_weight=3.0`` too)
+``tuned``       the same kernels with the parameter set tuned for the table (L3,
+                :mod:`agents.tuned`)
 ``captain``     :class:`agents.heuristic_batched.BatchedCaptain` /
 ``adviser``     :class:`~agents.heuristic_batched.BatchedAdviser`: the wrappers of
                 :mod:`agents.advice` around the batched form of their agent
@@ -45,6 +47,7 @@ from agents.heuristic import HeuristicAgent
 from agents.heuristic_batched import BatchedAdviser, BatchedCaptain, BatchedHeuristic
 from agents.random_agent import RandomAgent
 from agents.simple import SimpleAgent
+from agents.tuned import TunedAgent
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.encoding import OBS_SLICES
@@ -65,7 +68,7 @@ __all__ = [
 ]
 
 #: Names with a batched implementation (other agent names run row by row).
-BATCHED_NAMES = ("random", "simple", "heuristic", "captain", "adviser")
+BATCHED_NAMES = ("random", "simple", "heuristic", "tuned", "captain", "adviser")
 
 _S = OBS_SLICES
 _POINTS = np.asarray(POINTS, np.int64)
@@ -220,18 +223,19 @@ class PerRow:
 
 
 def batched_form(agent: Any, name: str | None = None) -> BatchedPolicy:
-    """The batched policy playing as the per-game ``agent``: L0, L1, L2 and the advice
-    wrappers around them batched, any other agent row by row (:class:`PerRow`)."""
+    """The batched policy playing as the per-game ``agent``: L0, L1, L2 (any parameters, the
+    tuned sets of L3 too) and the advice wrappers around them batched, any other agent row
+    by row (:class:`PerRow`)."""
     kind = type(agent)
     if kind is RandomAgent:
         return BatchedRandom()
     if kind is SimpleAgent:
         return BatchedSimple()
-    if kind in (HeuristicAgent, Captain, Adviser):
-        if kind is HeuristicAgent:
-            return BatchedHeuristic(agent.params, agent.rules)
-        if kind is Captain:
-            return BatchedCaptain(batched_form(agent.agent), agent.mode, agent.margin)
+    if kind in (HeuristicAgent, TunedAgent):  # L3 decides as L2 with its set's parameters
+        return BatchedHeuristic(agent.params, agent.rules)
+    if kind is Captain:
+        return BatchedCaptain(batched_form(agent.agent), agent.mode, agent.margin)
+    if kind is Adviser:
         return BatchedAdviser(batched_form(agent.agent), name=agent.name)
     return PerRow(agent, name=name)
 

@@ -9,7 +9,7 @@ import pytest
 from gymnasium.utils.passive_env_checker import check_obs
 from gymnasium.vector import AutoresetMode
 
-from agents import make
+from agents import make, make_for_table
 from agents.batched import BatchedRandom, BatchedSimple, PerRow, card_masks, make_batched
 from agents.heuristic_batched import BatchedHeuristic
 from agents.simple import SimpleAgent
@@ -88,6 +88,21 @@ def test_per_row_heuristic_is_the_agent_row_by_row() -> None:
         h.act({"observation": obs[i], "action_mask": masks[i].astype(np.int8)})
         for i in range(len(obs))
     ]
+
+
+@pytest.mark.parametrize("table", ["default", "eaai"])
+def test_batched_tuned_plays_the_tuned_set_of_the_table_as_the_agent_does(table: str) -> None:
+    from agents.tuned import TABLES, rules_dict
+
+    rules = rules_dict(TABLES[table])
+    agent = make_for_table("tuned", rules)
+    batched = make_batched("tuned", rules)
+    assert isinstance(batched, BatchedHeuristic) and batched.params == agent.params
+    for obs, masks in _positions("gin", rules, steps=20):
+        assert batched.act(obs, masks).tolist() == [
+            agent.act({"observation": obs[i], "action_mask": masks[i].astype(np.int8)})
+            for i in range(len(obs))
+        ]
 
 
 def test_batched_policies_refuse_bad_input_and_bad_names() -> None:
