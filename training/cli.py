@@ -893,8 +893,8 @@ def split_algo(args: Sequence[str]) -> tuple[str, list[str]]:
 @cli.command(context_settings=PASSTHROUGH, add_help_option=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def train(args: tuple[str, ...]) -> None:
-    """Train a player: gin-rummy train [--algo ppo|dmc] [OPTIONS] (MaskablePPO by default;
-    gin-rummy train --algo dmc --help for a trainer's options)."""
+    """Train a player: gin-rummy train --algo ppo|dmc|tune, then the trainer's options
+    (MaskablePPO by default; gin-rummy train --algo dmc --help lists a trainer's options)."""
     algo, rest = split_algo(args)
     raise SystemExit(_forward(TRAINERS[algo], rest, "gin-rummy train"))
 
