@@ -84,17 +84,22 @@ def names() -> list[str]:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"search:budget=0.05,candidates=2"`` -> ``("search", {"budget": 0.05, ...})``."""
+    """``"search:budget=0.05,candidates=2"`` -> ``("search", {"budget": 0.05, ...})``;
+    ``true`` / ``false`` in any case are booleans."""
     name, _, rest = spec.partition(":")
     options: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise ValueError(f"bad agent option {item!r} in {spec!r}: expected key=value")
+        word = value.strip()
+        if word.lower() in ("true", "false"):  # as the command line's -o takes them
+            options[key.strip()] = word.lower() == "true"
+            continue
         try:
-            options[key.strip()] = ast.literal_eval(value.strip())
+            options[key.strip()] = ast.literal_eval(word)
         except (ValueError, SyntaxError):
-            options[key.strip()] = value.strip()  # a bare word, e.g. policy=simple
+            options[key.strip()] = word  # a bare word, e.g. policy=simple
     return name.strip(), options
 
 

@@ -215,6 +215,11 @@ def test_the_shipped_sets_follow_the_table() -> None:
     with pytest.raises(ValueError, match="no parameter set tuned for this table"):
         agents.make_for_table("tuned", GinConfig(knock_limit=7))
     assert (ROOT / "agents" / "checkpoints" / "tuned.md").is_file()
+    # Asked by spec, as the command line writes it: true/false in any case are booleans.
+    anyway = agents.make_for_table("tuned:params=eaai,any_table=true", GinConfig(knock_limit=7))
+    assert anyway.table == "eaai" and anyway.params == HeuristicParams(**sets["eaai"]["params"])
+    with pytest.raises(ValueError, match="any_table must be True or False"):
+        agents.make("tuned:any_table=yes")
 
 
 def test_the_evaluation_seats_tuned_with_the_set_of_its_table(tmp_path: Path, monkeypatch) -> None:
