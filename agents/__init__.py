@@ -162,7 +162,9 @@ def make(name: str, **kwargs: Any) -> Any:
 def _option_names(name: str) -> str:
     """The options an agent's spec may set, for error messages."""
     if name == "heuristic":
+        # Its parameters, then the table's rules (only the undercut bonus is read).
         found = [f.name for f in dataclasses.fields(HeuristicParams)]
+        found += ["rules", *HandRules.option_names()]
     else:
         target = (
             SearchAgent

@@ -25,6 +25,14 @@ unseen cards (options ``exact_draw`` and ``knock_weight``; off by default, no ga
 It takes the upcard / top discard when the best hand it can keep after taking scores
 better than the expected hand after a blind draw from the stock.
 
+For tuning, :class:`HeuristicParams` also bends the knock threshold with the stock and
+moves it with the table's undercut bonus (the agent is told the table's rules), varies the
+take margin and the weight of kept deadwood with the stock, and the danger weight with the
+stock and the opponent's pickups; every such field's default leaves the moves as they were
+(``tests/test_heuristic_params.py`` replays moves recorded before the fields existed).
+This module is the readable reference; :mod:`agents.heuristic_batched` plays the same moves
+compiled over a batch of games (differential test: ``tests/test_heuristic_batched.py``).
+
 Against L1 almost all of L2's edge is in its discards, and most of that in not feeding the
 opponent: told which discards L1 would take (a cheat, for measurement only), L2 scores
 about +11 a hand instead of +3, and L1 picks up 0.03 of our discards a hand instead of

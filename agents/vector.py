@@ -144,6 +144,11 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
         rules = {k: v for k, v in options.items() if k in HandRules.option_names()}
         return make_batched(spec, rules=rules)
 
+    @property
+    def opponents(self) -> list[BatchedPolicy | None]:
+        """The batched policy of every seat (None for a fixed learner's seat)."""
+        return list(self._policies)
+
     # -- Gymnasium API --------------------------------------------------------------------
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

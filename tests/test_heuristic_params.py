@@ -123,7 +123,7 @@ def test_take_margin_keep_and_danger_weights_move_with_stock_and_pickups() -> No
 
 def test_each_new_field_changes_some_moves() -> None:
     """Wired in: off its default, each field changes L2's moves in some games."""
-    base = play("gin", {"undercut_bonus": 25}, 7, 16, 150, PerRow(HeuristicAgent()), "simple")
+    base = play("gin", {"undercut_bonus": 25}, 7, 8, 100, PerRow(HeuristicAgent()), "simple")
     values = {
         "knock_bend": -6.0,
         "knock_undercut": -3.0,
@@ -134,6 +134,6 @@ def test_each_new_field_changes_some_moves() -> None:
     }
     for f, v in values.items():
         agent = HeuristicAgent(HeuristicParams(**{f: v}), rules={"undercut_bonus": 25})
-        now = play("gin", {"undercut_bonus": 25}, 7, 16, 150, PerRow(agent), "simple")
+        now = play("gin", {"undercut_bonus": 25}, 7, 8, 100, PerRow(agent), "simple")
         n = min(len(now), len(base))
         assert (now[:n] != base[:n]).any(), f
