@@ -8,14 +8,13 @@ bookkeeping; no evaluation, one checkpoint at the end), on two-player gin:
 - ``dmc``: ``training.train_dmc`` with the action encoding ``basic`` on the compiled
   batched engine (``--backend`` numba by default), 256 games, network 256-256-256;
 - ``dmc-l2``: the same with ``features=l2`` (L2, compiled, runs at every learner decision);
+- ``dmc-vs-l2``: ``basic`` with L2 opponents (compiled) in half of the hands
+  (``opponent_share=0.5``, ``opponents=heuristic``), the learner in the other seat;
 - ``dmc-py``: ``basic`` on the python backend of the engine (optional: ``--python``);
-- ``dmc-actors``: ``basic`` with ``--actors`` actor processes feeding the learner
-  (:mod:`training.dmc_actors`);
-- ``dmc-vs-l2`` / ``dmc-vs-l2-actors``: ``basic`` with L2 (``heuristic``, compiled, through
-  :func:`agents.batched.make_batched`) as the fixed opponent in half of the hands
-  (``--opponent-share 0.5``), in one process / with actors;
 - ``dmc-l2-py`` / ``dmc-vs-l2-py``: ``dmc-l2`` and ``dmc-vs-l2`` with the Python L2 row by
   row in place of the compiled one (the path before it; optional: ``--python-l2``).
+- ``dmc-actors`` / ``dmc-vs-l2-actors``: ``dmc`` and ``dmc-vs-l2`` with ``--actors`` actor
+  processes feeding the learner (:mod:`training.dmc_actors`; ``--actors 0`` skips them).
 
 CPU seconds count the actor processes too (``RUSAGE_CHILDREN``); with actors the wall-time
 rate is the one that says what the run gains.
@@ -39,7 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import agents  # noqa: E402
-import training.dmc_actors  # noqa: E402
+import agents.batched  # noqa: E402
 from agents.batched import PerRow  # noqa: E402
 
 __all__ = ["run_ppo", "run_dmc", "main"]
@@ -61,18 +60,23 @@ def run_ppo(steps: int, folder: Path) -> dict[str, float]:
 
 
 def run_dmc(
-    steps: int, folder: Path, features: str, backend: str, actors: int = 0, l2_share: float = 0.0
+    steps: int,
+    folder: Path,
+    features: str,
+    backend: str,
+    opponent_share: float = 0.0,
+    actors: int = 0,
 ) -> dict[str, float]:
     from training.train_dmc import Args, train  # train extra: the trainer needs torch
 
     args = Args(
-        run_dir=str(folder / f"dmc-{features}-{backend}-{actors}-{l2_share}"),
+        run_dir=str(folder / f"dmc-{features}-{backend}-{opponent_share}-{actors}"),
         actors=actors,
-        opponents="heuristic",
-        opponent_share=l2_share,
         total_steps=steps,
         backend=backend,
         features=features,
+        opponent_share=opponent_share,
+        opponents="heuristic",
         eval_every=10**12,
         checkpoint_every=10**12,
         progress=False,
@@ -111,11 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ppo-steps", type=int, default=8_192, help="decisions for PPO")
     parser.add_argument("--backend", default="numba", help="engine backend of the DMC runs")
     parser.add_argument("--python", action="store_true", help="also DMC on the python backend")
-    parser.add_argument("--actors", type=int, default=1, help="actor processes (0: skip those)")
-    parser.add_argument("--no-ppo", action="store_true", help="skip PPO (ratios to DMC instead)")
     parser.add_argument(
         "--python-l2", action="store_true", help="also the L2 runs with the Python L2 row by row"
     )
+    parser.add_argument("--actors", type=int, default=1, help="actor processes (0: skip those)")
+    parser.add_argument("--no-ppo", action="store_true", help="skip PPO (ratios to DMC instead)")
     ns = parser.parse_args(argv)
     import torch  # train extra: torch
 
@@ -127,26 +131,24 @@ def main(argv: list[str] | None = None) -> int:
         if not ns.no_ppo:
             rows["ppo"] = run_ppo(ns.ppo_steps, folder)
         rows["dmc"] = run_dmc(ns.steps, folder, "basic", ns.backend)
-        rows["dmc-l2"] = run_dmc(max(2_000, ns.steps // 4), folder, "l2", ns.backend)
+        rows["dmc-l2"] = run_dmc(ns.steps, folder, "l2", ns.backend)
+        rows["dmc-vs-l2"] = run_dmc(ns.steps, folder, "basic", ns.backend, opponent_share=0.5)
+        if ns.actors:
+            rows["dmc-actors"] = run_dmc(ns.steps, folder, "basic", ns.backend, 0.0, ns.actors)
+            rows["dmc-vs-l2-actors"] = run_dmc(
+                ns.steps, folder, "basic", ns.backend, 0.5, ns.actors
+            )
         if ns.python:
             rows["dmc-py"] = run_dmc(ns.steps, folder, "basic", "python")
-        if ns.actors:
-            rows["dmc-actors"] = run_dmc(ns.steps, folder, "basic", ns.backend, ns.actors)
-        rows["dmc-vs-l2"] = run_dmc(ns.steps // 2, folder, "basic", ns.backend, 0, 0.5)
-        if ns.actors:
-            rows["dmc-vs-l2-actors"] = run_dmc(
-                ns.steps // 2, folder, "basic", ns.backend, ns.actors, 0.5
-            )
         if ns.python_l2:
-            # The actors look make_batched up in their own module (training.dmc_actors).
-            compiled = training.dmc_actors.make_batched
-            training.dmc_actors.make_batched = python_l2  # type: ignore[assignment]
+            compiled = agents.batched.make_batched
+            agents.batched.make_batched = python_l2  # type: ignore[assignment]
             try:
                 steps = max(2_000, ns.steps // 4)
                 rows["dmc-l2-py"] = run_dmc(steps, folder, "l2", ns.backend)
-                rows["dmc-vs-l2-py"] = run_dmc(steps, folder, "basic", ns.backend, 0, 0.5)
+                rows["dmc-vs-l2-py"] = run_dmc(steps, folder, "basic", ns.backend, 0.5)
             finally:
-                training.dmc_actors.make_batched = compiled
+                agents.batched.make_batched = compiled
     ref = "dmc" if ns.no_ppo else "ppo"
     base = rows[ref]["per_cpu_s"]
     print(f"{'trainer':<17} {'decisions':>10} {'per CPU s':>10} {'per wall s':>11} {'x ' + ref:>7}")

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.batched import make_batched
+from agents import batched
 from agents.dmc import L2_MODES, QNet, encode_pairs, greedy
 from gin_env.match import ROLE_NAMES
 from gin_env.vector import VectorGinEnv
@@ -111,16 +111,16 @@ class Actor:
             reward="team",
         )
         self.n_slots, self.n_players = self.env.num_envs, self.env.num_players
-        self.fixed = [make_batched(n) for n in names(args.opponents)]
+        self.fixed = [batched.make_batched(n) for n in names(args.opponents)]
         self.n_opponents = len(self.fixed)
         # by_role[r]: index into ``fixed`` (+1) of the agent playing role r, 0 if r learns.
         self.by_role = np.zeros(max(len(ROLE_NAMES), self.n_players), np.int64)
         for role_name, agent_name in role_specs.items():
-            self.fixed.append(make_batched(agent_name))
+            self.fixed.append(batched.make_batched(agent_name))
             self.by_role[ROLE_NAMES.index(role_name)] = len(self.fixed)
         self.has_fixed_roles = bool(role_specs)
         self.n_nets = self.n_players if args.role_nets else 1
-        self.l2 = make_batched("heuristic")
+        self.l2 = batched.make_batched("heuristic")
         self.ctrl = np.zeros((self.n_slots, self.n_players), np.int64)  # 0: learner; k: agent k-1
         self.staged = HandReturns(self.n_slots, args.reward_scale)
         self.out = self.env.reset()

@@ -372,11 +372,13 @@ def _resume_section(a: dict[str, Any], meta: dict[str, Any]) -> list[str]:
         "",
         "It keeps the saved settings (a conflicting flag is an error), goes on counting from "
         f"{meta.get('run_steps', meta['steps']):,} decisions, and copies every new checkpoint "
-        f"back into `{folder}/` (commit it at the end of a session). Export and card:",
+        f"back into `{folder}/` (commit it at the end of a session). Export (the best on "
+        "the selection seed among the checkpoints this run folder kept, else the latest) "
+        "and card:",
         "",
         "```",
         'python -c "from training.train_dmc import export; '
-        f"export('{a.get('run_dir')}', '{meta.get('name')}', best=False)\"",
+        f"export('{a.get('run_dir')}', '{meta.get('name')}')\"",
         f"python -m training.train_dmc card {meta.get('name')} --seed 2026",
         "```",
         "",
