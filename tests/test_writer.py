@@ -69,3 +69,11 @@ def test_the_learning_curve_csv_has_every_metric_step_first(tmp_path: Path) -> N
     assert got[0]["a/x"] == "" and got[1]["a/x"] == "2.0"
     write_eval_csv(tmp_path / "none.csv", [])
     assert not (tmp_path / "none.csv").exists()
+
+
+def test_learning_curves_draw_the_even_line_where_an_even_player_sits() -> None:
+    from training.evaluation.plots import even_level
+
+    assert even_level("points_per_hand") == 0.0  # it was drawn at 0.5 on the points plot
+    assert even_level("hand_win_rate") == 0.5
+    assert even_level("match_win_rate") == 1 / 3

@@ -16,7 +16,7 @@ import numpy as np
 from gin_env.extras import require
 from training.evaluation.reports import duplicate_rows
 
-__all__ = ["pyplot", "plot_bars", "plot_curves", "plot_duplicate", "plot_edges"]
+__all__ = ["pyplot", "plot_bars", "even_level", "plot_curves", "plot_duplicate", "plot_edges"]
 
 
 def pyplot(needed_for: str = "plots") -> Any:
@@ -62,6 +62,14 @@ def plot_bars(
     plt.close(fig)
 
 
+def even_level(metric: str) -> float:
+    """Where an even player sits on a learning curve's ``metric``: 0 points a hand, half of
+    the two-player hands, a third of the three-handed matches."""
+    if "points" in metric:
+        return 0.0
+    return 0.5 if "hand" in metric else 1 / 3
+
+
 def plot_curves(
     path: str | Path, rows: Sequence[dict[str, float]], metric: str, title: str
 ) -> Path | None:
@@ -82,7 +90,7 @@ def plot_curves(
             ax.plot(
                 xs, [r.get(key, np.nan) for r in rows], marker="o", label=f"vs {key.split('/')[0]}"
             )
-        ax.axhline(0.5 if "hand" in metric else 1 / 3, color="grey", lw=0.8, ls="--")
+        ax.axhline(even_level(metric), color="grey", lw=0.8, ls="--")
         ax.set_xlabel(label)
         ax.set_ylabel(metric.replace("_", " "))
         ax.legend()
