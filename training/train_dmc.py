@@ -106,6 +106,7 @@ from training.dmc_actors import Actor, ActorPool, HandReturns, stack
 from training.evaluation.play import play_advice_hands
 from training.evaluation.plots import plot_curves
 from training.evaluation.stats import mean_ci
+from training.evaluation.writer import write_json
 from training.flags import HELP, RUN_FLAGS, command_line, names, parse
 from training.model_cards import card_evaluation, write_dmc_card
 from training.periodic_eval import evaluate_agent, write_eval_csv
@@ -825,7 +826,7 @@ def train(args: Args) -> dict[str, Any]:
         "best": state["best"],
         "evals": state["evals"],
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
+    write_json(run_dir / "summary.json", summary, [args.seed])
     write_curves(run_dir, state["evals"], args)
     if args.export:
         export(run_dir, args.export, best=args.keep_best)

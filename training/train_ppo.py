@@ -55,6 +55,7 @@ from training.checkpoints import (
     write_checkpoint,
 )
 from training.evaluation.plots import plot_curves
+from training.evaluation.writer import write_json
 from training.flags import HELP, RUN_FLAGS, command_line, names, parse
 from training.league import ENVS, FIXED_OPPONENTS, League, LeagueEnv, make_env
 from training.model_cards import card_evaluation, write_model_card
@@ -534,7 +535,7 @@ def train(args: Args) -> dict[str, Any]:
         "evals": state["evals"],
         "layout": state["layout"],
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    write_json(run_dir / "summary.json", summary, [args.seed])
     write_eval_csv(run_dir / "eval.csv", state["evals"])
     try:
         plot_learning_curve(run_dir, state["evals"], args)

@@ -66,6 +66,7 @@ from gin_env.vector import VectorGinEnv
 from training import flags
 from training.evaluation.gin import deal_deck, play_gin_pair
 from training.evaluation.stats import mean_ci
+from training.evaluation.writer import write_json
 from training.progress import Progress
 
 __all__ = [
@@ -644,8 +645,9 @@ def _write_outputs(args: Args, state: dict[str, Any], run_dir: Path) -> None:
     report = {k: v for k, v in state.get("report", {}).items() if k != "key"}
     data = param_set(choice["params"], TABLES[args.table], args.table, tuning=tuning)
     data["figures"] = report
-    (run_dir / "params.json").write_text(json.dumps(data, indent=1) + "\n")
-    (run_dir / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    seeds = [args.seed, args.report_seed]
+    write_json(run_dir / "params.json", data, seeds)
+    write_json(run_dir / "report.json", report, seeds)
 
 
 # ==========================================================================================
