@@ -77,3 +77,22 @@ def test_learning_curves_draw_the_even_line_where_an_even_player_sits() -> None:
     assert even_level("points_per_hand") == 0.0  # it was drawn at 0.5 on the points plot
     assert even_level("hand_win_rate") == 0.5
     assert even_level("match_win_rate") == 1 / 3
+
+
+def _square_plus(x: int, y: int) -> int:
+    return x * x + y
+
+
+@pytest.mark.slow
+def test_the_worker_pool_maps_in_order_across_maps_and_in_process() -> None:
+    # Spawned workers kept for several maps (as the tuner's generations use them) give
+    # what this process gives, job by job, in order.
+    from training.evaluation.pool import WorkerPool, pool_map
+
+    jobs = [(k, 10 * k) for k in range(23)]
+    expected = [_square_plus(*j) for j in jobs]
+    with WorkerPool(2) as pool:
+        assert list(pool.imap(_square_plus, jobs, chunksize=3)) == expected
+        assert list(pool.imap(_square_plus, jobs[::-1])) == expected[::-1]
+    assert list(WorkerPool(1).imap(_square_plus, jobs)) == expected
+    assert pool_map(_square_plus, jobs, workers=2) == expected

@@ -44,7 +44,6 @@ import csv
 import dataclasses
 import json
 import math
-import multiprocessing as mp
 import os
 import pickle
 import sys
@@ -65,6 +64,7 @@ from gin_env.match import NONDEALER
 from gin_env.vector import VectorGinEnv
 from training import flags
 from training.evaluation.gin import deal_deck, play_gin_pair
+from training.evaluation.pool import WorkerPool
 from training.evaluation.stats import mean_ci
 from training.evaluation.writer import write_json
 from training.progress import Progress
@@ -287,14 +287,6 @@ def play_batched(
     return [row.tolist() for row in per_pair]
 
 
-def _star(job: tuple[Any, ...]) -> list[float]:
-    return play_block(*job)
-
-
-def _star_batched(job: tuple[Any, ...]) -> list[list[float]]:
-    return play_batched(*job)
-
-
 class Runner:
     """Matches of candidates against opponents over one pool of worker processes, on the
     batched engine (``engine="batched"``) or game by game (``"python"``)."""
@@ -303,7 +295,7 @@ class Runner:
         self.workers = workers
         self.rules = rules
         self.engine = engine
-        self.pool = mp.get_context("spawn").Pool(workers) if workers > 1 else None
+        self.pool = WorkerPool(workers)
 
     def play(
         self,
@@ -325,7 +317,7 @@ class Runner:
                 owner.append(m)
         out: list[list[float]] = [[] for _ in matches]
         left = [sum(1 for o in owner if o == m) for m in range(len(matches))]
-        results = map(_star, jobs) if self.pool is None else self.pool.imap(_star, jobs)
+        results = self.pool.imap(play_block, jobs)
         for m, r in zip(owner, results, strict=True):
             out[m].extend(r)  # imap keeps the order: blocks arrive in deal order
             left[m] -= 1
@@ -345,7 +337,7 @@ class Runner:
         per = max(1, min(math.ceil(len(matches) / self.workers), 4000 // (2 * pairs) or 1))
         chunks = [list(range(i, min(i + per, len(matches)))) for i in range(0, len(matches), per)]
         jobs = [([matches[m] for m in c], seed, start, pairs, self.rules) for c in chunks]
-        it = map(_star_batched, jobs) if self.pool is None else self.pool.imap(_star_batched, jobs)
+        it = self.pool.imap(play_batched, jobs)
         out: list[list[float]] = []
         for c, r in zip(chunks, it, strict=True):
             out.extend(r)
@@ -355,9 +347,7 @@ class Runner:
         return out
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.close()
-            self.pool.join()
+        self.pool.close()
 
 
 # ==========================================================================================

@@ -1,8 +1,9 @@
-"""The one worker pool of the evaluation and the studies.
+"""The one worker pool of the evaluation, the studies and the tuner.
 
-:func:`pool_map` runs ``fn(*job)`` for every job, in order, in ``workers`` spawned
-processes (in this process when ``workers <= 1``); :func:`pool_until` keeps ``workers``
-jobs running until a deadline (data generation on a time budget). Both use spawned
+:class:`WorkerPool` keeps ``workers`` spawned processes for many maps (the generations of
+a tuning run); :func:`pool_map` runs ``fn(*job)`` for every job, in order, over a pool of
+its own (in this process when ``workers <= 1``); :func:`pool_until` keeps ``workers``
+jobs running until a deadline (data generation on a time budget). All use spawned
 processes: a worker starts from a clean interpreter, so what it computes depends on its
 job alone, never on state the parent had when it forked.
 """
@@ -11,13 +12,13 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 from tqdm import tqdm
 
-__all__ = ["pool_map", "pool_until"]
+__all__ = ["WorkerPool", "pool_map", "pool_until"]
 
 
 class _Star:
@@ -28,6 +29,46 @@ class _Star:
 
     def __call__(self, job: tuple[Any, ...]) -> Any:
         return self.fn(*job)
+
+
+class WorkerPool:
+    """``workers`` spawned processes kept until :meth:`close` (or the end of a ``with``);
+    with one worker every job runs in this process. ``initializer(*initargs)`` runs once in
+    each process that plays jobs."""
+
+    def __init__(
+        self,
+        workers: int,
+        initializer: Callable[..., None] | None = None,
+        initargs: tuple[Any, ...] = (),
+    ) -> None:
+        self.workers = workers
+        self._pool = None
+        if workers > 1:
+            ctx = mp.get_context("spawn")
+            self._pool = ctx.Pool(workers, initializer=initializer, initargs=initargs)
+        elif initializer is not None:
+            initializer(*initargs)
+
+    def imap(
+        self, fn: Callable[..., Any], jobs: Iterable[tuple[Any, ...]], chunksize: int = 1
+    ) -> Iterator[Any]:
+        """``fn(*job)`` for every job, lazily, in the jobs' order."""
+        if self._pool is None:
+            return (fn(*job) for job in jobs)
+        return self._pool.imap(_Star(fn), jobs, chunksize=chunksize)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool.join()
+            self._pool = None
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def pool_map(
@@ -51,10 +92,9 @@ def pool_map(
             out.append(fn(*job))
             bar.update()
     else:
-        ctx = mp.get_context("spawn")
-        with ctx.Pool(workers, initializer=initializer, initargs=initargs) as pool:
+        with WorkerPool(workers, initializer, initargs) as pool:
             chunk = max(1, min(16, len(jobs) // (workers * 8)))
-            for r in pool.imap(_Star(fn), jobs, chunksize=chunk):
+            for r in pool.imap(fn, jobs, chunksize=chunk):
                 out.append(r)
                 bar.update()
     bar.close()
