@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_readme import SMALLER
+from test_readme import SMALLER, transcripts
 
 from training.cli import cli
 
@@ -40,18 +40,9 @@ def commands(page: Path) -> list[list[str]]:
     return out
 
 
-def transcripts(page: Path) -> list[tuple[list[str], list[str]]]:
+def page_transcripts(page: Path) -> list[tuple[list[str], list[str]]]:
     """``$ gin-rummy ...`` lines of the page with the output shown under them."""
-    out: list[tuple[list[str], list[str]]] = []
-    for block in blocks(page):
-        current: tuple[list[str], list[str]] | None = None
-        for line in block.splitlines():
-            if line.startswith("$ gin-rummy "):
-                current = (shlex.split(line[2:])[1:], [])
-                out.append(current)
-            elif current is not None and line.strip() and line.strip() != "...":
-                current[1].append(line.rstrip())
-    return out
+    return transcripts(blocks(page))
 
 
 def test_the_pages_show_every_subcommand() -> None:
@@ -89,10 +80,10 @@ def test_every_command_of_a_page_runs(page: Path, tmp_path, monkeypatch) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", [p for p in PAGES if transcripts(p)], ids=lambda p: p.name)
+@pytest.mark.parametrize("page", [p for p in PAGES if page_transcripts(p)], ids=lambda p: p.name)
 def test_the_transcripts_of_a_page_reproduce(page: Path, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    for args, shown in transcripts(page):
+    for args, shown in page_transcripts(page):
         result = CliRunner().invoke(cli, [*args, "--no-color"])
         assert result.exit_code == 0, (args, result.output)
         printed = [line.rstrip() for line in result.output.splitlines()]

@@ -73,10 +73,10 @@ def test_the_readme_points_only_inside_the_repository(path: str) -> None:
     assert f"`{path}" not in README.read_text() and f"../{path}" not in README.read_text()
 
 
-def readme_transcripts() -> list[tuple[list[str], list[str]]]:
-    """``$ gin-rummy ...`` lines of the README with the output shown under them."""
-    out = []
-    for block in re.findall(r"```[a-z]*\n(.*?)```", README.read_text(), re.S):
+def transcripts(blocks: list[str]) -> list[tuple[list[str], list[str]]]:
+    """``$ gin-rummy ...`` lines of code ``blocks`` with the output shown under them."""
+    out: list[tuple[list[str], list[str]]] = []
+    for block in blocks:
         current: tuple[list[str], list[str]] | None = None
         for line in block.splitlines():
             if line.startswith("$ gin-rummy "):
@@ -87,13 +87,18 @@ def readme_transcripts() -> list[tuple[list[str], list[str]]]:
     return out
 
 
+def readme_transcripts() -> list[tuple[list[str], list[str]]]:
+    """``$ gin-rummy ...`` lines of the README with the output shown under them."""
+    return transcripts(re.findall(r"```[a-z]*\n(.*?)```", README.read_text(), re.S))
+
+
 def test_readme_transcripts_reproduce(tmp_path, monkeypatch) -> None:
     """Every output line the README shows under a command is what the command prints
     today (the figures of a match depend on the seed alone)."""
     monkeypatch.chdir(tmp_path)
-    transcripts = readme_transcripts()
-    assert len(transcripts) >= 3
-    for args, shown in transcripts:
+    runs = readme_transcripts()
+    assert len(runs) >= 3
+    for args, shown in runs:
         result = CliRunner().invoke(cli, [*args, "--no-color"])
         assert result.exit_code == 0, (args, result.output)
         printed = [line.rstrip() for line in result.output.splitlines()]

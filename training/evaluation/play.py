@@ -24,6 +24,7 @@ from training.evaluation.checks import AgentSpec, agent_of
 
 __all__ = [
     "PERMUTATIONS",
+    "box_side",
     "env_seed",
     "hand_actions",
     "seat_specs",
@@ -47,6 +48,20 @@ def hand_actions(rec: Any) -> tuple[tuple[int, int], ...]:
     """The record's actions as its ``GinHand`` took them: ``(seat, action)``, advice left out."""
     seat = {p: s for s, p in enumerate(rec.players)}
     return tuple((seat[p], a) for p, a in rec.actions if p in seat)
+
+
+def box_side(rec: Any) -> dict[str, Any]:
+    """A finished hand record from the box's side: each player's role, the box's points (+
+    when the box scored), whether the box or the team won."""
+    res = rec.result
+    scorer = None if res.winner is None else rec.players[res.winner]
+    box = rec.roles.index(BOX)
+    return {
+        "roles": list(rec.roles),
+        "box_points": 0 if scorer is None else (res.points if scorer == box else -res.points),
+        "box_won": scorer == box,
+        "team_won": scorer is not None and scorer != box,
+    }
 
 
 def play_seated_match(
@@ -78,23 +93,9 @@ def play_seated_match(
     assert isinstance(match, ThreeHandedMatch)  # reset above
     hands = []
     for rec in match.history:
-        res = rec.result
-        if res is None:
+        if rec.result is None:
             continue
-        scorer = None if res.winner is None else rec.players[res.winner]
-        box = rec.roles.index(BOX)
-        hands.append(
-            {
-                "deck": tuple(rec.deck),
-                "roles": list(rec.roles),
-                "box_points": 0
-                if scorer is None
-                else (res.points if scorer == box else -res.points),
-                "box_won": scorer == box,
-                "team_won": scorer is not None and scorer != box,
-                "actions": hand_actions(rec),
-            }
-        )
+        hands.append({"deck": tuple(rec.deck), **box_side(rec), "actions": hand_actions(rec)})
     last = match.history[-1]
     winner_role = None if match.winner is None else ROLE_NAMES[last.roles[match.winner]]
     return {

@@ -21,6 +21,7 @@ from training.evaluation.checks import (
     check_setup,
     label_of,
 )
+from training.evaluation.play import box_side
 from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci
 from training.rollout import play
@@ -44,21 +45,12 @@ def play_three_match(
     assert match is not None  # reset above
     hands = []
     for rec in match.history:
-        res = rec.result
-        if res is None:
+        if rec.result is None:
             continue
-        scorer = None if res.winner is None else rec.players[res.winner]
-        box = rec.roles.index(BOX)
-        box_pts = 0 if scorer is None else (res.points if scorer == box else -res.points)
-        hands.append(
-            {
-                "roles": list(rec.roles),
-                "box_points": box_pts,
-                "kind": res.kind,
-                "box_won": scorer == box,
-                "team_won": scorer is not None and scorer != box,
-            }
-        )
+        side = box_side(rec)  # in the keys' order the results always had
+        hands.append({"roles": side["roles"], "box_points": side["box_points"],
+                      "kind": rec.result.kind, "box_won": side["box_won"],
+                      "team_won": side["team_won"]})  # fmt: skip
     return {
         "index": index,
         "winner": match.winner,
