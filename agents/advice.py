@@ -25,9 +25,16 @@ from gin_env import actions as A
 from gin_env.cards import POINTS
 from gin_env.melds import deadwood_mask
 
-__all__ = ["Adviser", "Captain", "CAPTAIN_MODES"]
+__all__ = ["Adviser", "Captain", "CAPTAIN_MODES", "check_captain_mode"]
 
 CAPTAIN_MODES = ("follow", "weigh", "ignore")
+
+
+def check_captain_mode(mode: str) -> str:
+    """``mode`` if it is one of :data:`CAPTAIN_MODES`, else a ValueError naming them."""
+    if mode not in CAPTAIN_MODES:
+        raise ValueError(f"captain mode must be one of {', '.join(CAPTAIN_MODES)}; got {mode!r}")
+    return mode
 
 
 def _strip_advice(observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -60,12 +67,8 @@ class Captain:
     """``agent`` as captain, doing ``mode`` (follow / weigh / ignore) with the advice."""
 
     def __init__(self, agent: Agent, mode: str = "weigh", margin: float = 2.0) -> None:
-        if mode not in CAPTAIN_MODES:
-            raise ValueError(
-                f"captain mode must be one of {', '.join(CAPTAIN_MODES)}; got {mode!r}"
-            )
         self.agent = agent
-        self.mode = mode
+        self.mode = check_captain_mode(mode)
         self.margin = float(margin)
         self._judge = HeuristicAgent()
         self.name = f"captain-{mode}({getattr(agent, 'name', type(agent).__name__)})"

@@ -43,7 +43,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from agents.advice import CAPTAIN_MODES
+from agents.advice import check_captain_mode
 from agents.base import ROLE_ADVISER, ROLE_CAPTAIN, table_rules
 from agents.batch import card_masks, check_batch
 from agents.heuristic import (
@@ -695,12 +695,8 @@ class BatchedCaptain:
     judge (default :class:`HeuristicParams`, as the reference's)."""
 
     def __init__(self, policy: Any, mode: str = "weigh", margin: float = 2.0) -> None:
-        if mode not in CAPTAIN_MODES:
-            raise ValueError(
-                f"captain mode must be one of {', '.join(CAPTAIN_MODES)}; got {mode!r}"
-            )
         self.policy = policy
-        self.mode = mode
+        self.mode = check_captain_mode(mode)
         self.margin = float(margin)
         self._judge = params_vector(HeuristicParams())
         self.name = f"captain-{mode}({getattr(policy, 'name', '?')})"
