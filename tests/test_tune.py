@@ -264,3 +264,57 @@ def test_the_choice_spans_the_run_and_is_redone_when_its_settings_change(tmp_pat
     again = tune.tune(_args(tmp_path, resume=True, **dict(ns, select_candidates=3)))
     assert again["generation"] == 3
     assert [t["name"] for t in again["choice"]["tried"]] == ["mean", "best0", "best1", "best2"]
+
+
+def test_a_search_from_the_shipped_set_against_l2_alone(tmp_path: Path) -> None:
+    """``--start tuned`` starts CMA-ES at the table's shipped set, which then competes in the
+    final choice; ``--pool-opponents L2`` plays no generation against L1."""
+    state = tune.tune(
+        _args(tmp_path, start="tuned", pool_opponents="L2", pool_bests=0, report_pairs=0)
+    )
+    shipped = load_sets()["default"]["params"]
+    assert state["start"] == shipped
+    assert tune.decode(state["es"].x0) == HeuristicParams(**shipped)
+    assert all(row["pool"] == ["L2"] for row in state["history"])
+    assert "start" in [t["name"] for t in state["choice"]["tried"]]
+    lines = (tmp_path / "generations.csv").read_text().splitlines()
+    assert len(lines) == 3 and lines[1].split(",")[0] == "0"
+    # The card tells both searches: this one, and the one that found the set it began at.
+    text = tune.write_card([tmp_path], _folder(tmp_path / "card")).read_text()
+    first = load_sets()["default"]["tuning"]
+    assert "started from the set an earlier search found" in text
+    assert all(f"its command: `{c}`" in text for c in first["commands"])
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("start", "L3", "start must be one of L2, tuned; got 'L3'"),
+        ("pool_opponents", "L2,L0", "pool_opponents must name each of L2, L1 at most once"),
+        ("pool_opponents", "L2,L2", "pool_opponents must name each of L2, L1 at most once"),
+        ("pool_opponents", "", "pool_opponents must name each of L2, L1 at most once"),
+    ],
+)
+def test_a_bad_start_or_pool_is_refused_before_anything_runs(
+    tmp_path: Path, flag: str, value: str, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        tune.tune(_args(tmp_path / "bad", **{flag: value}))
+    assert not (tmp_path / "bad").exists()
+
+
+def test_resume_of_a_run_from_before_the_start_option(tmp_path: Path) -> None:
+    """A checkpoint whose settings lack the newer search flags ran at their defaults."""
+    tune.tune(_args(tmp_path, generations=1, select_pairs=0, report_pairs=0))
+    state = tune.load_state(tmp_path)
+    for k in ("start", "pool_opponents"):
+        del state["settings"][k]
+    (tmp_path / "checkpoint.pkl").write_bytes(pickle.dumps(state))
+    assert tune.tune(_args(tmp_path, resume=True))["generation"] == 2
+    with pytest.raises(ValueError, match="pool_opponents='L2,L1'"):
+        tune.tune(_args(tmp_path, resume=True, pool_opponents="L2", generations=3))
+
+
+def _folder(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path

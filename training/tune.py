@@ -9,7 +9,8 @@ library's (the ``train`` extra).
 - **Fitness**: a candidate's points per hand on common duplicate deals, both seats of each
   deal, against a pool: L2 (the default parameters), L1 (``simple``), and the bests of the
   last ``--pool-bests`` generations (the latest is the current best); the mean over the
-  pool. Every candidate of a generation meets the same opponents on the same deals
+  pool. ``--pool-opponents L2`` leaves L1 out (a search aimed at L2 alone). Every
+  candidate of a generation meets the same opponents on the same deals
   (``--pairs`` per opponent, new deals each generation), so the differences between them
   are not the deals' luck. The table's rules are ``--table`` (:data:`agents.tuned.TABLES`).
 - **Both cores**: one pool of ``--workers`` processes for the whole run. With ``--engine
@@ -18,6 +19,9 @@ library's (the ``train`` extra).
   compiled L2 of :mod:`agents.heuristic_batched` and L1 of :mod:`agents.batched`); ``--engine
   python`` plays game by game through the AEC env and the Python L2, far slower, with the
   same points (``tests/test_tune.py`` plays both).
+- **Start**: the CMA-ES mean starts at L2's defaults, or with ``--start tuned`` at the set
+  shipped for the table (a second search refining the first); that set then competes in the
+  final choice as ``start``, so a search that found nothing better leaves it chosen.
 - **Selection and report**: after the generations, the distribution's mean and the bests
   of ``--select-candidates`` generations spread over the run play L2 and L1 on
   ``--select-pairs`` fresh deals of the same ``--seed``; the one with the best mean of the
@@ -58,7 +62,7 @@ import numpy as np
 from agents.batched import BatchedSimple, batched_form
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.simple import SimpleAgent
-from agents.tuned import SET_DIR, TABLES, param_set, rules_dict
+from agents.tuned import SET_DIR, TABLES, load_sets, param_set, rules_dict
 from gin_env.extras import require
 from gin_env.match import NONDEALER
 from gin_env.vector import VectorGinEnv
@@ -112,7 +116,13 @@ BOUNDS: dict[str, tuple[float, float]] = {
 #: Switches held at their defaults (measured off; not weights a step can move).
 FIXED = frozenset({"lookahead", "exact_draw"})
 #: Flags that define the search: a ``--resume`` may not change them.
-SEARCH_FLAGS = ("table", "popsize", "sigma0", "pairs", "pool_bests", "seed")
+SEARCH_FLAGS = (
+    "table", "popsize", "sigma0", "pairs", "pool_bests", "seed", "start", "pool_opponents",
+)  # fmt: skip
+#: Where a search may start: L2's defaults, or the shipped set tuned for the table.
+STARTS = ("L2", "tuned")
+#: The fixed opponents a fitness pool may hold (the generation bests come on top).
+POOL_OPPONENTS = ("L2", "L1")
 #: Deal indices of the final choice (the generations use 0, 1, ... per generation).
 SELECT_OFFSET = 10_000_000
 HELP = flags.HELP
@@ -134,6 +144,10 @@ class Args:
     sigma0: float = HELP(0.15, "initial step, as a fraction of each parameter's range")
     pairs: int = HELP(100, "duplicate deals per candidate and pool opponent, a generation")
     pool_bests: int = HELP(2, "bests of the latest generations in the pool, beside L2 and L1")
+    pool_opponents: str = HELP("L2,L1", "the pool's fixed opponents: L2 and/or L1, comma-separated")
+    start: str = HELP(
+        "L2", "the search's start: L2 (its defaults) or tuned (the set shipped for --table)"
+    )
     seed: int = HELP(0, "selection seed: CMA-ES's draws, the deals of generations and choice")
     select_candidates: int = HELP(8, "generation bests (spread over the run) tried at the end")
     select_pairs: int = HELP(1000, "pairs vs L2 and vs L1 for each final candidate")
@@ -144,6 +158,24 @@ class Args:
     max_minutes: float = HELP(0.0, "stop the generations after this long (0: no limit)")
     resume: bool = HELP(False, "continue the run in --run-dir from its checkpoint")
     progress: bool = HELP(True, "show a progress bar")
+
+
+def pool_opponents(args: Args) -> list[str]:
+    return [n.strip() for n in args.pool_opponents.split(",") if n.strip()]
+
+
+def start_params(args: Args) -> HeuristicParams:
+    """The search's first mean: L2's defaults, or the set shipped for the table."""
+    if args.start == "L2":
+        return HeuristicParams()
+    return HeuristicParams(**load_sets()[args.table]["params"])
+
+
+def _shipped_tuning(args: Args) -> dict[str, Any]:
+    """How the shipped set a search starts from was found (its card keeps that story)."""
+    t = load_sets()[args.table].get("tuning", {})
+    keep = ("commands", "generations", "evaluations", "wall_s", "start_tuning")
+    return {k: t[k] for k in keep if k in t}
 
 
 def check_args(args: Args) -> None:
@@ -163,6 +195,16 @@ def check_args(args: Args) -> None:
         value = getattr(args, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    if args.start not in STARTS:
+        raise ValueError(f"start must be one of {', '.join(STARTS)}; got {args.start!r}")
+    if args.start == "tuned" and args.table not in load_sets():
+        raise ValueError(f"start tuned: no set shipped for table {args.table!r} in {SET_DIR}")
+    names = pool_opponents(args)
+    if not names or len(set(names)) != len(names) or not set(names) <= set(POOL_OPPONENTS):
+        raise ValueError(
+            f"pool_opponents must name each of {', '.join(POOL_OPPONENTS)} at most once, "
+            f"comma-separated; got {args.pool_opponents!r}"
+        )
     if args.engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {args.engine!r}")
     if args.popsize == 1:
@@ -353,8 +395,11 @@ class Runner:
 # ==========================================================================================
 # The run
 # ==========================================================================================
-def _pool(bests: list[dict[str, Any]], keep: int) -> list[tuple[str, Opponent]]:
-    pool: list[tuple[str, Opponent]] = [("L2", HeuristicParams()), ("L1", "simple")]
+def _pool(
+    bests: list[dict[str, Any]], keep: int, fixed: Sequence[str]
+) -> list[tuple[str, Opponent]]:
+    known: dict[str, Opponent] = {"L2": HeuristicParams(), "L1": "simple"}
+    pool: list[tuple[str, Opponent]] = [(name, known[name]) for name in fixed]
     for b in bests[len(bests) - keep :] if keep else []:
         pool.append((f"best{b['generation']}", HeuristicParams(**b["params"])))
     return pool
@@ -374,7 +419,8 @@ def _new_state(args: Args, cma: Any) -> dict[str, Any]:
     opts["verbose"] = -9
     if args.popsize:
         opts["popsize"] = args.popsize
-    es = cma.CMAEvolutionStrategy(encode(HeuristicParams()).tolist(), args.sigma0, opts)
+    start = start_params(args)
+    es = cma.CMAEvolutionStrategy(encode(start).tolist(), args.sigma0, opts)
     return {
         "settings": {k: getattr(args, k) for k in SEARCH_FLAGS},
         "es": es,
@@ -385,6 +431,9 @@ def _new_state(args: Args, cma: Any) -> dict[str, Any]:
         "rng": rng,  # the object CMA-ES draws from (one object in the pickle)
         "wall_s": 0.0,
         "dimension": d,
+        # As it was when the run began: the shipped set may be replaced by this run's.
+        "start": dataclasses.asdict(start),
+        "start_tuning": _shipped_tuning(args) if args.start == "tuned" else None,
     }
 
 
@@ -399,7 +448,7 @@ def _log(run_dir: Path, row: dict[str, Any]) -> None:
     flat = {k: v for k, v in row.items() if k not in ("best_params", "pool_points", "pool")}
     # Fixed columns: the bests in the pool change names every generation.
     points = dict(row["pool_points"])
-    flat["vs_L2"], flat["vs_L1"] = points.pop("L2"), points.pop("L1")
+    flat["vs_L2"], flat["vs_L1"] = points.pop("L2", ""), points.pop("L1", "")
     flat["vs_bests"] = float(np.mean(list(points.values()))) if points else ""
     flat.update({f"p_{k}": v for k, v in row["best_params"].items()})
     path = run_dir / "generations.csv"
@@ -441,9 +490,11 @@ def tune(
         if not ckpt.exists():
             raise ValueError(f"--resume: no checkpoint in {run_dir}")
         state = load_state(run_dir)
-        changed = [k for k in SEARCH_FLAGS if state["settings"][k] != getattr(args, k)]
+        # A run from before a setting existed ran at its default.
+        saved = {**{k: getattr(Args(), k) for k in SEARCH_FLAGS}, **state["settings"]}
+        changed = [k for k in SEARCH_FLAGS if saved[k] != getattr(args, k)]
         if changed:
-            was = ", ".join(f"{k}={state['settings'][k]!r}" for k in changed)
+            was = ", ".join(f"{k}={saved[k]!r}" for k in changed)
             raise ValueError(f"--resume cannot change the search's settings: the run has {was}")
         rewrite_logs(run_dir, state["generation"])
     else:
@@ -500,7 +551,7 @@ def _generation(
     t0 = time.time()
     xs = es.ask()
     cands = [decode(x) for x in xs]
-    pool = _pool(state["bests"], args.pool_bests)
+    pool = _pool(state["bests"], args.pool_bests, pool_opponents(args))
     matches = [(c, opp) for c in cands for _, opp in pool]
     done = [0] * len(cands)
 
@@ -555,6 +606,8 @@ def _choose(args: Args, state: dict[str, Any], runner: Runner, bar: Progress) ->
     es = state["es"]
     key = _choice_key(args, state)
     named = [("mean", decode(es.result.xfavorite))]
+    if args.start == "tuned":  # the set it set out from competes on the same deals
+        named.append(("start", HeuristicParams(**state["start"])))
     bests = state["bests"]
     k = min(args.select_candidates, len(bests))
     picks = sorted({round((len(bests) - 1) * (1 - i / max(1, k - 1))) for i in range(k)})
@@ -626,7 +679,10 @@ def _write_outputs(args: Args, state: dict[str, Any], run_dir: Path) -> None:
         "popsize": state["es"].popsize,
         "dimension": state["dimension"],
         "pairs_per_opponent": args.pairs,
-        "pool": f"L2, L1 and the bests of the last {args.pool_bests} generations",
+        "pool": f"{' and '.join(pool_opponents(args))}, and the bests of the last "
+        f"{args.pool_bests} generations",
+        "start": args.start,
+        "start_tuning": state.get("start_tuning"),
         "wall_s": round(state["wall_s"], 1),
         "selection_seed": args.seed,
         "chosen": choice["name"],
@@ -650,6 +706,10 @@ def _fmt(f: dict[str, Any]) -> str:
     )
 
 
+def _signed(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.2f}"
+
+
 def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> Path:
     """Copy each run's ``params.json`` to ``<out_dir>/tuned-<table>.json`` and write the
     model card ``<out_dir>/tuned.md`` from them."""
@@ -670,7 +730,8 @@ def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) ->
         "set tuned for the table's rules (another table is refused unless `any_table=True`).",
         "Trained by `training/tune.py` (`gin-rummy train --algo tune`): CMA-ES (`cma`) over",
         "`HeuristicParams`' ranges in `training.tune.BOUNDS`; fitness the points per hand on",
-        "common duplicate deals against a pool of L2, L1 and the latest generation bests;",
+        "common duplicate deals against a pool of L2, L1 (unless left out) and the latest",
+        "generation bests;",
         "the set chosen on the selection seed, the figures played on another seed.",
         "",
     ]
@@ -686,6 +747,15 @@ def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) ->
             f"pool opponent), wall time {t['wall_s'] / 60:.1f} min on 2 shared cores",
             f"- chosen: `{t['chosen']}` on selection seed {t['selection_seed']}",
         ]
+        before = t.get("start_tuning")
+        while before:  # a search that started from an earlier shipped set
+            lines += [
+                f"- started from the set an earlier search found: "
+                f"{before.get('generations')} generations, {before.get('evaluations')} "
+                f"evaluations, {before.get('wall_s', 0) / 60:.1f} min",
+                *(f"  - its command: `{c}`" for c in before.get("commands", [])),
+            ]
+            before = before.get("start_tuning")
         if fig:
             l2, l1 = fig["vs_L2"], fig["vs_L1"]
             met_l2 = l2["points_per_hand"] >= 1.0 and l2["ci95"][0] > 0
@@ -717,8 +787,8 @@ def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) ->
             ]
             lines += [
                 f"| {r['generation']} | {r['evaluations']} | {r['fitness_best']:+.2f} | "
-                f"{r['fitness_mean']:+.2f} | {r['sigma']:.3f} | {r['pool_points']['L2']:+.2f} | "
-                f"{r['pool_points']['L1']:+.2f} |"
+                f"{r['fitness_mean']:+.2f} | {r['sigma']:.3f} | "
+                f"{_signed(r['pool_points'].get('L2'))} | {_signed(r['pool_points'].get('L1'))} |"
                 for r in shown
             ]
         lines.append("")
