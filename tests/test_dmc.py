@@ -459,3 +459,28 @@ def test_the_committed_scratch_run_resumes_from_its_checkpoint(tmp_path: Path) -
     with open(latest_checkpoint(run_dir) / "state.pkl", "rb") as fh:  # type: ignore[operator]
         steps = pickle.load(fh)["steps"]
     assert agents.make("gin-dmc-scratch").meta["run_steps"] == steps
+
+
+def test_a_resume_may_lower_the_learning_rate_and_the_card_shows_the_schedule(
+    tmp_path: Path,
+) -> None:
+    """An annealed tail: the resumed optimizer runs at the new rate (not the one saved in its
+    state), the run keeps the schedule, and the exported player's card says it."""
+    import torch
+
+    from agents.trained import load
+    from training.model_cards import rate_schedule
+
+    args = tiny_args(tmp_path, "gin", total=300, warm_steps=0, eval_every=10**6)
+    first = train(args)
+    more = train(tiny_args(tmp_path, "gin", total=600, warm_steps=0, eval_every=10**6,
+                           resume=True, learning_rate=3e-5))  # fmt: skip
+    ckpt = latest_checkpoint(args.run_dir)
+    assert ckpt is not None and more["steps"] >= 600
+    blob = torch.load(ckpt / "model.pt", weights_only=False)
+    assert [g["lr"] for g in blob["optimizer"]["param_groups"]] == [3e-5]
+    with open(ckpt / "state.pkl", "rb") as fh:
+        state = pickle.load(fh)
+    assert state["learning_rates"] == [[0, 3e-4], [first["steps"], 3e-5]]
+    meta = load(export(args.run_dir, "annealed", tmp_path / "out", best=False)).meta
+    assert rate_schedule(meta["args"], meta) == f"0.0003, 3e-05 from {first['steps']:,} decisions"

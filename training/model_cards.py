@@ -226,6 +226,13 @@ def notes_after_evaluation(card: str) -> str:
     return "\n" + card[notes:].lstrip("\n") if notes >= 0 else ""
 
 
+def rate_schedule(args: dict[str, Any], meta: dict[str, Any]) -> str:
+    """The learning rate, or its schedule when a resume changed it."""
+    rates = meta.get("learning_rates") or [[0, args.get("learning_rate")]]
+    first = f"{rates[0][1]:g}"
+    return first + "".join(f", {lr:g} from {step:,} decisions" for step, lr in rates[1:])
+
+
 def _dmc_eval_rows(evals: list[dict[str, Any]]) -> list[str]:
     if not evals:
         return ["(none)"]
@@ -318,7 +325,7 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
         f"| Self-play | epsilon {a.get('epsilon')}, {a.get('num_envs')} games at once; "
         f"{a.get('opponent_share')} of the hands one learner seat against "
         f"`{a.get('opponents')}` |",
-        f"| Learner | Adam lr {a.get('learning_rate')}, batch {a.get('batch_size')}, replay "
+        f"| Learner | Adam lr {rate_schedule(a, meta)}, batch {a.get('batch_size')}, replay "
         f"ratio {a.get('replay_ratio')} over the latest {a.get('buffer_size'):,} decisions, "
         + (
             f"fed by {a['actors']} actor processes (numpy copies of the networks, refreshed "

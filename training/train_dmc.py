@@ -251,6 +251,7 @@ CHANGEABLE = RUN_FLAGS | frozenset(
         "copy_checkpoint",
         "resume_from",
         "actors",
+        "learning_rate",
     }
 )
 ENVS = ("gin", "three_handed")
@@ -564,6 +565,9 @@ def train(args: Args) -> dict[str, Any]:
         for m, sd in zip(models, blob["models"], strict=True):
             m.load_state_dict(sd)
         opt.load_state_dict(blob["optimizer"])
+        # A resume may change the rate (an annealed tail); the saved groups would keep theirs.
+        for group in opt.param_groups:
+            group["lr"] = args.learning_rate
         if (ckpt / "replay.npz").is_file():
             replay.load(ckpt / "replay.npz")
         state = saved
@@ -597,6 +601,10 @@ def train(args: Args) -> dict[str, Any]:
             "warm_done": args.warm_steps == 0,
         }
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    # The rate's schedule, [from step, rate]: a run from before it was kept began at its rate.
+    rates = state.setdefault("learning_rates", [[0, float(state["args"]["learning_rate"])]])
+    if rates[-1][1] != args.learning_rate:
+        rates.append([int(state["steps"]), float(args.learning_rate)])
     state["args"] = dataclasses.asdict(args)
     state["commands"].append(command_line(args, MODULE))
 
@@ -947,6 +955,7 @@ def export(
         args=state["args"],
         commands=final.get("commands", []),
         evals=final.get("evals", []),
+        learning_rates=[r for r in final.get("learning_rates", []) if r[0] <= state["steps"]],
     )
 
 
