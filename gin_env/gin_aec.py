@@ -213,6 +213,12 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         if self.render_mode == "human":
             self.render()
 
+    def role_name(self, agent: str) -> str:
+        """``agent``'s role as its infos give it, by name under either ``infos`` mode (the
+        numeric infos give the id in :attr:`role_names`)."""
+        role = self.infos[agent]["role"]
+        return self.role_names[int(role)] if isinstance(role, int | np.integer) else str(role)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         match = self.match
         if match is None:

@@ -244,17 +244,11 @@ class SingleAgentEnv(gym.Env):
         if spec == "random":
             self.learner = agents[int(self.np_random.integers(len(agents)))]
         elif spec in LEARNER_ROLES:
-            holders = [a for a in agents if self._role(a) == spec]
+            holders = [a for a in agents if self.aec.role_name(a) == spec]
             if not holders:
                 raise ValueError(f"no agent holds role {spec!r} in this game")
             self.learner = holders[0]
 
-    def _role(self, agent: str) -> Any:
-        """``agent``'s role by name (``infos="numeric"`` gives its id)."""
-        role = self.aec.infos[agent].get("role")
-        if isinstance(role, int | np.integer):
-            return self.aec.role_names[int(role)]
-        return role
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

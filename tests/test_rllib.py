@@ -64,6 +64,23 @@ def test_env_is_turn_based_with_masks_and_side_rewards(game: str, episode: str) 
     assert scored > 0  # knocking hands score
 
 
+@pytest.mark.parametrize("game", ["three_handed", "gin"])
+def test_numeric_infos_keep_the_role_agent_ids(game: str) -> None:
+    """With ``infos="numeric"`` the infos hold role ids; the agent ids stay role names."""
+    env = RLlibGinEnv({"game": game, "infos": "numeric"})
+    rng = np.random.default_rng(1)
+    obs, infos = env.reset(seed=3)
+    seen, done = set(), False
+    while not done:
+        ((role, o),) = obs.items()
+        assert role in env.possible_agents
+        assert env.aec.role_names[int(infos[role]["role"])] == role
+        seen.add(role)
+        obs, _, term, trunc, infos = env.step({role: _knock_or_random(o, rng)})
+        done = term["__all__"] or trunc["__all__"]
+    assert len(seen) >= 2
+
+
 def test_env_refuses_illegal_action_and_wrong_agent() -> None:
     env = RLlibGinEnv({"game": "three_handed"})
     obs, _ = env.reset(seed=3)

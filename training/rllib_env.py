@@ -143,14 +143,14 @@ class RLlibGinEnv(MultiAgentEnv):
     # -- helpers --------------------------------------------------------------------------
     def _roles_now(self) -> dict[str, str]:
         """AEC agent -> its role in the hand being played."""
-        return {a: self.aec.infos[a]["role"] for a in self.aec.possible_agents}
+        return {a: self.aec.role_name(a) for a in self.aec.possible_agents}
 
     def _info(self, player: str) -> dict[str, Any]:
         return {**self.aec.infos[player], "player": player}
 
     def _next_turn(self) -> tuple[dict[str, Any], dict[str, Any]]:
         player = self.aec.agent_selection
-        role = self.aec.infos[player]["role"]
+        role = self.aec.role_name(player)
         self._to_act = role
         self._player_of[role] = player
         obs = to_rllib_obs(self.aec.observe(player))
