@@ -123,6 +123,15 @@ SEARCH_FLAGS = (
 STARTS = ("L2", "tuned")
 #: The fixed opponents a fitness pool may hold (the generation bests come on top).
 POOL_OPPONENTS = ("L2", "L1")
+#: Per generation, what a shipped set keeps of its search (the card's table).
+SEARCH_COLUMNS = (
+    "generation",
+    "evaluations",
+    "fitness_best",
+    "fitness_mean",
+    "sigma",
+    "pool_points",
+)
 #: Deal indices of the final choice (the generations use 0, 1, ... per generation).
 SELECT_OFFSET = 10_000_000
 HELP = flags.HELP
@@ -687,6 +696,8 @@ def _write_outputs(args: Args, state: dict[str, Any], run_dir: Path) -> None:
         "selection_seed": args.seed,
         "chosen": choice["name"],
         "tried": choice["tried"],
+        # The search's course, so that the card can be written from the shipped set alone.
+        "search": [{k: r[k] for k in SEARCH_COLUMNS} for r in state["history"]],
     }
     report = {k: v for k, v in state.get("report", {}).items() if k != "key"}
     data = param_set(choice["params"], TABLES[args.table], args.table, tuning=tuning)
@@ -710,17 +721,24 @@ def _signed(x: float | None) -> str:
     return "-" if x is None else f"{x:+.2f}"
 
 
-def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> Path:
-    """Copy each run's ``params.json`` to ``<out_dir>/tuned-<table>.json`` and write the
-    model card ``<out_dir>/tuned.md`` from them."""
+def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> Path:
+    """Copy each source's set to ``<out_dir>/tuned-<table>.json`` and write the model card
+    ``<out_dir>/tuned.md`` from them. A source is a run folder (its ``params.json`` and
+    ``generations.jsonl``) or a parameter set's ``.json`` (a shipped set: the search's
+    course is the one it keeps). The hand-written sections after the tables' stay."""
     out = Path(out_dir)
     sets, curves = [], []
-    for d in run_dirs:
-        data = json.loads((Path(d) / "params.json").read_text())
-        (out / f"tuned-{data['table']}.json").write_text(json.dumps(data, indent=1) + "\n")
+    for src in map(Path, sources):
+        data = json.loads((src if src.is_file() else src / "params.json").read_text())
+        target = out / f"tuned-{data['table']}.json"
+        if not (src.is_file() and src.resolve() == target.resolve()):
+            target.write_text(json.dumps(data, indent=1) + "\n")
         sets.append(data)
-        log = Path(d) / "generations.jsonl"
-        rows = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+        log = src / "generations.jsonl"
+        if log.exists():
+            rows = [json.loads(x) for x in log.read_text().splitlines()]
+        else:
+            rows = data["tuning"].get("search", [])
         curves.append(rows)
     defaults = dataclasses.asdict(HeuristicParams())
     lines = [
@@ -793,8 +811,18 @@ def write_card(run_dirs: Sequence[str | Path], out_dir: str | Path = SET_DIR) ->
             ]
         lines.append("")
     path = out / "tuned.md"
-    path.write_text("\n".join(lines))
+    kept = _hand_written(path.read_text()) if path.exists() else ""
+    path.write_text("\n".join(lines) + ("\n" + kept if kept else ""))
     return path
+
+
+def _hand_written(card: str) -> str:
+    """The sections of a card that its writer did not make (any ``## `` heading but the
+    tables' own ``## table `...```), to keep when the card is written again."""
+    for at in (i + 1 for i in range(len(card)) if card.startswith("\n## ", i)):
+        if not card.startswith("## table `", at):
+            return card[at:]
+    return ""
 
 
 # ==========================================================================================
