@@ -318,3 +318,19 @@ def test_resume_of_a_run_from_before_the_start_option(tmp_path: Path) -> None:
 def _folder(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def test_the_card_is_written_again_from_the_shipped_sets_keeping_its_notes(
+    tmp_path: Path,
+) -> None:
+    """A shipped set keeps its search's course: the card comes back the same from the set
+    alone (no run folder), and the hand-written sections after the tables stay."""
+    tune.tune(_args(tmp_path / "run", generations=2), command="tiny command")
+    out = _folder(tmp_path / "out")
+    card = tune.write_card([tmp_path / "run"], out)
+    first = card.read_text()
+    assert "| 1 | 8 |" in first  # generation 1, 8 evaluations: the search's table
+    card.write_text(first + "\n## Reading the figures\n\nwritten by hand\n")
+    tune.write_card([out / "tuned-default.json"], out)
+    again = card.read_text()
+    assert again.startswith(first) and again.count("written by hand") == 1
