@@ -726,7 +726,7 @@ def train(args: Args) -> dict[str, Any]:
             },
         )
         progress.write(f"[{state['steps']}] eval ({tag}) {json.dumps(res)}")
-        write_curves(run_dir, state["evals"], args)  # the curves so far, after every evaluation
+        write_curves(run_dir, state, args)  # the curves so far, after every evaluation
         if (
             args.keep_best
             and tag != "warm-start"
@@ -835,23 +835,27 @@ def train(args: Args) -> dict[str, Any]:
         "evals": state["evals"],
     }
     write_json(run_dir / "summary.json", summary, [args.seed])
-    write_curves(run_dir, state["evals"], args)
+    write_curves(run_dir, state, args)
     if args.export:
         export(run_dir, args.export, best=args.keep_best)
     return summary
 
 
-def write_curves(run_dir: Path, evals: list[dict[str, Any]], args: Args) -> None:
+def write_curves(run_dir: Path, state: dict[str, Any], args: Args) -> None:
+    """The run's evaluations as ``eval.csv`` and its learning curves, a line where a resume
+    changed the learning rate."""
+    evals = state["evals"]
+    marks = [(step, f"lr {lr:g}") for step, lr in state.get("learning_rates", [])[1:]]
     write_eval_csv(run_dir / "eval.csv", evals)
     metric = "hand_win_rate" if args.env == "gin" else "match_win_rate"
     if fixed_roles(args.fixed_roles):
         metric = "points_per_hand"  # the team's, advised and muted
     try:
-        plot_curves(run_dir / "learning_curve.png", evals, metric, f"DMC, {args.env}")
+        title = f"DMC, {args.env}"
+        plot_curves(run_dir / "learning_curve.png", evals, metric, title, marks)
         if args.env == "gin":
-            plot_curves(
-                run_dir / "learning_curve_points.png", evals, "points_per_hand", f"DMC, {args.env}"
-            )
+            points = run_dir / "learning_curve_points.png"
+            plot_curves(points, evals, "points_per_hand", title, marks)
     except Exception as exc:  # a plot is a nicety; never lose a run over it
         print(f"no learning curve: {exc}", file=sys.stderr)
 

@@ -71,10 +71,15 @@ def even_level(metric: str) -> float:
 
 
 def plot_curves(
-    path: str | Path, rows: Sequence[dict[str, float]], metric: str, title: str
+    path: str | Path,
+    rows: Sequence[dict[str, float]],
+    metric: str,
+    title: str,
+    marks: Sequence[tuple[float, str]] = (),
 ) -> Path | None:
     """``metric`` (e.g. ``hand_win_rate``) against each opponent, by decisions (left) and
-    by hours of training (right, when the rows have ``hours``)."""
+    by hours of training (right, when the rows have ``hours``); ``marks``: (decisions,
+    label) of changes in the run (a dotted line, on the right at the first row past it)."""
     if not rows:
         return None
     plt = pyplot("learning curves")
@@ -91,6 +96,13 @@ def plot_curves(
                 xs, [r.get(key, np.nan) for r in rows], marker="o", label=f"vs {key.split('/')[0]}"
             )
         ax.axhline(even_level(metric), color="grey", lw=0.8, ls="--")
+        for step, text in marks:
+            at = next((r.get(x_key, np.nan) for r in rows if r.get("step", 0) >= step), np.nan)
+            x = step if x_key == "step" else at
+            if np.isfinite(x):
+                ax.axvline(x, color="black", lw=0.8, ls=":")
+                ax.annotate(text, (x, 0.02), xycoords=("data", "axes fraction"), rotation=90,
+                            fontsize=8, ha="right")  # fmt: skip
         ax.set_xlabel(label)
         ax.set_ylabel(metric.replace("_", " "))
         ax.legend()
