@@ -188,3 +188,33 @@ def test_an_evaluation_on_envs_with_the_history_seats_rule_based_agents() -> Non
     res = gin_duplicate("simple", "heuristic", 1, seed=3, progress=False,
                         rules={"observation": "history"})  # fmt: skip
     assert res["pairs"] == 1 and np.isfinite(res["points_per_hand"])
+
+
+@pytest.mark.slow
+def test_a_history_run_may_start_from_a_plain_runs_networks(tmp_path: Path) -> None:
+    """--init-from a --history none checkpoint into --history lstm: the history's inputs
+    start at zero weight, so the new player scores every pair exactly as the old one, on
+    any history; the other way round is refused."""
+    base: dict[str, object] = dict(
+        env="gin", total_steps=60, num_envs=4, backend="python", hidden="16,8",
+        batch_size=512, buffer_size=1000, eval_every=10**6, checkpoint_every=10**6,
+        progress=False, seed=2, opponent_share=0.0, eval_opponents="random",
+    )  # fmt: skip
+    plain = Args(run_dir=str(tmp_path / "plain"), **base)  # type: ignore[arg-type]
+    train(plain)
+    src = latest_checkpoint(plain.run_dir)
+    assert src is not None
+    widened = Args(run_dir=str(tmp_path / "hist"), history="lstm", init_from=str(src), **base)  # type: ignore[arg-type]
+    assert train(widened)["updates"] == 0  # no learning yet: the networks are the start
+    old = dmc.load(export(plain.run_dir, "old", directory=tmp_path, best=False))
+    new = dmc.load(export(widened.run_dir, "new", directory=tmp_path, best=False))
+    assert new.history == "lstm" and old.history == "none"
+    for out in history_batches("gin", 20)[::6]:
+        obs, mask = out["observation"], out["action_mask"]
+        _, _, q_old = old.q_values(obs, mask)
+        _, _, q_new = new.q_values(obs, mask, out["history"], out["history_mask"])
+        assert np.allclose(q_old, q_new, atol=1e-5)
+    back = Args(run_dir=str(tmp_path / "back"), init_from=str(latest_checkpoint(widened.run_dir)),
+                **base)  # type: ignore[arg-type]  # fmt: skip
+    with pytest.raises(ValueError, match="init_from: the checkpoint has --history 'lstm'"):
+        train(back)

@@ -231,7 +231,9 @@ class Args:
         "a new run starts from the networks of this checkpoint folder (e.g. "
         "<run-dir>/checkpoints/best of a run with the same --hidden, --features and "
         "--role-nets), with a fresh optimizer, replay and counts (a curriculum: a captain "
-        "trained beside a fixed adviser, then trained jointly with a learning one)",
+        "trained beside a fixed adviser, then trained jointly with a learning one); a run "
+        "with --history lstm may start from one with --history none: the history's inputs "
+        "then start at zero weight, so the new network first scores exactly as the old",
     )
     max_minutes: float = HELP(0.0, "stop with a checkpoint after this much wall time (0: none)")
     resume: bool = HELP(False, "continue the run in --run-dir with its saved settings")
@@ -563,7 +565,10 @@ def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
 
 
 def _init_models(models: list[Any], args: Args) -> None:
-    """Load the networks of ``args.init_from`` (a checkpoint folder) into ``models``."""
+    """Load the networks of ``args.init_from`` (a checkpoint folder) into ``models``. From
+    networks without the history into ones with it: the first layer's observation columns
+    are copied, its history columns set to zero (the LSTM keeps its fresh initialisation),
+    so the new networks score every pair as the old ones until they learn."""
     import torch  # the train extra
 
     ckpt = Path(args.init_from)
@@ -571,6 +576,8 @@ def _init_models(models: list[Any], args: Args) -> None:
         raise ValueError(f"init_from {args.init_from!r} is not a checkpoint folder (no model.pt)")
     src = Args(**_load_state(ckpt)["args"])
     for key in ("hidden", "features", "role_nets", "env", "history"):
+        if key == "history" and (src.history, args.history) == ("none", "lstm"):
+            continue
         if getattr(src, key) != getattr(args, key):
             raise ValueError(
                 f"init_from: the checkpoint has --{key.replace('_', '-')} "
@@ -578,7 +585,15 @@ def _init_models(models: list[Any], args: Args) -> None:
             )
     blob = torch.load(ckpt / "model.pt", weights_only=False)
     for m, sd in zip(models, blob["models"], strict=True):
-        m.load_state_dict(sd)
+        if src.history == args.history:
+            m.load_state_dict(sd)
+            continue
+        sd = dict(sd)
+        wide = torch.zeros_like(m.obs.weight)
+        wide[:, :OBS_SIZE] = sd["obs.weight"]
+        sd["obs.weight"] = wide
+        missing, unexpected = m.load_state_dict(sd, strict=False)
+        assert not unexpected and all(k.startswith("lstm.") for k in missing), (missing, unexpected)
 
 
 def train(args: Args) -> dict[str, Any]:
