@@ -218,3 +218,16 @@ def test_a_history_run_may_start_from_a_plain_runs_networks(tmp_path: Path) -> N
                 **base)  # type: ignore[arg-type]  # fmt: skip
     with pytest.raises(ValueError, match="init_from: the checkpoint has --history 'lstm'"):
         train(back)
+
+
+def test_the_model_cards_evaluation_plays_a_history_player(tmp_path: Path) -> None:
+    import torch
+
+    from training.model_cards import card_evaluation
+
+    torch.manual_seed(0)
+    path = dmc.save(tmp_path / "h.npz", dmc.qnets([dmc.torch_model([8], history="lstm")]),
+                    False, "basic", name="h", env="gin")  # fmt: skip
+    res = card_evaluation(str(path), 1, 0, 1, 3, opponents=("heuristic",))
+    assert res["vs L2 (heuristic)"]["pairs"] == 1
+    assert res["vs L2 (heuristic)"]["rules"] == {"observation": "history"}
