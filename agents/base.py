@@ -58,8 +58,13 @@ PHASE_UPCARD_NONDEALER, PHASE_UPCARD_DEALER, PHASE_DRAW, PHASE_DISCARD, PHASE_OV
 
 _S = OBS_SLICES
 _WEIGHTS = [1 << i for i in range(8)]
+#: What an env's options may hold: rules, match options and ``observation`` (what the env
+#: shows the players, no rule: "history" adds the move history), the last two ignored here.
 _TABLE_OPTIONS = frozenset(
-    HandRules.option_names() + GinConfig.option_names() + ThreeHandedConfig.option_names()
+    HandRules.option_names()
+    + GinConfig.option_names()
+    + ThreeHandedConfig.option_names()
+    + ("observation",)
 )
 
 
@@ -160,8 +165,8 @@ def game_actions(legal: list[int]) -> list[int]:
 def table_rules(rules: HandRules | Mapping[str, Any] | None) -> HandRules:
     """The hand rules of a table: from an env's config (:class:`~gin_env.config.GinConfig`,
     :class:`~gin_env.config.ThreeHandedConfig`), a :class:`~gin_env.config.HandRules`, or a
-    dict of env option names (match options such as ``target_score`` are ignored, unknown
-    names are a ValueError); None is the standard rules.
+    dict of env option names (match options such as ``target_score`` and the env's
+    ``observation`` are ignored, unknown names are a ValueError); None is the standard rules.
 
     >>> table_rules({"oklahoma": True, "target_score": 50}).oklahoma
     True

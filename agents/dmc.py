@@ -38,6 +38,16 @@ player picks the legal action with the highest Q (its own side's expected hand p
 100). A checkpoint may hold one network per role (``role_nets``) or one network for all
 roles (the role is part of the observation).
 
+**The move history** (``history="lstm"``, as DouZero's LSTM over the recent moves): the
+network also reads the seat's move history, the ``history`` ``[64, 63]`` and
+``history_mask`` ``[64]`` of an env made with ``observation="history"``
+(:func:`gin_env.encoding.encode_history`: the hand's moves oldest first, padding after).
+An LSTM (:data:`HISTORY_DIM` units) runs over the real moves; its output after the last one
+(zeros before the hand's first move) joins the observation at the first layer, whose
+``W_obs`` is then ``OBS + HISTORY_DIM`` wide (observation first). Such a player needs the
+history in every observation it is given: :class:`DMCAgent` refuses one without it, with an
+error that says to make the env with ``observation="history"`` (:meth:`DMCAgent.env_options`).
+
 The same network in torch, for training, is :func:`torch_model` (torch is imported only
 there: the ``train`` extra); :func:`qnets` turns trained torch networks into their numpy
 twins :class:`QNet`, which score every pair exactly as the torch build does.
@@ -61,12 +71,22 @@ from agents.base import decode
 from agents.heuristic import HeuristicAgent
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
-from gin_env.encoding import OBS_PARTS, OBS_SIZE, OBS_SLICES
+from gin_env.encoding import (
+    HISTORY_FEATURES,
+    HISTORY_LENGTH,
+    HISTORY_PARTS,
+    OBS_PARTS,
+    OBS_SIZE,
+    OBS_SLICES,
+)
 from gin_env.fast_melds import deadwood_batch, discard_deadwoods_batch
 from gin_env.melds import deadwood_mask, discard_deadwoods
 
 __all__ = [
     "ACTION_FEATURES",
+    "HISTORY_MODES",
+    "HISTORY_DIM",
+    "LSTMEncoder",
     "FEATURE_MODES",
     "action_size",
     "encode_pairs",
@@ -88,6 +108,10 @@ __all__ = [
 
 FORMAT = "gin-env-dmc-v1"
 FEATURE_MODES = ("basic", "l2", "advice", "l2score")
+#: ``history``: the network reads the observation alone, or also the move history (LSTM).
+HISTORY_MODES = ("none", "lstm")
+#: Units of the history LSTM (its output's width at the first layer).
+HISTORY_DIM = 64
 #: The modes that ask L2 for its move at every decision (and allow a ``margin``).
 L2_MODES = ("l2", "l2score")
 KINDS = ("draw", "take", "pass", "no_advice", "discard", "knock", "big_gin")
@@ -103,6 +127,11 @@ _SUGGESTION = OBS_SLICES["suggestion"]
 def _check_features(features: str) -> None:
     if features not in FEATURE_MODES:
         raise ValueError(f"features must be one of {', '.join(FEATURE_MODES)}; got {features!r}")
+
+
+def _check_history(history: str) -> None:
+    if history not in HISTORY_MODES:
+        raise ValueError(f"history must be one of {', '.join(HISTORY_MODES)}; got {history!r}")
 
 
 def action_size(features: str = "basic") -> int:
@@ -133,13 +162,16 @@ def _kind_card_table() -> np.ndarray:
 _KIND_CARD = _kind_card_table()
 
 
-def input_layout(features: str = "basic") -> dict[str, Any]:
+def input_layout(features: str = "basic", history: str = "none") -> dict[str, Any]:
     """What a network's input means: the observation layout (named parts and sizes, with a
-    fingerprint) and the action encoding. Stored in every checkpoint and checked on load."""
+    fingerprint), the action encoding and, for ``history="lstm"``, the move history's
+    layout and encoder (no ``history`` key for ``"none"``: the layout of every network
+    without one is as before). Stored in every checkpoint and checked on load."""
     _check_features(features)
+    _check_history(history)
     parts = [[name, size] for name, size in OBS_PARTS]
     digest = hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:12]
-    return {
+    out: dict[str, Any] = {
         "observation": f"flat-{digest}",
         "obs_size": OBS_SIZE,
         "obs_parts": parts,
@@ -148,6 +180,16 @@ def input_layout(features: str = "basic") -> dict[str, Any]:
         "action_size": action_size(features),
         "features": features,
     }
+    if history != "none":
+        moves = [[name, size] for name, size in HISTORY_PARTS]
+        fingerprint = hashlib.sha1(json.dumps(moves).encode()).hexdigest()[:12]
+        out["history"] = {
+            "encoder": f"{history}-{HISTORY_DIM}",
+            "moves": f"history-{fingerprint}",
+            "shape": [HISTORY_LENGTH, HISTORY_FEATURES],
+            "move_parts": moves,
+        }
+    return out
 
 
 def hand_masks(obs: np.ndarray, part: slice = _HAND) -> list[int]:
@@ -305,10 +347,67 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0.0)
 
 
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))  # no overflow warnings for large |x|
+
+
+def history_lengths(history_mask: np.ndarray) -> np.ndarray:
+    """Real moves of each row (the history is oldest first, padding after)."""
+    return np.asarray(history_mask).astype(bool).sum(axis=1)
+
+
+class LSTMEncoder:
+    """The history LSTM in numpy, the twin of torch's one-layer ``nn.LSTM`` (gates in its
+    order: input, forget, cell, output): ``w_ih [4D, HISTORY_FEATURES]``, ``w_hh [4D, D]``,
+    ``b [4D]`` (torch's two biases summed). :meth:`last` gives its output after each row's
+    last real move, zeros for a row with none."""
+
+    def __init__(self, w_ih: np.ndarray, w_hh: np.ndarray, b: np.ndarray) -> None:
+        self.w_ih = np.asarray(w_ih, np.float32)
+        self.w_hh = np.asarray(w_hh, np.float32)
+        self.b = np.asarray(b, np.float32)
+        self.dim = self.w_hh.shape[1]
+        if self.w_ih.shape != (4 * self.dim, HISTORY_FEATURES) or self.w_hh.shape != (
+            4 * self.dim,
+            self.dim,
+        ):
+            raise ValueError(
+                f"an LSTM over {HISTORY_FEATURES}-wide moves needs w_ih [4D, {HISTORY_FEATURES}]"
+                f" and w_hh [4D, D]; got {self.w_ih.shape} and {self.w_hh.shape}"
+            )
+
+    def last(self, history: np.ndarray, history_mask: np.ndarray) -> np.ndarray:
+        """``history [B, L, HISTORY_FEATURES]``, ``history_mask [B, L]`` -> ``[B, D]``."""
+        history = np.asarray(history, np.float32)
+        n = history_lengths(history_mask)
+        b, d = len(history), self.dim
+        out = np.zeros((b, d), np.float32)
+        steps = int(n.max()) if b else 0
+        if not steps:
+            return out
+        x = history[:, :steps] @ self.w_ih.T + self.b  # [B, T, 4D]: every step's input part
+        h = np.zeros((b, d), np.float32)
+        c = np.zeros((b, d), np.float32)
+        for t in range(steps):
+            g = x[:, t] + h @ self.w_hh.T
+            i, f = _sigmoid(g[:, :d]), _sigmoid(g[:, d : 2 * d])
+            c = f * c + i * np.tanh(g[:, 2 * d : 3 * d])
+            h = _sigmoid(g[:, 3 * d :]) * np.tanh(c)
+            done = np.flatnonzero(n == t + 1)
+            out[done] = h[done]
+        return out
+
+    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        return {f"{prefix}lstm_w_ih": self.w_ih, f"{prefix}lstm_w_hh": self.w_hh,
+                f"{prefix}lstm_b": self.b}  # fmt: skip
+
+
 class QNet:
     """One Q network in numpy: ``w_obs [H, OBS]``, ``w_act [H, F]``, ``b0 [H]``, then
     ``(w, b)`` layers with ReLU between them, the last one giving one number. ``F`` is
-    :data:`ACTION_FEATURES`, or one more for ``features="advice"`` (:func:`action_size`)."""
+    :data:`ACTION_FEATURES`, or one more for ``features="advice"`` (:func:`action_size`).
+    With a ``history`` encoder (:class:`LSTMEncoder`) ``w_obs`` is ``[H, OBS + D]``: the
+    observation, then the encoder's output."""
 
     def __init__(
         self,
@@ -316,21 +415,48 @@ class QNet:
         w_act: np.ndarray,
         b0: np.ndarray,
         layers: Sequence[tuple[np.ndarray, np.ndarray]],
+        history: LSTMEncoder | None = None,
     ) -> None:
         self.w_obs = np.asarray(w_obs, np.float32)
         self.w_act = np.asarray(w_act, np.float32)
         self.b0 = np.asarray(b0, np.float32)
         self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        self.history = history
         widths = sorted({action_size(f) for f in FEATURE_MODES})
-        if self.w_obs.shape[1] != OBS_SIZE or self.w_act.shape[1] not in widths:
+        obs_in = OBS_SIZE + (history.dim if history is not None else 0)
+        if self.w_obs.shape[1] != obs_in or self.w_act.shape[1] not in widths:
             raise ValueError(
-                f"a Q network takes {OBS_SIZE} observation and {' or '.join(map(str, widths))}"
+                f"a Q network takes {obs_in} observation and {' or '.join(map(str, widths))}"
                 f" action inputs; got {self.w_obs.shape[1]} and {self.w_act.shape[1]}"
             )
 
-    def q(self, obs: np.ndarray, rows: np.ndarray, feats: np.ndarray) -> np.ndarray:
-        """Q of each pair: ``obs [B, OBS]``, ``rows [P]`` (row of each pair), ``feats``."""
-        h = _relu((obs @ self.w_obs.T)[rows] + feats @ self.w_act.T + self.b0)
+    def state_input(
+        self,
+        obs: np.ndarray,
+        history: np.ndarray | None = None,
+        history_mask: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """What the first layer's ``W_obs`` reads: the observation (and the history's
+        encoding, for a network with a history encoder)."""
+        if self.history is None:
+            return obs
+        if history is None or history_mask is None:
+            raise ValueError("this Q network reads the move history: pass history and its mask")
+        return np.concatenate([obs, self.history.last(history, history_mask)], axis=1)
+
+    def q(
+        self,
+        obs: np.ndarray,
+        rows: np.ndarray,
+        feats: np.ndarray,
+        history: np.ndarray | None = None,
+        history_mask: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Q of each pair: ``obs [B, OBS]``, ``rows [P]`` (row of each pair), ``feats``;
+        ``history [B, L, HISTORY_FEATURES]`` and ``history_mask [B, L]`` for a network with
+        a history encoder."""
+        x = self.state_input(obs, history, history_mask)
+        h = _relu((x @ self.w_obs.T)[rows] + feats @ self.w_act.T + self.b0)
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             h = h @ w.T + b
@@ -342,6 +468,8 @@ class QNet:
         out = {f"{prefix}w_obs": self.w_obs, f"{prefix}w_act": self.w_act, f"{prefix}b0": self.b0}
         for i, (w, b) in enumerate(self.layers):
             out[f"{prefix}w{i + 1}"], out[f"{prefix}b{i + 1}"] = w, b
+        if self.history is not None:
+            out.update(self.history.arrays(prefix))
         return out
 
     @classmethod
@@ -351,33 +479,63 @@ class QNet:
         while f"{prefix}w{i}" in arrays:
             layers.append((arrays[f"{prefix}w{i}"], arrays[f"{prefix}b{i}"]))
             i += 1
+        history = None
+        if f"{prefix}lstm_w_ih" in arrays:
+            history = LSTMEncoder(
+                arrays[f"{prefix}lstm_w_ih"],
+                arrays[f"{prefix}lstm_w_hh"],
+                arrays[f"{prefix}lstm_b"],
+            )
         return cls(
-            arrays[f"{prefix}w_obs"], arrays[f"{prefix}w_act"], arrays[f"{prefix}b0"], layers
-        )
+            arrays[f"{prefix}w_obs"], arrays[f"{prefix}w_act"], arrays[f"{prefix}b0"], layers,
+            history,
+        )  # fmt: skip
 
 
-def torch_model(hidden: Sequence[int], features: str = "basic") -> Any:
+def torch_model(hidden: Sequence[int], features: str = "basic", history: str = "none") -> Any:
     """The torch build of :class:`QNet` (same layers, same weight layout), to train.
 
     ``relu(W_obs obs + W_act action + b)`` then an MLP with ReLU between layers to one
     number. ``model(obs, feats)`` scores one action per row; ``model.pairs(obs, rows,
     feats)`` scores many candidate actions of each row, the observation's part computed once.
+    ``history="lstm"``: an ``nn.LSTM`` (:data:`HISTORY_DIM` units) over the move history,
+    its output after the last real move concatenated to the observation; both calls then
+    take ``history [B, L, HISTORY_FEATURES]`` and ``history_mask [B, L]`` after ``feats``.
     """
     import torch  # the train extra
     from torch import nn
 
+    _check_history(history)
     width = action_size(features)
     hidden = [int(h) for h in hidden]
+    reads_history = history != "none"
 
     class QModel(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.obs = nn.Linear(OBS_SIZE, hidden[0])
+            self.obs = nn.Linear(OBS_SIZE + HISTORY_DIM * reads_history, hidden[0])
             self.act = nn.Linear(width, hidden[0], bias=False)
             sizes = [*hidden, 1]
             self.layers = nn.ModuleList(
                 nn.Linear(a, b) for a, b in zip(sizes, sizes[1:], strict=False)
             )
+            self.lstm = (
+                nn.LSTM(HISTORY_FEATURES, HISTORY_DIM, batch_first=True) if reads_history else None
+            )
+
+        def state_input(self, obs: torch.Tensor, hist: Any, hmask: Any) -> torch.Tensor:
+            if self.lstm is None:
+                return obs
+            if hist is None or hmask is None:
+                raise ValueError("this Q network reads the move history: pass history and mask")
+            n = hmask.bool().sum(dim=1)
+            steps = int(n.max()) if len(n) else 0
+            last = torch.zeros(len(obs), HISTORY_DIM, dtype=obs.dtype)
+            if steps:
+                out, _ = self.lstm(hist[:, :steps])  # padding is after: causal, never read
+                real = torch.nonzero(n > 0)[:, 0]
+                last = last.index_put((real,), out[real, n[real] - 1])
+            return torch.cat([obs, last], dim=1)
 
         def head(self, h: torch.Tensor) -> torch.Tensor:
             h = torch.relu(h)
@@ -388,11 +546,21 @@ def torch_model(hidden: Sequence[int], features: str = "basic") -> Any:
                     h = torch.relu(h)
             return h[:, 0]
 
-        def forward(self, obs: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
-            return self.head(self.obs(obs) + self.act(feats))
+        def forward(
+            self, obs: torch.Tensor, feats: torch.Tensor, hist: Any = None, hmask: Any = None
+        ) -> torch.Tensor:
+            return self.head(self.obs(self.state_input(obs, hist, hmask)) + self.act(feats))
 
-        def pairs(self, obs: torch.Tensor, rows: torch.Tensor, feats: torch.Tensor) -> Any:
-            return self.head(self.obs(obs)[rows] + self.act(feats))
+        def pairs(
+            self,
+            obs: torch.Tensor,
+            rows: torch.Tensor,
+            feats: torch.Tensor,
+            hist: Any = None,
+            hmask: Any = None,
+        ) -> Any:
+            x = self.obs(self.state_input(obs, hist, hmask))
+            return self.head(x[rows] + self.act(feats))
 
     return QModel()
 
@@ -403,7 +571,11 @@ def qnets(models: Sequence[Any]) -> list[QNet]:
     for m in models:
         sd = {k: v.detach().cpu().numpy() for k, v in m.state_dict().items()}
         layers = [(sd[f"layers.{i}.weight"], sd[f"layers.{i}.bias"]) for i in range(len(m.layers))]
-        out.append(QNet(sd["obs.weight"], sd["act.weight"], sd["obs.bias"], layers))
+        history = None
+        if getattr(m, "lstm", None) is not None:
+            bias = sd["lstm.bias_ih_l0"] + sd["lstm.bias_hh_l0"]
+            history = LSTMEncoder(sd["lstm.weight_ih_l0"], sd["lstm.weight_hh_l0"], bias)
+        out.append(QNet(sd["obs.weight"], sd["act.weight"], sd["obs.bias"], layers, history))
     return out
 
 
@@ -418,6 +590,11 @@ class DMCAgent:
     ``margin`` (``features="l2"`` only): L2's move gets this bonus on top of its Q, so the
     player leaves L2's move only where Q says another move is better by more than
     ``margin`` (a conservative policy-improvement step over L2; a large margin plays L2).
+
+    Networks with a history encoder (``history == "lstm"``, taken from the networks) read
+    the move history: :meth:`act` needs an observation of an env made with
+    :meth:`env_options` (``observation="history"``) and refuses one without
+    ``"history"``; :meth:`act_batch` takes the batch's ``history`` and ``history_mask``.
     """
 
     def __init__(
@@ -438,7 +615,10 @@ class DMCAgent:
                 f"features={features!r} needs Q networks with {width} action inputs; got "
                 f"{sorted({net.w_act.shape[1] for net in nets})}"
             )
+        if len({net.history is None for net in nets}) > 1:
+            raise ValueError("the Q networks of one player all read the history, or none does")
         self.nets = list(nets)
+        self.history = "none" if nets[0].history is None else "lstm"
         self.role_nets = bool(role_nets)
         self.features = features
         if not (isinstance(margin, int | float) and margin >= 0):
@@ -464,30 +644,51 @@ class DMCAgent:
             np.int64,
         )
 
+    def env_options(self) -> dict[str, str]:
+        """The env option this player needs: ``{"observation": "history"}`` when it reads
+        the move history, else none."""
+        return {"observation": "history"} if self.history != "none" else {}
+
     def q_values(
-        self, obs: np.ndarray, mask: np.ndarray
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        history: np.ndarray | None = None,
+        history_mask: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``rows, actions, q`` for every legal pair of a batch (``q`` includes the
-        ``margin`` bonus of L2's moves)."""
+        ``margin`` bonus of L2's moves); ``history`` / ``history_mask`` (``[B, 64, 63]``,
+        ``[B, 64]``) for a player that reads the move history."""
         obs = np.asarray(obs, np.float32)
+        if self.history != "none" and (history is None or history_mask is None):
+            raise ValueError(
+                f"{self.name} reads the move history: pass history and history_mask "
+                "(from an env made with observation='history')"
+            )
         l2 = self.l2_actions(obs, np.asarray(mask))
         rows, acts, feats = encode_pairs(obs, mask, self.features, l2)
         if not self.role_nets:
-            q = self.nets[0].q(obs, rows, feats)
+            q = self.nets[0].q(obs, rows, feats, history, history_mask)
         else:
             roles = np.argmax(obs[:, OBS_SLICES["role"]], axis=1)[rows]
             q = np.empty(len(rows), np.float32)
             for r, net in enumerate(self.nets):
                 sel = np.flatnonzero(roles == r)
                 if len(sel):
-                    q[sel] = net.q(obs, rows[sel], feats[sel])
+                    q[sel] = net.q(obs, rows[sel], feats[sel], history, history_mask)
         if self.margin and l2 is not None:
             q = q + self.margin * (acts == l2[rows])
         return rows, acts, q
 
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def act_batch(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        history: np.ndarray | None = None,
+        history_mask: np.ndarray | None = None,
+    ) -> np.ndarray:
         """The greedy action of every row."""
-        rows, acts, q = self.q_values(obs, mask)
+        rows, acts, q = self.q_values(obs, mask, history, history_mask)
         return greedy(rows, acts, q, len(obs))
 
     def act(
@@ -506,13 +707,28 @@ class DMCAgent:
             )
         if not mask.any():
             raise ValueError("the action mask has no legal action: this agent is not to act")
-        return int(self.act_batch(obs[None], mask[None])[0])
+        if self.history == "none":
+            return int(self.act_batch(obs[None], mask[None])[0])
+        if "history" not in observation or "history_mask" not in observation:
+            raise ValueError(
+                f"{self.name} reads the move history, but the observation has no 'history': "
+                "make the env with observation='history' (DMCAgent.env_options())"
+            )
+        hist = np.asarray(observation["history"], np.float32)
+        hmask = np.asarray(observation["history_mask"])
+        if hist.shape != (HISTORY_LENGTH, HISTORY_FEATURES) or hmask.shape != (HISTORY_LENGTH,):
+            raise ValueError(
+                f"history must have shape ({HISTORY_LENGTH}, {HISTORY_FEATURES}) and "
+                f"history_mask ({HISTORY_LENGTH},); got {hist.shape} and {hmask.shape}"
+            )
+        return int(self.act_batch(obs[None], mask[None], hist[None], hmask[None])[0])
 
     def __repr__(self) -> str:
         net = self.nets[0]
         sizes = [OBS_SIZE + net.w_act.shape[1], len(net.b0)] + [len(b) for _, b in net.layers]
         per = f"{len(self.nets)} role nets" if self.role_nets else "one net"
-        return f"DMCAgent({self.name!r}, {'-'.join(map(str, sizes))}, {per}, {self.features})"
+        hist = ", history lstm" if self.history != "none" else ""
+        return f"DMCAgent({self.name!r}, {'-'.join(map(str, sizes))}, {per}, {self.features}{hist})"
 
 
 def greedy(rows: np.ndarray, acts: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
@@ -532,18 +748,20 @@ def save(
     features: str,
     **meta: Any,
 ) -> Path:
-    """Write a DMC player as one ``.npz`` (weights + ``meta`` JSON with the input layout)."""
+    """Write a DMC player as one ``.npz`` (weights + ``meta`` JSON with the input layout,
+    the history's too for networks that read it)."""
     path = Path(path)
     arrays: dict[str, np.ndarray] = {}
     for i, net in enumerate(nets):
         arrays.update(net.arrays(f"net{i}_"))
+    history = "none" if nets[0].history is None else "lstm"
     info = {
         **meta,
         "format": FORMAT,
         "num_nets": len(nets),
         "role_nets": bool(role_nets),
         "features": features,
-        "input_layout": input_layout(features),
+        "input_layout": input_layout(features, history),
     }
     arrays["meta"] = np.array(json.dumps(info, sort_keys=True, default=str))
     tmp = path.with_name(path.name + ".tmp.npz")
@@ -565,14 +783,22 @@ def load(path: str | Path, name: str | None = None) -> DMCAgent:
         raise ValueError(f"{path}: format {meta.get('format')!r}, expected {FORMAT!r}")
     features = str(meta.get("features", "basic"))
     saved = meta.get("input_layout", {})
-    current = input_layout(features)
-    for key in ("observation", "obs_size", "action_encoding", "action_size"):
-        if saved.get(key) != current[key]:
+    history = str(saved.get("history", {}).get("encoder", "none")).split("-")[0]
+    if history not in HISTORY_MODES:
+        raise ValueError(
+            f"{path}: history encoder {saved['history'].get('encoder')!r} is not one of "
+            f"{', '.join(HISTORY_MODES)}"
+        )
+    current = input_layout(features, history)
+    for key in ("observation", "obs_size", "action_encoding", "action_size", "history"):
+        if saved.get(key) != current.get(key):
             raise ValueError(
                 f"{path} was trained on input layout {key}={saved.get(key)!r}, but this "
-                f"version of gin_env gives {current[key]!r}; it cannot play here"
+                f"version of gin_env gives {current.get(key)!r}; it cannot play here"
             )
     nets = [QNet.from_arrays(arrays, f"net{i}_") for i in range(int(meta["num_nets"]))]
+    if any((net.history is None) != (history == "none") for net in nets):
+        raise ValueError(f"{path}: its weights and its layout disagree on the history encoder")
     return DMCAgent(
         nets,
         bool(meta["role_nets"]),

@@ -280,16 +280,20 @@ def test_resume_restores_the_exact_state_and_continues_the_count(tmp_path: Path)
     assert len(more["evals"]) > len(first["evals"])
 
 
+@pytest.mark.parametrize("history", ["none", pytest.param("lstm", marks=pytest.mark.slow)])
 def test_a_checkpoint_without_the_replay_round_trips_and_resumes_the_count(
-    tmp_path: Path,
+    tmp_path: Path, history: str
 ) -> None:
     """The default checkpoint is small (no replay): networks, optimizer, counters and RNG
     states come back exactly; a resumed run refills the replay and goes on counting, also
-    from a copy of the checkpoint adopted into a fresh run folder (--resume-from)."""
+    from a copy of the checkpoint adopted into a fresh run folder (--resume-from). The same
+    for networks with the history encoder (its LSTM weights and moments included)."""
     import torch
 
     copy = tmp_path / "committed"
-    args = tiny_args(tmp_path, "gin", total=500, copy_checkpoint=str(copy), eval_every=10**6)
+    args = tiny_args(
+        tmp_path, "gin", total=500, copy_checkpoint=str(copy), eval_every=10**6, history=history
+    )
     first = train(args)
     ckpt = latest_checkpoint(args.run_dir)
     assert ckpt is not None and sorted(p.name for p in ckpt.iterdir()) == ["model.pt", "state.pkl"]
@@ -299,6 +303,7 @@ def test_a_checkpoint_without_the_replay_round_trips_and_resumes_the_count(
         state = pickle.load(fh)
     assert state["steps"] == first["steps"] and state["updates"] == first["updates"] > 0
     blob = torch.load(ckpt / "model.pt", weights_only=False)
+    assert any(k.startswith("lstm.") for k in blob["models"][0]) == (history == "lstm")
     # Resumed with nothing to do: the same networks, optimizer moments and RNG states.
     train(tiny_args(tmp_path, "gin", total=500, resume=True))
     ckpt2 = latest_checkpoint(args.run_dir)
@@ -320,7 +325,8 @@ def test_a_checkpoint_without_the_replay_round_trips_and_resumes_the_count(
     assert 900 <= more["steps"] < first["steps"] + 400 + 8 * 2
     assert more["updates"] > first["updates"]  # the refilled replay was learned from
     with open(latest_checkpoint(fresh) / "state.pkl", "rb") as fh:  # type: ignore[operator]
-        assert pickle.load(fh)["steps"] == more["steps"]
+        resumed = pickle.load(fh)
+    assert resumed["steps"] == more["steps"] and resumed["args"]["history"] == history
     with pytest.raises(ValueError, match="resume_from"):
         train(tiny_args(tmp_path, "gin", resume=True, run_dir=str(tmp_path / "x"),
                         resume_from=str(tmp_path)))  # fmt: skip

@@ -18,6 +18,10 @@ learner (as DouZero's actors feed its learner).
   decisions of finished hands to the learner through one queue in chunks. Their play is not
   reproducible step for step (the weights an actor holds depend on timing); the deals are
   (each actor's seed comes from the run's seed, its number and the step count at start).
+- :func:`history_codes` / :func:`history_from_codes`: a decision's move history
+  (``args.history != "none"``: the engine's ``observation="history"``) kept compactly, one
+  ``uint16`` code per move (128 bytes a decision instead of 64 x 63 floats), expanded to
+  the ``[64, 63]`` one-hots when a batch is drawn.
 """
 
 from __future__ import annotations
@@ -34,43 +38,138 @@ import numpy as np
 
 from agents import batched
 from agents.dmc import L2_MODES, QNet, encode_pairs, greedy
+from gin_env.cards import NUM_CARDS
+from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, HISTORY_SLICES
 from gin_env.match import ROLE_NAMES
 from gin_env.vector import VectorGinEnv
 from training.flags import names
 
-__all__ = ["HandReturns", "Actor", "SharedWeights", "ActorPool", "numpy_scorer", "stack", "Chunk"]
+__all__ = [
+    "HandReturns",
+    "Actor",
+    "SharedWeights",
+    "ActorPool",
+    "numpy_scorer",
+    "stack",
+    "Chunk",
+    "history_codes",
+    "history_from_codes",
+]
 
 #: Finished decisions: observations (float16), action encodings (float16), the network of
-#: each (its role with one network per role, else 0) and targets.
-Chunk = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: each (its role with one network per role, else 0), the move histories as codes
+#: (:func:`history_codes`, ``[n, 64]`` uint16; ``[n, 0]`` for networks without one) and
+#: targets.
+Chunk = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: A finished decision: observation, action encoding, network, history codes (or None),
+#: target.
+Decision = tuple[np.ndarray, np.ndarray, int, np.ndarray | None, float]
 _BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-#: ``score(obs [B, OBS], rows [P], feats [P, F], nets [P]) -> q [P]``.
-Scorer = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+#: ``score(obs [B, OBS], rows [P], feats [P, F], nets [P], history, history_mask) -> q [P]``
+#: (the history ``[B, 64, 63]`` and its mask ``[B, 64]``, or None for networks without one).
+Scorer = Callable[..., np.ndarray]
+
+
+# -- the move history, compactly ---------------------------------------------------------------
+# One move of encoding.encode_history is a row with at most one bit set in each of its parts
+# (who, advice, kind, card). Its code: bit 0 "a real move", bits 1-2 who, bit 3 advice,
+# bits 4-6 kind + 1 (0: none shown), bits 7-12 card + 1 (0: none shown).
+_WHO, _KIND, _CARD = HISTORY_SLICES["who"], HISTORY_SLICES["kind"], HISTORY_SLICES["card"]
+_ADVICE = HISTORY_SLICES["advice"].start
+
+
+def _code_table() -> np.ndarray:
+    """Row ``code``: the history row (float32) that ``code`` stands for."""
+    table = np.zeros((1 << 13, HISTORY_FEATURES), np.float32)
+    for code in range(1 << 13):
+        if not code & 1:
+            continue  # padding: all zeros
+        who, advice, kind, card = (code >> 1) & 3, (code >> 3) & 1, (code >> 4) & 7, code >> 7
+        if who >= _WHO.stop - _WHO.start or kind > _KIND.stop - _KIND.start or card > NUM_CARDS:
+            continue  # never made by history_codes
+        table[code, _WHO.start + who] = 1.0
+        table[code, _ADVICE] = float(advice)
+        if kind:
+            table[code, _KIND.start + kind - 1] = 1.0
+        if card:
+            table[code, _CARD.start + card - 1] = 1.0
+    return table
+
+
+_CODE_TABLE = _code_table()
+
+
+def history_codes(history: np.ndarray, history_mask: np.ndarray) -> np.ndarray:
+    """``history [n, 64, 63]`` and ``history_mask [n, 64]`` as ``[n, 64]`` uint16 codes
+    (2 bytes a move, 128 a decision); :func:`history_from_codes` gives them back exactly. A
+    history row that is not one of :func:`gin_env.encoding.encode_history`'s is a
+    ValueError (so no move is ever stored wrong)."""
+    history = np.asarray(history)
+    real = np.asarray(history_mask).astype(bool)
+    if history.shape[1:] != (HISTORY_LENGTH, HISTORY_FEATURES) or real.shape != history.shape[:2]:
+        raise ValueError(
+            f"history_codes needs history [n, {HISTORY_LENGTH}, {HISTORY_FEATURES}] and its mask"
+            f" [n, {HISTORY_LENGTH}]; got {history.shape} and {real.shape}"
+        )
+    hot = history > 0.5
+
+    def part(sl: slice) -> np.ndarray:  # index + 1 of the part's set bit, 0 if none
+        bits = hot[..., sl]
+        return np.where(bits.any(-1), bits.argmax(-1) + 1, 0)
+
+    code = (
+        real.astype(np.int64)
+        | (part(_WHO) - 1).clip(0) << 1
+        | hot[..., _ADVICE].astype(np.int64) << 3
+        | part(_KIND) << 4
+        | part(_CARD) << 7
+    )
+    code = np.where(real, code, 0).astype(np.uint16)
+    if not np.array_equal(_CODE_TABLE[code], np.where(real[..., None], history, 0)):
+        raise ValueError("a history row is not a move of encoding.encode_history (cannot code it)")
+    return code
+
+
+def history_from_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``[n, 64]`` codes -> ``history [n, 64, 63]`` float32 and ``history_mask [n, 64]``
+    bool (:func:`history_codes` undone)."""
+    codes = np.asarray(codes)
+    return _CODE_TABLE[codes], (codes & 1).astype(bool)
 
 
 class HandReturns:
     """The decisions of each slot's hand in progress, until the hand ends.
 
-    ``add(slot, obs, feats, net, seat)`` stages a decision of player ``seat``;
-    ``finish(slot, rewards)`` (at ``hand_over``, with the engine's ``rewards[slot]`` of
-    that step in ``reward="team"`` mode) returns ``(obs, feats, net, target)`` for each,
+    ``add(slot, obs, feats, net, seat, history)`` stages a decision of player ``seat``
+    (``history``: its move history's codes, or None); ``finish(slot, rewards)`` (at
+    ``hand_over``, with the engine's ``rewards[slot]`` of that step in ``reward="team"``
+    mode) returns ``(obs, feats, net, history, target)`` for each,
     the target being ``rewards[seat] * scale``: the points the deciding seat's side made in
     that hand (+ won, - lost; the captain's and the adviser's are the team's).
     """
 
     def __init__(self, n_slots: int, scale: float) -> None:
         self.scale = scale
-        self.staged: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [
+        self.staged: list[list[tuple[np.ndarray, np.ndarray, int, int, np.ndarray | None]]] = [
             [] for _ in range(n_slots)
         ]
 
-    def add(self, slot: int, obs: np.ndarray, feats: np.ndarray, net: int, seat: int) -> None:
-        self.staged[slot].append((obs, feats, net, seat))
+    def add(
+        self,
+        slot: int,
+        obs: np.ndarray,
+        feats: np.ndarray,
+        net: int,
+        seat: int,
+        history: np.ndarray | None = None,
+    ) -> None:
+        self.staged[slot].append((obs, feats, net, seat, history))
 
-    def finish(
-        self, slot: int, rewards: np.ndarray
-    ) -> list[tuple[np.ndarray, np.ndarray, int, float]]:
-        out = [(o, f, n, float(rewards[seat]) * self.scale) for o, f, n, seat in self.staged[slot]]
+    def finish(self, slot: int, rewards: np.ndarray) -> list[Decision]:
+        out = [
+            (o, f, n, h, float(rewards[seat]) * self.scale)
+            for o, f, n, seat, h in self.staged[slot]
+        ]
         self.staged[slot] = []
         return out
 
@@ -84,7 +183,7 @@ class Actor:
     ``args`` holds the run's settings (the fields of ``training.train_dmc.Args`` read here:
     ``env``, ``num_envs``, ``backend``, ``features``, ``epsilon``, ``warm_epsilon``,
     ``warm_steps``, ``l2_margin``, ``opponents``, ``opponent_share``, ``reward_scale``,
-    ``role_nets``, ``seed``); ``role_specs`` the fixed roles (role name -> agent name);
+    ``role_nets``, ``seed``, ``history``); ``role_specs`` the fixed roles (role name -> agent name);
     ``score`` the learner's Q of candidate pairs; ``seed`` the deals; ``rng`` exploration
     and seat draws; ``start_rng`` the seats of the first games.
     """
@@ -102,6 +201,7 @@ class Actor:
         self.args = args
         self.score = score
         self.rng = rng
+        self.reads_history = getattr(args, "history", "none") != "none"
         self.env = VectorGinEnv(
             args.num_envs,
             args.env,
@@ -109,6 +209,7 @@ class Actor:
             backend=args.backend,
             episode="hand" if args.env == "gin" else "match",
             reward="team",
+            observation="history" if self.reads_history else "flat",
         )
         self.n_slots, self.n_players = self.env.num_envs, self.env.num_players
         self.fixed = [batched.make_batched(n) for n in names(args.opponents)]
@@ -138,10 +239,10 @@ class Actor:
             self.ctrl[slot] = 1 + int(rng.integers(self.n_opponents))
             self.ctrl[slot, int(rng.integers(self.n_players))] = 0
 
-    def step(self, steps: int) -> tuple[int, int, list[tuple[np.ndarray, np.ndarray, int, float]]]:
+    def step(self, steps: int) -> tuple[int, int, list[Decision]]:
         """One engine step at run step ``steps``: returns the learner decisions played, the
-        hands ended and the ``(obs, feats, net, target)`` of the decisions whose hands
-        ended (a cut episode's unfinished hand is dropped: it has no return)."""
+        hands ended and the ``(obs, feats, net, history, target)`` of the decisions whose
+        hands ended (a cut episode's unfinished hand is dropped: it has no return)."""
         args, out = self.args, self.out
         warm = steps < args.warm_steps
         obs, mask, seat, role = out["observation"], out["action_mask"], out["seat"], out["role"]
@@ -160,11 +261,15 @@ class Actor:
             l2a = self.l2.act(lob, lmask) if need_l2 else None
             rows, pacts, feats = encode_pairs(lob, lmask, args.features, l2a)
             net_of = role[learner] if self.n_nets > 1 else np.zeros(played, np.int64)
+            hist = hmask = codes = None
+            if self.reads_history:
+                hist, hmask = out["history"][learner], out["history_mask"][learner]
+                codes = history_codes(hist, hmask)
             if warm:
                 assert l2a is not None
                 chosen = l2a.copy()
             else:
-                q = self.score(lob, rows, feats, net_of[rows])
+                q = self.score(lob, rows, feats, net_of[rows], hist, hmask)
                 if args.l2_margin and l2a is not None:
                     q = q + args.l2_margin * (pacts == l2a[rows])
                 chosen = greedy(rows, pacts, q, played)
@@ -175,10 +280,17 @@ class Actor:
             acts[learner] = chosen
             pick = np.flatnonzero(pacts == chosen[rows])  # one pair per row, in row order
             for i, slot in enumerate(learner.tolist()):
-                self.staged.add(slot, lob[i], feats[pick[i]], int(net_of[i]), int(seat[slot]))
+                self.staged.add(
+                    slot,
+                    lob[i],
+                    feats[pick[i]],
+                    int(net_of[i]),
+                    int(seat[slot]),
+                    None if codes is None else codes[i],
+                )
         out = self.out = self.env.step(acts)
         ended = np.flatnonzero(out["hand_over"] | out["done"])
-        done_rows: list[tuple[np.ndarray, np.ndarray, int, float]] = []
+        done_rows: list[Decision] = []
         hands = 0
         for slot in ended.tolist():
             if out["hand_over"][slot]:
@@ -190,13 +302,20 @@ class Actor:
         return played, hands, done_rows
 
 
-def stack(rows: Sequence[tuple[np.ndarray, np.ndarray, int, float]]) -> Chunk:
-    """Finished decisions as arrays (observations and encodings in float16, as replayed)."""
-    o, f, n, t = zip(*rows, strict=True)
+def stack(rows: Sequence[Decision]) -> Chunk:
+    """Finished decisions as arrays (observations and encodings in float16, as replayed;
+    the history codes ``[n, 64]``, or ``[n, 0]`` when the decisions carry none)."""
+    o, f, n, h, t = zip(*rows, strict=True)
+    codes = (
+        np.zeros((len(rows), 0), np.uint16)
+        if h[0] is None
+        else np.asarray(h, np.uint16).reshape(len(rows), HISTORY_LENGTH)
+    )
     return (
         np.asarray(o, np.float16),
         np.asarray(f, np.float16),
         np.asarray(n, np.int8),
+        codes,
         np.asarray(t, np.float32),
     )
 
@@ -204,14 +323,21 @@ def stack(rows: Sequence[tuple[np.ndarray, np.ndarray, int, float]]) -> Chunk:
 def numpy_scorer(nets: Sequence[QNet]) -> Scorer:
     """``score`` of numpy networks: one network, or one per role (``nets`` of each pair)."""
 
-    def score(obs: np.ndarray, rows: np.ndarray, feats: np.ndarray, net: np.ndarray) -> np.ndarray:
+    def score(
+        obs: np.ndarray,
+        rows: np.ndarray,
+        feats: np.ndarray,
+        net: np.ndarray,
+        history: np.ndarray | None = None,
+        history_mask: np.ndarray | None = None,
+    ) -> np.ndarray:
         if len(nets) == 1:
-            return nets[0].q(obs, rows, feats)
+            return nets[0].q(obs, rows, feats, history, history_mask)
         q = np.empty(len(rows), np.float32)
         for k, qnet in enumerate(nets):
             sel = np.flatnonzero(net == k)
             if len(sel):
-                q[sel] = qnet.q(obs, rows[sel], feats[sel])
+                q[sel] = qnet.q(obs, rows[sel], feats[sel], history, history_mask)
         return q
 
     return score
@@ -220,22 +346,23 @@ def numpy_scorer(nets: Sequence[QNet]) -> Scorer:
 # ==========================================================================================
 # Weights shared between the learner and its actors
 # ==========================================================================================
-def _net_arrays(nets: Sequence[QNet]) -> list[np.ndarray]:
-    out: list[np.ndarray] = []
-    for net in nets:
-        out += [net.w_obs, net.w_act, net.b0]
-        for w, b in net.layers:
-            out += [w, b]
+def _net_arrays(nets: Sequence[QNet]) -> dict[str, np.ndarray]:
+    """Every network's named arrays (:meth:`agents.dmc.QNet.arrays`, prefix ``net<k>_``)."""
+    out: dict[str, np.ndarray] = {}
+    for k, net in enumerate(nets):
+        out.update(net.arrays(f"net{k}_"))
     return out
 
 
 class SharedWeights:
     """Numpy networks in one shared-memory float32 array, with a version number bumped at
-    every :meth:`publish`. ``template`` fixes the networks' shapes."""
+    every :meth:`publish`. ``template`` fixes the networks' arrays and shapes."""
 
     def __init__(self, template: Sequence[QNet], ctx: Any) -> None:
-        self.shapes = [a.shape for a in _net_arrays(template)]
-        self.layers = [len(net.layers) for net in template]
+        arrays = _net_arrays(template)
+        self.names = list(arrays)
+        self.shapes = [a.shape for a in arrays.values()]
+        self.n_nets = len(template)
         size = int(sum(int(np.prod(s)) for s in self.shapes))
         self.array = ctx.RawArray("f", size)
         self.version = ctx.RawValue("q", 0)
@@ -243,7 +370,8 @@ class SharedWeights:
         self.publish(template)
 
     def publish(self, nets: Sequence[QNet]) -> None:
-        flat = np.concatenate([a.ravel() for a in _net_arrays(nets)]).astype(np.float32)
+        arrays = _net_arrays(nets)
+        flat = np.concatenate([arrays[k].ravel() for k in self.names]).astype(np.float32)
         with self.lock:
             np.frombuffer(self.array, np.float32)[:] = flat
             self.version.value += 1
@@ -253,19 +381,12 @@ class SharedWeights:
         with self.lock:
             flat = np.frombuffer(self.array, np.float32).copy()
             version = int(self.version.value)
-        arrays, at = [], 0
-        for s in self.shapes:
+        arrays, at = {}, 0
+        for name, s in zip(self.names, self.shapes, strict=True):
             n = int(np.prod(s))
-            arrays.append(flat[at : at + n].reshape(s))
+            arrays[name] = flat[at : at + n].reshape(s)
             at += n
-        nets, i = [], 0
-        for n_layers in self.layers:
-            w_obs, w_act, b0 = arrays[i : i + 3]
-            i += 3
-            layers = [(arrays[i + 2 * j], arrays[i + 2 * j + 1]) for j in range(n_layers)]
-            i += 2 * n_layers
-            nets.append(QNet(w_obs, w_act, b0, layers))
-        return version, nets
+        return version, [QNet.from_arrays(arrays, f"net{k}_") for k in range(self.n_nets)]
 
 
 def _actor_main(
@@ -294,7 +415,7 @@ def _actor_main(
         rng=np.random.default_rng([*base, 1]),
         start_rng=np.random.default_rng([*base, 2]),
     )
-    pending: list[tuple[np.ndarray, np.ndarray, int, float]] = []
+    pending: list[Decision] = []
     played = hands = 0
     n = 0
     while not stop.is_set():

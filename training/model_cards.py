@@ -49,17 +49,20 @@ def card_evaluation(
 
     agent = agents.make(name)
     env = agent.meta["env"]
+    # The env options the player needs (a DMC network reading the move history needs it).
+    rules = agent.env_options() if hasattr(agent, "env_options") else {}
     out: dict[str, Any] = {"env": env, "seed": seed}
     if env == "gin":
         for opp in opponents:
             label = LEVELS.get(opp, opp)
             out[f"vs {label} ({opp})"] = gin_duplicate(
-                name, opp, pairs, seed=seed, workers=workers, matches=matches, progress=False
-            )
+                name, opp, pairs, seed=seed, workers=workers, matches=matches, progress=False,
+                rules=rules,
+            )  # fmt: skip
     else:
         for opp, label in (("simple", "L1"), ("heuristic", "L2")):
             res = three_handed(
-                [name, opp, opp], matches, seed=seed, workers=workers, progress=False
+                [name, opp, opp], matches, seed=seed, workers=workers, progress=False, rules=rules
             )["adviser_on"]
             mine = res["agents"][name]
             wins = round(mine["match_win_rate"] * mine["matches"])

@@ -61,7 +61,7 @@ def evaluate_agent(
             out[f"{name}/points_per_hand"] = played.points_per_hand
         else:
             res = three_handed(
-                [agent, name, name], pairs, seed=seed, workers=workers, progress=False
+                [agent, name, name], pairs, seed=seed, workers=workers, progress=False, rules=rules
             )["adviser_on"]
             mine = res["agents"][getattr(agent, "name", type(agent).__name__)]
             wins = round(mine["match_win_rate"] * mine["matches"])

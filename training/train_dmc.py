@@ -7,7 +7,11 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
   (:mod:`agents.dmc`: kind of move, card, the hand's deadwood after the move, optionally
   L2's choice), evaluated for all legal actions of a batch at once (the legal (row, action)
   pairs are flattened). One network for every role (the role is in the observation) or one
-  per role (``--role-nets``).
+  per role (``--role-nets``). ``--history lstm`` adds DouZero's history encoder: an LSTM
+  over the seat's move history (the engine's ``observation="history"``), its last output
+  joining the observation (:func:`agents.dmc.torch_model`); the replay keeps each
+  decision's history as 64 two-byte move codes (:func:`training.dmc_actors.history_codes`),
+  expanded when a batch is drawn, and evaluation plays on envs with the history.
 - **Actors** (:class:`training.dmc_actors.Actor`): :class:`gin_env.vector.VectorGinEnv`
   with ``--num-envs`` games; every seat plays with the current networks, epsilon-greedy.
   ``--opponent-share`` of the hands put one learner seat against fixed opponents
@@ -84,6 +88,7 @@ import agents
 from agents.dmc import (
     ACTION_FEATURES,
     FEATURE_MODES,
+    HISTORY_MODES,
     L2_MODES,
     DMCAgent,
     action_size,
@@ -92,7 +97,7 @@ from agents.dmc import (
 )
 from agents.dmc import save as save_player
 from agents.trained import CHECKPOINT_DIR
-from gin_env.encoding import OBS_SIZE
+from gin_env.encoding import HISTORY_LENGTH, OBS_SIZE
 from gin_env.match import ROLE_NAMES
 from training import prog_name
 from training.checkpoints import (
@@ -102,7 +107,7 @@ from training.checkpoints import (
     set_rng_states,
     write_checkpoint,
 )
-from training.dmc_actors import Actor, ActorPool, HandReturns, stack
+from training.dmc_actors import Actor, ActorPool, HandReturns, history_from_codes, stack
 from training.evaluation.play import play_advice_hands
 from training.evaluation.plots import plot_curves
 from training.evaluation.stats import mean_ci
@@ -152,6 +157,11 @@ class Args:
         " l2 (also whether L2 plays the move; slower: L2 runs every decision)"
         ", advice (basic plus whether the move is the adviser's suggestion)"
         " or l2score (l2 plus L2's own score of the move)",
+    )
+    history: str = HELP(
+        "none",
+        "history encoder: none (the observation alone) or lstm (also an LSTM over the seat's "
+        "move history, DouZero's; the envs then run with observation='history')",
     )
     fixed_roles: str = HELP(
         "",
@@ -221,7 +231,9 @@ class Args:
         "a new run starts from the networks of this checkpoint folder (e.g. "
         "<run-dir>/checkpoints/best of a run with the same --hidden, --features and "
         "--role-nets), with a fresh optimizer, replay and counts (a curriculum: a captain "
-        "trained beside a fixed adviser, then trained jointly with a learning one)",
+        "trained beside a fixed adviser, then trained jointly with a learning one); a run "
+        "with --history lstm may start from one with --history none: the history's inputs "
+        "then start at zero weight, so the new network first scores exactly as the old",
     )
     max_minutes: float = HELP(0.0, "stop with a checkpoint after this much wall time (0: none)")
     resume: bool = HELP(False, "continue the run in --run-dir with its saved settings")
@@ -310,6 +322,8 @@ def check(args: Args) -> None:
         raise ValueError(
             f"features must be one of {', '.join(FEATURE_MODES)}; got {args.features!r}"
         )
+    if args.history not in HISTORY_MODES:
+        raise ValueError(f"history must be one of {', '.join(HISTORY_MODES)}; got {args.history!r}")
     for key in (
         "total_steps",
         "num_envs",
@@ -359,6 +373,10 @@ def check(args: Args) -> None:
     if args.init_from and not args.resume and not (Path(args.init_from) / "model.pt").is_file():
         raise ValueError(f"init_from {args.init_from!r} is not a checkpoint folder (no model.pt)")
     fixed = fixed_roles(args.fixed_roles)
+    if fixed and args.history != "none":
+        raise ValueError(
+            "fixed_roles needs --history none (the team's evaluation plays the flat observation)"
+        )
     if fixed and args.env != "three_handed":
         raise ValueError("fixed_roles needs --env three_handed (roles box, captain, adviser)")
     if fixed and args.opponent_share > 0:
@@ -393,7 +411,8 @@ def fixed_roles(text: str) -> dict[str, str]:
 # The Q network: agents.dmc.torch_model (torch) and its numpy twin agents.dmc.QNet
 # ==========================================================================================
 def to_agent(models: list[Any], args: Args, name: str = "dmc", **meta: Any) -> Any:
-    """The numpy player (:class:`agents.dmc.DMCAgent`) of the torch networks."""
+    """The numpy player (:class:`agents.dmc.DMCAgent`) of the torch networks (reading the
+    move history when they do: play it on envs made with its ``env_options()``)."""
     return DMCAgent(
         qnets(models),
         args.role_nets,
@@ -410,29 +429,52 @@ def to_agent(models: list[Any], args: Args, name: str = "dmc", **meta: Any) -> A
 class Replay:
     """A FIFO of ``capacity`` decisions: observation (float16), the chosen action's
     encoding (``width`` numbers, :func:`agents.dmc.action_size`), the network that acted
-    (role) and the Monte-Carlo target."""
+    (role), the move history (``history=True``: 64 uint16 move codes,
+    :func:`training.dmc_actors.history_codes`) and the Monte-Carlo target.
 
-    def __init__(self, capacity: int, width: int | None = None) -> None:
+    Bytes a decision: 872 (observation) + 2 x width (122 for ``basic``) + 1 + 4 = 999, and
+    128 more with the history (1,127): a replay of 1,000,000 decisions is about 1.0 GB, or
+    1.1 GB with the history (64 x 63 float32 would be 16,128 bytes a decision)."""
+
+    def __init__(self, capacity: int, width: int | None = None, history: bool = False) -> None:
         self.capacity = capacity
         self.obs = np.zeros((capacity, OBS_SIZE), np.float16)
         self.feats = np.zeros((capacity, width or ACTION_FEATURES), np.float16)
         self.net = np.zeros(capacity, np.int8)
+        self.history = np.zeros((capacity, HISTORY_LENGTH if history else 0), np.uint16)
         self.target = np.zeros(capacity, np.float32)
         self.size = 0
         self.pos = 0
 
-    def push(self, obs: np.ndarray, feats: np.ndarray, net: np.ndarray, target: np.ndarray) -> None:
-        for start in range(0, len(obs), self.capacity):
-            o, f = obs[start : start + self.capacity], feats[start : start + self.capacity]
-            n, t = net[start : start + self.capacity], target[start : start + self.capacity]
-            idx = (self.pos + np.arange(len(o))) % self.capacity
+    def push(
+        self,
+        obs: np.ndarray,
+        feats: np.ndarray,
+        net: np.ndarray,
+        history: np.ndarray,
+        target: np.ndarray,
+    ) -> None:
+        """Add decisions (a :data:`training.dmc_actors.Chunk`); ``history`` ``[n, 64]``
+        codes, or ``[n, 0]`` for a replay without the history."""
+        if history.shape != (len(obs), self.history.shape[1]):
+            raise ValueError(
+                f"this replay keeps {self.history.shape[1]} history codes a decision; got "
+                f"{history.shape[1:]}"
+            )
+        c = self.capacity
+        for start in range(0, len(obs), c):
+            o, f = obs[start : start + c], feats[start : start + c]
+            n, h, t = net[start : start + c], history[start : start + c], target[start : start + c]
+            idx = (self.pos + np.arange(len(o))) % c
             self.obs[idx], self.feats[idx], self.net[idx], self.target[idx] = o, f, n, t
-            self.pos = int((self.pos + len(o)) % self.capacity)
-            self.size = min(self.capacity, self.size + len(o))
+            self.history[idx] = h
+            self.pos = int((self.pos + len(o)) % c)
+            self.size = min(c, self.size + len(o))
 
     def sample(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
+        """``obs, feats, net, history codes, target`` of ``n`` decisions drawn uniformly."""
         idx = rng.integers(self.size, size=n)
-        return self.obs[idx], self.feats[idx], self.net[idx], self.target[idx]
+        return self.obs[idx], self.feats[idx], self.net[idx], self.history[idx], self.target[idx]
 
     def save(self, path: Path) -> None:
         n = self.size
@@ -441,6 +483,7 @@ class Replay:
             obs=self.obs[:n],
             feats=self.feats[:n],
             net=self.net[:n],
+            history=self.history[:n],
             target=self.target[:n],
             pos=np.int64(self.pos),
         )
@@ -449,6 +492,8 @@ class Replay:
         with np.load(path) as z:
             n = len(z["target"])
             self.obs[:n], self.feats[:n], self.net[:n] = z["obs"], z["feats"], z["net"]
+            if "history" in z.files:  # replays written before the history option have none
+                self.history[:n] = z["history"]
             self.target[:n] = z["target"]
             self.size, self.pos = n, int(z["pos"])
 
@@ -458,7 +503,10 @@ class Replay:
 # ==========================================================================================
 def _load_state(ckpt: Path) -> dict[str, Any]:
     with open(ckpt / "state.pkl", "rb") as fh:
-        return dict(pickle.load(fh))
+        state = dict(pickle.load(fh))
+    # Runs saved before --history existed read no history (so a resume may not add one).
+    state["args"] = {"history": "none", **state["args"]}
+    return state
 
 
 def _save(
@@ -518,14 +566,19 @@ def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
 
 
 def _init_models(models: list[Any], args: Args) -> None:
-    """Load the networks of ``args.init_from`` (a checkpoint folder) into ``models``."""
+    """Load the networks of ``args.init_from`` (a checkpoint folder) into ``models``. From
+    networks without the history into ones with it: the first layer's observation columns
+    are copied, its history columns set to zero (the LSTM keeps its fresh initialisation),
+    so the new networks score every pair as the old ones until they learn."""
     import torch  # the train extra
 
     ckpt = Path(args.init_from)
     if not (ckpt / "model.pt").is_file():
         raise ValueError(f"init_from {args.init_from!r} is not a checkpoint folder (no model.pt)")
     src = Args(**_load_state(ckpt)["args"])
-    for key in ("hidden", "features", "role_nets", "env"):
+    for key in ("hidden", "features", "role_nets", "env", "history"):
+        if key == "history" and (src.history, args.history) == ("none", "lstm"):
+            continue
         if getattr(src, key) != getattr(args, key):
             raise ValueError(
                 f"init_from: the checkpoint has --{key.replace('_', '-')} "
@@ -533,7 +586,15 @@ def _init_models(models: list[Any], args: Args) -> None:
             )
     blob = torch.load(ckpt / "model.pt", weights_only=False)
     for m, sd in zip(models, blob["models"], strict=True):
-        m.load_state_dict(sd)
+        if src.history == args.history:
+            m.load_state_dict(sd)
+            continue
+        sd = dict(sd)
+        wide = torch.zeros_like(m.obs.weight)
+        wide[:, :OBS_SIZE] = sd["obs.weight"]
+        sd["obs.weight"] = wide
+        missing, unexpected = m.load_state_dict(sd, strict=False)
+        assert not unexpected and all(k.startswith("lstm.") for k in missing), (missing, unexpected)
 
 
 def train(args: Args) -> dict[str, Any]:
@@ -556,10 +617,10 @@ def train(args: Args) -> dict[str, Any]:
     torch.manual_seed(args.seed)
     env_probe_players = 2 if args.env == "gin" else 3
     n_nets = env_probe_players if args.role_nets else 1
-    models = [torch_model(hidden, args.features) for _ in range(n_nets)]
+    models = [torch_model(hidden, args.features, args.history) for _ in range(n_nets)]
     params = [p for m in models for p in m.parameters()]
     opt = torch.optim.Adam(params, lr=args.learning_rate)
-    replay = Replay(args.buffer_size, action_size(args.features))
+    replay = Replay(args.buffer_size, action_size(args.features), args.history != "none")
     if saved is not None and ckpt is not None:
         blob = torch.load(ckpt / "model.pt", weights_only=False)
         for m, sd in zip(models, blob["models"], strict=True):
@@ -612,17 +673,24 @@ def train(args: Args) -> dict[str, Any]:
     role_specs = fixed_roles(args.fixed_roles)
 
     def torch_score(
-        obs: np.ndarray, rows: np.ndarray, feats: np.ndarray, net: np.ndarray
+        obs: np.ndarray,
+        rows: np.ndarray,
+        feats: np.ndarray,
+        net: np.ndarray,
+        history: np.ndarray | None = None,
+        history_mask: np.ndarray | None = None,
     ) -> np.ndarray:
         with torch.no_grad():
             ob_t, rows_t, ft_t = (torch.from_numpy(x) for x in (obs, rows, feats))
+            hist = None if history is None else torch.from_numpy(history)
+            hmask = None if history_mask is None else torch.from_numpy(history_mask)
             if n_nets == 1:
-                return models[0].pairs(ob_t, rows_t, ft_t).numpy()  # type: ignore[no-any-return]
+                return models[0].pairs(ob_t, rows_t, ft_t, hist, hmask).numpy()  # type: ignore[no-any-return]
             q = np.empty(len(rows), np.float32)
             for k, m in enumerate(models):
                 sel = np.flatnonzero(net == k)
                 if len(sel):
-                    q[sel] = m.pairs(ob_t, rows_t[sel], ft_t[sel]).numpy()
+                    q[sel] = m.pairs(ob_t, rows_t[sel], ft_t[sel], hist, hmask).numpy()
             return q
 
     actor: Actor | None = None
@@ -645,16 +713,23 @@ def train(args: Args) -> dict[str, Any]:
 
     # -- learner ---------------------------------------------------------------------------
     def learn_step() -> float:
-        ob, ft, net, tg = replay.sample(learn_rng, args.batch_size)
+        ob, ft, net, codes, tg = replay.sample(learn_rng, args.batch_size)
         ob_t = torch.from_numpy(ob.astype(np.float32))
         ft_t = torch.from_numpy(ft.astype(np.float32))
         tg_t = torch.from_numpy(tg)
+        hist_t = hmask_t = None
+        if args.history != "none":
+            hist, hmask = history_from_codes(codes)
+            hist_t, hmask_t = torch.from_numpy(hist), torch.from_numpy(hmask)
         loss = torch.zeros(())
         for k, m in enumerate(models):
             sel = np.flatnonzero(net == k) if n_nets > 1 else slice(None)
             if n_nets > 1 and len(sel) == 0:  # type: ignore[arg-type]
                 continue
-            q = m(ob_t[sel], ft_t[sel])
+            if hist_t is None or hmask_t is None:
+                q = m(ob_t[sel], ft_t[sel])
+            else:
+                q = m(ob_t[sel], ft_t[sel], hist_t[sel], hmask_t[sel])
             loss = loss + ((q - tg_t[sel]) ** 2).sum()
         loss = loss / args.batch_size
         opt.zero_grad()
@@ -711,6 +786,7 @@ def train(args: Args) -> dict[str, Any]:
                 args.eval_pairs,
                 args.eval_seed,
                 state["steps"],
+                rules=agent.env_options(),
             )
         res["hours"] = wall() / 3600
         res["eval_s"] = time.time() - t_eval
@@ -776,7 +852,7 @@ def train(args: Args) -> dict[str, Any]:
             pushed = 0
             if chunk is not None:
                 replay.push(*chunk)
-                pushed = len(chunk[3])
+                pushed = len(chunk[-1])
 
             # -- learning, interleaved --------------------------------------------------------
             ratio = args.warm_replay_ratio if warm else args.replay_ratio
@@ -900,7 +976,8 @@ def load_models(ckpt: Path) -> tuple[list[Any], Args, dict[str, Any]]:
     args = Args(**state["args"])
     blob = torch.load(ckpt / "model.pt", weights_only=False)
     models = [
-        torch_model([int(x) for x in names(args.hidden)], args.features) for _ in blob["models"]
+        torch_model([int(x) for x in names(args.hidden)], args.features, args.history)
+        for _ in blob["models"]
     ]
     for m, sd in zip(models, blob["models"], strict=True):
         m.load_state_dict(sd)
@@ -1017,7 +1094,10 @@ def margins_main(argv: list[str]) -> int:
     for m in (float(x) for x in names(ns.margins)):
         agent = to_agent(models, dataclasses.replace(args, l2_margin=m), name="dmc")
         t = time.time()
-        res = evaluate_agent(agent, args.env, [ns.opponent], ns.pairs, ns.seed, state["steps"])
+        res = evaluate_agent(
+            agent, args.env, [ns.opponent], ns.pairs, ns.seed, state["steps"],
+            rules=agent.env_options(),
+        )  # fmt: skip
         print(json.dumps({"margin": m, **res, "seconds": round(time.time() - t)}), flush=True)
     return 0
 

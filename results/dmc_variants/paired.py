@@ -1,0 +1,58 @@
+"""The paired difference of two DMC checkpoints against one opponent on the same duplicate
+deals: each deal's points per hand of arm A less arm B's, with its 95% CI (the deals are
+common, so the difference's CI is narrower than the two arms' CIs side by side).
+
+    python results/dmc_variants/paired.py A_CHECKPOINT B_CHECKPOINT --pairs 500 --seed 2026
+
+Each arm plays exactly the deals ``python -m training.train_dmc margins ... --margins 0``
+plays (``training.evaluation.gin.play_gin_pair``, deal by deal), so each arm's mean here is
+that command's ``points_per_hand``; one JSON line is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from training.evaluation.gin import play_gin_pair
+from training.evaluation.stats import mean_ci
+from training.train_dmc import load_models, to_agent
+
+
+def per_deal(checkpoint: str, opponent: str, pairs: int, seed: int) -> list[float]:
+    models, args, _ = load_models(Path(checkpoint))
+    agent = to_agent(models, args, name="dmc")
+    rules = agent.env_options()
+    return [
+        sum(h["a_points"] for h in play_gin_pair(agent, opponent, seed, i, rules)["hands"]) / 2
+        for i in range(pairs)
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("a", help="checkpoint folder of arm A")
+    parser.add_argument("b", help="checkpoint folder of arm B")
+    parser.add_argument("--pairs", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--opponent", default="heuristic")
+    ns = parser.parse_args()
+    t = time.time()
+    a = per_deal(ns.a, ns.opponent, ns.pairs, ns.seed)
+    b = per_deal(ns.b, ns.opponent, ns.pairs, ns.seed)
+    out = {"a": ns.a, "b": ns.b, "opponent": ns.opponent, "seed": ns.seed, "pairs": ns.pairs}
+    for key, sample in (
+        ("a", a),
+        ("b", b),
+        ("a_minus_b", [x - y for x, y in zip(a, b, strict=True)]),
+    ):
+        m, lo, hi = mean_ci(sample)
+        out[f"{key}_points_per_hand"], out[f"{key}_ci95"] = m, [lo, hi]
+    out["seconds"] = round(time.time() - t)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
