@@ -175,6 +175,11 @@ def test_a_tiny_history_run_trains_evaluates_exports_and_plays(tmp_path: Path) -
     from training.train_dmc import main
 
     assert main(["margins", str(ckpt), "--pairs", "2", "--margins", "0"]) == 0
+    # The paired study: a checkpoint against itself differs by exactly zero, deal by deal.
+    from studies.dmc_paired import per_deal
+
+    one, two = per_deal(str(ckpt), "simple", 3, 7), per_deal(str(ckpt), "simple", 3, 7)
+    assert len(one) == 3 and one == two
 
 
 def test_an_evaluation_on_envs_with_the_history_seats_rule_based_agents() -> None:

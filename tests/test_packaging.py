@@ -78,7 +78,7 @@ def test_lint_type_checks_every_package() -> None:
 def test_every_study_runs_from_a_clone() -> None:
     # python -m studies.<name> from the repository root, as the docs say (help only: each
     # study's tiny-budget run is in its own test file).
-    for name in ("team_vs_solo", "take_study", "encodings", "dmc_rollouts"):
+    for name in ("team_vs_solo", "take_study", "encodings", "dmc_rollouts", "dmc_paired"):
         done = subprocess.run([sys.executable, "-m", f"studies.{name}", "--help"], cwd=ROOT,
                               capture_output=True, text=True, timeout=120)  # fmt: skip
         assert done.returncode == 0, (name, done.stderr[-500:])

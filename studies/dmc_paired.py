@@ -2,7 +2,7 @@
 deals: each deal's points per hand of arm A less arm B's, with its 95% CI (the deals are
 common, so the difference's CI is narrower than the two arms' CIs side by side).
 
-    python results/dmc_variants/paired.py A_CHECKPOINT B_CHECKPOINT --pairs 500 --seed 2026
+    python -m studies.dmc_paired A_CHECKPOINT B_CHECKPOINT --pairs 500 --seed 2026
 
 Each arm plays exactly the deals ``python -m training.train_dmc margins ... --margins 0``
 plays (``training.evaluation.gin.play_gin_pair``, deal by deal), so each arm's mean here is
@@ -31,14 +31,16 @@ def per_deal(checkpoint: str, opponent: str, pairs: int, seed: int) -> list[floa
     ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m studies.dmc_paired", description=(__doc__ or "").split("\n\n")[0]
+    )
     parser.add_argument("a", help="checkpoint folder of arm A")
     parser.add_argument("b", help="checkpoint folder of arm B")
     parser.add_argument("--pairs", type=int, default=500)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--opponent", default="heuristic")
-    ns = parser.parse_args()
+    ns = parser.parse_args(argv)
     t = time.time()
     a = per_deal(ns.a, ns.opponent, ns.pairs, ns.seed)
     b = per_deal(ns.b, ns.opponent, ns.pairs, ns.seed)
