@@ -27,7 +27,6 @@ learner (as DouZero's actors feed its learner).
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 import queue as queue_mod
 import signal
 import time
@@ -42,6 +41,7 @@ from gin_env.cards import NUM_CARDS
 from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, HISTORY_SLICES
 from gin_env.match import ROLE_NAMES
 from gin_env.vector import VectorGinEnv
+from training.evaluation.pool import one_blas_thread
 from training.flags import names
 
 __all__ = [
@@ -64,7 +64,6 @@ Chunk = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 #: A finished decision: observation, action encoding, network, history codes (or None),
 #: target.
 Decision = tuple[np.ndarray, np.ndarray, int, np.ndarray | None, float]
-_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: ``score(obs [B, OBS], rows [P], feats [P, F], nets [P], history, history_mask) -> q [P]``
 #: (the history ``[B, 64, 63]`` and its mask ``[B, 64]``, or None for networks without one).
 Scorer = Callable[..., np.ndarray]
@@ -479,19 +478,9 @@ class ActorPool:
             )
             for i in range(n)
         ]
-        # One BLAS thread per actor: the actors' small matrix products lose far more to
-        # threads waiting on a busy machine than they gain (4x slower measured on 2 cores).
-        saved = {k: os.environ.get(k) for k in _BLAS_THREADS}
-        os.environ.update({k: "1" for k in _BLAS_THREADS})
-        try:
+        with one_blas_thread():
             for p in self.procs:
                 p.start()
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
 
     def publish(self, nets: Sequence[QNet]) -> None:
         self.weights.publish(nets)
