@@ -249,7 +249,6 @@ class SingleAgentEnv(gym.Env):
                 raise ValueError(f"no agent holds role {spec!r} in this game")
             self.learner = holders[0]
 
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
