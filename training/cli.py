@@ -49,6 +49,7 @@ from gin_env.extras import MissingExtraError, require
 from gin_env.hand import Phase
 from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
 from gin_env.melds import GIN_MELDS, deadwood_mask
+from training import flags
 from training import replay as replay_files
 from training.replay import hand_lines, match_outcome, save_match
 from training.rollout import play as play_rollout
@@ -171,7 +172,7 @@ def make_agent(name: str, game: str = "three") -> Any:
 
 
 def _agent_names(text: str, n: int, what: str = "--agents") -> list[str]:
-    names = [w.strip() for w in text.split(",") if w.strip()]
+    names = flags.names(text)
     if len(names) == 1:
         names = names * n
     if len(names) != n:

@@ -50,6 +50,7 @@ import json
 import math
 import os
 import pickle
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -170,21 +171,18 @@ class Args:
 
 
 def pool_opponents(args: Args) -> list[str]:
-    return [n.strip() for n in args.pool_opponents.split(",") if n.strip()]
+    return flags.names(args.pool_opponents)
 
 
-def start_params(args: Args) -> HeuristicParams:
-    """The search's first mean: L2's defaults, or the set shipped for the table."""
+def _start(args: Args) -> tuple[HeuristicParams, dict[str, Any] | None]:
+    """The search's first mean and how it was found: L2's defaults (None), or the set
+    shipped for the table with its search's story (the card keeps it)."""
     if args.start == "L2":
-        return HeuristicParams()
-    return HeuristicParams(**load_sets()[args.table]["params"])
-
-
-def _shipped_tuning(args: Args) -> dict[str, Any]:
-    """How the shipped set a search starts from was found (its card keeps that story)."""
-    t = load_sets()[args.table].get("tuning", {})
+        return HeuristicParams(), None
+    shipped = load_sets()[args.table]
+    t = shipped.get("tuning", {})
     keep = ("commands", "generations", "evaluations", "wall_s", "start_tuning")
-    return {k: t[k] for k in keep if k in t}
+    return HeuristicParams(**shipped["params"]), {k: t[k] for k in keep if k in t}
 
 
 def check_args(args: Args) -> None:
@@ -428,7 +426,7 @@ def _new_state(args: Args, cma: Any) -> dict[str, Any]:
     opts["verbose"] = -9
     if args.popsize:
         opts["popsize"] = args.popsize
-    start = start_params(args)
+    start, start_tuning = _start(args)
     es = cma.CMAEvolutionStrategy(encode(start).tolist(), args.sigma0, opts)
     return {
         "settings": {k: getattr(args, k) for k in SEARCH_FLAGS},
@@ -442,7 +440,7 @@ def _new_state(args: Args, cma: Any) -> dict[str, Any]:
         "dimension": d,
         # As it was when the run began: the shipped set may be replaced by this run's.
         "start": dataclasses.asdict(start),
-        "start_tuning": _shipped_tuning(args) if args.start == "tuned" else None,
+        "start_tuning": start_tuning,
     }
 
 
@@ -819,10 +817,8 @@ def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> 
 def _hand_written(card: str) -> str:
     """The sections of a card that its writer did not make (any ``## `` heading but the
     tables' own ``## table `...```), to keep when the card is written again."""
-    for at in (i + 1 for i in range(len(card)) if card.startswith("\n## ", i)):
-        if not card.startswith("## table `", at):
-            return card[at:]
-    return ""
+    found = re.search(r"^## (?!table `)", card, re.MULTILINE)
+    return card[found.start() :] if found else ""
 
 
 # ==========================================================================================
