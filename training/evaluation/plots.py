@@ -97,8 +97,12 @@ def plot_curves(
             )
         ax.axhline(even_level(metric), color="grey", lw=0.8, ls="--")
         for step, text in marks:
-            at = next((r.get(x_key, np.nan) for r in rows if r.get("step", 0) >= step), np.nan)
-            x = step if x_key == "step" else at
+            # On the hours axis: the hours of the first evaluation past the change.
+            x = (
+                step
+                if x_key == "step"
+                else next((r.get(x_key, np.nan) for r in rows if r.get("step", 0) >= step), np.nan)
+            )
             if np.isfinite(x):
                 ax.axvline(x, color="black", lw=0.8, ls=":")
                 ax.annotate(text, (x, 0.02), xycoords=("data", "axes fraction"), rotation=90,
