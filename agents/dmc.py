@@ -162,6 +162,11 @@ def _kind_card_table() -> np.ndarray:
 _KIND_CARD = _kind_card_table()
 
 
+def _fingerprint(parts: list[list[Any]]) -> str:
+    """A short digest of a layout's named parts and sizes."""
+    return hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:12]
+
+
 def input_layout(features: str = "basic", history: str = "none") -> dict[str, Any]:
     """What a network's input means: the observation layout (named parts and sizes, with a
     fingerprint), the action encoding and, for ``history="lstm"``, the move history's
@@ -170,9 +175,8 @@ def input_layout(features: str = "basic", history: str = "none") -> dict[str, An
     _check_features(features)
     _check_history(history)
     parts = [[name, size] for name, size in OBS_PARTS]
-    digest = hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:12]
     out: dict[str, Any] = {
-        "observation": f"flat-{digest}",
+        "observation": f"flat-{_fingerprint(parts)}",
         "obs_size": OBS_SIZE,
         "obs_parts": parts,
         "action_encoding": "dmc-action-v1"
@@ -182,10 +186,9 @@ def input_layout(features: str = "basic", history: str = "none") -> dict[str, An
     }
     if history != "none":
         moves = [[name, size] for name, size in HISTORY_PARTS]
-        fingerprint = hashlib.sha1(json.dumps(moves).encode()).hexdigest()[:12]
         out["history"] = {
             "encoder": f"{history}-{HISTORY_DIM}",
-            "moves": f"history-{fingerprint}",
+            "moves": f"history-{_fingerprint(moves)}",
             "shape": [HISTORY_LENGTH, HISTORY_FEATURES],
             "move_parts": moves,
         }
