@@ -28,7 +28,10 @@ better than the expected hand after a blind draw from the stock.
 For tuning, :class:`HeuristicParams` also bends the knock threshold with the stock and
 moves it with the table's undercut bonus (the agent is told the table's rules), varies the
 take margin and the weight of kept deadwood with the stock, and the danger weight with the
-stock and the opponent's pickups; every such field's default leaves the moves as they were
+stock and the opponent's pickups; it also reads his hand from his last discard (a high
+card thrown moves the knock threshold, ``knock_last_pips``), weighs kept deadwood by his
+pickups (``keep_took``) and a discard's danger by its pips (``danger_pips``). Every such
+field's default leaves the moves as they were
 (``tests/test_heuristic_params.py`` replays moves recorded before the fields existed).
 This module is the readable reference; :mod:`agents.heuristic_batched` plays the same moves
 compiled over a batch of games (differential test: ``tests/test_heuristic_batched.py``).
@@ -117,6 +120,11 @@ class HeuristicParams:
     keep_late: float = 0.0  # kept deadwood weighs 1 + this x (1 - f) in every score
     danger_took: float = 0.0  # danger weight + this per card the opponent took
     danger_late: float = 0.0  # danger weight + this x (1 - f)
+    # His hand as his discards show it (Tonic's knock reads it) and the kept deadwood as his
+    # pickups bring his knock nearer; defaults again leave the moves unchanged.
+    knock_last_pips: float = 0.0  # knock threshold + this x (pips of his last discard - 5) / 5
+    keep_took: float = 0.0  # kept deadwood weighs + this per card the opponent took
+    danger_pips: float = 1.0  # a discard's danger weighs 1 + this x its pips / 10
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -355,9 +363,9 @@ class HeuristicAgent(ViewAgent):
         unseen = FULL & ~(hand11 | view.discard_pile | view.opponent_took)
         weight = prm.potential_weight * self._draws_left(view)
         best = min(v for c, v in dws.items() if c != banned)
-        limit = self.knock_limit(view)
+        limit = self.knock_limit(view, banned)
         late = 1 - stock_fill(view.stock_size)
-        keep = 1 + prm.keep_late * late
+        keep = self.keep_weight(view)
         dweight = (
             prm.danger_weight
             + prm.danger_took * view.opponent_took.bit_count()
@@ -381,7 +389,8 @@ class HeuristicAgent(ViewAgent):
                 pot = improvement(kept, unseen, v, kept_max_dead(hand11, dead11, c))
             else:
                 pot = potential(kept, unseen, v)
-            scores[c] = v * keep - weight * pot + dweight * risks[c] * (1 + POINTS[c] / 10)
+            charge = dweight * risks[c] * (1 + prm.danger_pips * POINTS[c] / 10)
+            scores[c] = v * keep - weight * pot + charge
             if prm.knock_weight and v > limit and v <= best + 10:
                 scores[c] -= prm.knock_weight * knock_chance(kept, unseen, limit)
         return scores, dws
@@ -404,14 +413,25 @@ class HeuristicAgent(ViewAgent):
         pf, hf = prm.passed_factor, prm.high_factor
         return {c: danger(c, took, unseen, hidden, passed, pf, high, hf) for c in cards}
 
-    def knock_limit(self, view: SeatView) -> int:
-        """The most deadwood this player knocks with (the table's limit comes on top)."""
+    def keep_weight(self, view: SeatView) -> float:
+        """What a pip of kept deadwood weighs in every score (1 at L2's defaults)."""
+        prm = self.params
+        late = 1 - stock_fill(view.stock_size)
+        return 1 + prm.keep_late * late + prm.keep_took * view.opponent_took.bit_count()
+
+    def knock_limit(self, view: SeatView, banned: int = -1) -> int:
+        """The most deadwood this player knocks with (the table's limit comes on top);
+        ``banned``: the card just taken from the pile (so his last discard is known)."""
         prm = self.params
         frac = stock_fill(view.stock_size)
         limit = prm.knock_late + (prm.knock_early - prm.knock_late) * frac
         limit += prm.knock_bend * 4 * frac * (1 - frac)
         limit += prm.knock_undercut * (self.rules.undercut_bonus - UNDERCUT_BASE) / 10
         limit -= prm.knock_shown_meld * view.opponent_took.bit_count()
+        if prm.knock_last_pips:
+            last = opponent_last_discard(view, banned)
+            if last >= 0:
+                limit += prm.knock_last_pips * (POINTS[last] - 5) / 5
         return int(round(limit))
 
     def take_margin(self, view: SeatView) -> float:
@@ -451,12 +471,12 @@ class HeuristicAgent(ViewAgent):
         discards, knocks, scores, dws = self.discard_options(view, legal)
         if knocks:
             k = min(knocks, key=lambda c: (dws[c], scores.get(c, 0.0), c))
-            if self._should_knock(view, k, dws[k]):
+            if self._should_knock(view, k, dws[k], banned_card(view.hand, legal)):
                 return A.KNOCK + k
         c = min(discards, key=lambda c: (scores[c], -POINTS[c], c))
         return A.DISCARD + c
 
-    def _should_knock(self, view: SeatView, card: int, dw: int) -> bool:
+    def _should_knock(self, view: SeatView, card: int, dw: int, banned: int = -1) -> bool:
         if dw == 0:
             return True
         prm = self.params
@@ -465,7 +485,7 @@ class HeuristicAgent(ViewAgent):
             unseen = FULL & ~(view.hand | view.discard_pile | view.opponent_took)
             if self.gin_outs(kept, unseen) >= prm.gin_outs:
                 return False
-        return dw <= self.knock_limit(view)
+        return dw <= self.knock_limit(view, banned)
 
     def _draw(self, view: SeatView, legal: list[int]) -> int:
         blind = A.PASS if A.PASS in legal else A.DRAW_STOCK
@@ -490,7 +510,7 @@ class HeuristicAgent(ViewAgent):
         hand = view.hand
         unseen = FULL & ~(hand | view.discard_pile | view.opponent_took)
         dw = deadwood_mask(hand)
-        keep = 1 + prm.keep_late * (1 - stock_fill(view.stock_size))
+        keep = self.keep_weight(view)
         if prm.lookahead:
             pot = improvement(hand, unseen, dw, max_dead(hand))
         else:

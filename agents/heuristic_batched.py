@@ -75,7 +75,8 @@ _KNOWN = {
     "danger_weight", "exact_draw", "passed_factor", "high_factor", "took_hazard",
     "knock_weight", "take_margin", "knock_early", "knock_late", "knock_shown_meld",
     "gin_outs", "gin_stock", "gin_deadwood", "knock_bend", "knock_undercut",
-    "take_margin_late", "keep_late", "danger_took", "danger_late",
+    "take_margin_late", "keep_late", "danger_took", "danger_late", "knock_last_pips",
+    "keep_took", "danger_pips",
 }  # fmt: skip
 if set(_FIELD) != _KNOWN:  # a new field of the reference must be taught to the kernels
     raise ImportError(
@@ -106,6 +107,9 @@ P_TAKE_LATE = _FIELD["take_margin_late"]
 P_KEEP_LATE = _FIELD["keep_late"]
 P_DANGER_TOOK = _FIELD["danger_took"]
 P_DANGER_LATE = _FIELD["danger_late"]
+P_KNOCK_LAST = _FIELD["knock_last_pips"]
+P_KEEP_TOOK = _FIELD["keep_took"]
+P_DANGER_PIPS = _FIELD["danger_pips"]
 
 
 def params_vector(params: HeuristicParams) -> np.ndarray:
@@ -182,12 +186,27 @@ def _draws_left(stock: int, took_n: int, prm: np.ndarray) -> float:
 
 
 @numba.njit(cache=True)
-def _knock_limit(stock: int, took_n: int, prm: np.ndarray, undercut: int) -> int:
+def _last_discard(banned: int, top: int, opp_disc: int) -> int:
+    """:func:`agents.heuristic.opponent_last_discard`."""
+    card = banned if banned >= 0 else top
+    return card if card >= 0 and opp_disc >> card & 1 else -1
+
+
+@numba.njit(cache=True)
+def _keep_weight(stock: int, took_n: int, prm: np.ndarray) -> float:
+    return 1 + prm[P_KEEP_LATE] * (1 - _stock_fill(stock)) + prm[P_KEEP_TOOK] * took_n
+
+
+@numba.njit(cache=True)
+def _knock_limit(stock: int, took_n: int, prm: np.ndarray, undercut: int, last: int) -> int:
+    """:meth:`HeuristicAgent.knock_limit` (``last``: his last discard, -1 if unknown)."""
     frac = _stock_fill(stock)
     limit = prm[P_KNOCK_LATE] + (prm[P_KNOCK_EARLY] - prm[P_KNOCK_LATE]) * frac
     limit += prm[P_KNOCK_BEND] * 4 * frac * (1 - frac)
     limit += prm[P_KNOCK_UNDERCUT] * (undercut - _UNDERCUT_BASE) / 10
     limit -= prm[P_KNOCK_SHOWN] * took_n
+    if prm[P_KNOCK_LAST] != 0 and last >= 0:
+        limit += prm[P_KNOCK_LAST] * (_POINTS[last] - 5) / 5
     return int(np.rint(limit))  # Python's round: half to even
 
 
@@ -345,16 +364,14 @@ def _keep_scores(
     for c in range(52):
         if dws[c] >= 0 and c != banned and dws[c] < best:
             best = dws[c]
-    limit = _knock_limit(stock, took_n, prm, undercut)
+    last = _last_discard(banned, top, opp_disc)
+    limit = _knock_limit(stock, took_n, prm, undercut, last)
     late = 1 - _stock_fill(stock)
-    keep = 1 + prm[P_KEEP_LATE] * late
+    keep = _keep_weight(stock, took_n, prm)
     dweight = prm[P_DANGER] + prm[P_DANGER_TOOK] * took_n + prm[P_DANGER_LATE] * late
     # :meth:`HeuristicAgent.dangers`' context
     hidden = max(0, 10 - took_n)
     passed = (own_disc | opp_disc) & ~took
-    last = banned if banned >= 0 else top
-    if not (last >= 0 and opp_disc >> last & 1):
-        last = -1
     high = _POINTS[last] if last >= 0 else 10
     pf, hf = prm[P_PASSED], prm[P_HIGH]
     lookahead = prm[P_LOOKAHEAD] != 0
@@ -375,7 +392,8 @@ def _keep_scores(
             pot = _improvement(kept, unseen, v, la_md[c])
         else:
             pot = _potential(kept, unseen, v)
-        s = v * keep - weight * pot + dweight * risk * (1 + _POINTS[c] / 10)
+        charge = dweight * risk * (1 + prm[P_DANGER_PIPS] * _POINTS[c] / 10)
+        s = v * keep - weight * pot + charge
         if kw and v > limit and v <= best + 10:
             s -= kw * _knock_chance(kept, unseen, limit, scratch)
         scores[c] = s
@@ -390,7 +408,7 @@ def _blind_score(
     took_n = _popcount(took)
     unseen = _FULL & ~(hand | pile | took)
     dw = deadwood_nb(hand)
-    keep = 1 + prm[P_KEEP_LATE] * (1 - _stock_fill(stock))
+    keep = _keep_weight(stock, took_n, prm)
     if prm[P_LOOKAHEAD] != 0:
         pot = _improvement(hand, unseen, dw, la_blind)
     else:
@@ -473,7 +491,8 @@ def _move(
                     if _gin_outs(hand & ~(1 << k), unseen, scratch) >= prm[P_GIN_OUTS]:
                         knock = False
                 if knock:
-                    knock = dw <= _knock_limit(stock, _popcount(took), prm, undercut)
+                    last = _last_discard(banned, top, opp_disc)
+                    knock = dw <= _knock_limit(stock, _popcount(took), prm, undercut, last)
             if knock:
                 return _KNOCK + k
         best = -1
@@ -501,7 +520,7 @@ def _move(
     if best_score == _INF:
         return blind
     took_n = _popcount(took)
-    if least <= _knock_limit(stock, took_n, prm, undercut):
+    if least <= _knock_limit(stock, took_n, prm, undercut, _last_discard(-1, top, opp_disc)):
         return _TAKE
     margin = prm[P_TAKE_MARGIN] + prm[P_TAKE_LATE] * (1 - _stock_fill(stock))
     if best_score + margin < _blind_score(hand, pile, took, stock, prm, la_blind, scratch):

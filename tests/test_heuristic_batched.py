@@ -29,6 +29,9 @@ WIDE = HeuristicParams(
     danger_late=3.0,
     knock_early=9.5,
     knock_late=4.25,
+    knock_last_pips=2.5,
+    keep_took=0.15,
+    danger_pips=1.6,
 )
 
 
@@ -60,6 +63,9 @@ def random_params(rng: np.random.Generator) -> HeuristicParams:
         keep_late=u(-0.5, 1.5),
         danger_took=u(-2, 3),
         danger_late=u(-3, 5),
+        knock_last_pips=u(-4, 4),
+        keep_took=u(-0.3, 0.5),
+        danger_pips=u(0, 2.5),
     )
 
 

@@ -27,6 +27,8 @@ NEW_FIELDS = (
     "keep_late",
     "danger_took",
     "danger_late",
+    "knock_last_pips",
+    "keep_took",
 )
 
 
@@ -55,6 +57,7 @@ def _replay(which: list[str]) -> int:
 def test_new_fields_default_to_zero_and_are_numbers() -> None:
     prm = HeuristicParams()
     assert all(getattr(prm, f) == 0.0 for f in NEW_FIELDS)
+    assert prm.danger_pips == 1.0  # the weight by pips L2 always had
     with pytest.raises(ValueError, match="knock_undercut must be a number, got 'x'"):
         HeuristicParams(knock_undercut="x")  # type: ignore[arg-type]
 
@@ -121,6 +124,31 @@ def test_take_margin_keep_and_danger_weights_move_with_stock_and_pickups() -> No
         assert wary[c] - plain[c] == pytest.approx(4 * risks[c] * (1 + POINTS[c] / 10))
 
 
+def test_knock_reads_his_last_discard_and_kept_deadwood_his_pickups() -> None:
+    hand, stock = parse_cards("AS 2S 3S 7H 8H KD QC 9C 5D 4H"), 20
+    mask = sum(1 << c for c in hand)
+    king, two = parse_cards("KH 2D")
+
+    def view(top: int, his: bool, took: int = 0) -> SeatView:
+        legal = [A.DRAW_STOCK, A.TAKE_DISCARD]
+        return SeatView(0, 0, False, mask, top, 1 << top, took, (1 << top) * his, 0, stock,
+                        -1, legal)  # fmt: skip
+
+    reader = HeuristicAgent(HeuristicParams(knock_last_pips=2.5))
+    # (pips - 5) / 5 x 2.5: a king he threw raises the bar 2.5, a deuce lowers it 1.5.
+    assert reader.knock_limit(view(king, True)) == 12  # 12.5, half to even
+    assert reader.knock_limit(view(two, True)) == 8  # 8.5
+    assert reader.knock_limit(view(king, False)) == 10  # our own discard tells nothing
+    # After taking from the pile, the card he threw last is the one just taken.
+    taken = SeatView(0, 3, False, mask | 1 << king, -1, 0, 0, 1 << king, 0, stock, -1, [])
+    assert reader.knock_limit(taken, banned=king) == 12
+    assert reader.knock_limit(taken) == 10
+    took = sum(1 << c for c in parse_cards("6H 9H"))
+    heavy = HeuristicAgent(HeuristicParams(keep_took=0.25))
+    assert heavy.keep_weight(view(king, True, took)) == 1.5
+    assert heavy.keep_weight(view(king, True)) == 1.0
+
+
 def test_each_new_field_changes_some_moves() -> None:
     """Wired in: off its default, each field changes L2's moves in some games."""
     base = play("gin", {"undercut_bonus": 25}, 7, 8, 100, PerRow(HeuristicAgent()), "simple")
@@ -131,6 +159,9 @@ def test_each_new_field_changes_some_moves() -> None:
         "keep_late": 1.5,
         "danger_took": 4.0,
         "danger_late": 6.0,
+        "knock_last_pips": -4.0,
+        "keep_took": 0.5,
+        "danger_pips": 0.0,
     }
     for f, v in values.items():
         agent = HeuristicAgent(HeuristicParams(**{f: v}), rules={"undercut_bonus": 25})

@@ -113,6 +113,9 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "keep_late": (-0.5, 2.0),
     "danger_took": (-2.0, 5.0),
     "danger_late": (-5.0, 10.0),
+    "knock_last_pips": (-4.0, 4.0),
+    "keep_took": (-0.3, 0.5),
+    "danger_pips": (0.0, 2.5),
 }
 #: Switches held at their defaults (measured off; not weights a step can move).
 FIXED = frozenset({"lookahead", "exact_draw"})
