@@ -2,7 +2,7 @@
 deals: each deal's points per hand of arm A less arm B's, with its 95% CI (the deals are
 common, so the difference's CI is narrower than the two arms' CIs side by side).
 
-    python -m studies.dmc_paired A_CHECKPOINT B_CHECKPOINT --pairs 500 --seed 2026
+    python -m studies.dmc_paired A_CHECKPOINT B_CHECKPOINT --pairs 500 --seed 2026 --workers 2
 
 Each arm plays exactly the deals ``python -m training.train_dmc margins ... --margins 0``
 plays (``training.evaluation.gin.play_gin_pair``, deal by deal), so each arm's mean here is
@@ -17,17 +17,20 @@ import time
 from pathlib import Path
 
 from training.evaluation.gin import play_gin_pair
+from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci
 from training.train_dmc import load_models, to_agent
 
 
-def per_deal(checkpoint: str, opponent: str, pairs: int, seed: int) -> list[float]:
+def per_deal(
+    checkpoint: str, opponent: str, pairs: int, seed: int, workers: int = 1
+) -> list[float]:
     models, args, _ = load_models(Path(checkpoint))
     agent = to_agent(models, args, name="dmc")
     rules = agent.env_options()
+    jobs = [(agent, opponent, seed, i, rules) for i in range(pairs)]
     return [
-        sum(h["a_points"] for h in play_gin_pair(agent, opponent, seed, i, rules)["hands"]) / 2
-        for i in range(pairs)
+        sum(h["a_points"] for h in r["hands"]) / 2 for r in pool_map(play_gin_pair, jobs, workers)
     ]
 
 
@@ -40,10 +43,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pairs", type=int, default=500)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--opponent", default="heuristic")
+    parser.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
     ns = parser.parse_args(argv)
     t = time.time()
-    a = per_deal(ns.a, ns.opponent, ns.pairs, ns.seed)
-    b = per_deal(ns.b, ns.opponent, ns.pairs, ns.seed)
+    a = per_deal(ns.a, ns.opponent, ns.pairs, ns.seed, ns.workers)
+    b = per_deal(ns.b, ns.opponent, ns.pairs, ns.seed, ns.workers)
     out = {"a": ns.a, "b": ns.b, "opponent": ns.opponent, "seed": ns.seed, "pairs": ns.pairs}
     for key, sample in (
         ("a", a),

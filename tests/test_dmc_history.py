@@ -180,6 +180,7 @@ def test_a_tiny_history_run_trains_evaluates_exports_and_plays(tmp_path: Path) -
 
     one, two = per_deal(str(ckpt), "simple", 3, 7), per_deal(str(ckpt), "simple", 3, 7)
     assert len(one) == 3 and one == two
+    assert per_deal(str(ckpt), "simple", 3, 7, workers=2) == one  # the same deals, in order
 
 
 def test_an_evaluation_on_envs_with_the_history_seats_rule_based_agents() -> None:
