@@ -64,6 +64,7 @@ from gin_env.vector import VectorGinEnv
 from training.evaluation.gin import deal_deck
 from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci
+from training.evaluation.writer import write_json
 
 __all__ = ["Search", "play_pairs", "main"]
 
@@ -453,13 +454,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "wall_s": round(time.time() - t0, 1),
     }
     print(json.dumps(row))
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
     name = (
         f"w{a.worlds}_m{a.margin}_k{a.opp_samples}_f{a.filter}_{a.decisions}_{a.base}"
         f"_s{a.seed}_p{a.pairs}.json"
     )
-    (out / name).write_text(json.dumps(row, indent=1) + "\n")
+    write_json(Path(a.out) / name, {**row, "per_deal": {"search": search, "base": base}}, [a.seed])
     return row
 
 
