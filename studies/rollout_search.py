@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +60,8 @@ from gin_env.fast_game import (
 )
 from gin_env.fast_melds import deadwood_nb, discard_deadwoods_nb
 from gin_env.hand import Phase
-from gin_env.match import NONDEALER
 from gin_env.vector import VectorGinEnv
-from training.evaluation.gin import deal_deck
+from training.evaluation.gin import deal_deck, play_duplicate_batched, signed_points
 from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci
 from training.evaluation.writer import write_json
@@ -324,11 +324,8 @@ class Search:
         while True:
             over = out["hand_over"] & active
             if over.any():
-                res = sim.results
                 idx = np.flatnonzero(over)
-                won = res["winner"][idx]
-                sign = np.where(won == player[idx], 1.0, np.where(won < 0, 0.0, -1.0))
-                points[idx] = sign * res["points"][idx]
+                points[idx] = signed_points(sim.results, idx, player[idx])
                 active &= ~over
             if not active.any():
                 break
@@ -346,6 +343,32 @@ class Search:
         return values
 
 
+def _table_moves(
+    search: Search,
+    searching: bool,
+    out: dict[str, np.ndarray],
+    active: np.ndarray,
+    a_player: np.ndarray,
+    games: Any,
+) -> np.ndarray:
+    """One step of :func:`play_pairs`: L2 for the opponent, the base player (overruled by
+    the search when ``searching``) for A."""
+    me = active & (out["seat"] == a_player)
+    actions = np.zeros(len(me), np.int64)
+    idx = np.flatnonzero(active & ~me)
+    if len(idx):
+        actions[idx] = search.opponent.act(out["observation"][idx], out["action_mask"][idx])
+        if searching and search.filter_samples:
+            search.record(games, idx, out["observation"][idx], actions[idx])
+    idx = np.flatnonzero(me)
+    if len(idx):
+        moves = search.base.act(out["observation"][idx], out["action_mask"][idx])
+        if searching:
+            moves = search.choose(games, idx, a_player[idx], out["action_mask"][idx], moves)
+        actions[idx] = moves
+    return actions
+
+
 def play_pairs(
     search_kw: dict[str, Any], base: str, seed: int, start: int, pairs: int
 ) -> dict[str, Any]:
@@ -357,41 +380,8 @@ def play_pairs(
     decks = np.asarray([deal_deck(seed, start + d) for d in range(pairs)])
     result: dict[str, Any] = {}
     for arm in ("search", "base"):
-        n = 2 * pairs
-        env = VectorGinEnv(n, "gin", seed=0, backend="numba", episode="hand", **rules)
-        out = env.reset(options={"decks": np.repeat(decks, 2, axis=0)})
-        if not (out["role"] == NONDEALER).all():
-            raise RuntimeError("the non-dealer should act first in every game")
-        a_player = np.where(np.arange(n) % 2 == 0, out["seat"], 1 - out["seat"])
-        points = np.zeros(n)
-        active = np.ones(n, np.bool_)
-        games = env._impl
-        while active.any():
-            me = active & (out["seat"] == a_player)
-            them = active & ~me
-            actions = np.zeros(n, np.int64)
-            idx = np.flatnonzero(them)
-            if len(idx):
-                actions[idx] = search.opponent.act(out["observation"][idx], out["action_mask"][idx])
-                if arm == "search" and search.filter_samples:
-                    search.record(games, idx, out["observation"][idx], actions[idx])
-            idx = np.flatnonzero(me)
-            if len(idx):
-                base_moves = search.base.act(out["observation"][idx], out["action_mask"][idx])
-                if arm == "search":
-                    base_moves = search.choose(
-                        games, idx, a_player[idx], out["action_mask"][idx], base_moves
-                    )
-                actions[idx] = base_moves
-            out = env.step(actions, active)
-            over = out["hand_over"] & active
-            if over.any():
-                res = env.hand_results()
-                won = res["winner"][over]
-                sign = np.where(won == a_player[over], 1.0, np.where(won < 0, 0.0, -1.0))
-                points[over] = sign * res["points"][over]
-                active &= ~over
-        env.close()
+        act = partial(_table_moves, search, arm == "search")
+        points = play_duplicate_batched(decks, rules, act)
         result[arm] = points.reshape(pairs, 2).mean(axis=1).tolist()
     result["filtered"] = search.filtered
     result["consistent"] = search.consistent

@@ -10,25 +10,19 @@ import pytest
 
 from agents.heuristic import HeuristicParams
 from gin_env.fast_game import F_HAND0, F_PLAYER0, F_STOCK_POS
-from gin_env.vector import VectorGinEnv
 from studies import rollout_search as R
-from training.evaluation.gin import deal_deck
+from training.evaluation.gin import deal_deck, play_duplicate_batched
 
 
 def _play(search: R.Search, seed: int, pairs: int, visit: Any) -> np.ndarray:
-    """Base player against L2 on duplicate deals; ``visit(games, row, move)`` at each of
-    the base player's decisions. Returns the base player's points per game."""
-    decks = np.asarray([deal_deck(seed, d) for d in range(pairs)])
-    n = 2 * pairs
-    env = VectorGinEnv(n, "gin", seed=0, backend="numba", episode="hand")
-    out = env.reset(options={"decks": np.repeat(decks, 2, axis=0)})
-    a_player = np.where(np.arange(n) % 2 == 0, out["seat"], 1 - out["seat"])
-    games = env._impl
-    points = np.zeros(n)
-    active = np.ones(n, np.bool_)
-    while active.any():
+    """Base player against L2 on duplicate deals; ``visit(games, row, player, move)`` at each
+    of the base player's decisions. Returns the base player's points per game."""
+
+    def act(
+        out: dict[str, np.ndarray], active: np.ndarray, a_player: np.ndarray, games: Any
+    ) -> Any:
         me = active & (out["seat"] == a_player)
-        acts = np.zeros(n, np.int64)
+        acts = np.zeros(len(me), np.int64)
         idx = np.flatnonzero(active & ~me)
         if len(idx):
             acts[idx] = search.opponent.act(out["observation"][idx], out["action_mask"][idx])
@@ -36,17 +30,12 @@ def _play(search: R.Search, seed: int, pairs: int, visit: Any) -> np.ndarray:
         idx = np.flatnonzero(me)
         if len(idx):
             acts[idx] = search.base.act(out["observation"][idx], out["action_mask"][idx])
-            for k, r in enumerate(idx.tolist()):
-                visit(games, r, int(a_player[r]), int(acts[idx][k]))
-        out = env.step(acts, active)
-        over = out["hand_over"] & active
-        if over.any():
-            res = env.hand_results()
-            won = res["winner"][over]
-            sign = np.where(won == a_player[over], 1.0, np.where(won < 0, 0.0, -1.0))
-            points[over] = sign * res["points"][over]
-            active &= ~over
-    return points
+            for r in idx.tolist():
+                visit(games, r, int(a_player[r]), int(acts[r]))
+        return acts
+
+    decks = np.asarray([deal_deck(seed, d) for d in range(pairs)])
+    return play_duplicate_batched(decks, {}, act)
 
 
 class TrueWorld(R.Search):

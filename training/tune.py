@@ -65,10 +65,8 @@ from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.simple import SimpleAgent
 from agents.tuned import SET_DIR, TABLES, load_sets, param_set, rules_dict
 from gin_env.extras import require
-from gin_env.match import NONDEALER
-from gin_env.vector import VectorGinEnv
 from training import flags
-from training.evaluation.gin import deal_deck, play_gin_pair
+from training.evaluation.gin import deal_deck, play_duplicate_batched, play_gin_pair
 from training.evaluation.pool import WorkerPool
 from training.evaluation.stats import mean_ci
 from training.evaluation.writer import write_json
@@ -310,31 +308,18 @@ def play_batched(
     owner_b = np.repeat([policy(b) for _, b in matches], 2 * pairs)
     table = [policies[k] for k in policies]
     decks = np.asarray([deal_deck(seed, start + d) for d in range(pairs)])
-    n = 2 * pairs * len(matches)
-    env = VectorGinEnv(n, "gin", seed=0, backend="numba", episode="hand", **rules)
-    out = env.reset(options={"decks": np.tile(np.repeat(decks, 2, axis=0), (len(matches), 1))})
-    if not (out["role"] == NONDEALER).all():
-        raise RuntimeError("the non-dealer should act first in every game")
-    # Slot 2 k: A is the non-dealer (the player to act now); slot 2 k + 1: A deals.
-    a_player = np.where(np.arange(n) % 2 == 0, out["seat"], 1 - out["seat"])
-    points = np.zeros(n)
-    active = np.ones(n, np.bool_)
-    while active.any():
+
+    def act(out: dict[str, np.ndarray], active: np.ndarray, a_player: np.ndarray, _: Any) -> Any:
         who = np.where(out["seat"] == a_player, owner_a, owner_b)
-        actions = np.zeros(n, np.int64)
+        actions = np.zeros(len(who), np.int64)
         for k, pol in enumerate(table):
             rows = np.flatnonzero(active & (who == k))
             if len(rows):
                 actions[rows] = pol.act(out["observation"][rows], out["action_mask"][rows])
-        out = env.step(actions, active)
-        over = out["hand_over"] & active
-        if over.any():
-            res = env.hand_results()
-            won = res["winner"][over]
-            sign = np.where(won == a_player[over], 1.0, np.where(won < 0, 0.0, -1.0))
-            points[over] = sign * res["points"][over]
-            active &= ~over
-    env.close()
+        return actions
+
+    # Slot 2 k: A is the non-dealer; slot 2 k + 1: A deals (of each match's deals in turn).
+    points = play_duplicate_batched(np.tile(decks, (len(matches), 1)), rules, act)
     per_pair = points.reshape(len(matches), pairs, 2).mean(axis=2)
     return [row.tolist() for row in per_pair]
 

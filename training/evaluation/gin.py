@@ -10,11 +10,14 @@ whose budget is a count rather than seconds).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from gin_env import games
+from gin_env.match import NONDEALER
+from gin_env.vector import VectorGinEnv
 from training.evaluation.checks import (
     AgentSpec,
     agent_of,
@@ -26,7 +29,16 @@ from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci, wilson_ci
 from training.rollout import play
 
-__all__ = ["KINDS", "GIN", "deal_deck", "play_gin_pair", "play_gin_match_pair", "gin_duplicate"]
+__all__ = [
+    "KINDS",
+    "GIN",
+    "deal_deck",
+    "signed_points",
+    "play_duplicate_batched",
+    "play_gin_pair",
+    "play_gin_match_pair",
+    "gin_duplicate",
+]
 
 #: The env every two-player evaluation plays.
 GIN = games.get("gin_v0")
@@ -36,6 +48,50 @@ KINDS = ("knock", "gin", "undercut", "big_gin", "draw")
 def deal_deck(seed: int, index: int) -> list[int]:
     """The deck of duplicate deal ``index`` under ``seed`` (a seed-only function)."""
     return np.random.default_rng([seed, index, 7]).permutation(52).tolist()
+
+
+def signed_points(
+    results: dict[str, np.ndarray], rows: np.ndarray, players: np.ndarray
+) -> np.ndarray:
+    """The points of each of ``rows``' last finished hand for ``players`` (a
+    :meth:`VectorGinEnv.hand_results <gin_env.vector.VectorGinEnv.hand_results>`-shaped
+    ``results``): + when that player scored, - when the other did, 0 for a draw."""
+    won = results["winner"][rows]
+    sign = np.where(won == players, 1.0, np.where(won < 0, 0.0, -1.0))
+    return sign * results["points"][rows]
+
+
+def play_duplicate_batched(
+    decks: np.ndarray,
+    rules: dict[str, Any],
+    act: Callable[[dict[str, np.ndarray], np.ndarray, np.ndarray, Any], np.ndarray],
+) -> np.ndarray:
+    """Every deck of ``decks`` (``[P, 52]``) dealt as one hand twice on the batched engine
+    (:class:`~gin_env.vector.VectorGinEnv`, numba), player A once the non-dealer (slot
+    ``2k``) and once the dealer (slot ``2k + 1``), at a table of ``rules``.
+
+    At each step ``act(out, active, a_player, games)`` returns every slot's action (those of
+    the finished slots are ignored): ``out`` is the last outputs, ``active`` the slots still
+    playing, ``a_player`` A's player in each slot, ``games`` the engine's arrays (for a
+    search that copies a game). Returns A's points in each slot, ``[2 P]``
+    (:func:`signed_points`)."""
+    n = 2 * len(decks)
+    env = VectorGinEnv(n, "gin", seed=0, backend="numba", episode="hand", **rules)
+    out = env.reset(options={"decks": np.repeat(decks, 2, axis=0)})
+    if not (out["role"] == NONDEALER).all():
+        raise RuntimeError("the non-dealer should act first in every game")
+    a_player = np.where(np.arange(n) % 2 == 0, out["seat"], 1 - out["seat"])
+    points = np.zeros(n)
+    active = np.ones(n, np.bool_)
+    while active.any():
+        out = env.step(act(out, active, a_player, env._impl), active)
+        over = out["hand_over"] & active
+        if over.any():
+            rows = np.flatnonzero(over)
+            points[rows] = signed_points(env.hand_results(), rows, a_player[rows])
+            active &= ~over
+    env.close()
+    return points
 
 
 def play_gin_pair(
