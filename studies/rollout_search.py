@@ -47,16 +47,16 @@ from agents.batched import batched_form
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.tuned import load_sets
 from gin_env import actions as A
-from gin_env.encoding import DEADWOOD_SCALE, OBS_SLICES
+from gin_env.encoding import OBS_SIZE
 from gin_env.fast_game import (
+    F_CUR,
     F_HAND0,
-    F_LIMIT,
     F_PHASE,
     F_PILE_LEN,
     F_PLAYER0,
     F_STOCK_POS,
-    F_TAKEN,
     F_TOOK0,
+    outputs_kernel,
 )
 from gin_env.fast_melds import deadwood_nb, discard_deadwoods_nb
 from gin_env.hand import Phase
@@ -71,8 +71,6 @@ __all__ = ["Search", "play_pairs", "main"]
 _DRAW_PHASES = (int(Phase.UPCARD_NONDEALER), int(Phase.UPCARD_DEALER), int(Phase.DRAW))
 _DISCARD_PHASE = int(Phase.DISCARD)
 FULL = (1 << 52) - 1
-_O_HAND = OBS_SLICES["hand"].start
-_O_DEADWOOD = OBS_SLICES["deadwood"].start
 
 
 def _cards(mask: int) -> list[int]:
@@ -113,9 +111,9 @@ class Search:
         self.margin = float(margin)
         self.opp_samples = int(opp_samples)
         self.filter_samples = int(filter_samples)
-        #: Per main-table game: the opponent's last discard decision (his observation, the
-        #: card he threw, the card he could not throw, his knock limit), see :meth:`record`.
-        self.last: dict[int, tuple[np.ndarray, int, int, int]] = {}
+        #: Per main-table game: the opponent's last discard (his game's state and pile then,
+        #: the card he threw), see :meth:`record`.
+        self.last: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
         self.filtered = 0
         self.consistent = 0.0
         allowed = {"draw", "discard", "knock"}
@@ -126,6 +124,8 @@ class Search:
             )
         self.rng = np.random.default_rng(seed)
         self._envs: dict[int, VectorGinEnv] = {}
+        #: The table's configuration vector, as the engine's kernels read it.
+        self._cfg = VectorGinEnv(1, "gin", backend="numba", episode="hand", **self.rules)._impl.cfg
         self.searched = 0
         self.overruled = 0
         self._scratch = np.zeros(52, np.int64)
@@ -162,7 +162,9 @@ class Search:
 
     # -- worlds ----------------------------------------------------------------------------
     def _env(self, size: int) -> VectorGinEnv:
-        """A rollout table of at least ``size`` slots (kept, grown by doubling)."""
+        """A rollout table of ``size`` slots rounded up to a power of two, one kept for each
+        such size (a step writes every slot's outputs, so one table of the largest size
+        would cost the small searches as much as the large)."""
         cap = 1 << max(6, (size - 1).bit_length())
         if cap not in self._envs:
             env = VectorGinEnv(cap, "gin", seed=0, backend="numba", episode="hand", **self.rules)
@@ -170,38 +172,31 @@ class Search:
             # A rollout stops at its hand's end: the next deals are never played, so the
             # slots need no new decks (drawing them would cost more than the rollouts).
             env._impl._refill = lambda: None
-            self._envs = {cap: env}
+            self._envs[cap] = env
         return self._envs[cap]
 
-    def record(self, games: Any, rows: np.ndarray, obs: np.ndarray, actions: np.ndarray) -> None:
-        """The opponent's plain discards in ``rows`` of the main table: what the filter of
-        :meth:`_deal` checks a sampled hand against. Only public parts are read later (his
-        hand in ``obs`` is overwritten by each sample)."""
+    def record(self, games: Any, rows: np.ndarray, actions: np.ndarray) -> None:
+        """The opponent's plain discards in ``rows`` of the main table (his game's state and
+        pile as he threw, and the card): what the filter of :meth:`_deal` checks a sampled
+        hand against. His hand in that state is replaced by each sample before it is read."""
         for k, r in enumerate(rows.tolist()):
             a = int(actions[k])
-            st = games.state[r]
-            if int(st[F_PHASE]) == _DISCARD_PHASE and A.DISCARD <= a < A.KNOCK:
-                self.last[r] = (obs[k].copy(), a - A.DISCARD, int(st[F_TAKEN]), int(st[F_LIMIT]))
+            if int(games.state[r, F_PHASE]) == _DISCARD_PHASE and A.DISCARD <= a < A.KNOCK:
+                self.last[r] = (games.state[r].copy(), games.pile[r].copy(), a - A.DISCARD)
 
     def consistent_with(self, r: int, hands: np.ndarray) -> np.ndarray:
         """For each sampled 10-card hand of the opponent: would his model (L2) have thrown
-        the card he threw, holding it and that card, with what he saw then?"""
-        obs0, thrown, banned, limit = self.last[r]
+        the card he threw, holding it and that card, with what he saw then? His view and
+        legal moves are the engine's own (:func:`~gin_env.fast_game.outputs_kernel`)."""
+        st0, pile0, thrown = self.last[r]
         n = len(hands)
-        obs = np.repeat(obs0[None, :], n, axis=0)
-        mask = np.zeros((n, A.NUM_ACTIONS), np.bool_)
-        dws = self._scratch
-        for i, h in enumerate(hands.tolist()):
-            held = int(h) | 1 << thrown
-            bits = np.array([held >> c & 1 for c in range(52)], np.float32)
-            obs[i, _O_HAND : _O_HAND + 52] = bits
-            obs[i, _O_DEADWOOD] = deadwood_nb(held) / DEADWOOD_SCALE
-            discard_deadwoods_nb(held, dws)
-            for c in range(52):
-                if held >> c & 1 and c != banned:
-                    mask[i, A.DISCARD + c] = True
-                    if dws[c] <= limit:
-                        mask[i, A.KNOCK + c] = True
+        st = np.repeat(st0[None, :], n, axis=0)
+        st[:, F_HAND0 + int(st0[F_CUR])] = hands | np.int64(1) << thrown
+        pile = np.repeat(pile0[None, :], n, axis=0)
+        obs = np.empty((n, OBS_SIZE), np.float32)
+        mask = np.empty((n, A.NUM_ACTIONS), np.bool_)
+        seat, role = np.empty(n, np.int64), np.empty(n, np.int64)
+        outputs_kernel(st, pile, self._cfg, obs, mask, seat, role)
         moves = self.opponent.act(obs, mask)
         return np.asarray(moves == A.DISCARD + thrown)
 
@@ -359,7 +354,7 @@ def _table_moves(
     if len(idx):
         actions[idx] = search.opponent.act(out["observation"][idx], out["action_mask"][idx])
         if searching and search.filter_samples:
-            search.record(games, idx, out["observation"][idx], actions[idx])
+            search.record(games, idx, actions[idx])
     idx = np.flatnonzero(me)
     if len(idx):
         moves = search.base.act(out["observation"][idx], out["action_mask"][idx])

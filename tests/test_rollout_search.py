@@ -26,7 +26,7 @@ def _play(search: R.Search, seed: int, pairs: int, visit: Any) -> np.ndarray:
         idx = np.flatnonzero(active & ~me)
         if len(idx):
             acts[idx] = search.opponent.act(out["observation"][idx], out["action_mask"][idx])
-            search.record(games, idx, out["observation"][idx], acts[idx])
+            search.record(games, idx, acts[idx])
         idx = np.flatnonzero(me)
         if len(idx):
             acts[idx] = search.base.act(out["observation"][idx], out["action_mask"][idx])
