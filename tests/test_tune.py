@@ -130,7 +130,7 @@ def test_resume_refuses_a_changed_search_and_a_new_run_an_old_folder(tmp_path: P
         tune.tune(_args(tmp_path, pairs=3, resume=True))
     with pytest.raises(ValueError, match="holds a run"):
         tune.tune(_args(tmp_path))
-    with pytest.raises(ValueError, match="table must be one of default, eaai"):
+    with pytest.raises(ValueError, match="table must be one of default, eaai, openspiel"):
         tune.tune(_args(tmp_path / "x", table="vegas"))
 
 
@@ -141,7 +141,7 @@ def test_the_train_command_dispatches_tune(tmp_path: Path) -> None:
 
     result = CliRunner().invoke(cli, ["train", "--algo", "tune", "--table", "vegas"])
     assert result.exit_code != 0
-    assert "table must be one of default, eaai" in result.output
+    assert "table must be one of default, eaai, openspiel" in result.output
 
 
 @pytest.mark.slow
@@ -177,22 +177,26 @@ def test_a_parameter_set_is_refused_at_a_table_of_other_rules(tmp_path: Path) ->
     _write_set(tmp_path, "default", danger_weight=7.5)
     agent = make_tuned(directory=tmp_path)
     assert agent.table == "default" and agent.params.danger_weight == 7.5
-    eaai = GinConfig(undercut_bonus=25, allow_discard_of_taken_card=True, target_score=50)
-    assert table_name(eaai) == "eaai"
+    openspiel = GinConfig(undercut_bonus=25, allow_discard_of_taken_card=True, target_score=50)
+    assert table_name(openspiel) == "openspiel"
     with pytest.raises(ValueError, match=r"no parameter set tuned for this table \(undercut"):
-        make_tuned(rules=eaai, directory=tmp_path)
+        make_tuned(rules=openspiel, directory=tmp_path)
     with pytest.raises(ValueError, match="any_table=True"):
         make_tuned(rules={"knock_limit": 7}, directory=tmp_path)
     with pytest.raises(ValueError, match="set 'default' was tuned for the default rules"):
-        make_tuned(rules=eaai, params="default", directory=tmp_path)
-    anyway = make_tuned(rules=eaai, any_table=True, directory=tmp_path)
+        make_tuned(rules=openspiel, params="default", directory=tmp_path)
+    anyway = make_tuned(rules=openspiel, any_table=True, directory=tmp_path)
     assert anyway.params.danger_weight == 7.5 and anyway.table == "default"
-    with pytest.raises(ValueError, match="no parameter set 'eaai'; sets: default"):
-        make_tuned(params="eaai", directory=tmp_path)
-    _write_set(tmp_path, "eaai", danger_weight=3.0)
-    at_eaai = make_tuned(rules=eaai, directory=tmp_path)
-    assert at_eaai.params.danger_weight == 3.0 and at_eaai.rules.undercut_bonus == 25
-    assert set(load_sets(tmp_path)) == {"default", "eaai"}
+    with pytest.raises(ValueError, match="no parameter set 'openspiel'; sets: default"):
+        make_tuned(params="openspiel", directory=tmp_path)
+    _write_set(tmp_path, "openspiel", danger_weight=3.0)
+    at_openspiel = make_tuned(rules=openspiel, directory=tmp_path)
+    assert at_openspiel.params.danger_weight == 3.0 and at_openspiel.rules.undercut_bonus == 25
+    assert set(load_sets(tmp_path)) == {"default", "openspiel"}
+    # The EAAI-21 challenge's table forbids discarding the taken card: not OpenSpiel's set.
+    assert table_name(TABLES["eaai"]) == "eaai"
+    with pytest.raises(ValueError, match="no parameter set tuned for this table"):
+        make_tuned(rules=TABLES["eaai"], directory=tmp_path)
 
 
 def test_a_set_with_an_unknown_parameter_is_refused(tmp_path: Path) -> None:
@@ -208,16 +212,18 @@ def test_the_shipped_sets_follow_the_table() -> None:
     if not sets:
         pytest.skip("no tuned parameter sets shipped")
     for name, data in sets.items():
-        assert data["rules"] == TABLES[name].__dict__
-        rules = GinConfig(**TABLES[name].__dict__)
+        assert data["rules"] == rules_dict(TABLES[name])
+        rules = TABLES[name]
         agent = agents.make_for_table("tuned", rules)
         assert agent.table == name and agent.params == HeuristicParams(**data["params"])
     with pytest.raises(ValueError, match="no parameter set tuned for this table"):
         agents.make_for_table("tuned", GinConfig(knock_limit=7))
     assert (ROOT / "agents" / "checkpoints" / "tuned.md").is_file()
     # Asked by spec, as the command line writes it: true/false in any case are booleans.
-    anyway = agents.make_for_table("tuned:params=eaai,any_table=true", GinConfig(knock_limit=7))
-    assert anyway.table == "eaai" and anyway.params == HeuristicParams(**sets["eaai"]["params"])
+    spec = "tuned:params=openspiel,any_table=true"
+    anyway = agents.make_for_table(spec, GinConfig(knock_limit=7))
+    assert anyway.table == "openspiel"
+    assert anyway.params == HeuristicParams(**sets["openspiel"]["params"])
     with pytest.raises(ValueError, match="any_table must be True or False"):
         agents.make("tuned:any_table=yes")
 
@@ -229,7 +235,7 @@ def test_the_evaluation_seats_tuned_with_the_set_of_its_table(tmp_path: Path, mo
     monkeypatch.setattr(agents.tuned, "SET_DIR", tmp_path)
     monkeypatch.setattr(checks, "_AGENT_CACHE", {})
     _write_set(tmp_path, "default", danger_weight=7.5)
-    eaai = dict(TABLES["eaai"].__dict__)
+    eaai = rules_dict(TABLES["eaai"])
     with pytest.raises(checks.OptionError, match="no parameter set tuned for this table"):
         gin.gin_duplicate("tuned", "heuristic", 1, workers=1, progress=False, rules=eaai)
     _write_set(tmp_path, "eaai", danger_weight=3.0)

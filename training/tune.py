@@ -751,6 +751,8 @@ def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> 
             f"pool opponent), wall time {t['wall_s'] / 60:.1f} min on 2 shared cores",
             f"- chosen: `{t['chosen']}` on selection seed {t['selection_seed']}",
         ]
+        if t.get("table_note"):  # a set whose table was renamed after its run
+            lines.append(f"- table: {t['table_note']}")
         before = t.get("start_tuning")
         while before:  # a search that started from an earlier shipped set
             lines += [
