@@ -504,7 +504,7 @@ class HeuristicAgent(ViewAgent):
         if dw == 0:
             return True
         prm = self.params
-        gin_deadwood = prm.gin_deadwood
+        gin_deadwood: float = prm.gin_deadwood
         if prm.match_gin:
             gin_deadwood -= prm.match_gin * self.match_shift(view)
         if dw <= gin_deadwood and view.stock_size > prm.gin_stock:

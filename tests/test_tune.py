@@ -92,6 +92,25 @@ def test_the_batched_engine_plays_the_points_of_the_per_game_one(table: str) -> 
     assert any(x != 0 for row in batched for x in row)
 
 
+def test_a_tiny_run_with_a_fitness_in_games(tmp_path: Path) -> None:
+    # Matches to 100 at the EAAI table against L2 and the pool's styles, from today's set.
+    args = _args(
+        tmp_path, table="eaai", fitness="games", start="tuned", generations=1,
+        pool_opponents="L2,tuned,gin-only,knock-early", select_candidates=1,
+    )  # fmt: skip
+    state = tune.tune(args)
+    row = state["history"][0]
+    assert row["pool"] == ["L2", "tuned", "gin-only", "knock-early"]
+    assert all(0.0 <= v <= 1.0 for v in row["pool_points"].values())
+    assert state["fixed"]["tuned"] == dataclasses.asdict(tune.todays_tuned("eaai"))
+    assert state["start_tuning"]["table"] == "openspiel"  # eaai has no set of its own yet
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert {"vs_L2", "vs_tuned", "vs_gin-only", "vs_knock-early"} <= set(report)
+    assert 0.0 <= report["vs_L2"]["win_share"] <= 1.0
+    with pytest.raises(ValueError, match="fitness must be one of points, games"):
+        tune.tune(_args(tmp_path / "x", fitness="hands"))
+
+
 def test_a_field_without_a_range_is_an_error(monkeypatch) -> None:
     monkeypatch.delitem(tune.BOUNDS, "danger_weight")
     with pytest.raises(ValueError, match="danger_weight has no range"):
@@ -103,7 +122,7 @@ def test_a_tiny_run_end_to_end_and_resumed_after_a_stop(tmp_path: Path) -> None:
     assert whole["generation"] == 2 and whole["evaluations"] == 8
     assert [r["pool"] for r in whole["history"]] == [["L2", "L1"], ["L2", "L1", "best0"]]
     data = json.loads((tmp_path / "whole" / "params.json").read_text())
-    assert data["table"] == "default" and data["rules"] == TABLES["default"].__dict__
+    assert data["table"] == "default" and data["rules"] == rules_dict(TABLES["default"])
     assert data["tuning"]["generations"] == 2 and data["tuning"]["evaluations"] == 8
     assert set(data["figures"]) == {"seed", "vs_L2", "vs_L1"}
     assert (tmp_path / "whole" / "generations.csv").read_text().count("\n") == 3
@@ -297,9 +316,21 @@ def test_a_search_from_the_shipped_set_against_l2_alone(tmp_path: Path) -> None:
     ("flag", "value", "message"),
     [
         ("start", "L3", "start must be one of L2, tuned; got 'L3'"),
-        ("pool_opponents", "L2,L0", "pool_opponents must name each of L2, L1 at most once"),
-        ("pool_opponents", "L2,L2", "pool_opponents must name each of L2, L1 at most once"),
-        ("pool_opponents", "", "pool_opponents must name each of L2, L1 at most once"),
+        (
+            "pool_opponents",
+            "L2,L0",
+            "pool_opponents must name each of L2, L1, tuned, gin-only, knock-early at most once",
+        ),
+        (
+            "pool_opponents",
+            "L2,L2",
+            "pool_opponents must name each of L2, L1, tuned, gin-only, knock-early at most once",
+        ),
+        (
+            "pool_opponents",
+            "",
+            "pool_opponents must name each of L2, L1, tuned, gin-only, knock-early at most once",
+        ),
     ],
 )
 def test_a_bad_start_or_pool_is_refused_before_anything_runs(

@@ -45,6 +45,7 @@ from training.evaluation.writer import write_json
 __all__ = [
     "HAND_STRIDE",
     "play_matches",
+    "play_match_table",
     "hand_outcomes",
     "check_equity",
     "SCORE_PAIRS",
@@ -66,24 +67,6 @@ SCORE_PAIRS: tuple[tuple[int, int], ...] = (
 )  # fmt: skip
 
 
-def _act(policy_a: Any, policy_b: Any, dealer_score: np.ndarray, other_score: np.ndarray,
-         target: int) -> Any:  # fmt: skip
-    def act(out: dict[str, np.ndarray], active: np.ndarray, a_player: np.ndarray, _: Any) -> Any:
-        obs = out["observation"]
-        # The match score as the gin_v0 env shows it: by role (dealer, non-dealer) / target.
-        obs[:, _SCORES] = np.minimum(dealer_score / target, 1.0)
-        obs[:, _SCORES + 1] = np.minimum(other_score / target, 1.0)
-        is_a = out["seat"] == a_player
-        actions = np.zeros(len(obs), np.int64)
-        for policy, rows in ((policy_a, active & is_a), (policy_b, active & ~is_a)):
-            idx = np.flatnonzero(rows)
-            if len(idx):
-                actions[idx] = policy.act(obs[idx], out["action_mask"][idx])
-        return actions
-
-    return act
-
-
 def play_matches(
     policy_a: Any,
     policy_b: Any,
@@ -98,18 +81,43 @@ def play_matches(
     pairs ``first .. first + pairs`` of ``seed``. Returns per match (pair ``k``: matches
     ``2 k``, A dealing first, and ``2 k + 1``) ``a_won``, ``hands`` and ``scores``, and A's
     share of the matches won with a 95% CI over pairs."""
+    return play_match_table([(policy_a, policy_b)], config, seed, pairs, start, first)[0]
+
+
+def play_match_table(
+    matchups: Sequence[tuple[Any, Any]],
+    config: GinConfig,
+    seed: int,
+    pairs: int,
+    start: tuple[int, int] = (0, 0),
+    first: int = 0,
+) -> list[dict[str, Any]]:
+    """:func:`play_matches` for every (A, B) of ``matchups`` at once, on the same deals
+    (common random numbers: every matchup's pair ``k`` is dealt the same decks)."""
     if config.hollywood:
         raise ValueError("play_matches plays plain matches; hollywood=True is not supported")
     target = config.target_score
     if not all(0 <= s < target for s in start):
         raise ValueError(f"start scores must be in 0..{target - 1}, got {start!r}")
     rules = rules_dict(config)
-    n = 2 * pairs
+    table: list[Any] = []
+
+    def index(policy: Any) -> int:
+        for k, known in enumerate(table):
+            if known is policy:
+                return k
+        table.append(policy)
+        return len(table) - 1
+
+    per = 2 * pairs
+    n = per * len(matchups)
+    owner_a = np.repeat([index(a) for a, _ in matchups], per)
+    owner_b = np.repeat([index(b) for _, b in matchups], per)
     scores = np.tile(np.asarray(start, np.int64), (n, 1))
     dealer = np.arange(n) % 2  # 0: A deals
     hands = np.zeros(n, np.int64)
     live = np.ones(n, np.bool_)
-    pair = first + np.arange(n) // 2
+    pair = first + (np.arange(n) % per) // 2
     while live.any():
         rows = np.flatnonzero(live)
         if (hands[rows] >= MAX_HANDS).any():
@@ -120,7 +128,12 @@ def play_matches(
         a_deals = dealer[rows] == 0
         a_sc, b_sc = scores[rows, 0], scores[rows, 1]
         act = _act(
-            policy_a, policy_b, np.where(a_deals, a_sc, b_sc), np.where(a_deals, b_sc, a_sc), target
+            table,
+            owner_a[rows],
+            owner_b[rows],
+            np.where(a_deals, a_sc, b_sc),
+            np.where(a_deals, b_sc, a_sc),
+            target,
         )
         points = play_hands_batched(decks, a_deals, rules, act).astype(np.int64)
         scores[rows, 0] += np.maximum(points, 0)
@@ -130,16 +143,48 @@ def play_matches(
             winner = None if x == 0 else (0 if x > 0 else 1)
             dealer[i] = next_dealer(config.dealer_rule, int(dealer[i]), winner)
         live[rows] = (scores[rows] < target).all(axis=1)
-    a_won = scores[:, 0] >= target
-    mean, lo, hi = mean_ci(a_won.reshape(pairs, 2).mean(axis=1).tolist())
-    return {
-        "a_won": a_won,
-        "hands": hands,
-        "scores": scores,
-        "win_share": mean,
-        "ci95": [lo, hi],
-        "pairs": pairs,
-    }
+    out = []
+    for j in range(len(matchups)):
+        part = slice(j * per, (j + 1) * per)
+        a_won = scores[part, 0] >= target
+        per_pair = a_won.reshape(pairs, 2).mean(axis=1)
+        mean, lo, hi = mean_ci(per_pair.tolist())
+        out.append(
+            {
+                "a_won": a_won,
+                "per_pair": per_pair,
+                "hands": hands[part],
+                "scores": scores[part],
+                "win_share": mean,
+                "ci95": [lo, hi],
+                "pairs": pairs,
+            }
+        )
+    return out
+
+
+def _act(
+    table: list[Any],
+    owner_a: np.ndarray,
+    owner_b: np.ndarray,
+    dealer_score: np.ndarray,
+    other_score: np.ndarray,
+    target: int,
+) -> Any:
+    def act(out: dict[str, np.ndarray], active: np.ndarray, a_player: np.ndarray, _: Any) -> Any:
+        obs = out["observation"]
+        # The match score as the gin_v0 env shows it: by role (dealer, non-dealer) / target.
+        obs[:, _SCORES] = np.minimum(dealer_score / target, 1.0)
+        obs[:, _SCORES + 1] = np.minimum(other_score / target, 1.0)
+        who = np.where(out["seat"] == a_player, owner_a, owner_b)
+        actions = np.zeros(len(obs), np.int64)
+        for k, policy in enumerate(table):
+            idx = np.flatnonzero(active & (who == k))
+            if len(idx):
+                actions[idx] = policy.act(obs[idx], out["action_mask"][idx])
+        return actions
+
+    return act
 
 
 def hand_outcomes(
