@@ -31,7 +31,13 @@ take margin and the weight of kept deadwood with the stock, and the danger weigh
 stock and the opponent's pickups; it also reads his hand from his last discard (a high
 card thrown moves the knock threshold, ``knock_last_pips``), weighs kept deadwood by his
 pickups (``keep_took``) and a discard's danger by its pips (``danger_pips``); two searches
-with these found nothing over the shipped ``tuned`` set (``results/tune_levers/``). Every such
+with these found nothing over the shipped ``tuned`` set (``results/tune_levers/``). It reads
+the match score too (``match_knock``, ``match_gin``): :func:`agents.match_equity.knock_shifts`
+gives, by its score and his, how much more a small win is worth in match equity than a big
+loss costs, against 0 to 0 (from L2-against-L2 hand outcomes at the table, its target and
+dealer rule); the knock threshold moves by ``match_knock`` times it and the deadwood up to
+which it plays on for gin by ``-match_gin`` times it (so a take that lets it knock for the
+match is taken by the same threshold). Every such
 field's default leaves the moves as they were
 (``tests/test_heuristic_params.py`` replays moves recorded before the fields existed).
 This module is the readable reference; :mod:`agents.heuristic_batched` plays the same moves

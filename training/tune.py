@@ -9,7 +9,12 @@ library's (the ``train`` extra).
 - **Fitness**: a candidate's points per hand on common duplicate deals, both seats of each
   deal, against a pool: L2 (the default parameters), L1 (``simple``), and the bests of the
   last ``--pool-bests`` generations (the latest is the current best); the mean over the
-  pool. ``--pool-opponents L2`` leaves L1 out (a search aimed at L2 alone). Every
+  pool. ``--pool-opponents`` names the fixed part (default ``L2,L1``; also ``tuned``, the
+  set shipped for the table or, at ``eaai``, OpenSpiel's, and the styles ``gin-only`` and
+  ``knock-early`` of L2's family, :data:`STYLES`). ``--fitness games`` counts instead the
+  share of matches to the table's target won (mirrored pairs of real games on common
+  decks, the score in the observation, :mod:`training.evaluation.matches`), and the final
+  choice and the report play the pool's fixed opponents in games. Every
   candidate of a generation meets the same opponents on the same deals
   (``--pairs`` per opponent, new deals each generation), so the differences between them
   are not the deals' luck. The table's rules are ``--table`` (:data:`agents.tuned.TABLES`).
