@@ -176,6 +176,16 @@ def make(name: str, **kwargs: Any) -> Any:
 
 def _option_names(name: str) -> str:
     """The options an agent's spec may set, for error messages."""
+    if name in ("llm", "words"):
+        llm = importlib.import_module("agents.llm")
+        cls = llm.LLMAgent if name == "llm" else llm.WordsAgent
+        found = [
+            p.name
+            for c in (cls, llm.WordsAgent.__mro__[1])
+            for p in inspect.signature(c).parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "kwargs"
+        ]
+        return ", ".join(dict.fromkeys(found))
     if name == "heuristic":
         # Its parameters, then the table's rules (only the undercut bonus is read).
         found = [f.name for f in dataclasses.fields(HeuristicParams)]
