@@ -360,7 +360,9 @@ def _describe_gin(f: GinFacts, table: Table) -> list[str]:
     if f.advising:
         lines.append(
             "Suggest one of the captain's moves (or no advice): "
-            + ", ".join(_suggestion_words(a) for a in f.legal)
+            + ", ".join(
+                _suggestion_words(a) if a == A.NO_ADVICE else _annotated(f, a) for a in f.legal
+            )
             + "."
         )
         lines.append(
