@@ -16,9 +16,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from scripted_openai import ScriptedServer  # noqa: E402
+
 import agents  # noqa: E402
 from gin_env import text  # noqa: E402
-from scripted_openai import ScriptedServer  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
