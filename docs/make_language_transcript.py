@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> None:
             turns.append((agent, role, seen, reply))
         result = env.inner.match.history[-1].result
     lines = [json.loads(x) for x in log.read_text().splitlines()]
+    lines = [x for x in lines if "system" not in x]  # the exchanges
     print("## system prompt\n")
     print(system)
     captain = next(t for t in turns if t[1] == "captain" and "Phase: discard" in t[2])
