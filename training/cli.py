@@ -900,6 +900,24 @@ def train(args: tuple[str, ...]) -> None:
     raise SystemExit(_forward(TRAINERS[algo], rest, "gin-rummy train"))
 
 
+@cli.command("import-sb3", context_settings=PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def import_sb3(args: tuple[str, ...]) -> None:
+    """Convert a stable-baselines3 .zip you trust into an actor zip (gin-rummy import-sb3
+    --trust FILE [--out PATH]): agents load only data, never pickles."""
+    raise SystemExit(_forward("training.trusted", args, "gin-rummy import-sb3"))
+
+
+@cli.command("migrate-checkpoint", context_settings=PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def migrate_checkpoint(args: tuple[str, ...]) -> None:
+    """Re-save checkpoint folders of the old pickled format as data, once (gin-rummy
+    migrate-checkpoint --trust FOLDER...)."""
+    raise SystemExit(
+        _forward("training.trusted", args, "gin-rummy migrate-checkpoint", migrate=True)
+    )
+
+
 BENCHES = ("rules", "env", "rummy")
 
 
