@@ -46,7 +46,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.trained import CHECKPOINT_DIR, actor_from_sb3, actor_from_state, save_actor
+from agents.trained import (
+    CHECKPOINT_DIR,
+    HistoryActor,
+    actor_from_sb3,
+    actor_from_state,
+    save_actor,
+)
 from training import prog_name
 from training.behaviour_cloning import BCConfig, warm_start
 from training.checkpoints import (
@@ -648,8 +654,6 @@ def export(
 ) -> Path:
     """Write the latest checkpoint's actor (with ``best``: the kept best one, see
     ``--keep-best``) as ``<directory>/<name>.zip`` (actor only, small)."""
-    from agents.trained import HistoryActor
-
     check_export_name(name)
     last = latest_checkpoint(run_dir)
     ckpt = Path(run_dir) / "checkpoints" / "best" if best else last
