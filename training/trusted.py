@@ -29,6 +29,7 @@ import numpy as np
 from agents.trained import actor_from_state, save_actor
 from gin_env.extras import require
 from training.checkpoints import (
+    CHECKPOINT_FORMAT,
     check_export_name,
     check_writable,
     new_run_id,
@@ -123,7 +124,14 @@ def migrate_checkpoint(folder: str | Path, trust: bool = False) -> list[str]:
         written += ["policy.pt", "optimizer.pt"]
     write_json_atomic(folder / "state.json", state)
     (folder / "state.pkl").rename(folder / "state.pkl.trusted-old")
-    return [*written, "state.json"]
+    written.append("state.json")
+    if not (folder / "checkpoint.json").is_file():  # whose it is, for pruning and copies
+        step = int(state.get("steps", state.get("num_timesteps", 0)))
+        marker = {"format": CHECKPOINT_FORMAT, "run_id": state["run_id"], "name": folder.name,
+                  "step": step}  # fmt: skip
+        write_json_atomic(folder / "checkpoint.json", marker)
+        written.append("checkpoint.json")
+    return written
 
 
 def import_main(argv: list[str] | None = None) -> int:
