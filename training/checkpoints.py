@@ -45,6 +45,7 @@ __all__ = [
     "set_rng_states",
     "resume_settings",
     "read_json",
+    "read_jsonl",
     "write_json_atomic",
     "save_torch",
     "load_torch",
@@ -79,6 +80,25 @@ def read_json(path: str | Path, what: str = "JSON file") -> Any:
         return json.loads(text)
     except (ValueError, UnicodeDecodeError) as err:
         raise ValueError(f"{path}: not a valid {what} ({_short(err)})") from None
+
+
+def read_jsonl(path: str | Path) -> list[Any]:
+    """The records of an append-only JSON-lines log. A torn last line (a kill mid-append)
+    is dropped: the log is read up to its last whole record; a bad line before the last is
+    a ValueError naming the file and the line."""
+    path = Path(path)
+    lines = path.read_bytes().split(b"\n")
+    rows = []
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except (ValueError, UnicodeDecodeError) as err:
+            if all(not rest.strip() for rest in lines[i + 1 :]):
+                break  # the torn last record
+            raise ValueError(f"{path}: line {i + 1} is not a JSON record ({_short(err)})") from None
+    return rows
 
 
 def write_json_atomic(path: str | Path, data: Any) -> Path:
