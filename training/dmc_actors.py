@@ -27,6 +27,7 @@ learner (as DouZero's actors feed its learner).
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import queue as queue_mod
 import signal
 import time
@@ -398,11 +399,18 @@ def _actor_main(
     start_steps: int,
     chunk: int,
     sync_every: int,
+    parent: int,
 ) -> None:
     """One actor process: play, send finished decisions in chunks of about ``chunk``
     (with the decisions played and hands ended since the last send), take the newest
-    weights every ``sync_every`` engine steps."""
+    weights every ``sync_every`` engine steps. It stops with its learner (``parent``):
+    when asked, and when the learner is gone (killed, even by SIGKILL: no orphan)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop
+
+    def learner_gone() -> bool:
+        return os.getppid() != parent  # re-parented: the learner died
+
+
     version, nets = weights.read()
     holder = {"score": numpy_scorer(nets)}
     base = [args.seed, 4, index, start_steps]
@@ -417,7 +425,7 @@ def _actor_main(
     pending: list[Decision] = []
     played = hands = 0
     n = 0
-    while not stop.is_set():
+    while not stop.is_set() and not learner_gone():
         # A step count past the warm start: actors never play it (the trainer refuses it).
         p, h, rows = actor.step(start_steps + args.warm_steps)
         played, hands = played + p, hands + h
@@ -426,7 +434,7 @@ def _actor_main(
         if len(pending) >= chunk:
             item = (played, hands, stack(pending))
             pending, played, hands = [], 0, 0
-            while not stop.is_set():
+            while not stop.is_set() and not learner_gone():
                 try:
                     out_queue.put(item, timeout=0.5)
                     break
@@ -472,6 +480,7 @@ class ActorPool:
                     start_steps,
                     chunk,
                     sync_every,
+                    os.getpid(),
                 ),  # fmt: skip
                 daemon=True,
                 name=f"dmc-actor-{i}",
