@@ -30,6 +30,7 @@ import multiprocessing as mp
 import os
 import queue as queue_mod
 import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -407,9 +408,14 @@ def _actor_main(
     when asked, and when the learner is gone (killed, even by SIGKILL: no orphan)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop
 
-    def learner_gone() -> bool:
-        return os.getppid() != parent  # re-parented: the learner died
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        # Re-parented: the learner died (even by SIGKILL). Exit now, whatever blocks (a full
+        # queue's feeder thread, a lock the learner held): no orphan outlives its run.
+        os._exit(0)
 
+    threading.Thread(target=watch, daemon=True, name="learner-watch").start()
 
     version, nets = weights.read()
     holder = {"score": numpy_scorer(nets)}
@@ -425,7 +431,7 @@ def _actor_main(
     pending: list[Decision] = []
     played = hands = 0
     n = 0
-    while not stop.is_set() and not learner_gone():
+    while not stop.is_set():
         # A step count past the warm start: actors never play it (the trainer refuses it).
         p, h, rows = actor.step(start_steps + args.warm_steps)
         played, hands = played + p, hands + h
@@ -434,7 +440,7 @@ def _actor_main(
         if len(pending) >= chunk:
             item = (played, hands, stack(pending))
             pending, played, hands = [], 0, 0
-            while not stop.is_set() and not learner_gone():
+            while not stop.is_set():
                 try:
                     out_queue.put(item, timeout=0.5)
                     break
