@@ -126,7 +126,7 @@ def migrate_checkpoint(folder: str | Path, trust: bool = False) -> list[str]:
     (folder / "state.pkl").rename(folder / "state.pkl.trusted-old")
     written.append("state.json")
     if not (folder / "checkpoint.json").is_file():  # whose it is, for pruning and copies
-        step = int(state.get("steps", state.get("num_timesteps", 0)))
+        step = int(state.get("steps") or state.get("num_timesteps") or 0)
         marker = {"format": CHECKPOINT_FORMAT, "run_id": state["run_id"], "name": folder.name,
                   "step": step}  # fmt: skip
         write_json_atomic(folder / "checkpoint.json", marker)
