@@ -294,11 +294,20 @@ def copy_folder(src: Path, target: Path, names: Collection[str], run_id: str | N
 
 
 # -- run folders and outputs ---------------------------------------------------------------
-def check_writable(path: str | Path, folder: bool = False) -> Path:
+def check_writable(path: str | Path, folder: bool = False, create: bool = True) -> Path:
     """Refuse, before any work, an output place that cannot be written: a file whose folder
     is missing or read-only, or that is a folder; with ``folder``, a folder that cannot be
-    created or written. Returns the path."""
+    created (it is created, unless ``create`` is false) or written. Returns the path."""
     path = Path(path)
+    if folder and not create and not path.exists():
+        above = path.parent
+        while not above.exists() and above != above.parent:
+            above = above.parent
+        if not above.is_dir():
+            raise ValueError(f"{path}: cannot create the folder ({above} is a file)")
+        if not os.access(above, os.W_OK):
+            raise ValueError(f"{path}: cannot create the folder ({above} is not writable)")
+        return path
     if folder:
         if path.exists() and not path.is_dir():
             raise ValueError(f"{path} is a file, not a folder")

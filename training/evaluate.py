@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None)
     lad.add_argument("--pairs", type=int, default=200)
     args = p.parse_args(argv)
     try:  # where the results go, checked before any game is played
-        check_writable(args.out, folder=True)
+        check_writable(args.out, folder=True, create=False)
     except ValueError as err:
         p.error(f"--out: {err}")
     try:
