@@ -136,6 +136,9 @@ def make_for_table(spec: str, rules: Any, **kwargs: Any) -> Any:
     should call."""
     base, options = parse_spec(spec)
     inner = str(options.get("agent", "heuristic")) if base in ("adviser", "captain") else base
+    if parse_spec(inner)[0] in ("llm", "words"):
+        # Players in words read the whole table (the match target too) into their prompt.
+        return make(spec, rules=rules if rules is not None else None, **kwargs)
     if parse_spec(inner)[0] in ("search", "heuristic", "tuned"):
         return make(spec, rules=_rule_dict(rules), **kwargs)
     return make(spec, **kwargs)
@@ -177,6 +180,16 @@ def make(name: str, **kwargs: Any) -> Any:
 
 def _option_names(name: str) -> str:
     """The options an agent's spec may set, for error messages."""
+    if name in ("llm", "words"):
+        llm = importlib.import_module("agents.llm")
+        cls = llm.LLMAgent if name == "llm" else llm.WordsAgent
+        found = [
+            p.name
+            for c in (cls, llm.WordsAgent.__mro__[1])
+            for p in inspect.signature(c).parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "kwargs"
+        ]
+        return ", ".join(dict.fromkeys(found))
     if name == "heuristic":
         # Its parameters, then the table's rules (only the undercut bonus is read).
         found = [f.name for f in dataclasses.fields(HeuristicParams)]
@@ -237,3 +250,18 @@ def _captain(
 # "adviser:agent=search" suggests what search would play; "captain:mode=follow" follows advice.
 register("adviser", _adviser)
 register("captain", _captain)
+
+
+def _llm(**kwargs: Any) -> Any:
+    # agents.llm needs the openai client only when it first asks a model (extra "llm").
+    return importlib.import_module("agents.llm").LLMAgent(**kwargs)
+
+
+def _words(agent: str = "heuristic", rules: Any = None, **kwargs: Any) -> Any:
+    inner = make(agent) if rules is None else make_for_table(agent, rules)
+    return importlib.import_module("agents.llm").WordsAgent(inner, rules=rules, **kwargs)
+
+
+# "llm:model=NAME,base_url=URL": a language model; "words:agent=heuristic": moves said in words.
+register("llm", _llm)
+register("words", _words)

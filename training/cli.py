@@ -51,6 +51,7 @@ from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
 from gin_env.melds import GIN_MELDS, deadwood_mask
 from training import flags
 from training import replay as replay_files
+from training.evaluation.rummy import RULES as RUMMY_RULES
 from training.replay import hand_lines, match_outcome, save_match
 from training.rollout import play as play_rollout
 
@@ -827,9 +828,20 @@ EVAL_GAMES = ("gin", "three")
 def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
     """The ``-o name=value`` rule options of ``gin-rummy eval <design>``, checked before
     any game is played: the rules of the game's table (``eval gin``'s match target is its
-    ``--target``), each value checked by the env. A usage error names what is allowed."""
+    ``--target``; ``eval rummy`` plays single hands), each value checked by the env. A
+    usage error names what is allowed."""
     options = _options(pairs)
     if not options:
+        return options
+    if design == "rummy":  # one hand per deal: only the hand's rules
+        unknown = sorted(set(options) - set(RUMMY_RULES))
+        if unknown:
+            raise click.BadParameter(
+                f"{', '.join(unknown)} is not a rule option of eval rummy; allowed: "
+                + ", ".join(RUMMY_RULES),
+                param_hint="'-o'",
+            )
+        make_env("rummy", options)
         return options
     game = design if design in EVAL_GAMES else None
     if game is None:
