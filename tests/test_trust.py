@@ -581,3 +581,18 @@ def test_settings_round_trip_through_json(dmc_run: Path) -> None:
     state = train_dmc.load_state(latest_checkpoint(dmc_run))  # type: ignore[arg-type]
     args = train_dmc.Args(**state["args"])
     assert dataclasses.asdict(args) == state["args"]
+
+
+def test_the_cli_converts_only_what_it_is_told_to_trust(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from training.cli import cli
+
+    marker = tmp_path / "ran"
+    evil = evil_sb3_zip(marker, tmp_path / "sb3.zip")
+    for args in (["import-sb3", str(evil)], ["migrate-checkpoint", str(tmp_path)]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2 and "--trust" in result.output, result.output
+    result = CliRunner().invoke(cli, ["match", "-g", "gin", "--agents", f"{evil},random"])
+    assert result.exit_code != 0 and "import-sb3 --trust" in result.output
+    assert not marker.exists()
