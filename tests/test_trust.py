@@ -596,3 +596,21 @@ def test_the_cli_converts_only_what_it_is_told_to_trust(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["match", "-g", "gin", "--agents", f"{evil},random"])
     assert result.exit_code != 0 and "import-sb3 --trust" in result.output
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("typed", ["draw\nquit\n", "draw\n"], ids=["quit", "end-of-input"])
+def test_play_save_keeps_a_match_left_early(tmp_path: Path, typed: str) -> None:
+    """``play --save``: leaving (quit, or the input ending) saves the match so far, and the
+    record replays."""
+    from click.testing import CliRunner
+
+    from training.cli import cli
+
+    path = tmp_path / "left.json"
+    args = ["play", "-g", "gin", "--seed", "3", "--opponents", "simple", "--save", str(path)]
+    result = CliRunner().invoke(cli, args, input=typed)
+    assert result.exit_code == 0 and "(the match so far)" in result.output, result.output
+    data = load_replay(path)
+    assert data["winner"] is None and len(data["hands"]) == 1
+    again = CliRunner().invoke(cli, ["replay", str(path)])
+    assert again.exit_code == 0 and "not finished" in again.output, again.output
