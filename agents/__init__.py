@@ -15,7 +15,8 @@ Every agent has ``act(observation, rng=None) -> int`` and sees only its seat's o
 :func:`make` takes a name or a spec with options, ``"search:budget=0.05"`` or
 ``"search:worlds=8,candidates=2"`` (values are read as Python literals). Names that are not
 registered are handed to :func:`load`, i.e. ``agents.trained.load(name)`` (trained
-checkpoints such as ``"gin-ppo"``). Code that seats an agent at an env calls
+players by shipped name such as ``"gin-ppo"`` or by path, every kind; loading reads data
+only and never unpickles). Code that seats an agent at an env calls
 :func:`make_for_table` with the env's config, so that agents which play hands out (search)
 play the table's rules, and ``tuned`` takes the parameter set tuned for them. Over a batch
 of games (``[N, 436]`` observations):
@@ -37,6 +38,7 @@ import importlib.util
 import inspect
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agents import trained
@@ -170,6 +172,8 @@ def make(name: str, **kwargs: Any) -> Any:
     try:
         return load(name, **kwargs)
     except (ValueError, FileNotFoundError, KeyError) as err:
+        if Path(name).is_file():  # a player file that is not one: what is wrong with it
+            raise ValueError(str(err)) from None
         registered = ", ".join(names())
         raise ValueError(f"unknown agent {name!r}: registered {registered}; {err}") from None
 

@@ -499,19 +499,19 @@ def play(
 
     person = _Person(lambda: _ask_human(env, seat, console, reader, hint_agent, game))
     run = play_rollout(env, {**policies, me: person}, rng, before=before, after=after)
-    if run.stopped:
+    if run.stopped:  # quit, or the end of the input
         console.print("You left the table. Scores: " + str(env.match.scores))
-        return
-    if env.match.winner is None:  # cut short by an option (max_hands)
+    elif env.match.winner is None:  # cut short by an option (max_hands)
         console.print(f"[bold]{match_outcome(env)}[/]")
     else:
         winner = env.possible_agents[env.match.winner]
         verdict = "You win" if winner == me else f"{winner} wins"
         console.print(f"[bold green]{verdict} the match[/]: scores {env.match.scores}")
-    if save_path:
+    if save_path:  # a match left early is saved too, as far as it went
         agents = {a: nm for a, nm in zip(policies, names, strict=True)} | {me: "human"}
         save_match(save_path, seed, options, env, agents)
-        console.print(f"replay saved to {save_path}")
+        so_far = " (the match so far)" if run.stopped else ""
+        console.print(f"replay saved to {save_path}{so_far}")
 
 
 class _Person:
@@ -910,6 +910,24 @@ def train(args: tuple[str, ...]) -> None:
     (MaskablePPO by default; gin-rummy train --algo dmc --help lists a trainer's options)."""
     algo, rest = split_algo(args)
     raise SystemExit(_forward(TRAINERS[algo], rest, "gin-rummy train"))
+
+
+@cli.command("import-sb3", context_settings=PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def import_sb3(args: tuple[str, ...]) -> None:
+    """Convert a stable-baselines3 .zip you trust into an actor zip (gin-rummy import-sb3
+    --trust FILE [--out PATH]): agents load only data, never pickles."""
+    raise SystemExit(_forward("training.trusted", args, "gin-rummy import-sb3"))
+
+
+@cli.command("migrate-checkpoint", context_settings=PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def migrate_checkpoint(args: tuple[str, ...]) -> None:
+    """Re-save checkpoint folders of the old pickled format as data, once (gin-rummy
+    migrate-checkpoint --trust FOLDER...)."""
+    raise SystemExit(
+        _forward("training.trusted", args, "gin-rummy migrate-checkpoint", migrate=True)
+    )
 
 
 BENCHES = ("rules", "env", "rummy")

@@ -25,6 +25,7 @@ from typing import Any
 from gin_env.extras import MissingExtraError, require
 from gin_env.match import ROLE_NAMES
 from training import prog_name
+from training.checkpoints import check_writable
 from training.evaluation.checks import OptionError
 from training.evaluation.duplicate import eval_duplicate
 from training.evaluation.gin import gin_duplicate
@@ -156,6 +157,10 @@ def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None)
     )
     lb.add_argument("--pairs", type=int, default=200)
     args = p.parse_args(argv)
+    try:  # where the results go, checked before any game is played
+        check_writable(args.out, folder=True, create=False)
+    except ValueError as err:
+        p.error(f"--out: {err}")
     try:
         if not args.no_plot:  # checked before any game is played
             require("matplotlib", needed_for="eval plots (or pass --no-plot)")
