@@ -101,7 +101,7 @@ def test_a_tiny_run_with_a_fitness_in_games(tmp_path: Path) -> None:
     row = state["history"][0]
     assert row["pool"] == ["L2", "tuned", "gin-only", "knock-early"]
     assert all(0.0 <= v <= 1.0 for v in row["pool_points"].values())
-    assert state["fixed"]["tuned"] == dataclasses.asdict(tune.todays_tuned("eaai"))
+    assert dict(state["fixed"])["tuned"] == dataclasses.asdict(tune.todays_tuned("eaai"))
     assert state["start_tuning"]["table"] == "openspiel"  # eaai has no set of its own yet
     report = json.loads((tmp_path / "report.json").read_text())
     assert {"vs_L2", "vs_tuned", "vs_gin-only", "vs_knock-early"} <= set(report)

@@ -520,10 +520,13 @@ def _pool(
 
 
 def _fixed(args: Args, state: dict[str, Any]) -> dict[str, Any]:
-    # Kept in the state: a set shipped during the run does not change its pool.
+    # Kept in the state (a list: the checkpoint's JSON sorts a dict's keys): a set shipped
+    # during the run does not change its pool.
     if "fixed" not in state:
-        state["fixed"] = fixed_opponents(args.table, pool_opponents(args))
-    return dict(state["fixed"])
+        state["fixed"] = [
+            list(x) for x in fixed_opponents(args.table, pool_opponents(args)).items()
+        ]
+    return {name: spec for name, spec in state["fixed"]}
 
 
 #: The checkpoint's file in the run folder (JSON; the old pickled one is refused).
