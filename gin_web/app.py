@@ -59,6 +59,7 @@ from gin_web.tables import (
     Table,
     game_options,
     new_table,
+    option_choices,
 )
 from training import replay as replay_files
 
@@ -404,6 +405,7 @@ def create_app(data_dir: str | Path) -> Starlette:
                 "env": name,
                 "players": spec.players,
                 "options": game_options(name),
+                "choices": option_choices(name),
                 "agents": fits,
                 "default_agent": families.default_agent(spec),
             }

@@ -27,7 +27,9 @@ from gin_env import actions as A
 from gin_env import games
 from gin_env import rummy_actions as R
 from gin_env.cards import card_str, from_mask
+from gin_env.config import DEALER_RULES
 from gin_env.match import CAPTAIN
+from gin_env.three_handed_gin_v0 import ADVISER_MODES
 from gin_env.melds import GIN_MELDS, deadwood_mask
 from training.replay import match_record
 
@@ -39,6 +41,7 @@ __all__ = [
     "Decision",
     "Table",
     "game_options",
+    "option_choices",
     "new_table",
 ]
 
@@ -66,6 +69,17 @@ def game_options(game: str) -> dict[str, Any]:
     config = spec.module.raw_env.config_class
     rules = {f.name: f.default for f in dataclasses.fields(config)}
     return {**(_ADVISER_OPTIONS if spec.players == 3 else {}), **rules}
+
+
+def option_choices(game: str) -> dict[str, list[str]]:
+    """The allowed values of the options that take a word (for the lobby's menus)."""
+    spec = games.get(GAMES.get(game, game))
+    out: dict[str, list[str]] = {}
+    if spec.players == 3:
+        out["adviser"] = list(ADVISER_MODES)
+    if "dealer_rule" in game_options(spec.name):
+        out["dealer_rule"] = list(DEALER_RULES)
+    return out
 
 
 @dataclass

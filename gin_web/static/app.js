@@ -116,9 +116,11 @@ function drawTable(view, root, interactive) {
   const mine = seats.filter((s) => s.cards && !view.open);
   const others = view.open ? seats : seats.filter((s) => !s.cards);
   const addSeat = (s, isMe) => {
-    const d = el("div", { class: "seat" + (isMe ? " me" : ""), "data-player": s.player });
+    const own = s.player === view.you;
+    const d = el("div", { class: "seat" + (own ? " me" : "") + (isMe ? " shown" : ""), "data-player": s.player });
     let label = seatLabel(view, s.player) + (s.dealer ? ", dealer" : "") + ": " + s.count + " cards";
     if (s.cards) label += ", deadwood " + s.cards.deadwood;
+    if (isMe && !own) label += " (your captain's hand)";
     const who = el("div", { class: "who" }, label);
     d.appendChild(who);
     d.appendChild(drawHand(s, view, interactive && isMe));
@@ -275,7 +277,7 @@ function render(view) {
   const players = $("players");
   players.textContent = "";
   view.players.forEach((p, i) => players.appendChild(el("span", { class: "player" },
-    seatLabel(view, i) + " " + view.scores[i] + "   ")));
+    seatLabel(view, i) + ": " + view.scores[i])));
   $("suggestion").textContent = view.suggestion ? "Your adviser suggests: " + view.suggestion.label : "";
   const moves = $("moves");
   moves.textContent = "";
@@ -400,9 +402,10 @@ function drawForm() {
     if (typeof dflt === "boolean") {
       input = el("input", { type: "checkbox", "data-name": name, "data-type": "bool" });
       input.checked = dflt;
-    } else if (name === "adviser") {
+    } else if (info.choices[name]) {
       input = el("select", { "data-name": name, "data-type": "text" });
-      for (const v of ["suggest", "none"]) input.appendChild(el("option", { value: v }, v));
+      for (const v of info.choices[name]) input.appendChild(el("option", { value: v }, v));
+      input.value = dflt;
     } else {
       input = el("input", { type: "number", "data-name": name, "data-type": "int", value: dflt === null ? "" : dflt });
     }
