@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -260,7 +261,7 @@ class Server:
     async def error(self, conn: Conn, message: str) -> None:
         await self.send(conn, {"type": "error", "message": message, "seq": conn.table.step_count})
 
-    async def on_message(self, conn: Conn, msg: dict[str, Any]) -> None:
+    async def on_message(self, conn: Conn, msg: Mapping[str, Any]) -> None:
         text = msg.get("text")
         if text is None:
             await self.error(conn, "binary frames are not accepted: send JSON text")
@@ -271,7 +272,7 @@ class Server:
         try:
             data = json.loads(text)
         except ValueError:
-            await self.error(conn, "not JSON: send an object such as {\"type\": \"move\", ...}")
+            await self.error(conn, 'not JSON: send an object such as {"type": "move", ...}')
             return
         if not isinstance(data, dict):
             await self.error(conn, f"a message is a JSON object, got {type(data).__name__}")

@@ -77,10 +77,20 @@ class Store:
             self._db.execute(
                 "INSERT INTO decisions (match, game, player, role, hand, step, observation, "
                 "mask, action, suggestion, seconds, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (d.table, game, d.player, d.role, d.hand, d.step,
-                 np.asarray(d.observation, np.float32).tobytes(),
-                 np.asarray(d.mask, np.int8).tobytes(), d.action, d.suggestion, d.seconds,
-                 time.time()),  # fmt: skip
+                (
+                    d.table,
+                    game,
+                    d.player,
+                    d.role,
+                    d.hand,
+                    d.step,
+                    np.asarray(d.observation, np.float32).tobytes(),
+                    np.asarray(d.mask, np.int8).tobytes(),
+                    d.action,
+                    d.suggestion,
+                    d.seconds,
+                    time.time(),
+                ),
             )
 
     def add_match(self, match_id: str, game: str, record: dict[str, Any]) -> None:
@@ -99,13 +109,22 @@ class Store:
         out = []
         for mid, game, finished, record in rows:
             data = json.loads(record)
-            out.append({"id": mid, "game": game, "finished": finished,
-                        "scores": data.get("scores"), "agents": data.get("agents", {})})  # fmt: skip
+            out.append(
+                {
+                    "id": mid,
+                    "game": game,
+                    "finished": finished,
+                    "scores": data.get("scores"),
+                    "agents": data.get("agents", {}),
+                }
+            )
         return out
 
     def match(self, match_id: str) -> dict[str, Any] | None:
         with self._lock:
-            row = self._db.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
+            row = self._db.execute(
+                "SELECT record FROM matches WHERE id = ?", (match_id,)
+            ).fetchone()
         return None if row is None else json.loads(row[0])
 
     def decisions(self) -> list[dict[str, Any]]:
@@ -114,8 +133,19 @@ class Store:
                 "SELECT match, game, player, role, hand, step, observation, mask, action, "
                 "suggestion, seconds FROM decisions ORDER BY id"
             ).fetchall()
-        keys = ("match", "game", "player", "role", "hand", "step", "observation", "mask",
-                "action", "suggestion", "seconds")  # fmt: skip
+        keys = (
+            "match",
+            "game",
+            "player",
+            "role",
+            "hand",
+            "step",
+            "observation",
+            "mask",
+            "action",
+            "suggestion",
+            "seconds",
+        )
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
@@ -171,23 +201,21 @@ def export(store: Store, out_dir: str | Path) -> dict[str, Any]:
         if mask.shape[1] != size:
             raise ValueError(f"decisions of {game}: masks of {mask.shape[1]}, expected {size}")
         path = out / f"decisions_{game}.npz"
-        np.savez(
-            path,
-            obs=obs,
-            mask=mask,
-            action=np.asarray([r["action"] for r in rows], np.int64),
-            # The hand's points to the decider's side (0 for an unfinished match's hands).
-            **{"return": np.asarray([returns.get(r["match"], {}).get((r["hand"], r["player"]),
-                                                                     0.0) for r in rows],
-                                    np.float32)},  # fmt: skip
-            suggestion=np.asarray(
+        # The hand's points to the decider's side (0 for an unfinished match's hands).
+        points = [returns.get(r["match"], {}).get((r["hand"], r["player"]), 0.0) for r in rows]
+        arrays: dict[str, np.ndarray] = {
+            "obs": obs,
+            "mask": mask,
+            "action": np.asarray([r["action"] for r in rows], np.int64),
+            "return": np.asarray(points, np.float32),
+            "suggestion": np.asarray(
                 [-1 if r["suggestion"] is None else r["suggestion"] for r in rows], np.int64
             ),
-            seconds=np.asarray([r["seconds"] for r in rows], np.float32),
-            role=np.asarray([r["role"] for r in rows]),
-            hand=np.asarray([r["hand"] for r in rows], np.int64),
-            match=np.asarray([r["match"] for r in rows]),
-        )
+            "seconds": np.asarray([r["seconds"] for r in rows], np.float32),
+            "role": np.asarray([r["role"] for r in rows]),
+            "hand": np.asarray([r["hand"] for r in rows], np.int64),
+            "match": np.asarray([r["match"] for r in rows]),
+        }
+        np.savez(path, **arrays)  # type: ignore[arg-type]  # (numpy stubs: allow_pickle)
         datasets[game] = {"path": str(path), "decisions": len(rows)}
     return {"matches": written, "decisions": datasets}
-

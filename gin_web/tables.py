@@ -29,8 +29,8 @@ from gin_env import rummy_actions as R
 from gin_env.cards import card_str, from_mask
 from gin_env.config import DEALER_RULES
 from gin_env.match import CAPTAIN
-from gin_env.three_handed_gin_v0 import ADVISER_MODES
 from gin_env.melds import GIN_MELDS, deadwood_mask
+from gin_env.three_handed_gin_v0 import ADVISER_MODES
 from training.replay import match_record
 
 __all__ = [
@@ -481,8 +481,13 @@ class Table:
             },
             "suggestion": None,
             "sheet": [
-                {"hand": i, "winner": r.winner, "payments": list(r.payments), "rummy": r.rummy,
-                 "truncated": r.truncated}  # fmt: skip
+                {
+                    "hand": i,
+                    "winner": r.winner,
+                    "payments": list(r.payments),
+                    "rummy": r.rummy,
+                    "truncated": r.truncated,
+                }
                 for i, r in enumerate(game.results)
             ],
             "showdown": None,
@@ -683,4 +688,3 @@ def new_table(
         takeover=None if takeover is None else float(takeover),
         hint_agent=hint,
     )
-

@@ -1,7 +1,7 @@
 """The project's imports tell the truth: walked with ``ast`` over gin_env, agents, training,
-studies, benchmarks and the web app (gin_web), they hold no circle, no import of another module's ``_private``
-name, no upward import (layers: gin_env -> agents -> training -> studies / benchmarks /
-gin_web),
+studies, benchmarks and the web app (gin_web), they hold no circle, no import of another
+module's ``_private`` name, no upward import (layers: gin_env -> agents -> training ->
+studies / benchmarks / gin_web),
 no import of a trainer or a study from the library, and no function-local import but of
 an optional extra, named in a comment (``# train extra: torch``)."""
 

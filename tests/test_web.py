@@ -512,8 +512,10 @@ def _play_all_seats(client: TestClient, body: dict[str, Any], hands: int, seed: 
 
 NO_LEAK_TABLES = [
     ("three, adviser sees the hand", {"game": "three", "options": {"target_score": 10_000}}),
-    ("three, blind adviser", {"game": "three",
-                              "options": {"target_score": 10_000, "adviser_sees_hand": False}}),
+    (
+        "three, blind adviser",
+        {"game": "three", "options": {"target_score": 10_000, "adviser_sees_hand": False}},
+    ),
     ("gin", {"game": "gin", "options": {"target_score": 10_000}}),
     ("rummy, 3 players", {"game": "rummy", "options": {"num_players": 3, "target_score": 10_000}}),
 ]

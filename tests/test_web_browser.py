@@ -24,7 +24,6 @@ pytest.importorskip("selenium")
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-
 from web_helpers import chromium, chromium_paths, live_server  # noqa: E402
 
 pytestmark = [
@@ -56,7 +55,8 @@ def browser() -> Iterator[Any]:
 
 
 def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
-    req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    req = urllib.request.Request(url, json.dumps(body).encode(), headers)
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())  # type: ignore[no-any-return]
 

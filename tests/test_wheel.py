@@ -3,8 +3,9 @@ into a fresh venv, and used from outside the clone.
 
 The wheel holds exactly the four installed packages (no studies, tests or benchmarks), the
 web app's page and every checkpoint ``agents.make`` loads by name; in the venv (torch 2.13.0
-first, the CPU build, then the wheel with its ``train`` and ``web`` extras) every agent ``agents.make`` lists, trained
-ones included, plays a hand, and each ``gin-rummy`` subcommand runs in its smallest form.
+first, the CPU build, then the wheel with its ``train`` and ``web`` extras) every agent
+``agents.make`` lists, trained ones included, plays a hand, each ``gin-rummy`` subcommand
+runs in its smallest form, and ``gin-rummy serve`` serves its page.
 Building and installing take minutes: ``make test-wheel`` runs this file alone.
 """
 
