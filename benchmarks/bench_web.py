@@ -100,7 +100,7 @@ class Load:
         self.stop = False
 
     async def person(self, index: int) -> None:
-        from websockets.asyncio.client import connect
+        from websockets.asyncio.client import connect  # web extra: uvicorn[standard]
 
         game, seats = MIX[index % len(MIX)]
         while not self.stop:

@@ -926,7 +926,9 @@ def serve(host: str, port: int, data_dir: str, export_dir: str | None) -> None:
 
     if export_dir is not None:
         written = web_store.export(web_store.Store(data_dir), export_dir)
-        sets = ", ".join(f"{g}: {d['decisions']} decisions" for g, d in written["decisions"].items())
+        sets = ", ".join(
+            f"{g}: {d['decisions']} decisions" for g, d in written["decisions"].items()
+        )
         click.echo(f"wrote {len(written['matches'])} matches to {export_dir}/matches"
                    + (f"; {sets}" if sets else "; no decisions recorded"))  # fmt: skip
         return
