@@ -28,7 +28,10 @@ from gin_env.match import BOX
 from gin_web.tables import Decision
 from training import replay as replay_files
 
-__all__ = ["Store", "export", "hand_returns"]
+__all__ = ["Store", "export", "hand_returns", "BC_KEYS", "bc_arrays"]
+
+#: The arrays :func:`training.behaviour_cloning.behaviour_cloning` fits.
+BC_KEYS = ("obs", "mask", "action", "return")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -147,6 +150,13 @@ class Store:
             "seconds",
         )
         return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def bc_arrays(path: str | Path) -> dict[str, np.ndarray]:
+    """The behaviour-cloning arrays of an exported ``decisions_<game>.npz`` (the trainer's
+    four; the others describe the people's decisions)."""
+    with np.load(path, allow_pickle=False) as data:
+        return {k: np.asarray(data[k]) for k in BC_KEYS}
 
 
 def hand_returns(record: dict[str, Any]) -> dict[tuple[int, int], float]:

@@ -116,7 +116,7 @@ def play_one_hand(driver: Any, shots: Path, name: str) -> dict[str, Any]:
         text = driver.find_element(By.ID, "suggestion").text
         if text:
             seen["suggestions"].add(text)
-        if not shot_mid and seen["moves"] >= 4:
+        if not shot_mid and seen["moves"] >= 2:
             driver.save_screenshot(str(shots / f"{name}_play.png"))
             shot_mid = True
         click_a_move(driver)

@@ -118,7 +118,8 @@ function drawTable(view, root, interactive) {
   const addSeat = (s, isMe) => {
     const own = s.player === view.you;
     const d = el("div", { class: "seat" + (own ? " me" : "") + (isMe ? " shown" : ""), "data-player": s.player });
-    let label = seatLabel(view, s.player) + (s.dealer ? ", dealer" : "") + ": " + s.count + " cards";
+    const dealer = s.dealer && view.players[s.player].role !== "dealer" ? ", dealer" : "";
+    let label = seatLabel(view, s.player) + dealer + ": " + s.count + " cards";
     if (s.cards) label += ", deadwood " + s.cards.deadwood;
     if (isMe && !own) label += " (your captain's hand)";
     const who = el("div", { class: "who" }, label);
