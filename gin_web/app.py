@@ -212,6 +212,10 @@ class Server:
 
     async def handle(self, ws: WebSocket) -> None:
         await ws.accept()
+        if cross_site(ws.headers):
+            await ws.send_text(json.dumps({"type": "error", "message": "cross-site connection"}))
+            await ws.close(code=4403)
+            return
         token = ws.path_params.get("token", "")
         found = self.links.get(token)
         if found is None:
@@ -339,6 +343,17 @@ class Server:
                 await self.send(other, out)
 
 
+def cross_site(headers: Mapping[str, str]) -> bool:
+    """Does the request come from a page of another site? (Its ``Origin`` names another
+    host than the one it was sent to; requests without an ``Origin``, as from scripts, are
+    not cross-site.) Such a page may not start tables or play: a browser sends ``Origin``
+    with every WebSocket and every POST, so another site's page cannot act on this one."""
+    origin = headers.get("origin")
+    if origin is None:
+        return False
+    return origin.split("://", 1)[-1].rstrip("/") != headers.get("host", "")
+
+
 def _bad(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
@@ -413,6 +428,8 @@ def create_app(data_dir: str | Path) -> Starlette:
         return JSONResponse(out)
 
     async def create_table(request: Request) -> Response:
+        if cross_site(request.headers):
+            return _bad("cross-site request refused", 403)
         try:
             body = await _body(request, MAX_BODY)
             if not isinstance(body, dict):
@@ -452,6 +469,8 @@ def create_app(data_dir: str | Path) -> Starlette:
         )
 
     async def replay(request: Request) -> Response:
+        if cross_site(request.headers):
+            return _bad("cross-site request refused", 403)
         try:
             data = await _body(request, MAX_REPLAY)
             return JSONResponse({"frames": replay_frames(data), "record": data})

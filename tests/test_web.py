@@ -109,6 +109,19 @@ def test_the_lobby_refuses_bodies_that_are_not_json_or_too_large(client: TestCli
     assert "too large" in client.post("/api/tables", content=big).json()["error"]
 
 
+def test_another_sites_page_can_neither_start_tables_nor_play(client: TestClient) -> None:
+    evil = {"Origin": "http://evil.example"}
+    r = client.post("/api/tables", json={"game": "gin"}, headers=evil)
+    assert r.status_code == 403 and not server_of(client).tables
+    assert client.post("/api/replay", json={}, headers=evil).status_code == 403
+    same = {"Origin": "http://testserver"}  # the page the app serves itself
+    out = client.post("/api/tables", json={"game": "gin"}, headers=same).json()
+    with client.websocket_connect(link(out["seats"]["player_0"]), headers=evil) as ws:
+        assert ws.receive_json()["message"] == "cross-site connection"
+    with client.websocket_connect(link(out["seats"]["player_0"]), headers=same) as ws:
+        assert ws.receive_json()["type"] == "state"
+
+
 def test_the_games_page_lists_options_and_agents(client: TestClient) -> None:
     info = client.get("/api/games").json()
     assert info["three"]["options"]["adviser_sees_hand"] is True

@@ -379,9 +379,9 @@ async function lobbyPage() {
   for (const m of list) {
     const li = el("li", {}, m.game + " " + new Date(m.finished * 1000).toLocaleString() +
       " scores " + (m.scores || []).join("/") + " ");
-    const a = el("a", { href: "/replay?match=" + m.id, class: "open-replay" }, "replay");
-    const d = el("a", { href: "/api/matches/" + m.id, download: "match_" + m.id + ".json" }, " download");
-    li.appendChild(a); li.appendChild(d);
+    // The replay viewer plays the gin games' match format; rummy matches download only.
+    if (m.game !== "rummy_v0") li.appendChild(el("a", { href: "/replay?match=" + m.id, class: "open-replay" }, "replay "));
+    li.appendChild(el("a", { href: "/api/matches/" + m.id, download: "match_" + m.id + ".json" }, "download"));
     $("matches").appendChild(li);
   }
 }
