@@ -535,6 +535,7 @@ class _Socket:
     def __init__(self, token: str) -> None:
         self.path_params = {"token": token}
         self.query_params: dict[str, str] = {}
+        self.headers: dict[str, str] = {}
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.got: list[dict[str, Any]] = []
 
@@ -562,11 +563,20 @@ def _play_all_seats_in_loop(data: Path, body: dict[str, Any], hands: int, seed: 
         n = len(out["seats"])
         tokens = [out["seats"][f"player_{p}"] for p in range(n)] + [out["spectator"]]
         socks = [_Socket(t.rsplit("/", 1)[1]) for t in tokens]
-        handlers = []
+        handlers: list[asyncio.Task[None]] = []
+
+        async def until(done: Any) -> None:
+            while not done():
+                for h in handlers:  # a handler that failed: say why instead of waiting
+                    if h.done():
+                        h.result()
+                        raise AssertionError("a connection closed")
+                await asyncio.sleep(0)
+
         for i, sock in enumerate(socks):
             handlers.append(asyncio.create_task(server.handle(sock)))  # type: ignore[arg-type]
-            while len(socks[0].got) < i + 1:  # a connection is news to everyone connected
-                await asyncio.sleep(0)
+            # A connection is news to everyone connected.
+            await until(lambda i=i: len(socks[0].got) >= i + 1)
         rng = np.random.default_rng(seed)
         while True:
             last = socks[0].got[-1]
@@ -578,8 +588,7 @@ def _play_all_seats_in_loop(data: Path, body: dict[str, Any], hands: int, seed: 
             counts = [len(x.got) for x in socks]
             move = {"type": "move", "action": policy(view, rng), "seq": view["seq"]}
             await socks[mover].inbox.put({"type": "websocket.receive", "text": json.dumps(move)})
-            while any(len(x.got) == c for x, c in zip(socks, counts, strict=True)):
-                await asyncio.sleep(0)
+            await until(lambda c=counts: all(len(x.got) > n for x, n in zip(socks, c, strict=True)))
             assert all(x.got[-1]["type"] == "state" for x in socks)
         for sock in socks:
             await sock.inbox.put({"type": "websocket.disconnect"})
