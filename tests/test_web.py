@@ -650,3 +650,16 @@ def test_no_client_receives_a_card_its_seat_may_not_see(
 @pytest.mark.parametrize(("name", "body"), NO_LEAK_TABLES, ids=[t[0] for t in NO_LEAK_TABLES])
 def test_no_leak_over_200_hands(tmp_path: Path, name: str, body: dict) -> None:
     _play_all_seats_in_loop(tmp_path, {**body, "seats": _seats(body), "seed": 70}, 200, seed=2)
+
+
+def test_the_hint_is_a_legal_move_for_every_role() -> None:
+    for sees in (True, False):
+        table = tables.new_table("three", {"adviser_sees_hand": sees}, ["human"] * 3, seed=1)
+        roles = set()
+        for _ in range(120):
+            p = table.to_act
+            hint = table.hint(p)
+            assert hint in table.legal(p), (table.role(p), hint)
+            roles.add(table.role(p))
+            table.move(p, hint)
+        assert roles == {"box", "captain", "adviser"}
