@@ -390,13 +390,17 @@ def test_agent_tables_can_be_watched_face_up_and_only_they(client: TestClient) -
     mixed = new_table(client, game="gin", seats=["human", "heuristic"])
     with client.websocket_connect(link(mixed["spectator"]) + "?open=1") as ws:
         assert "face up only at a table of agents" in ws.receive_json()["message"]
-    out = new_table(client, game="three", seats=["heuristic"] * 3, seed=8,
-                    options={"target_score": 20})  # fmt: skip
+    # Watched at a chosen speed: a state after every agent move, every hand face up.
+    out = new_table(client, game="three", seats=["heuristic"] * 3, seed=8, delay=0.01,
+                    options={"target_score": 10})  # fmt: skip
+    seen = []
     with client.websocket_connect(link(out["spectator"]) + "?open=1") as ws:
         view = state(ws)
         while not view["over"]:
             assert all("cards" in s for s in view["hand"]["seats"])
+            seen.append(view["seq"])
             view = state(ws)
+    assert len(seen) > 10 and seen == sorted(seen)
     assert out["table"] in {m["id"] for m in client.get("/api/matches").json()}
 
 
