@@ -47,6 +47,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "ray": ("ray[rllib]", "rllib"),
     "starlette": ("starlette", "web"),
     "uvicorn": ("uvicorn", "web"),
+    "openai": ("openai", "llm"),
 }
 
 
