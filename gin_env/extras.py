@@ -46,7 +46,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "cma": ("cma", "train"),
     "ray": ("ray[rllib]", "rllib"),
     "starlette": ("starlette", "web"),
-    "uvicorn": ("uvicorn", "web"),
+    "uvicorn": ("uvicorn[standard]", "web"),
     "openai": ("openai", "llm"),
 }
 
