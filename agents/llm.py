@@ -21,8 +21,9 @@ wait before the k-th retry of a 429 or 5xx answer is ``backoff * 2**k``, or the 
 ``Retry-After`` when that is shorter than 60 s), ``on_invalid`` (``"random-legal"``, or
 ``"raise"``: what to play when every try failed or timed out), ``transcript`` (a JSONL
 path: first a line with the system prompt for each game, then one line per exchange with
-the prompt, the reply, the parsed move, the error if any, the tokens and the latency), ``game`` (``three_handed``, ``gin``, ``rummy``; found from the table or
-the observation when not given), ``system_prompt`` (replaces the rules in brief).
+the prompt, the reply, the parsed move, the error if any, the tokens and the latency),
+``game`` (``three_handed``, ``gin``, ``rummy``; found from the table or the observation
+when not given), ``system_prompt`` (replaces the rules in brief).
 
 A reply it cannot use, a timeout, a rate limit or a server error never stops a game:
 after the tries, ``on_invalid`` plays. Configuration errors (a refused key, an unknown
