@@ -351,6 +351,12 @@ def test_resume_without_a_checkpoint_is_refused_and_overwrite_is_asked_for(
     assert "no checkpoint" in capsys.readouterr().err
     summary = train_dmc.train(dmc_args(tmp_path / "killed", overwrite=True))
     assert summary["finished"] and not (tmp_path / "killed" / "args.json").read_text() == "{}"
+    # --overwrite deletes a run's files, never a folder of other things (--run-dir .).
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "thesis.tex").write_text("years of work")
+    with pytest.raises(ValueError, match="not a run's"):
+        train_dmc.train(dmc_args(tmp_path / "home", overwrite=True))
+    assert (tmp_path / "home" / "thesis.tex").read_text() == "years of work"
 
 
 def test_a_resume_takes_the_saved_settings_and_refuses_a_contradicting_flag(
