@@ -663,3 +663,25 @@ def test_bad_tuned_sets_are_one_line_errors(tmp_path: Path, kind: str) -> None:
     with pytest.raises(ValueError) as err:
         agents.make("tuned", directory=str(tmp_path))
     one_line_naming(err.value, path)
+
+
+def test_an_old_ppo_checkpoint_migrates_and_resumes(tmp_path: Path, ppo_run: Path) -> None:
+    """A PPO checkpoint of the old format (sb3's model.zip, a pickled state.pkl), migrated
+    once with --trust, resumes from its step count."""
+    from training.trusted import migrate_main
+
+    run = copy_tree(ppo_run, tmp_path / "old")
+    ckpt = latest_checkpoint(run)
+    assert ckpt is not None
+    state = train_ppo.load_state(ckpt)
+    train_ppo.load_model(ckpt).save(ckpt / "model.zip")
+    state["rng"] = {"python": random.getstate(), "numpy": np.random.get_state(),
+                    "torch": torch.get_rng_state()}  # fmt: skip
+    (ckpt / "state.pkl").write_bytes(pickle.dumps(state))
+    for name in ("state.json", "policy.pt", "optimizer.pt", "checkpoint.json"):
+        (ckpt / name).unlink()
+    with pytest.raises(ValueError, match="migrate-checkpoint --trust"):
+        train_ppo.train(ppo_args(run, resume=True, total_steps=256))
+    assert migrate_main([str(ckpt), "--trust"]) == 0
+    more = train_ppo.train(ppo_args(run, resume=True, total_steps=256))
+    assert more["num_timesteps"] >= 256 and state["num_timesteps"] == 128
