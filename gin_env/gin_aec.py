@@ -24,6 +24,7 @@ from gin_env.aec_tools import (
     TableRender,
     TurnChecks,
     before_reset,
+    check_options,
     check_render_hands,
 )
 from gin_env.cards import NUM_CARDS, cards_str
@@ -190,7 +191,8 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         # Check first, change nothing on a bad deck (not even the seed). ``deck=None`` is no
         # deck; other keys are ignored, as PettingZoo's api_test expects of reset options.
         first_deck = None
-        if options and options.get("deck") is not None:
+        options = check_options(options)
+        if options.get("deck") is not None:
             first_deck = check_deck(options["deck"])
         if seed is not None:
             self.np_random, self._seed = seeding.np_random(seed)
@@ -272,12 +274,12 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         return encode_state(self._require_match())
 
     def step(self, action: int | None) -> None:
-        if self._dead_step(action):
+        checked = self._dead_step(action)
+        if checked is None:
             return
-        assert action is not None  # refused for a live agent
+        action = checked
         agent = self.agent_selection
         match = self._require_match()
-        action = int(action)
         move = self._move(match, agent, action) if self.observation_mode == "history" else None
         # The engine raises on an illegal action before it changes anything. A hand that
         # ends the episode stays on the table: the final observation shows it, not a new deal.
