@@ -28,7 +28,7 @@ from gin_env.aec_tools import (
     check_render_hands,
 )
 from gin_env.cards import NUM_CARDS, cards_str
-from gin_env.config import HandRules, check_choice, check_int
+from gin_env.config import HandRules, check_choice, check_int, check_real
 from gin_env.encoding import (
     HISTORY_FEATURES,
     HISTORY_LENGTH,
@@ -131,12 +131,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         check_choice("observation", observation, OBSERVATION_MODES)
         check_choice("infos", infos, INFOS_MODES)
         self.infos_mode = infos
-        if (
-            isinstance(reward_scale, bool)
-            or not isinstance(reward_scale, int | float)
-            or not (reward_scale > 0)
-        ):
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        check_real("reward_scale", reward_scale, 0, 1e6, above=True)
         if max_hands is not None:
             check_int("max_hands", max_hands, 1, 10**6)
         if render_mode is not None:
