@@ -15,10 +15,10 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
+from agents.single_agent import SingleAgentEnv  # noqa: E402
 from agents.trained import MLPAgent, load  # noqa: E402
 from gin_env import gin_v0, three_handed_gin_v0  # noqa: E402
 from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, OBS_SIZE, state_size  # noqa: E402
-from gin_env.wrappers import SingleAgentEnv  # noqa: E402
 from training.encoders import (  # noqa: E402
     EncodedPolicy,
     HistoryActor,

@@ -1,7 +1,7 @@
 """Policy pieces for MaskablePPO beyond the flat MLP: a centralized critic and a move-history
 encoder, and the numpy player a history-reading actor exports to.
 
-The env gives a ``Dict`` observation (:class:`gin_env.wrappers.SingleAgentEnv` with
+The env gives a ``Dict`` observation (:class:`agents.single_agent.SingleAgentEnv` with
 ``extras``): ``"observation"`` (the flat vector), optionally ``"history"`` /
 ``"history_mask"`` (the hand's moves as the learner saw them) and ``"state"`` (the global
 state, every hand included). :class:`EncodedPolicy` turns it into features laid out as::
@@ -71,7 +71,7 @@ HISTORY_DIM = 64
 
 
 def extras_for(critic: str, observation: str) -> tuple[str, ...]:
-    """The ``extras`` of :class:`gin_env.wrappers.SingleAgentEnv` a run needs."""
+    """The ``extras`` of :class:`agents.single_agent.SingleAgentEnv` a run needs."""
     if critic not in CRITICS:
         raise ValueError(f"critic must be one of {', '.join(CRITICS)}; got {critic!r}")
     if observation not in OBSERVATIONS:

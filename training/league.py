@@ -25,9 +25,9 @@ import gymnasium as gym
 import numpy as np
 
 import agents
+from agents.single_agent import Observation, Policy, RandomPolicy, SingleAgentEnv
 from agents.trained import INPUT_KINDS, MLPAgent, policy_input
 from gin_env import games
-from gin_env.wrappers import Observation, Policy, RandomPolicy, SingleAgentEnv
 from training.rollout import play
 
 __all__ = [
