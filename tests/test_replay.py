@@ -203,7 +203,7 @@ def test_cli_replay_of_a_bad_file_is_one_line_without_traceback(tmp_path) -> Non
     file.write_text(json.dumps(data))
     for path, field in ((garbage, "not UTF-8"), (file, "hands[0].actions")):
         result = CliRunner().invoke(cli, ["replay", str(path)])
-        assert result.exit_code == 1, result.output
+        assert result.exit_code == 2, result.output
         assert result.exception is None or isinstance(result.exception, SystemExit)
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("Error:"), result.output

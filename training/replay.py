@@ -114,6 +114,8 @@ def load(path: str | Path) -> dict[str, Any]:
     or whose structure is wrong, is a ``ValueError`` naming the file and the bad field."""
     where = f"replay file {str(path)!r}"
     raw = Path(path).read_bytes()
+    if not raw.strip():
+        raise ValueError(f"{where} is empty: a replay is a JSON record saved by match --save")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
