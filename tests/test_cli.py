@@ -16,7 +16,7 @@ from gin_env import three_handed_gin_v0
 from training import replay
 from training.cli import cli, make_agent
 
-SUBCOMMANDS = ["play", "match", "replay", "eval", "train", "bench"]
+SUBCOMMANDS = ["play", "match", "replay", "eval", "train", "bench", "serve"]
 
 
 def run(args: list[str], input: str | None = None):

@@ -2,7 +2,8 @@
 written, with the budgets cut as for the README (``test_readme.py``), and every output line
 shown under a ``$ gin-rummy`` command is what it prints today.
 
-``train`` and ``bench`` are checked for their flags through ``--help``; the rest run in a
+``train``, ``bench`` and ``serve`` (which runs until stopped) are checked for their flags
+through ``--help``; the rest run in a
 scratch folder, page by page in order (a replay example reads the file its page's match
 example saved).
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from scripted_openai import ScriptedServer
 from test_readme import SMALLER, transcripts
 
 from training.cli import cli
@@ -22,6 +24,8 @@ from training.cli import cli
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 #: Placeholders some pages write for "any agents", and the agents the test puts there.
 PLACEHOLDERS = [(r"--agents A,B,C\b", "--agents heuristic,simple,random")]
+#: The model server the language page points at: the scripted local server stands in.
+MODEL_SERVER = "http://127.0.0.1:8080/v1"
 PAGES = sorted(p for p in DOCS.rglob("*.md") if "gin-rummy " in p.read_text())
 
 
@@ -55,9 +59,14 @@ def test_the_pages_show_every_subcommand() -> None:
 def test_every_command_of_a_page_runs(page: Path, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
+    with ScriptedServer() as server:
+        _run_commands(page, runner, server.base_url)
+
+
+def _run_commands(page: Path, runner: CliRunner, model_server: str) -> None:
     for args in commands(page):
         verb = args[0]
-        if verb in ("train", "bench"):
+        if verb in ("train", "bench", "serve"):
             target = args[:2] if verb == "bench" else args[:1]
             if verb == "train" and "--algo" in args:
                 target += ["--algo", args[args.index("--algo") + 1]]
@@ -66,7 +75,7 @@ def test_every_command_of_a_page_runs(page: Path, tmp_path, monkeypatch) -> None
             for flag in (a for a in args[1:] if a.startswith("--") and a not in target):
                 assert flag in result.output, (args, flag)
             continue
-        line = " ".join(shlex.quote(a) for a in args)
+        line = " ".join(shlex.quote(a) for a in args).replace(MODEL_SERVER, model_server)
         for pattern, small in [*SMALLER, *PLACEHOLDERS]:
             line = re.sub(pattern, small, line)
         args = shlex.split(line)

@@ -8,6 +8,8 @@ Subcommands::
     gin-rummy eval     front door to training.evaluate (all options passed through)
     gin-rummy train    the trainers: --algo ppo (training.train_ppo, the default) or dmc
                        (training.train_dmc); the other options go to the trainer
+    gin-rummy serve    the table in a browser: a local web app to play, watch and replay
+                       (extra "web"; gin_web.app)
     gin-rummy bench    env: how fast the envs run here (training.speed, installed); rules,
                        rummy: benchmarks/bench_<rules|rummy>.py of a source checkout
 
@@ -51,6 +53,7 @@ from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
 from gin_env.melds import GIN_MELDS, deadwood_mask
 from training import flags
 from training import replay as replay_files
+from training.evaluation.rummy import RULES as RUMMY_RULES
 from training.replay import hand_lines, match_outcome, save_match
 from training.rollout import play as play_rollout
 
@@ -915,9 +918,20 @@ EVAL_GAMES = ("gin", "three")
 def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
     """The ``-o name=value`` rule options of ``gin-rummy eval <design>``, checked before
     any game is played: the rules of the game's table (``eval gin``'s match target is its
-    ``--target``), each value checked by the env. A usage error names what is allowed."""
+    ``--target``; ``eval rummy`` plays single hands), each value checked by the env. A
+    usage error names what is allowed."""
     options = _options(pairs)
     if not options:
+        return options
+    if design == "rummy":  # one hand per deal: only the hand's rules
+        unknown = sorted(set(options) - set(RUMMY_RULES))
+        if unknown:
+            raise click.BadParameter(
+                f"{', '.join(unknown)} is not a rule option of eval rummy; allowed: "
+                + ", ".join(RUMMY_RULES),
+                param_hint="'-o'",
+            )
+        make_env("rummy", options)
         return options
     game = design if design in EVAL_GAMES else None
     if game is None:
@@ -981,6 +995,58 @@ def train(args: tuple[str, ...]) -> None:
     (MaskablePPO by default; gin-rummy train --algo dmc --help lists a trainer's options)."""
     algo, rest = split_algo(args)
     raise SystemExit(_forward(TRAINERS[algo], rest, "gin-rummy train"))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (loopback: only this machine can connect).")  # fmt: skip
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--data-dir", default="runs/web", show_default=True,
+              type=click.Path(file_okay=False), help="Where the SQLite file of matches and "
+              "decisions lives.")  # fmt: skip
+@click.option("--export", "export_dir", default=None, type=click.Path(file_okay=False),
+              help="Write the finished matches (replay files) and the decision data set "
+              "under this directory, then exit.")  # fmt: skip
+def serve(host: str, port: int, data_dir: str, export_dir: str | None) -> None:
+    """The table in a browser at http://HOST:PORT: start tables of people and agents, play
+    in any seat, watch agents, step through saved matches (needs the web extra:
+    pip install "gin-env[web]")."""
+    try:
+        require("starlette", needed_for="gin-rummy serve")
+        require("uvicorn", needed_for="gin-rummy serve")
+    except MissingExtraError as err:
+        raise click.ClickException(str(err)) from None
+    from gin_web import app as web_app  # web extra: starlette, uvicorn
+    from gin_web import store as web_store  # web extra: starlette, uvicorn
+
+    if export_dir is not None:
+        written = web_store.export(web_store.Store(data_dir), export_dir)
+        sets = ", ".join(
+            f"{g}: {d['decisions']} decisions" for g, d in written["decisions"].items()
+        )
+        click.echo(f"wrote {len(written['matches'])} matches to {export_dir}/matches"
+                   + (f"; {sets}" if sets else "; no decisions recorded"))  # fmt: skip
+        return
+    click.echo(f"gin-rummy serve: http://{host}:{port}/ (data in {data_dir}; Ctrl-C stops)")
+    web_app.serve(host, port, data_dir)
+
+
+@cli.command("import-sb3", context_settings=PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def import_sb3(args: tuple[str, ...]) -> None:
+    """Convert a stable-baselines3 .zip you trust into an actor zip (gin-rummy import-sb3
+    --trust FILE [--out PATH]): agents load only data, never pickles."""
+    raise SystemExit(_forward("training.trusted", args, "gin-rummy import-sb3"))
+
+
+@cli.command("migrate-checkpoint", context_settings=PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def migrate_checkpoint(args: tuple[str, ...]) -> None:
+    """Re-save checkpoint folders of the old pickled format as data, once (gin-rummy
+    migrate-checkpoint --trust FOLDER...)."""
+    raise SystemExit(
+        _forward("training.trusted", args, "gin-rummy migrate-checkpoint", migrate=True)
+    )
 
 
 BENCHES = ("rules", "env", "rummy")
