@@ -560,6 +560,40 @@ def test_a_killed_dmc_learner_leaves_no_actor_and_resumes_the_count(tmp_path: Pa
 
 
 @pytest.mark.slow
+def test_a_killed_ppo_run_with_env_processes_leaves_none_and_resumes_the_count(
+    tmp_path: Path,
+) -> None:
+    run_dir = tmp_path / "ppo"
+    flags = ["--env", "gin", "--run-dir", str(run_dir), "--n-envs", "2", "--vec", "subproc",
+             "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "8",
+             "--opponents", "random", "--eval-every", "1000000000", "--gate-every",
+             "1000000000", "--checkpoint-every", "128", "--progress", "false",
+             "--seed", "3"]  # fmt: skip
+    cmd = [sys.executable, "-m", "training.train_ppo", *flags, "--total-steps", str(10**7)]
+
+    def ready() -> bool:
+        try:
+            return latest_checkpoint(run_dir) is not None
+        except ValueError:
+            return False
+
+    kids = _kill_after_checkpoint(cmd, run_dir, ready)
+    assert kids, "the learner started its env processes"
+    deadline = time.time() + 20
+    while time.time() < deadline and any(_alive(k) for k in kids):
+        time.sleep(0.2)
+    assert not [k for k in kids if _alive(k)], "an env process outlived its learner"
+    ckpt = latest_checkpoint(run_dir)
+    assert ckpt is not None
+    saved = train_ppo.load_state(ckpt)
+    target = saved["num_timesteps"] + 256
+    assert train_ppo.main([*flags, "--resume", "--total-steps", str(target)]) == 0
+    after = train_ppo.load_state(latest_checkpoint(run_dir))  # type: ignore[arg-type]
+    assert after["num_timesteps"] >= target and after["run_id"] == saved["run_id"]
+    assert after["evals"][: len(saved["evals"])] == saved["evals"]  # nothing lost
+
+
+@pytest.mark.slow
 def test_a_killed_tune_run_resumes_with_its_log_whole(tmp_path: Path) -> None:
     run_dir = tmp_path / "tune"
     flags = ["--run-dir", str(run_dir), "--generations", "5", "--popsize", "4", "--pairs", "4",

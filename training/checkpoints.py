@@ -106,7 +106,7 @@ def write_json_atomic(path: str | Path, data: Any) -> Path:
     leaves the previous file whole)."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True, default=_jsonable))
+    tmp.write_text(json.dumps(data, indent=1, default=_jsonable))  # key order kept
     os.replace(tmp, path)
     return path
 
