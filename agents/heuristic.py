@@ -58,6 +58,7 @@ L2 (1,000 pairs).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -145,8 +146,12 @@ class HeuristicParams:
             if isinstance(f.default, bool):
                 if not isinstance(value, bool):
                     raise ValueError(f"{f.name} must be True or False, got {value!r}")
-            elif isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"{f.name} must be a number, got {value!r}")
+            elif (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+            ):
+                raise ValueError(f"{f.name} must be a finite number, got {value!r}")
 
 
 def banned_card(hand: int, legal: list[int]) -> int:

@@ -289,9 +289,7 @@ ENVS = ("gin", "three_handed")
 
 def parse_args(argv: list[str] | None = None) -> Args:
 
-    args, explicit, parser = parse(
-        Args, argv, prog_name(f"python -m {MODULE}"), (__doc__ or "").split("\n\n")[0]
-    )
+    args, explicit, parser = parse(Args, argv, prog_name(f"python -m {MODULE}"), __doc__ or "")
     try:
         if args.resume:
             adopt_checkpoint(args.run_dir, args.resume_from)
