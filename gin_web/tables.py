@@ -187,8 +187,9 @@ class Table:
         return not seat.human or seat.stand_in
 
     def role(self, player: int) -> str:
+        """``player``'s role in the hand on the table ("" in basic rummy: no roles)."""
         if self.family != "gin":
-            return "player"
+            return ""
         return str(self.env.role_names[self.env.match.record.roles[player]])
 
     def legal(self, player: int) -> list[int]:
@@ -289,7 +290,8 @@ class Table:
 
     def log_move(self, player: int, action: int) -> None:
         """The move in words, before it is played, for those who may know it."""
-        who = f"{self.names[player]} ({self.role(player)})"
+        role = self.role(player)
+        who = f"{self.names[player]} ({role})" if role else self.names[player]
         if self.family == "rummy":
             game = self.env.game
             if action == R.TAKE_DISCARD:
