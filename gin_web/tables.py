@@ -193,11 +193,13 @@ class Table:
         return str(self.env.role_names[self.env.match.record.roles[player]])
 
     def legal(self, player: int) -> list[int]:
-        """The legal ids of ``player`` (empty when it is not his turn), from the env's mask."""
+        """The legal ids of ``player`` (empty when it is not his turn): the engine's list,
+        the one its action mask is made of."""
         if self.to_act != player:
             return []
-        mask = self.env.observe(self.names[player])["action_mask"]
-        return [int(a) for a in np.flatnonzero(mask)]
+        if self.family == "gin":
+            return [int(a) for a in self.env.legal_actions()]
+        return [int(a) for a in self.env.game.legal_actions()]
 
     # -- moves ------------------------------------------------------------------------------
     def move(self, player: int, action: Any, seq: Any = None) -> None:

@@ -656,6 +656,18 @@ def test_no_leak_over_200_hands(tmp_path: Path, name: str, body: dict) -> None:
     _play_all_seats_in_loop(tmp_path, {**body, "seats": _seats(body), "seed": 70}, 200, seed=2)
 
 
+def test_the_moves_offered_are_the_envs_action_mask() -> None:
+    for game, seats in (("three", ["human"] * 3), ("rummy", ["human"] * 2)):
+        table = tables.new_table(game, {}, seats, seed=3)
+        for _ in range(60):
+            p = table.to_act
+            mask = table.env.observe(table.names[p])["action_mask"]
+            assert table.legal(p) == [int(a) for a in np.flatnonzero(mask)]
+            for other in set(range(len(seats))) - {p}:
+                assert table.legal(other) == []
+            table.move(p, table.hint(p))
+
+
 def test_the_hint_is_a_legal_move_for_every_role() -> None:
     for sees in (True, False):
         table = tables.new_table("three", {"adviser_sees_hand": sees}, ["human"] * 3, seed=1)
