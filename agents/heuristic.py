@@ -53,7 +53,6 @@ L2 (1,000 pairs).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
 
 import numpy as np
 
@@ -334,12 +333,14 @@ def stock_fill(stock_size: int) -> float:
 class HeuristicAgent(ViewAgent):
     """Level 2: deadwood + meld potential + safe discards, with a stock-aware knock.
 
-    ``rules``: the table's (as :func:`agents.base.table_rules` takes them); only the
+    ``rules``: the table's hand rules (a gin table or :class:`HandRules`); only the
     undercut bonus is read (``knock_undercut``), None the standard rules."""
 
     name = "heuristic"
 
-    def __init__(self, params: HeuristicParams | None = None, rules: Any = None) -> None:
+    def __init__(
+        self, params: HeuristicParams | None = None, rules: HandRules | None = None
+    ) -> None:
         self.params = params if params is not None else HeuristicParams()
         self.rules = table_rules(rules)
 

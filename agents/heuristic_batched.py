@@ -59,6 +59,7 @@ from agents.heuristic import (
 )
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
+from gin_env.config import HandRules
 from gin_env.encoding import FULL_STOCK, OBS_SLICES
 from gin_env.fast_melds import deadwood_nb, discard_deadwoods_nb
 from gin_env.hand import Phase
@@ -626,7 +627,9 @@ class BatchedHeuristic:
 
     name = "heuristic"
 
-    def __init__(self, params: HeuristicParams | None = None, rules: Any = None) -> None:
+    def __init__(
+        self, params: HeuristicParams | None = None, rules: HandRules | None = None
+    ) -> None:
         self.params = params if params is not None else HeuristicParams()
         if not isinstance(self.params, HeuristicParams):
             raise ValueError(f"params must be HeuristicParams, got {self.params!r}")

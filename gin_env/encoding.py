@@ -49,6 +49,7 @@ import numpy as np
 
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
+from gin_env.config import GinTable, ThreeHandedConfig
 from gin_env.hand import Phase
 from gin_env.match import Match, ThreeHandedMatch
 from gin_env.melds import deadwood_mask
@@ -309,6 +310,27 @@ def rule_scale(name: str, value: int) -> float:
     return float(np.log1p(value) / np.log1p(RULE_MAX[name]))
 
 
+def rules_in_view(table: GinTable) -> np.ndarray:
+    """The ``gin_obs_v1`` entries that are the table's alone (after the hand's knock limit
+    and multiplier): the same in every hand, so the compiled engine writes them from here."""
+    big = table.big_gin_bonus
+    sees = isinstance(table, ThreeHandedConfig) and table.adviser_sees_hand
+    return np.array(
+        (
+            rule_scale("gin_bonus", table.gin_bonus),
+            rule_scale("undercut_bonus", table.undercut_bonus),
+            0.0 if big is None else rule_scale("big_gin_bonus", big),
+            big is not None,
+            rule_scale("target_score", table.target_score),
+            rule_scale("max_turns_per_hand", table.max_turns_per_hand),
+            table.oklahoma,
+            table.allow_discard_of_taken_card,
+            sees,
+        ),
+        np.float32,
+    )
+
+
 def encode_observation_v1(match: Match, player: int, adviser_sees_hand: bool = True) -> np.ndarray:
     """The ``gin_obs_v1`` vector: the v0 parts, then what the observed hand took from the
     pile, and the rules the hand is played under (see :data:`OBS_V1_EXTRA`)."""
@@ -318,22 +340,10 @@ def encode_observation_v1(match: Match, player: int, adviser_sees_hand: bool = T
     players = match.record.players
     seat = players.index(player) if player in players else 0
     obs[OBS_SIZE : OBS_SIZE + NUM_CARDS] = _bits(hand.took[seat])
-    rules = hand.rules
-    big = rules.big_gin_bonus
-    three = isinstance(match, ThreeHandedMatch)
-    obs[OBS_SIZE + NUM_CARDS :] = (
-        hand.knock_limit / 10,
-        hand.multiplier == 2,
-        rule_scale("gin_bonus", rules.gin_bonus),
-        rule_scale("undercut_bonus", rules.undercut_bonus),
-        0.0 if big is None else rule_scale("big_gin_bonus", big),
-        big is not None,
-        rule_scale("target_score", match.target_score),
-        rule_scale("max_turns_per_hand", rules.max_turns_per_hand),
-        rules.oklahoma,
-        rules.allow_discard_of_taken_card,
-        three and adviser_sees_hand,
-    )
+    obs[OBS_SIZE + NUM_CARDS] = hand.knock_limit / 10  # these two change hand by hand
+    obs[OBS_SIZE + NUM_CARDS + 1] = hand.multiplier == 2
+    obs[OBS_SIZE + NUM_CARDS + 2 :] = rules_in_view(match.config)
+    obs[-1] = isinstance(match, ThreeHandedMatch) and adviser_sees_hand  # as the match plays
     return obs
 
 

@@ -182,6 +182,8 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         "is_parallelizable": False,
         "render_fps": 2,
     }
+    #: The table (:class:`~gin_env.config.RummyConfig`), kept as ``config``.
+    config_class = RummyConfig
 
     def __init__(
         self,

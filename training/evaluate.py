@@ -19,8 +19,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from gin_env.config import GinConfig, Table, ThreeHandedConfig
 from gin_env.extras import MissingExtraError, require
 from gin_env.match import ROLE_NAMES
 from training import prog_name
@@ -33,6 +34,8 @@ from training.evaluation.plots import plot_bars
 from training.evaluation.reports import text_table
 from training.evaluation.three_handed import three_handed
 from training.evaluation.writer import write_result
+
+C = TypeVar("C", GinConfig, ThreeHandedConfig)
 
 __all__ = ["DEFAULT_OUT", "main"]
 
@@ -87,9 +90,10 @@ def _three_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None) -> dict[str, Any]:
+def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[str, Any]:
     """CLI: ``python -m training.evaluate {gin,three,ladder} --agents a,b[,c] ...``;
-    ``rules``: the table's rule options for gin and three (``gin-rummy eval -o``)."""
+    ``table``: the table of eval gin or three (``gin-rummy eval -o``; default: the standard
+    rules of the design's game)."""
     p = argparse.ArgumentParser(
         prog=prog_name("python -m training.evaluate"), description=__doc__.split("\n")[0]
     )
@@ -143,14 +147,26 @@ def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None)
     try:
         if not args.no_plot:  # checked before any game is played
             require("matplotlib", needed_for="eval plots (or pass --no-plot)")
-        return _run(args, dict(rules or {}))
+        return _run(args, table)
     except OptionError as err:  # pairs 0, an unknown agent, a bad rule: a usage error
         p.error(str(err))
     except MissingExtraError as err:  # an optional package is missing: say which extra
         p.exit(1, f"{p.prog}: error: {err}\n")
 
 
-def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
+def _table(cls: type[C], table: Table | None) -> C:
+    """The design's table: ``table`` when it is one of ``cls`` (a usage error otherwise),
+    or the standard rules."""
+    if table is None:
+        return cls()
+    if not isinstance(table, cls):
+        raise OptionError(
+            f"this design plays at a {cls.__name__} table, not {type(table).__name__}"
+        )
+    return table
+
+
+def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
     specs = [s.strip() for s in args.agents.split(";" if ";" in args.agents else ",") if s.strip()]
     out = Path(args.out)
     progress = not args.no_progress
@@ -170,7 +186,7 @@ def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
             args.target,
             args.matches,
             progress,
-            rules,
+            _table(GinConfig, table),
         )
         rows = _gin_rows(r)
         paths = write_result(out, stem, r, rows)
@@ -187,11 +203,13 @@ def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
     elif args.cmd == "three" and args.duplicate:
         r, rows, paths = eval_duplicate(
             specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png,
-            unit=args.duplicate, adjust=args.adjust or False, rules=rules,
+            unit=args.duplicate, adjust=args.adjust or False,
+            table=_table(ThreeHandedConfig, table),
         )  # fmt: skip
     elif args.cmd == "three":
+        three = _table(ThreeHandedConfig, table)
         r = three_handed(
-            specs, args.matches, args.seed, args.workers, args.adviser, progress, rules
+            specs, args.matches, args.seed, args.workers, args.adviser, progress, three
         )
         rows = _three_rows(r)
         paths = write_result(out, stem, r, rows)

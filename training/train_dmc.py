@@ -16,7 +16,7 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
   with ``--num-envs`` games; every seat plays with the current networks, epsilon-greedy.
   ``--opponent-share`` of the hands put one learner seat against fixed opponents
   (``--opponents``, by agent name, each answering all its rows at once through
-  :func:`agents.batched.make_batched`: L0, L1 and L2 compiled).
+  :func:`agents.batched.seat_batched`: L0, L1 and L2 compiled).
 - **Fixed roles** (``--fixed-roles box=heuristic,adviser=heuristic``, three-handed): those
   roles are played by fixed agents in every hand (batched, as the opponents); only the other roles'
   decisions are learned from (the replay never holds a fixed role's decision). With fixed
@@ -97,6 +97,7 @@ from agents.dmc import (
 )
 from agents.dmc import save as save_player
 from agents.trained import CHECKPOINT_DIR
+from gin_env import games
 from gin_env.encoding import HISTORY_LENGTH, OBS_SIZE
 from gin_env.match import ROLE_NAMES
 from training import prog_name
@@ -363,9 +364,10 @@ def check(args: Args) -> None:
         raise ValueError(
             f"hidden must be comma-separated layer sizes (e.g. 256,256); got {args.hidden!r}"
         )
+    table = games.get(args.env).table()  # the table the run plays at: agents seated at it
     for name in names(args.opponents) + names(args.eval_opponents):
         try:
-            agents.make(name)
+            agents.seat(name, table)
         except ValueError as err:
             raise ValueError(f"opponents: {err}") from None
     if args.opponent_share > 0 and not names(args.opponents):
@@ -383,7 +385,7 @@ def check(args: Args) -> None:
         raise ValueError("fixed_roles and opponent_share > 0 cannot be combined")
     for role, name in fixed.items():
         try:
-            agents.make(name)
+            agents.seat(name, table)
         except ValueError as err:
             raise ValueError(f"fixed_roles {role}: {err}") from None
 
@@ -786,7 +788,7 @@ def train(args: Args) -> dict[str, Any]:
                 args.eval_pairs,
                 args.eval_seed,
                 state["steps"],
-                rules=agent.env_options(),
+                env_options=agent.env_options(),
             )
         res["hours"] = wall() / 3600
         res["eval_s"] = time.time() - t_eval
@@ -1096,7 +1098,7 @@ def margins_main(argv: list[str]) -> int:
         t = time.time()
         res = evaluate_agent(
             agent, args.env, [ns.opponent], ns.pairs, ns.seed, state["steps"],
-            rules=agent.env_options(),
+            env_options=agent.env_options(),
         )  # fmt: skip
         print(json.dumps({"margin": m, **res, "seconds": round(time.time() - t)}), flush=True)
     return 0

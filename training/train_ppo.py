@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from agents.trained import CHECKPOINT_DIR, actor_from_sb3, save_actor
+from gin_env import games
 from training import prog_name
 from training.behaviour_cloning import BCConfig, warm_start
 from training.checkpoints import (
@@ -311,7 +312,7 @@ def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
     give the move history when the actor reads it)."""
     options = {"observation": "history"} if args.observation == "history" else {}
     return evaluate_agent(actor, args.env, names(args.eval_opponents), args.eval_pairs,
-                          seed=10_007, step=step, rules=options, hands=True)  # fmt: skip
+                          seed=10_007, step=step, env_options=options, hands=True)  # fmt: skip
 
 
 # ==========================================================================================
@@ -375,7 +376,7 @@ def train(args: Args) -> dict[str, Any]:
     if ckpt is not None:
         with open(ckpt / "state.pkl", "rb") as fh:
             state = pickle.load(fh)
-        league = League.load(ckpt / "league")
+        league = League.load(ckpt / "league", games.get(args.env).table())
         # The network's input size is fixed at the start: keep the run's choice.
         args.inputs = str(state["args"].get("inputs", "obs"))
         args.critic = str(state["args"].get("critic", "plain"))
@@ -390,7 +391,8 @@ def train(args: Args) -> dict[str, Any]:
         np.random.seed(args.seed)
         torch.manual_seed(args.seed)
         league = League(names(args.opponents), args.max_snapshots, args.margin,
-                        args.snapshot_share, seed=args.seed)  # fmt: skip
+                        args.snapshot_share, seed=args.seed,
+                        table=games.get(args.env).table())  # fmt: skip
         state = {"num_timesteps": 0, "wall_s": 0.0, "evals": [], "args": dataclasses.asdict(args)}
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
     if args.fixed_weights:

@@ -16,16 +16,15 @@ value of the state.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from gin_env import three_handed_gin_v0
 from gin_env.cards import NUM_CARDS
-from gin_env.config import HandRules, ThreeHandedConfig
-from gin_env.gin_aec import make_config
+from gin_env.config import HandRules, ThreeHandedConfig, table_changes, table_options
 from gin_env.hand import DRAW_AT_STOCK, GinHand, Phase
 from gin_env.melds import deadwood_mask, discard_deadwoods
 from training.evaluation.checks import (
@@ -251,7 +250,7 @@ def fit_value_on_pilot(
     seed: int,
     workers: int = 1,
     adviser: str = "suggest",
-    rules: Mapping[str, Any] | None = None,
+    table: ThreeHandedConfig | None = None,
     progress: bool = False,
     hidden: Sequence[int] = (64, 32),
     epochs: int = 12,
@@ -267,12 +266,12 @@ def fit_value_on_pilot(
     check_count("deals", deals)
     check_count("workers", workers)
     check_count("epochs", epochs)
-    rules = dict(rules or {})
-    check_three(agents, rules)
-    jobs = [(seat_specs(agents, perm), seed, 6 * i + p, adviser, rules)
+    table = replace(table or ThreeHandedConfig(), adviser=adviser)
+    check_three(agents, table)
+    jobs = [(seat_specs(agents, perm), seed, 6 * i + p, table)
             for i in range(deals) for p, perm in enumerate(PERMUTATIONS)]  # fmt: skip
     res = pool_map(role_hand_job, jobs, workers, progress, "pilot hands for V")
-    hand_rules = make_config(ThreeHandedConfig, rules).hand_rules()
+    hand_rules = table.hand_rules()
     xs, ys, groups = [], [], []
     for k, r in enumerate(res):
         h = r["hands"][0]
@@ -285,11 +284,12 @@ def fit_value_on_pilot(
     except ValueError as err:
         raise OptionError(str(err)) from None
     v.info.update(agents=unique_labels(agents), pilot_seed=seed, pilot_hands=len(res),
-                  adviser=adviser, rules=rules)  # fmt: skip
+                  adviser=adviser, rules=table_changes(table))  # fmt: skip
     return v
 
 
-def check_three(specs: Sequence[AgentSpec], rules: Mapping[str, Any]) -> None:
-    """Build the agents and a three-handed env with ``rules`` up front: a bad spec or rule
-    is an :class:`~training.evaluation.checks.OptionError` before any game is played."""
-    check_setup(specs, lambda: three_handed_gin_v0.raw_env(**dict(rules)), rules)
+def check_three(specs: Sequence[AgentSpec], table: ThreeHandedConfig) -> None:
+    """Build the agents and a three-handed env at ``table`` up front: a bad spec, or an agent
+    that refuses the table, is an :class:`~training.evaluation.checks.OptionError` before
+    any game is played."""
+    check_setup(specs, lambda: three_handed_gin_v0.raw_env(**table_options(table)), table)
