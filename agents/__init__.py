@@ -60,7 +60,7 @@ from agents.search import SearchAgent
 from agents.simple import SimpleAgent
 from agents.tuned import TunedAgent, make_tuned
 from gin_env import games
-from gin_env.config import GinConfig, GinTable, RummyConfig, Table, ThreeHandedConfig
+from gin_env.config import GinConfig, GinTable, HandRules, RummyConfig, Table, ThreeHandedConfig
 
 __all__ = [
     "Agent",
@@ -98,7 +98,8 @@ _RULE_OPTIONS = tuple(dict.fromkeys(GinConfig.option_names() + ThreeHandedConfig
 def register(name: str, factory: Callable[..., Any], *, reads_table: bool = False) -> None:
     """Register ``factory(**options) -> agent`` under ``name`` (replacing any earlier one).
     ``reads_table=True``: the agent plays by the table's rules, and :func:`seat` calls the
-    factory with ``table=`` (a gin table) beside the spec's options."""
+    factory with ``table=`` beside the spec's options (a gin table; None when the agent is
+    made off any table by :func:`make`: the factory's default rules)."""
     if not isinstance(name, str) or not name or ":" in name or "," in name:
         raise ValueError(f"agent name must be a non-empty string without ':' or ',', got {name!r}")
     _REGISTRY[name] = _Entry(factory, bool(reads_table))
@@ -190,11 +191,14 @@ def _build(spec: str, table: Table | None, **kwargs: Any) -> Any:
         ) from None
 
 
-def _table_of_spec(spec: str, options: dict[str, Any], table: Table | None) -> GinTable:
+def _table_of_spec(spec: str, options: dict[str, Any], table: Table | None) -> GinTable | None:
     """The gin table a table reader plays at: ``table``, or off a table the standard rules
-    with the spec's rule options; at a table, a rule option in the spec must agree."""
+    with the spec's rule options (None without any); at a table, a rule option in the spec
+    must agree with it."""
     rules = {k: options.pop(k) for k in list(options) if k in _RULE_OPTIONS}
     if table is None:
+        if not rules:
+            return None
         three = "adviser" in rules or "adviser_sees_hand" in rules
         return (ThreeHandedConfig if three else GinConfig)(**rules)
     if not isinstance(table, GinConfig | ThreeHandedConfig):
@@ -270,26 +274,30 @@ def _rummy_simple(**kwargs: Any) -> Any:
     return _rummy_simple_class()(**kwargs)
 
 
-def _heuristic(table: GinTable, **params: Any) -> HeuristicAgent:
-    return HeuristicAgent(HeuristicParams(**params) if params else None, rules=table.hand_rules())
+def _hand_rules(table: GinTable | None) -> HandRules | None:
+    return None if table is None else table.hand_rules()
 
 
-def _search(table: GinTable, policy: Any = None, **kwargs: Any) -> SearchAgent:
+def _heuristic(table: GinTable | None, **params: Any) -> HeuristicAgent:
+    return HeuristicAgent(HeuristicParams(**params) if params else None, _hand_rules(table))
+
+
+def _search(table: GinTable | None, policy: Any = None, **kwargs: Any) -> SearchAgent:
     # A rollout policy by name plays at the same table.
     rollout = _build(policy, table) if isinstance(policy, str) else policy
-    return SearchAgent(policy=rollout, rules=table.hand_rules(), **kwargs)
+    return SearchAgent(policy=rollout, rules=_hand_rules(table), **kwargs)
 
 
-def _tuned(table: GinTable, **kwargs: Any) -> TunedAgent:
-    return make_tuned(table.hand_rules(), **kwargs)
+def _tuned(table: GinTable | None, **kwargs: Any) -> TunedAgent:
+    return make_tuned(_hand_rules(table), **kwargs)
 
 
-def _adviser(table: GinTable, agent: str = "heuristic", **kwargs: Any) -> Any:
+def _adviser(table: GinTable | None, agent: str = "heuristic", **kwargs: Any) -> Any:
     return Adviser(_build(agent, table, **kwargs))
 
 
 def _captain(
-    table: GinTable,
+    table: GinTable | None,
     agent: str = "heuristic",
     mode: str = "weigh",
     margin: float = 2.0,

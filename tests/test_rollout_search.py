@@ -36,7 +36,7 @@ def _play(search: R.Search, seed: int, pairs: int, visit: Any) -> np.ndarray:
         return acts
 
     decks = np.asarray([deal_deck(seed, d) for d in range(pairs)])
-    return play_duplicate_batched(decks, {}, act)
+    return play_duplicate_batched(decks, GinConfig(), act)
 
 
 class TrueWorld(R.Search):
