@@ -25,7 +25,8 @@ was tuned for, a two-player checkpoint at a three-handed table and the reverse.
 
 A spec is a name or a name with options, ``"search:budget=0.05"`` or
 ``"search:worlds=8,candidates=2"`` (values are read as Python literals). Names that are not
-registered are trained checkpoints (``"gin-ppo"``, a path: :func:`load`). :func:`make`
+registered are trained players (by shipped name such as ``"gin-ppo"`` or by path, every
+kind: :func:`load`; loading reads data only and never unpickles). :func:`make`
 makes an agent off any table (the table readers get the standard rules, or rule options
 in the spec: ``"heuristic:undercut_bonus=25"``); at a table, rule options in the spec
 must agree with the table. Over a batch of games (``[N, 436]`` observations):
@@ -49,6 +50,7 @@ import inspect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agents import families, trained
@@ -147,11 +149,7 @@ def seat(spec: str, table: Table) -> Any:
             "a table is a game's rules object (GinConfig, ThreeHandedConfig, RummyConfig: "
             f"env.config, or gin_env.games.get(game).table(...)); got {type(table).__name__}"
         )
-    game = games.of_table(table)
-    spec = families.agent_spec(game, spec)
-    agent = _build(spec, table)
-    check_fits(agent, spec, table)
-    return agent
+    return _build(spec, table)
 
 
 def make(spec: str, **kwargs: Any) -> Any:
@@ -163,8 +161,19 @@ def make(spec: str, **kwargs: Any) -> Any:
 
 
 def _build(spec: str, table: Table | None, **kwargs: Any) -> Any:
+    """The agent ``spec`` at ``table`` (None: off any table); agents inside others (an
+    adviser's, a rollout policy) are built here too, so they are checked alike."""
     if not isinstance(spec, str):
         raise ValueError(f"agent name must be a string, got {spec!r}")
+    if table is not None:  # an agent of the table's family of games (rummy: simple is its own)
+        spec = families.agent_spec(games.of_table(table), spec)
+    agent = _make(spec, table, **kwargs)
+    if table is not None:
+        check_fits(agent, spec, table)
+    return agent
+
+
+def _make(spec: str, table: Table | None, **kwargs: Any) -> Any:
     base, options = parse_spec(spec)
     options.update(kwargs)
     entry = _REGISTRY.get(base)
@@ -172,6 +181,8 @@ def _build(spec: str, table: Table | None, **kwargs: Any) -> Any:
         try:
             return load(spec, **kwargs)
         except (ValueError, FileNotFoundError, KeyError) as err:
+            if Path(spec).is_file():  # a player file that is not one: what is wrong with it
+                raise ValueError(str(err)) from None
             raise ValueError(
                 f"unknown agent {spec!r}: registered {', '.join(names())}; {err}"
             ) from None
@@ -191,8 +202,8 @@ def _build(spec: str, table: Table | None, **kwargs: Any) -> Any:
         ) from None
 
 
-def _table_of_spec(spec: str, options: dict[str, Any], table: Table | None) -> GinTable | None:
-    """The gin table a table reader plays at: ``table``, or off a table the standard rules
+def _table_of_spec(spec: str, options: dict[str, Any], table: Table | None) -> Table | None:
+    """The table a table reader plays at: ``table``, or off a table the standard gin rules
     with the spec's rule options (None without any); at a table, a rule option in the spec
     must agree with it."""
     rules = {k: options.pop(k) for k in list(options) if k in _RULE_OPTIONS}
@@ -201,8 +212,6 @@ def _table_of_spec(spec: str, options: dict[str, Any], table: Table | None) -> G
             return None
         three = "adviser" in rules or "adviser_sees_hand" in rules
         return (ThreeHandedConfig if three else GinConfig)(**rules)
-    if not isinstance(table, GinConfig | ThreeHandedConfig):
-        raise ValueError(f"agent {spec!r} plays the gin games, not {games.of_table(table).name}")
     differ = {k: v for k, v in rules.items() if getattr(table, k, v) != v}
     if differ:
         k, v = next(iter(differ.items()))
@@ -235,6 +244,17 @@ def check_fits(agent: Any, spec: str, table: Table) -> None:
 
 def _option_names(name: str) -> str:
     """The options an agent's spec may set, for error messages."""
+    if name in ("llm", "words"):
+        llm = importlib.import_module("agents.llm")
+        cls = llm.LLMAgent if name == "llm" else llm.WordsAgent
+        found = [
+            p.name
+            for c in (cls, llm.WordsAgent.__mro__[1])
+            for p in inspect.signature(c).parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            and p.name not in ("kwargs", "rules")
+        ]
+        return ", ".join(dict.fromkeys(found))
     if name == "heuristic":
         # Its parameters, then the table's rules (only the undercut bonus is read).
         found = [f.name for f in dataclasses.fields(HeuristicParams)]
@@ -315,3 +335,19 @@ register("rummy-simple", _rummy_simple)
 # "adviser:agent=search" suggests what search would play; "captain:mode=follow" follows advice.
 register("adviser", _adviser, reads_table=True)
 register("captain", _captain, reads_table=True)
+
+
+def _llm(table: Table | None, **kwargs: Any) -> Any:
+    # agents.llm needs the openai client only when it first asks a model (extra "llm").
+    # Players in words read the whole table (the match target too) into their prompt.
+    return importlib.import_module("agents.llm").LLMAgent(rules=table, **kwargs)
+
+
+def _words(table: Table | None, agent: str = "heuristic", **kwargs: Any) -> Any:
+    inner = _build(agent, table)
+    return importlib.import_module("agents.llm").WordsAgent(inner, rules=table, **kwargs)
+
+
+# "llm:model=NAME,base_url=URL": a language model; "words:agent=heuristic": moves said in words.
+register("llm", _llm, reads_table=True)
+register("words", _words, reads_table=True)

@@ -777,11 +777,25 @@ def load(path: str | Path, name: str | None = None) -> DMCAgent:
     """A DMC player from its ``.npz``; a checkpoint trained on another input layout is a
     ValueError that names both layouts."""
     path = Path(path)
-    with np.load(path, allow_pickle=False) as npz:
-        arrays = {k: npz[k] for k in npz.files}
+    if not path.is_file() or path.stat().st_size == 0:
+        raise ValueError(f"{path}: {'empty file' if path.is_file() else 'no such file'}, "
+                         "not a DMC player")  # fmt: skip
+    try:  # arrays only: allow_pickle=False refuses object arrays (no code runs)
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except Exception as err:  # a truncated or foreign file: many kinds; name the file
+        why = str(err).splitlines()[0][:120] if str(err) else ""
+        raise ValueError(
+            f"{path}: not a readable DMC player .npz ({type(err).__name__}: {why})"
+        ) from None
     if "meta" not in arrays:
         raise ValueError(f"{path} is not a DMC checkpoint (no meta)")
-    meta = json.loads(str(arrays.pop("meta")))
+    try:
+        meta = json.loads(str(arrays.pop("meta")))
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as err:
+        raise ValueError(f"{path}: its meta is not valid JSON ({err})") from None
     if meta.get("format") != FORMAT:
         raise ValueError(f"{path}: format {meta.get('format')!r}, expected {FORMAT!r}")
     features = str(meta.get("features", "basic"))
@@ -799,7 +813,10 @@ def load(path: str | Path, name: str | None = None) -> DMCAgent:
                 f"{path} was trained on input layout {key}={saved.get(key)!r}, but this "
                 f"version of gin_env gives {current.get(key)!r}; it cannot play here"
             )
-    nets = [QNet.from_arrays(arrays, f"net{i}_") for i in range(int(meta["num_nets"]))]
+    try:
+        nets = [QNet.from_arrays(arrays, f"net{i}_") for i in range(int(meta["num_nets"]))]
+    except (KeyError, ValueError, TypeError) as err:
+        raise ValueError(f"{path}: its weights are incomplete or malformed ({err!r})") from None
     if any((net.history is None) != (history == "none") for net in nets):
         raise ValueError(f"{path}: its weights and its layout disagree on the history encoder")
     return DMCAgent(

@@ -55,7 +55,7 @@ from gin_env.cards import (
     parse_cards,
     to_mask,
 )
-from gin_env.config import RummyConfig
+from gin_env.config import MAX_RUMMY_PLAYERS, MIN_RUMMY_PLAYERS, RummyConfig
 from gin_env.hand import check_deck
 from gin_env.melds import GIN_MELDS, MeldTable
 from gin_env.rummy_actions import (
@@ -79,6 +79,10 @@ __all__ = [
     "deal_size",
     "stacked_deck",
 ]
+
+
+#: Seats at a basic rummy table (:class:`~gin_env.config.RummyConfig` checks them).
+MIN_PLAYERS, MAX_PLAYERS = MIN_RUMMY_PLAYERS, MAX_RUMMY_PLAYERS
 
 
 def deal_size(num_players: int) -> int:

@@ -27,8 +27,10 @@ learner (as DouZero's actors feed its learner).
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import queue as queue_mod
 import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -400,11 +402,23 @@ def _actor_main(
     start_steps: int,
     chunk: int,
     sync_every: int,
+    parent: int,
 ) -> None:
     """One actor process: play, send finished decisions in chunks of about ``chunk``
     (with the decisions played and hands ended since the last send), take the newest
-    weights every ``sync_every`` engine steps."""
+    weights every ``sync_every`` engine steps. It stops with its learner (``parent``):
+    when asked, and when the learner is gone (killed, even by SIGKILL: no orphan)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        # Re-parented: the learner died (even by SIGKILL). Exit now, whatever blocks (a full
+        # queue's feeder thread, a lock the learner held): no orphan outlives its run.
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="learner-watch").start()
+
     version, nets = weights.read()
     holder = {"score": numpy_scorer(nets)}
     base = [args.seed, 4, index, start_steps]
@@ -474,6 +488,7 @@ class ActorPool:
                     start_steps,
                     chunk,
                     sync_every,
+                    os.getpid(),
                 ),  # fmt: skip
                 daemon=True,
                 name=f"dmc-actor-{i}",

@@ -340,8 +340,19 @@ class League:
 
     @classmethod
     def load(cls, directory: str | Path, table: Table) -> League:
-        """The league saved in ``directory``, its fixed opponents seated at ``table``."""
+        """The league saved in ``directory`` (JSON and arrays only), its fixed opponents
+        seated at ``table``; a missing or malformed file is a one-line ValueError naming it."""
         directory = Path(directory)
+        try:
+            return cls._load(directory, table)
+        except (OSError, ValueError, KeyError, TypeError, EOFError) as err:
+            line = str(err).splitlines()[0][:160] if str(err) else ""
+            raise ValueError(
+                f"{directory}: not a readable league ({type(err).__name__}: {line})"
+            ) from None
+
+    @classmethod
+    def _load(cls, directory: Path, table: Table) -> League:
         state = json.loads((directory / "league.json").read_text())
         league = cls(
             state["fixed"], state["max_snapshots"], state["margin"], state["snapshot_share"],
@@ -352,7 +363,7 @@ class League:
         league.rng.bit_generator.state = state["rng"]
         activations = json.loads((directory / "snapshots.json").read_text())
         members = []
-        with np.load(directory / "snapshots.npz") as npz:
+        with np.load(directory / "snapshots.npz", allow_pickle=False) as npz:
             for entry in state["members"]:
                 name = entry["name"]
                 if not entry["snapshot"]:
