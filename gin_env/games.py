@@ -105,9 +105,7 @@ class GameSpec:
     def make_env(self, table: Table | None = None, **options: Any) -> Any:
         """A fresh ``raw_env`` of this game with ``options`` (checked by the env); with a
         ``table`` (of this game) its rules, and ``options`` the others only."""
-        if table is not None:
-            options = {**self.table_options(table), **options}
-        return self.module.raw_env(**options)
+        return self.module.raw_env(**self._with_table(table, options))
 
     def table_options(self, table: Table) -> dict[str, Any]:
         """``table``'s rules as this game's env options; a table of another game (a
@@ -121,9 +119,19 @@ class GameSpec:
 
     def make_wrapped_env(self, table: Table | None = None, **options: Any) -> Any:
         """The game's ``env()``: ``raw_env`` inside PettingZoo's standard wrappers."""
-        if table is not None:
-            options = {**self.table_options(table), **options}
-        return self.module.env(**options)
+        return self.module.env(**self._with_table(table, options))
+
+    def _with_table(self, table: Table | None, options: dict[str, Any]) -> dict[str, Any]:
+        """The env options of ``table`` and ``options``; with a table, a rule option among
+        ``options`` is a ``ValueError`` (the table holds the rules)."""
+        if table is None:
+            return options
+        rules = sorted(set(options) & set(self.table_class.option_names()))
+        if rules:
+            raise ValueError(
+                f"option(s) {', '.join(rules)} are rules: with a table, give them in the table"
+            )
+        return {**self.table_options(table), **options}
 
     def option_names(self) -> tuple[str, ...]:
         """Every option ``make_env`` takes: the env's own (``reward``, ``episode``...) and,

@@ -77,7 +77,7 @@ def test_the_compiled_engine_is_configured_from_the_table_not_an_env(monkeypatch
 
 def test_factories_declare_whether_they_read_the_table() -> None:
     assert [n for n in agents.names() if agents.reads_table(n)] == [
-        "adviser", "captain", "heuristic", "search", "tuned"
+        "adviser", "captain", "heuristic", "llm", "search", "tuned", "words"
     ]  # fmt: skip
     table = GinConfig(**UNDERCUT_25)
     assert agents.seat("heuristic", table).rules.undercut_bonus == 25
@@ -175,7 +175,7 @@ def test_cli_match_seats_agents_at_the_tables_rules(monkeypatch) -> None:
     assert result.exit_code == 0, result.output
     assert calls and all(t == GinConfig(undercut_bonus=25, target_score=10) for _, t in calls)
     result = _cli(["match", "-g", "gin", "-o", "knock_limit=0", "--target-score", "1",
-                   "--agents", "search:worlds=2,candidates=1,heuristic"])  # fmt: skip
+                   "--agents", "search:worlds=2,heuristic"])  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "match over" in result.output or "wins" in result.output
 
@@ -194,7 +194,7 @@ def test_cli_eval_seats_agents_at_the_tables_rules(monkeypatch, tmp_path) -> Non
 
     monkeypatch.setattr(checks, "_AGENT_CACHE", {})
     calls = _seated(monkeypatch)
-    result = _cli(["eval", "gin", "--agents", "search:worlds=2,candidates=1,heuristic",
+    result = _cli(["eval", "gin", "--agents", "search:worlds=2,heuristic",
                    "--pairs", "1", "--workers", "1", "--no-progress", "--no-plot", "--out",
                    str(tmp_path), "-o", "knock_limit=0"])  # fmt: skip
     assert result.exit_code == 0, result.output
