@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,7 @@ __all__ = [
     "QNet",
     "torch_model",
     "qnets",
+    "net_groups",
     "input_layout",
     "pair_features",
     "pair_deadwoods",
@@ -670,15 +671,10 @@ class DMCAgent:
             )
         l2 = self.l2_actions(obs, np.asarray(mask))
         rows, acts, feats = encode_pairs(obs, mask, self.features, l2)
-        if not self.role_nets:
-            q = self.nets[0].q(obs, rows, feats, history, history_mask)
-        else:
-            roles = np.argmax(obs[:, OBS_SLICES["role"]], axis=1)[rows]
-            q = np.empty(len(rows), np.float32)
-            for r, net in enumerate(self.nets):
-                sel = np.flatnonzero(roles == r)
-                if len(sel):
-                    q[sel] = net.q(obs, rows[sel], feats[sel], history, history_mask)
+        roles = np.argmax(obs[:, OBS_SLICES["role"]], axis=1)[rows] if self.role_nets else None
+        q = np.empty(len(rows), np.float32)
+        for k, sel in net_groups(roles, len(self.nets)):
+            q[sel] = self.nets[k].q(obs, rows[sel], feats[sel], history, history_mask)
         if self.margin and l2 is not None:
             q = q + self.margin * (acts == l2[rows])
         return rows, acts, q
@@ -732,6 +728,20 @@ class DMCAgent:
         per = f"{len(self.nets)} role nets" if self.role_nets else "one net"
         hist = ", history lstm" if self.history != "none" else ""
         return f"DMCAgent({self.name!r}, {'-'.join(map(str, sizes))}, {per}, {self.features}{hist})"
+
+
+def net_groups(net: np.ndarray | None, n_nets: int) -> Iterator[tuple[int, Any]]:
+    """The one per-role dispatch of a player, its actors and its learner: ``(k, sel)`` for
+    every network ``k`` with pairs to score, ``sel`` indexing the pairs whose network
+    (``net``, one entry per pair) is ``k``; with one network, ``(0, all pairs)``."""
+    if n_nets == 1:
+        yield 0, slice(None)
+        return
+    assert net is not None, "role networks need each pair's network"
+    for k in range(n_nets):
+        sel = np.flatnonzero(net == k)
+        if len(sel):
+            yield k, sel
 
 
 def greedy(rows: np.ndarray, acts: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:

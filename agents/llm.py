@@ -20,9 +20,10 @@ after an unusable reply, 2), ``http_retries`` (3) and ``backoff`` (seconds, 1.0:
 wait before the k-th retry of a 429 or 5xx answer is ``backoff * 2**k``, or the server's
 ``Retry-After`` when that is shorter than 60 s), ``on_invalid`` (``"random-legal"``, or
 ``"raise"``: what to play when every try failed or timed out), ``transcript`` (a JSONL
-path: one line per exchange with the prompt, the reply, the parsed move, the tokens and
-the latency), ``game`` (``three_handed``, ``gin``, ``rummy``; found from the table or
-the observation when not given), ``system_prompt`` (replaces the rules in brief).
+path: first a line with the system prompt for each game, then one line per exchange with
+the prompt, the reply, the parsed move, the error if any, the tokens and the latency),
+``game`` (``three_handed``, ``gin``, ``rummy``; found from the table or the observation
+when not given), ``system_prompt`` (replaces the rules in brief).
 
 A reply it cannot use, a timeout, a rate limit or a server error never stops a game:
 after the tries, ``on_invalid`` plays. Configuration errors (a refused key, an unknown
@@ -282,6 +283,11 @@ class _WordsPlayer:
             "http_retries": meta.get("http_retries", 0),
             "time": time.time(),
         }
+        self._write(line)
+
+    def _write(self, line: dict[str, Any]) -> None:
+        """One JSON line into the transcript (threads of one process take turns)."""
+        assert self.transcript is not None
         key = str(self.transcript)
         with _LOCKS_LOCK:
             lock = _TRANSCRIPT_LOCKS.setdefault(key, threading.Lock())
@@ -364,6 +370,7 @@ class LLMAgent(_WordsPlayer):
         self.name = f"llm({model})"
         self._client: Any = None
         self._openai: Any = None
+        self._told: set[str] = set()
 
     def client(self) -> Any:
         """The ``openai.OpenAI`` client, made on first use (its own retries off: ours
@@ -381,7 +388,13 @@ class LLMAgent(_WordsPlayer):
     ) -> tuple[str | None, dict[str, Any]]:
         client = self.client()
         openai = self._openai
-        messages = [{"role": "system", "content": self.custom_prompt or system_prompt(table)}]
+        system = self.custom_prompt or system_prompt(table)
+        if self.transcript is not None and table.game not in self._told:
+            # The system prompt once per game, before the exchanges that use it.
+            self._told.add(table.game)
+            self._write({"agent": self.name, "game": table.game, "model": self.model,
+                         "base_url": self.base_url, "system": system})  # fmt: skip
+        messages = [{"role": "system", "content": system}]
         messages += history
         meta: dict[str, Any] = {"http_retries": 0}
         start = time.perf_counter()

@@ -29,8 +29,15 @@ _LEAVES = re.compile(r"^(.*?) \(leaves (\d+) deadwood\)$")
 
 def scripted_move(prompt: str) -> str:
     """The scripted player's reply: a knock if one is listed (the least deadwood), else the
-    discard leaving the least deadwood, else the first move listed ("no advice" for an
-    adviser who sees no better)."""
+    discard leaving the least deadwood, else the first move listed; an adviser says why."""
+    move = _scripted(prompt)
+    if "You are the adviser" in prompt and move != "I do not know.":
+        why = "it leaves the least deadwood" if move.startswith(("discard", "knock")) else "why not"
+        return f"{move[0].upper()}{move[1:]}: {why}."
+    return move
+
+
+def _scripted(prompt: str) -> str:
     found = _LEGAL.findall(prompt)
     if not found:
         return "I do not know."

@@ -36,7 +36,11 @@ def _agent(server: ScriptedServer, tmp_path: Path, **options: Any) -> Any:
 
 
 def _lines(tmp_path: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (tmp_path / "t.jsonl").read_text().splitlines()]
+    """The transcript's exchanges (the system prompt's line checked and left out)."""
+    lines = [json.loads(x) for x in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert "You are a player at a card table." in lines[0]["system"]
+    assert all("system" not in x for x in lines[1:])
+    return lines[1:]
 
 
 def test_valid_reply(tmp_path: Path) -> None:

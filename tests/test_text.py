@@ -422,3 +422,39 @@ def test_no_leak_fast() -> None:
 @pytest.mark.slow
 def test_no_leak_2000_hands() -> None:
     _fuzz(2000)
+
+
+# -- the facts are the engine's -----------------------------------------------------------------
+def test_facts_read_back_the_engine() -> None:
+    """What the words say (hands, pile, stock, sizes, dealer, scores, turn) is the engine's
+    state, seen from each seat, at every step of a few games."""
+    for game, options in [("gin", {"episode": "hand", "target_score": 50}),
+                          ("three_handed", {"episode": "hand"}),
+                          ("rummy", {"num_players": 3, "target_score": 60})]:  # fmt: skip
+        env = text.env(game, on_invalid="random-legal", retries=0, **options)
+        env.reset(seed=5)
+        player = agents.make("rummy-simple" if game == "rummy" else "heuristic")
+        for agent in env.agent_iter(400):
+            _, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            inner = env.inner
+            seat = inner.possible_agents.index(agent)
+            f = text.facts(info["numeric"], env.table)
+            if game == "rummy":
+                g = inner.game
+                n = g.num_players
+                assert f.hand == g.hands[seat] and f.pile == list(g.discard_pile)
+                assert f.stock == len(g.stock) and f.turn == g.turns
+                assert f.hand_sizes == [g.hands[(seat + k) % n].bit_count() for k in range(n)]
+                assert f.dealer == (g.dealer - seat) % n
+                assert f.scores == [g.scores[(seat + k) % n] for k in range(n)]
+            else:
+                m = inner.match
+                h = m.hand
+                if seat in m.record.players:
+                    assert f.hand == h.hands[m.record.players.index(seat)]
+                assert f.stock == h.stock_size and f.pile == to_mask(h.discard_pile)
+                assert f.top == (-1 if h.top_discard is None else h.top_discard)
+            env.step(text.move_words(int(player.act(info["numeric"])), game))

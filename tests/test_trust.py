@@ -615,3 +615,12 @@ def test_play_save_keeps_a_match_left_early(tmp_path: Path, typed: str) -> None:
     assert data["winner"] is None and len(data["hands"]) == 1
     again = CliRunner().invoke(cli, ["replay", str(path)])
     assert again.exit_code == 0 and "not finished" in again.output, again.output
+
+
+@pytest.mark.parametrize("kind", ["empty", "truncated", "garbage"])
+def test_bad_tuned_sets_are_one_line_errors(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "tuned-default.json"
+    path.write_bytes(_bad_versions((CHECKPOINT_DIR / "tuned-default.json").read_bytes())[kind])
+    with pytest.raises(ValueError) as err:
+        agents.make("tuned", directory=str(tmp_path))
+    one_line_naming(err.value, path)

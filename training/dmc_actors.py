@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from agents import batched
-from agents.dmc import L2_MODES, QNet, encode_pairs, greedy
+from agents.dmc import L2_MODES, QNet, encode_pairs, greedy, net_groups
 from gin_env.cards import NUM_CARDS
 from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, HISTORY_SLICES
 from gin_env.match import ROLE_NAMES
@@ -334,13 +334,9 @@ def numpy_scorer(nets: Sequence[QNet]) -> Scorer:
         history: np.ndarray | None = None,
         history_mask: np.ndarray | None = None,
     ) -> np.ndarray:
-        if len(nets) == 1:
-            return nets[0].q(obs, rows, feats, history, history_mask)
         q = np.empty(len(rows), np.float32)
-        for k, qnet in enumerate(nets):
-            sel = np.flatnonzero(net == k)
-            if len(sel):
-                q[sel] = qnet.q(obs, rows[sel], feats[sel], history, history_mask)
+        for k, sel in net_groups(net, len(nets)):
+            q[sel] = nets[k].q(obs, rows[sel], feats[sel], history, history_mask)
         return q
 
     return score

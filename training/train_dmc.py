@@ -95,6 +95,7 @@ from agents.dmc import (
     L2_MODES,
     DMCAgent,
     action_size,
+    net_groups,
     qnets,
     torch_model,
 )
@@ -747,13 +748,9 @@ def train(args: Args) -> dict[str, Any]:
             ob_t, rows_t, ft_t = (torch.from_numpy(x) for x in (obs, rows, feats))
             hist = None if history is None else torch.from_numpy(history)
             hmask = None if history_mask is None else torch.from_numpy(history_mask)
-            if n_nets == 1:
-                return models[0].pairs(ob_t, rows_t, ft_t, hist, hmask).numpy()  # type: ignore[no-any-return]
             q = np.empty(len(rows), np.float32)
-            for k, m in enumerate(models):
-                sel = np.flatnonzero(net == k)
-                if len(sel):
-                    q[sel] = m.pairs(ob_t, rows_t[sel], ft_t[sel], hist, hmask).numpy()
+            for k, sel in net_groups(net, n_nets):
+                q[sel] = models[k].pairs(ob_t, rows_t[sel], ft_t[sel], hist, hmask).numpy()
             return q
 
     actor: Actor | None = None
@@ -785,14 +782,11 @@ def train(args: Args) -> dict[str, Any]:
             hist, hmask = history_from_codes(codes)
             hist_t, hmask_t = torch.from_numpy(hist), torch.from_numpy(hmask)
         loss = torch.zeros(())
-        for k, m in enumerate(models):
-            sel = np.flatnonzero(net == k) if n_nets > 1 else slice(None)
-            if n_nets > 1 and len(sel) == 0:  # type: ignore[arg-type]
-                continue
+        for k, sel in net_groups(net, n_nets):
             if hist_t is None or hmask_t is None:
-                q = m(ob_t[sel], ft_t[sel])
+                q = models[k](ob_t[sel], ft_t[sel])
             else:
-                q = m(ob_t[sel], ft_t[sel], hist_t[sel], hmask_t[sel])
+                q = models[k](ob_t[sel], ft_t[sel], hist_t[sel], hmask_t[sel])
             loss = loss + ((q - tg_t[sel]) ** 2).sum()
         loss = loss / args.batch_size
         opt.zero_grad()
@@ -1170,7 +1164,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["margins"]:
         return margins_main(argv[1:])
     args = parse_args(argv)
-    summary = train(args)
+    try:
+        summary = train(args)
+    except (ValueError, FileNotFoundError) as err:  # a refused folder, a bad file: one line
+        print(f"{prog_name(f'python -m {MODULE}')}: error: {err}", file=sys.stderr)
+        return 2
     print(json.dumps({k: v for k, v in summary.items() if k != "evals"}, default=str))
     return 0
 

@@ -712,7 +712,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["card"]:
         return card_main(argv[1:])
     args = parse_args(argv)
-    summary = train(args)
+    try:
+        summary = train(args)
+    except (ValueError, FileNotFoundError) as err:  # a refused folder, a bad file: one line
+        print(f"{prog_name(f'python -m {MODULE}')}: error: {err}", file=sys.stderr)
+        return 2
     print(json.dumps({k: v for k, v in summary.items() if k != "evals"}))
     return 0
 

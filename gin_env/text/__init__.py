@@ -14,16 +14,17 @@ Numeric view           ``infos[agent]["numeric"]``: the game env's observation d
 What a seat reads
 -----------------
 Exactly what that seat knows, written from its own observation (so never more): the
-game and the seat's role, scores, phase, turn and stock size; its hand with its best
-melds and deadwood (the adviser: the captain's hand, when ``adviser_sees_hand``); the
-upcard or top of the discard pile and the rest of the pile; what the opponent took
-from the pile and still holds and what he discarded; its own discards; for the captain
-the adviser's suggestion and message; then the legal moves (a discard from 11 cards
-says the deadwood it leaves) and how to reply. The rules in brief, for a system prompt,
-are :func:`~gin_env.text.words.rules_in_brief`. A sample::
+game, the seat's role, the table's rules in a line, scores, phase, turn and stock size;
+its hand with its best melds and deadwood (the adviser: the captain's hand, when
+``adviser_sees_hand``); the upcard or top of the discard pile and the rest of the pile;
+what the opponent took from the pile and still holds and what he discarded; its own
+discards; for the captain the adviser's suggestion and message; then the legal moves (a
+discard from 11 cards says the deadwood it leaves) and how to reply. The rules in brief,
+for a system prompt, are :func:`~gin_env.text.words.rules_in_brief`. A sample::
 
     Two-player gin rummy. You are the non-dealer.
-    Scores: dealer 0, non-dealer 0 (match to 100).
+    Table rules: knock limit 10; gin bonus 25; undercut bonus 10; big gin off; ...
+    Scores: dealer 0, non-dealer 0.
     Phase: discard; turn 1; stock: 30 cards.
     Your hand (11 cards): AS 2S 3S 7H 9H 7D KD 4C 7C 8C QC
       best melds: AS 2S 3S; 7H 7D 7C

@@ -126,34 +126,41 @@ def facts(
 
 def _rummy_facts(obs: np.ndarray, legal: list[int], table: Table) -> RummyFacts:
     n = rummy_encoding.num_players_for_size(obs.shape[-1])
-    v = rummy_encoding.views(obs, n)
-    taken = _mask(v["taken_card"])
-    order = v["pile_order"]
+    sl = rummy_encoding.obs_slices(n)
+    # The card planes and the per-seat card rows come first, side by side: one packing.
+    planes = 7 + 2 * n
+    packed = _mask(obs[: planes * 52])
+    rows = [packed >> (52 * i) & _ALL for i in range(planes)]
+    hand, taken, _top, _pile, stock_known, sets, runs = rows[:7]
+    order = obs[sl["pile_order"]]
     pile = sorted(np.flatnonzero(order).tolist(), key=lambda c: float(order[c]))
+    tail = obs[sl["phase"].start :].tolist()
+    phase = tail[0:3].index(1.0) if 1.0 in tail[0:3] else 2
+    at = 3
+    sizes, melded, dealer, to_act, scores = (tail[at + k * n : at + (k + 1) * n] for k in range(5))
+    stock, turn, ace = tail[at + 5 * n :]
     deal = 10 if n == 2 else 7 if n <= 4 else 6
     target = table.rule("target_score", None)
-    turns = table.rule("max_turns", 500)
-    rel = list(range(n))
     return RummyFacts(
         num_players=n,
-        phase=int(np.argmax(v["phase"])),
-        hand=_mask(v["hand"]),
+        phase=phase,
+        hand=hand,
         taken=taken.bit_length() - 1 if taken else -1,
         pile=pile,
-        stock=int(round(float(v["stock_size"][0]) * 52)),
-        stock_known=_mask(v["stock_known"]),
-        sets=_mask(v["table_sets"]),
-        runs=_mask(v["table_runs"]),
-        melds_by_seat=[_mask(v["melds_by_owner"][k]) for k in rel],
-        known_held=[_mask(v["known_held"][k]) for k in rel],
-        hand_sizes=[int(round(float(x) * (deal + 1))) for x in v["hand_sizes"]],
-        melded_before=[bool(x > 0.5) for x in v["melded_before"]],
-        dealer=int(np.argmax(v["dealer"])),
-        to_act=int(np.argmax(v["to_act"])),
-        scores=[int(round(float(x) * target)) for x in v["scores"]] if target else None,
-        turn=int(round(float(v["turn"][0]) * turns)),
+        stock=int(round(stock * 52)),
+        stock_known=stock_known,
+        sets=sets,
+        runs=runs,
+        melds_by_seat=rows[7 : 7 + n],
+        known_held=rows[7 + n : 7 + 2 * n],
+        hand_sizes=[int(round(x * (deal + 1))) for x in sizes],
+        melded_before=[x > 0.5 for x in melded],
+        dealer=dealer.index(1.0) if 1.0 in dealer else 0,
+        to_act=to_act.index(1.0) if 1.0 in to_act else -1,
+        scores=[int(round(x * target)) for x in scores] if target else None,
+        turn=int(round(turn * table.rule("max_turns", 500))),
         legal=legal,
-        ace_high=bool(v["ace_high_or_low"][0] > 0.5),
+        ace_high=ace > 0.5,
     )
 
 

@@ -69,6 +69,7 @@ __all__ = [
     "GinFacts",
     "RummyFacts",
     "rules_in_brief",
+    "rules_line",
     "describe",
     "move_words",
     "legal_words",
@@ -248,6 +249,33 @@ def rules_in_brief(table: Table) -> str:
     return " ".join(parts)
 
 
+def rules_line(table: Table) -> str:
+    """The table's rules in one line, as every seat's view states them."""
+    if table.game == "rummy":
+        target = table.rule("target_score", None)
+        return (
+            f"Table rules: {table.rule('num_players', 2)} players; aces "
+            + ("low or high" if table.rule("ace_high_or_low", False) else "low")
+            + f"; a hand ends without a winner after {table.rule('max_turns', 500)} turns; "
+            + (f"match to {target}." if target else "one hand.")
+        )
+    big = table.rule("big_gin_bonus", None)
+    limit = (
+        "the upcard's value (Oklahoma; a spade upcard doubles)"
+        if table.rule("oklahoma", False)
+        else str(table.rule("knock_limit", 10))
+    )
+    taken = "may" if table.rule("allow_discard_of_taken_card", False) else "may not"
+    return (
+        f"Table rules: knock limit {limit}; gin bonus {table.rule('gin_bonus', 25)}; "
+        f"undercut bonus {table.rule('undercut_bonus', 10)}; big gin "
+        + ("off" if big is None else f"bonus {big}")
+        + f"; a card taken from the pile {taken} be discarded that turn; a hand is a draw "
+        f"after {table.rule('max_turns_per_hand', 200)} turns; match to "
+        f"{table.rule('target_score', 100)}."
+    )
+
+
 # -- moves in words -----------------------------------------------------------------------------
 def move_words(action: int, game: str) -> str:
     """A legal move's words as :func:`parse_reply` reads them strictly: ``'draw'``,
@@ -329,7 +357,8 @@ def _describe_gin(f: GinFacts, table: Table) -> list[str]:
     score_words = ", ".join(
         f"{roles[i]} {s}" for i, s in enumerate(f.scores[: len(roles)]) if roles[i] != "-"
     )
-    lines.append(f"Scores: {score_words} (match to {table.rule('target_score', 100)}).")
+    lines.append(rules_line(table))
+    lines.append(f"Scores: {score_words}.")
     lines.append(f"Phase: {PHASE_WORDS[f.phase]}; turn {f.turn}; stock: {f.stock} cards.")
     whose = "The captain's hand" if f.role == 2 else "Your hand"
     if f.role == 2 and f.hand == 0:
@@ -360,7 +389,9 @@ def _describe_gin(f: GinFacts, table: Table) -> list[str]:
     if f.advising:
         lines.append(
             "Suggest one of the captain's moves (or no advice): "
-            + ", ".join(_suggestion_words(a) for a in f.legal)
+            + ", ".join(
+                _suggestion_words(a) if a == A.NO_ADVICE else _annotated(f, a) for a in f.legal
+            )
             + "."
         )
         lines.append(
@@ -411,12 +442,9 @@ def _describe_rummy(f: RummyFacts, table: Table) -> list[str]:
 
     phase = ("draw", "play (meld, lay off, discard)", "over")[f.phase]
     lines.append(f"Dealer: {seat(f.dealer)}. Phase: {phase}; turn {f.turn}.")
+    lines.append(rules_line(table))
     if f.scores is not None:
-        lines.append(
-            "Scores: "
-            + ", ".join(f"{seat(k)} {s}" for k, s in enumerate(f.scores))
-            + f" (match to {table.rule('target_score', 0)})."
-        )
+        lines.append("Scores: " + ", ".join(f"{seat(k)} {s}" for k, s in enumerate(f.scores)) + ".")
     lines.append(f"Your hand ({f.hand.bit_count()} cards): {_list(f.hand)}")
     if f.hand:
         melds = R.ACE_HIGH_TABLE if f.ace_high else GIN_MELDS
