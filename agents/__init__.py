@@ -62,7 +62,7 @@ from agents.search import SearchAgent
 from agents.simple import SimpleAgent
 from agents.tuned import TunedAgent, make_tuned
 from gin_env import games
-from gin_env.config import GinConfig, GinTable, HandRules, RummyConfig, Table, ThreeHandedConfig
+from gin_env.config import GinConfig, GinTable, RummyConfig, Table, ThreeHandedConfig
 
 __all__ = [
     "Agent",
@@ -192,7 +192,7 @@ def _make(spec: str, table: Table | None, **kwargs: Any) -> Any:
         return entry.factory(**options)
     except TypeError as err:
         # An option the factory does not take: say which, and what it does take.
-        bad = re.search(r"unexpected keyword argument '(\w+)'|takes no arguments", str(err))
+        bad = re.search(r"unexpected keyword argument '([^']+)'|takes no arguments", str(err))
         given = [k for k in options if k != "table"]
         if bad is None or not given:
             raise
@@ -294,22 +294,18 @@ def _rummy_simple(**kwargs: Any) -> Any:
     return _rummy_simple_class()(**kwargs)
 
 
-def _hand_rules(table: GinTable | None) -> HandRules | None:
-    return None if table is None else table.hand_rules()
-
-
 def _heuristic(table: GinTable | None, **params: Any) -> HeuristicAgent:
-    return HeuristicAgent(HeuristicParams(**params) if params else None, _hand_rules(table))
+    return HeuristicAgent(HeuristicParams(**params) if params else None, table)
 
 
 def _search(table: GinTable | None, policy: Any = None, **kwargs: Any) -> SearchAgent:
     # A rollout policy by name plays at the same table.
     rollout = _build(policy, table) if isinstance(policy, str) else policy
-    return SearchAgent(policy=rollout, rules=_hand_rules(table), **kwargs)
+    return SearchAgent(policy=rollout, rules=table, **kwargs)
 
 
 def _tuned(table: GinTable | None, **kwargs: Any) -> TunedAgent:
-    return make_tuned(_hand_rules(table), **kwargs)
+    return make_tuned(table, **kwargs)
 
 
 def _adviser(table: GinTable | None, agent: str = "heuristic", **kwargs: Any) -> Any:

@@ -233,7 +233,7 @@ def batched_form(agent: Any, name: str | None = None) -> BatchedPolicy:
     if kind is SimpleAgent:
         return BatchedSimple()
     if kind in (HeuristicAgent, TunedAgent):  # L3 decides as L2 with its set's parameters
-        return BatchedHeuristic(agent.params, agent.rules)
+        return BatchedHeuristic(agent.params, agent.match_rules)  # the whole table
     if kind is Captain:
         return BatchedCaptain(batched_form(agent.agent), agent.mode, agent.margin)
     if kind is Adviser:

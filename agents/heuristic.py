@@ -31,7 +31,13 @@ take margin and the weight of kept deadwood with the stock, and the danger weigh
 stock and the opponent's pickups; it also reads his hand from his last discard (a high
 card thrown moves the knock threshold, ``knock_last_pips``), weighs kept deadwood by his
 pickups (``keep_took``) and a discard's danger by its pips (``danger_pips``); two searches
-with these found nothing over the shipped ``tuned`` set (``results/tune_levers/``). Every such
+with these found nothing over the shipped ``tuned`` set (``results/tune_levers/``). It reads
+the match score too (``match_knock``, ``match_gin``): :func:`agents.match_equity.knock_shifts`
+gives, by its score and his, how much more a small win is worth in match equity than a big
+loss costs, against 0 to 0 (from L2-against-L2 hand outcomes at the table, its target and
+dealer rule); the knock threshold moves by ``match_knock`` times it and the deadwood up to
+which it plays on for gin by ``-match_gin`` times it (so a take that lets it knock for the
+match is taken by the same threshold). Every such
 field's default leaves the moves as they were
 (``tests/test_heuristic_params.py`` replays moves recorded before the fields existed).
 This module is the readable reference; :mod:`agents.heuristic_batched` plays the same moves
@@ -52,11 +58,13 @@ L2 (1,000 pairs).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 
 import numpy as np
 
 from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions, table_rules
+from agents.match_equity import knock_shifts
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS, from_mask
 from gin_env.config import HandRules
@@ -125,6 +133,11 @@ class HeuristicParams:
     knock_last_pips: float = 0.0  # knock threshold + this x (pips of his last discard - 5) / 5
     keep_took: float = 0.0  # kept deadwood weighs + this per card the opponent took
     danger_pips: float = 1.0  # a discard's danger weighs 1 + this x its pips / 10
+    # The match score (:func:`agents.match_equity.knock_shift_table`: by my score and his,
+    # how much more a small win is worth than a big loss costs, 0 at 0 to 0); defaults 0
+    # leave the moves unchanged.
+    match_knock: float = 0.0  # knock threshold + this x the shift
+    match_gin: float = 0.0  # play on for gin only with deadwood <= gin_deadwood - this x it
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -132,8 +145,12 @@ class HeuristicParams:
             if isinstance(f.default, bool):
                 if not isinstance(value, bool):
                     raise ValueError(f"{f.name} must be True or False, got {value!r}")
-            elif isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"{f.name} must be a number, got {value!r}")
+            elif (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+            ):
+                raise ValueError(f"{f.name} must be a finite number, got {value!r}")
 
 
 def banned_card(hand: int, legal: list[int]) -> int:
@@ -333,8 +350,9 @@ def stock_fill(stock_size: int) -> float:
 class HeuristicAgent(ViewAgent):
     """Level 2: deadwood + meld potential + safe discards, with a stock-aware knock.
 
-    ``rules``: the table's hand rules (a gin table or :class:`HandRules`); only the
-    undercut bonus is read (``knock_undercut``), None the standard rules."""
+    ``rules``: the table (a gin table, or :class:`HandRules` for a hand alone); the undercut
+    bonus is read (``knock_undercut``), and with ``match_knock`` / ``match_gin`` the match's
+    target and dealer rule (defaults 100 and alternate); None the standard rules."""
 
     name = "heuristic"
 
@@ -343,6 +361,20 @@ class HeuristicAgent(ViewAgent):
     ) -> None:
         self.params = params if params is not None else HeuristicParams()
         self.rules = table_rules(rules)
+        #: The table as given (its match target and dealer rule, for the match shifts).
+        self.match_rules = rules
+        self._shifts: np.ndarray | None = None
+
+    def match_shift(self, view: SeatView) -> float:
+        """The match score's shift at this view (:func:`agents.match_equity.knock_shifts`):
+        my score and the hand opponent's, in points (the adviser reads the captain's)."""
+        if self._shifts is None:
+            self._shifts = knock_shifts(self.match_rules)
+        target = self._shifts.shape[0] - 1
+        me = view.role if view.role < 2 else 1  # dealer/box 0, non-dealer/captain 1
+        mine = int(round(view.scores[me] * target))
+        his = int(round(view.scores[1 - me] * target))
+        return float(self._shifts[mine, his])
 
     # -- pieces ---------------------------------------------------------------------------
     def _draws_left(self, view: SeatView) -> float:
@@ -434,6 +466,8 @@ class HeuristicAgent(ViewAgent):
             last = opponent_last_discard(view, banned)
             if last >= 0:
                 limit += prm.knock_last_pips * (POINTS[last] - 5) / 5
+        if prm.match_knock:
+            limit += prm.match_knock * self.match_shift(view)
         return int(round(limit))
 
     def take_margin(self, view: SeatView) -> float:
@@ -482,7 +516,10 @@ class HeuristicAgent(ViewAgent):
         if dw == 0:
             return True
         prm = self.params
-        if dw <= prm.gin_deadwood and view.stock_size > prm.gin_stock:
+        gin_deadwood: float = prm.gin_deadwood
+        if prm.match_gin:
+            gin_deadwood -= prm.match_gin * self.match_shift(view)
+        if dw <= gin_deadwood and view.stock_size > prm.gin_stock:
             kept = view.hand & ~(1 << card)
             unseen = FULL & ~(view.hand | view.discard_pile | view.opponent_took)
             if self.gin_outs(kept, unseen) >= prm.gin_outs:

@@ -18,6 +18,9 @@ ValueError: target_score must be an int in 1..100000, got 0
 
 from __future__ import annotations
 
+import math
+import numbers
+import reprlib
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -34,6 +37,7 @@ __all__ = [
     "DEALER_RULES",
     "check_int",
     "check_choice",
+    "check_real",
 ]
 
 DEALER_RULES = ("alternate", "winner", "loser", "alternate_scored")
@@ -44,6 +48,31 @@ ADVISER_MODES = ("suggest", "none")
 def check_int(name: str, value: object, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"{name} must be an int in {low}..{high}, got {value!r}")
+
+
+def check_real(name: str, value: object, low: float, high: float, above: bool = False) -> float:
+    """``value`` as a float if it is a finite real number (an int, a float, a numpy number;
+    not a bool) in ``low..high`` (greater than ``low`` when ``above``); else a ``ValueError``
+    naming the range. ``inf`` (``1e400`` reads as it) and ``nan`` are never in range.
+
+    >>> check_real("reward_scale", float("inf"), 0, 1e6, above=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: reward_scale must be a finite number > 0 and <= 1000000, got inf
+    """
+    number = None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond any float
+            number = None
+    ok = number is not None and math.isfinite(number) and number <= high
+    ok = ok and (number > low if above else number >= low)  # type: ignore[operator]
+    if not ok:
+        lo, hi = (int(x) if float(x).is_integer() else x for x in (low, high))
+        span = f"> {lo} and <= {hi}" if above else f"in {lo}..{hi}"
+        raise ValueError(f"{name} must be a finite number {span}, got {reprlib.repr(value)}")
+    return number  # type: ignore[return-value]
 
 
 def check_choice(name: str, value: object, allowed: tuple[Any, ...]) -> None:
@@ -171,12 +200,14 @@ class RummyConfig:
             raise ValueError(f"num_players must be one of {allowed}, got {n!r}")
         if not isinstance(self.ace_high_or_low, bool):
             raise ValueError(f"ace_high_or_low must be True or False, got {self.ace_high_or_low!r}")
-        t = self.max_turns
-        if isinstance(t, bool) or not isinstance(t, int) or t < 1:
-            raise ValueError(f"max_turns must be an int >= 1, got {t!r}")
+        t = self.max_turns  # capped as the gin hands' max_turns_per_hand
+        if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= 10**5:
+            raise ValueError(f"max_turns must be an int in 1..100000, got {t!r}")
         s = self.target_score
-        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or s < 1):
-            raise ValueError(f"target_score must be None or an int >= 1, got {s!r}")
+        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 10**5):
+            raise ValueError(
+                f"target_score must be None (one hand) or an int in 1..100000, got {s!r}"
+            )
 
     @classmethod
     def option_names(cls) -> tuple[str, ...]:

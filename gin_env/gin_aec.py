@@ -25,10 +25,11 @@ from gin_env.aec_tools import (
     TableRender,
     TurnChecks,
     before_reset,
+    check_options,
     check_render_hands,
 )
 from gin_env.cards import NUM_CARDS, cards_str
-from gin_env.config import HandRules, check_choice, check_int
+from gin_env.config import HandRules, check_choice, check_int, check_real
 from gin_env.encoding import (
     HISTORY_FEATURES,
     HISTORY_LENGTH,
@@ -85,9 +86,7 @@ class EnvOptions:
         check_choice("episode", self.episode, EPISODE_MODES)
         check_choice("observation", self.observation, OBSERVATION_MODES)
         check_choice("infos", self.infos, INFOS_MODES)
-        scale = self.reward_scale
-        if isinstance(scale, bool) or not isinstance(scale, int | float) or not scale > 0:
-            raise ValueError(f"reward_scale must be a positive number, got {scale!r}")
+        check_real("reward_scale", self.reward_scale, 0, 1e6, above=True)
         if self.max_hands is not None:
             check_int("max_hands", self.max_hands, 1, 10**6)
 
@@ -211,7 +210,8 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         # Check first, change nothing on a bad deck (not even the seed). ``deck=None`` is no
         # deck; other keys are ignored, as PettingZoo's api_test expects of reset options.
         first_deck = None
-        if options and options.get("deck") is not None:
+        options = check_options(options)
+        if options.get("deck") is not None:
             first_deck = check_deck(options["deck"])
         if seed is not None:
             self.np_random, self._seed = seeding.np_random(seed)
@@ -293,12 +293,12 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         return encode_state(self._require_match())
 
     def step(self, action: int | None) -> None:
-        if self._dead_step(action):
+        checked = self._dead_step(action)
+        if checked is None:
             return
-        assert action is not None  # refused for a live agent
+        action = checked
         agent = self.agent_selection
         match = self._require_match()
-        action = int(action)
         move = self._move(match, agent, action) if self.observation_mode == "history" else None
         # The engine raises on an illegal action before it changes anything. A hand that
         # ends the episode stays on the table: the final observation shows it, not a new deal.

@@ -107,8 +107,8 @@ class Search:
         seed: int = 0,
     ) -> None:
         self.table = table
-        self.base = batched_form(HeuristicAgent(base, rules=table.hand_rules()))
-        self.opponent = batched_form(HeuristicAgent(opponent, rules=table.hand_rules()))
+        self.base = batched_form(HeuristicAgent(base, rules=table))
+        self.opponent = batched_form(HeuristicAgent(opponent, rules=table))
         self.worlds = int(worlds)
         self.discards = int(discards)
         self.margin = float(margin)
