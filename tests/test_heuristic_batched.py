@@ -133,12 +133,13 @@ MATCH = HeuristicParams(
 def test_compiled_l2_reads_the_match_score_as_the_reference(
     game: str, options: dict[str, Any]
 ) -> None:
-    # The levers see the table's target and dealer rule (a dict of env options).
-    ref = PerRow(HeuristicAgent(MATCH, rules=options))
-    fast = BatchedHeuristic(MATCH, rules=options)
+    # The levers see the table's target and dealer rule (the table itself).
+    table = _table(game, options)
+    ref = PerRow(HeuristicAgent(MATCH, rules=table))
+    fast = BatchedHeuristic(MATCH, rules=table)
     assert compare(game, options, 11, 6, 400, ref, fast, "simple") > 500
     # ... and the score moves some decisions (against the same player without the levers).
-    plain = BatchedHeuristic(replace(MATCH, match_knock=0.0, match_gin=0.0), rules=options)
+    plain = BatchedHeuristic(replace(MATCH, match_knock=0.0, match_gin=0.0), rules=table)
     moved = [0]
 
     def hook(obs: np.ndarray, mask: np.ndarray, out: dict[str, np.ndarray]) -> np.ndarray:

@@ -59,7 +59,7 @@ def test_new_fields_default_to_zero_and_are_numbers() -> None:
     prm = HeuristicParams()
     assert all(getattr(prm, f) == 0.0 for f in NEW_FIELDS)
     assert prm.danger_pips == 1.0  # the weight by pips L2 always had
-    with pytest.raises(ValueError, match="knock_undercut must be a number, got 'x'"):
+    with pytest.raises(ValueError, match="knock_undercut must be a finite number, got 'x'"):
         HeuristicParams(knock_undercut="x")  # type: ignore[arg-type]
 
 
