@@ -101,3 +101,17 @@ def test_make_test_installs_the_torchrl_extra() -> None:
     assert install and "torchrl" in install.group(1).split(","), install
     extra = _pyproject()["project"]["optional-dependencies"]["torchrl"]
     assert "torchrl==0.14.1" in extra and "tensordict==0.14.3" in extra
+
+
+def test_ci_runs_every_example_target_and_benchmarl_stays_apart() -> None:
+    """examples/ runs in CI: .ci/run calls each examples target, and BenchMARL's extra
+    (torchrl < 0.12) is installed into its own venv, never beside the torchrl extra."""
+    ci = (ROOT / ".ci" / "run").read_text().split()
+    for target in ("test-examples", "test-benchmarl", "test-rllib"):
+        assert target in ci, target
+    extras = _pyproject()["project"]["optional-dependencies"]
+    assert "torchrl==0.11.1" in extras["benchmarl"] and "torchrl==0.14.1" in extras["torchrl"]
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r'\$\(BENCHMARL_VENV\)/bin/pip install -q -e "\.\[benchmarl\]"', makefile)
+    main_installs = re.findall(r'\$\(BIN\)/pip install -q -e "\.\[([^\]]*)\]"', makefile)
+    assert main_installs and all("benchmarl" not in x for x in main_installs)
