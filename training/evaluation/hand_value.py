@@ -36,6 +36,7 @@ from gin_env import actions as A
 from gin_env.config import HandRules
 from gin_env.fast_melds import discard_deadwoods_batch
 from gin_env.hand import GinHand, Phase
+from gin_env.layout import part_slices
 from gin_env.melds import deadwood_mask, discard_deadwoods, showdown
 
 __all__ = [
@@ -79,21 +80,18 @@ _OUTS = 3  # the last three of SEAT_FEATURES
 #: Where each part of :func:`state_features` lies (from the captain's side: seat 0 first).
 #: No card bits: on the pilot, the 52-bit blocks of both hands, the pile and its top made the
 #: MLP overfit from the first epoch and its corrections weaker (see docs/team_vs_solo.md).
-FEATURE_SLICES: dict[str, slice] = {}
-_at = 0
-for _name, _size in (
-    ("stock_size", 1),
-    ("to_move", 2),
-    ("phase", 4),
-    ("knock_limit", 1),
-    ("captain_derived", len(SEAT_FEATURES)),
-    ("box_derived", len(SEAT_FEATURES)),
-):
-    FEATURE_SLICES[_name] = slice(_at, _at + _size)
-    _at += _size
+FEATURE_SLICES: dict[str, slice] = part_slices(
+    [
+        ("stock_size", 1),
+        ("to_move", 2),
+        ("phase", 4),
+        ("knock_limit", 1),
+        ("captain_derived", len(SEAT_FEATURES)),
+        ("box_derived", len(SEAT_FEATURES)),
+    ]
+)
 #: The length of :func:`state_features`' vector.
-FEATURE_SIZE = _at
-del _at, _name, _size
+FEATURE_SIZE = FEATURE_SLICES["box_derived"].stop
 _PHASES = (Phase.UPCARD_NONDEALER, Phase.UPCARD_DEALER, Phase.DRAW, Phase.DISCARD)
 
 
