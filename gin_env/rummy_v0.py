@@ -237,7 +237,7 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         self.state_space = spaces.Box(
             0.0, 1.0, (rummy_encoding.state_size(num_players),), np.float32
         )
-        self.np_random, self._seed = seeding.np_random(None)
+        self.np_random, _ = seeding.np_random(None)
         self.game = RummyGame(self.config)
         self._deck_rng: np.random.Generator | None = None
         self._hand_info_shown = False
@@ -250,7 +250,7 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         if options and options.get("deck") is not None:
             given = check_deck(options["deck"])
         if seed is not None:
-            self.np_random, self._seed = seeding.np_random(seed)
+            self.np_random, _ = seeding.np_random(seed)
         # The decks come from their own generator, drawn only at deals: they depend on the
         # seed alone, whatever the agents do.
         self._deck_rng = np.random.default_rng(int(self.np_random.integers(2**63)))
