@@ -115,3 +115,21 @@ def test_ci_runs_every_example_target_and_benchmarl_stays_apart() -> None:
     assert re.search(r'\$\(BENCHMARL_VENV\)/bin/pip install -q -e "\.\[benchmarl\]"', makefile)
     main_installs = re.findall(r'\$\(BIN\)/pip install -q -e "\.\[([^\]]*)\]"', makefile)
     assert main_installs and all("benchmarl" not in x for x in main_installs)
+
+
+def test_the_development_page_names_every_module_of_the_layout() -> None:
+    """docs/development.md's layout is the real one: every module of the packages, the
+    studies and the examples is named there (a module added or renamed fails this until the
+    page says where it sits)."""
+    page = (ROOT / "docs" / "development.md").read_text()
+    block = page.split("## Layout", 1)[1].split("```", 2)[1]
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", block))
+    missing = []
+    for folder in ("gin_env", "agents", "training", "training/evaluation", "studies", "examples"):
+        for path in sorted((ROOT / folder).glob("*.py")):
+            if path.stem not in ("__init__", "__main__") and path.stem not in words:
+                missing.append(f"{folder}/{path.name}")
+        for sub in sorted(p for p in (ROOT / folder).iterdir() if (p / "__init__.py").is_file()):
+            if sub.name not in words:
+                missing.append(f"{folder}/{sub.name}/")
+    assert missing == [], f"not in docs/development.md's layout: {missing}"
