@@ -54,12 +54,13 @@ def evaluate(model: MaskablePPO, args: Args) -> tuple[float, float, int]:
     env = make_sb3_vec_env(
         args.num_envs, args.game, opponents=args.opponents, seed=args.seed + 10_000, episode="hand"
     )
-    obs = env.reset()
+    obs = np.asarray(env.reset())
     returns: list[float] = []
     running = np.zeros(args.num_envs)
     while len(returns) < args.eval_games:
         actions, _ = model.predict(obs, action_masks=get_action_masks(env), deterministic=True)
-        obs, rewards, dones, _ = env.step(actions)
+        step_obs, rewards, dones, _ = env.step(actions)
+        obs = np.asarray(step_obs)
         running += rewards
         for i in np.flatnonzero(dones):
             returns.append(float(running[i]))

@@ -106,8 +106,8 @@ def main() -> None:
     train_envs.seed(args.seed)
     test_envs.seed(args.seed + 10_000)
     buffer = VectorReplayBuffer(args.buffer, len(train_envs))
-    train_collector = Collector(algorithm, train_envs, buffer, exploration_noise=True)
-    test_collector = Collector(algorithm, test_envs, exploration_noise=True)
+    train_collector: Collector = Collector(algorithm, train_envs, buffer, exploration_noise=True)
+    test_collector: Collector = Collector(algorithm, test_envs, exploration_noise=True)
     train_collector.reset()
     train_collector.collect(n_step=args.batch * args.num_envs)  # fill the buffer a little
 
@@ -133,7 +133,7 @@ def main() -> None:
     # -- what it learned: fresh hands against the random player ---------------------------
     eval_envs = DummyVectorEnv([make_env for _ in range(args.num_envs)])
     eval_envs.seed(args.seed + 20_000)
-    evaluator = Collector(algorithm, eval_envs)
+    evaluator: Collector = Collector(algorithm, eval_envs)
     evaluator.reset()
     stats = evaluator.collect(n_episode=args.eval_hands)
     points = np.asarray(stats.returns)[:, learner_index]

@@ -149,9 +149,9 @@ def evaluate(policy: ProbabilisticActor, hands: int, seed: int) -> tuple[float, 
                 continue
             mask = obs["action_mask"].astype(bool)
             if agent == "player_0":
-                x = torch.as_tensor(obs["observation"]).expand(3, -1)
+                seats = torch.as_tensor(obs["observation"]).expand(3, -1)  # the net takes 3
                 with torch.no_grad():
-                    logits = logits_net(x)[0].numpy()
+                    logits = logits_net(seats)[0].numpy()
                 action = int(np.argmax(np.where(mask, logits, -np.inf)))
             else:
                 action = int(rng.choice(np.flatnonzero(mask)))
