@@ -15,7 +15,8 @@ Every agent has ``act(observation, rng=None) -> int`` and sees only its seat's o
 :func:`make` takes a name or a spec with options, ``"search:budget=0.05"`` or
 ``"search:worlds=8,candidates=2"`` (values are read as Python literals). Names that are not
 registered are handed to :func:`load`, i.e. ``agents.trained.load(name)`` (trained
-checkpoints such as ``"gin-ppo"``). Code that seats an agent at an env calls
+players by shipped name such as ``"gin-ppo"`` or by path, every kind; loading reads data
+only and never unpickles). Code that seats an agent at an env calls
 :func:`make_for_table` with the env's config, so that agents which play hands out (search)
 play the table's rules, and ``tuned`` takes the parameter set tuned for them. Over a batch
 of games (``[N, 436]`` observations):
@@ -37,6 +38,7 @@ import importlib.util
 import inspect
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agents import trained
@@ -134,6 +136,9 @@ def make_for_table(spec: str, rules: Any, **kwargs: Any) -> Any:
     should call."""
     base, options = parse_spec(spec)
     inner = str(options.get("agent", "heuristic")) if base in ("adviser", "captain") else base
+    if parse_spec(inner)[0] in ("llm", "words"):
+        # Players in words read the whole table (the match target too) into their prompt.
+        return make(spec, rules=rules if rules is not None else None, **kwargs)
     if parse_spec(inner)[0] in ("search", "heuristic", "tuned"):
         return make(spec, rules=_rule_dict(rules), **kwargs)
     return make(spec, **kwargs)
@@ -167,12 +172,24 @@ def make(name: str, **kwargs: Any) -> Any:
     try:
         return load(name, **kwargs)
     except (ValueError, FileNotFoundError, KeyError) as err:
+        if Path(name).is_file():  # a player file that is not one: what is wrong with it
+            raise ValueError(str(err)) from None
         registered = ", ".join(names())
         raise ValueError(f"unknown agent {name!r}: registered {registered}; {err}") from None
 
 
 def _option_names(name: str) -> str:
     """The options an agent's spec may set, for error messages."""
+    if name in ("llm", "words"):
+        llm = importlib.import_module("agents.llm")
+        cls = llm.LLMAgent if name == "llm" else llm.WordsAgent
+        found = [
+            p.name
+            for c in (cls, llm.WordsAgent.__mro__[1])
+            for p in inspect.signature(c).parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "kwargs"
+        ]
+        return ", ".join(dict.fromkeys(found))
     if name == "heuristic":
         # Its parameters, then the table's rules (only the undercut bonus is read).
         found = [f.name for f in dataclasses.fields(HeuristicParams)]
@@ -233,3 +250,18 @@ def _captain(
 # "adviser:agent=search" suggests what search would play; "captain:mode=follow" follows advice.
 register("adviser", _adviser)
 register("captain", _captain)
+
+
+def _llm(**kwargs: Any) -> Any:
+    # agents.llm needs the openai client only when it first asks a model (extra "llm").
+    return importlib.import_module("agents.llm").LLMAgent(**kwargs)
+
+
+def _words(agent: str = "heuristic", rules: Any = None, **kwargs: Any) -> Any:
+    inner = make(agent) if rules is None else make_for_table(agent, rules)
+    return importlib.import_module("agents.llm").WordsAgent(inner, rules=rules, **kwargs)
+
+
+# "llm:model=NAME,base_url=URL": a language model; "words:agent=heuristic": moves said in words.
+register("llm", _llm)
+register("words", _words)

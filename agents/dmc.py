@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,7 @@ __all__ = [
     "QNet",
     "torch_model",
     "qnets",
+    "net_groups",
     "input_layout",
     "pair_features",
     "pair_deadwoods",
@@ -670,15 +671,10 @@ class DMCAgent:
             )
         l2 = self.l2_actions(obs, np.asarray(mask))
         rows, acts, feats = encode_pairs(obs, mask, self.features, l2)
-        if not self.role_nets:
-            q = self.nets[0].q(obs, rows, feats, history, history_mask)
-        else:
-            roles = np.argmax(obs[:, OBS_SLICES["role"]], axis=1)[rows]
-            q = np.empty(len(rows), np.float32)
-            for r, net in enumerate(self.nets):
-                sel = np.flatnonzero(roles == r)
-                if len(sel):
-                    q[sel] = net.q(obs, rows[sel], feats[sel], history, history_mask)
+        roles = np.argmax(obs[:, OBS_SLICES["role"]], axis=1)[rows] if self.role_nets else None
+        q = np.empty(len(rows), np.float32)
+        for k, sel in net_groups(roles, len(self.nets)):
+            q[sel] = self.nets[k].q(obs, rows[sel], feats[sel], history, history_mask)
         if self.margin and l2 is not None:
             q = q + self.margin * (acts == l2[rows])
         return rows, acts, q
@@ -734,6 +730,20 @@ class DMCAgent:
         return f"DMCAgent({self.name!r}, {'-'.join(map(str, sizes))}, {per}, {self.features}{hist})"
 
 
+def net_groups(net: np.ndarray | None, n_nets: int) -> Iterator[tuple[int, Any]]:
+    """The one per-role dispatch of a player, its actors and its learner: ``(k, sel)`` for
+    every network ``k`` with pairs to score, ``sel`` indexing the pairs whose network
+    (``net``, one entry per pair) is ``k``; with one network, ``(0, all pairs)``."""
+    if n_nets == 1:
+        yield 0, slice(None)
+        return
+    assert net is not None, "role networks need each pair's network"
+    for k in range(n_nets):
+        sel = np.flatnonzero(net == k)
+        if len(sel):
+            yield k, sel
+
+
 def greedy(rows: np.ndarray, acts: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
     """The action with the highest ``q`` in each of ``n`` rows (ties: the lowest id)."""
     order = np.lexsort((acts, -q, rows))  # by row, then best q, then lowest action id
@@ -777,11 +787,25 @@ def load(path: str | Path, name: str | None = None) -> DMCAgent:
     """A DMC player from its ``.npz``; a checkpoint trained on another input layout is a
     ValueError that names both layouts."""
     path = Path(path)
-    with np.load(path, allow_pickle=False) as npz:
-        arrays = {k: npz[k] for k in npz.files}
+    if not path.is_file() or path.stat().st_size == 0:
+        raise ValueError(f"{path}: {'empty file' if path.is_file() else 'no such file'}, "
+                         "not a DMC player")  # fmt: skip
+    try:  # arrays only: allow_pickle=False refuses object arrays (no code runs)
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except Exception as err:  # a truncated or foreign file: many kinds; name the file
+        why = str(err).splitlines()[0][:120] if str(err) else ""
+        raise ValueError(
+            f"{path}: not a readable DMC player .npz ({type(err).__name__}: {why})"
+        ) from None
     if "meta" not in arrays:
         raise ValueError(f"{path} is not a DMC checkpoint (no meta)")
-    meta = json.loads(str(arrays.pop("meta")))
+    try:
+        meta = json.loads(str(arrays.pop("meta")))
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as err:
+        raise ValueError(f"{path}: its meta is not valid JSON ({err})") from None
     if meta.get("format") != FORMAT:
         raise ValueError(f"{path}: format {meta.get('format')!r}, expected {FORMAT!r}")
     features = str(meta.get("features", "basic"))
@@ -799,7 +823,10 @@ def load(path: str | Path, name: str | None = None) -> DMCAgent:
                 f"{path} was trained on input layout {key}={saved.get(key)!r}, but this "
                 f"version of gin_env gives {current.get(key)!r}; it cannot play here"
             )
-    nets = [QNet.from_arrays(arrays, f"net{i}_") for i in range(int(meta["num_nets"]))]
+    try:
+        nets = [QNet.from_arrays(arrays, f"net{i}_") for i in range(int(meta["num_nets"]))]
+    except (KeyError, ValueError, TypeError) as err:
+        raise ValueError(f"{path}: its weights are incomplete or malformed ({err!r})") from None
     if any((net.history is None) != (history == "none") for net in nets):
         raise ValueError(f"{path}: its weights and its layout disagree on the history encoder")
     return DMCAgent(

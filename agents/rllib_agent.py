@@ -21,6 +21,11 @@ Greedy (argmax) by default; ``explore=True`` samples from the masked softmax wit
 
 Ray and torch are imported only when an agent is built: importing this module needs
 neither (``pip install ".[rllib]"`` to use it).
+
+Trust: an RLlib checkpoint is Ray's own format, which unpickles classes and their
+arguments when loaded, so ``RLlibAgent`` is never reached through :func:`agents.make` (which
+loads data only) and is for checkpoints you trained or trust: loading one from elsewhere can
+run its author's code.
 """
 
 from __future__ import annotations

@@ -1,11 +1,23 @@
-"""Trained agents: MLP policies learned with MaskablePPO, played with numpy alone.
+"""Trained players, every kind, played with numpy alone: the one place that loads them.
 
-A shipped checkpoint is ``agents/checkpoints/<name>.zip`` with its model card
-``<name>.md``. The zip holds the actor only (``meta.json`` + ``weights.npz``: the policy
-MLP and the action head), so playing a trained agent needs neither torch nor
-stable-baselines3, and the file stays small. :func:`load` also accepts a full
-sb3-contrib ``MaskablePPO`` checkpoint (as written by ``training/train_ppo.py``); that
-path imports sb3-contrib lazily and converts the actor.
+=====================  ==============================================================
+file                   player
+=====================  ==============================================================
+``<name>.zip``         an actor of MaskablePPO (``meta.json`` + ``weights.npz``): the
+                       flat :class:`MLPAgent`, or a :class:`HistoryActor` (format
+                       :data:`HISTORY_FORMAT`) that also reads the move history
+``<name>.npz``         a Deep Monte-Carlo player (:mod:`agents.dmc`, weights + a
+                       ``meta`` JSON string)
+=====================  ==============================================================
+
+Shipped players live in ``agents/checkpoints/`` with their model cards ``<name>.md``;
+:func:`load` takes a shipped name or a path to any of the kinds above. What it reads is
+data only: JSON and arrays loaded with ``allow_pickle=False``; nothing is unpickled, so
+loading a player someone sent you runs none of their code. A stable-baselines3 ``.zip``
+(whose ``data`` may carry pickled objects) is refused with a message: convert it once,
+trusting it explicitly, with ``gin-rummy import-sb3 --trust FILE``
+(:mod:`training.import_sb3`). An empty, truncated or malformed file is a one-line
+``ValueError`` naming it.
 
 A network whose input is the observation followed by the action mask (``--inputs
 obs+mask`` in training), and possibly the deadwood after each discard
@@ -34,16 +46,19 @@ from agents import dmc
 from gin_env.actions import NUM_ACTIONS
 from gin_env.cards import NUM_CARDS
 from gin_env.encoding import OBS_SIZE, OBS_SLICES
-from gin_env.extras import require
 from gin_env.melds import discard_deadwoods
 
 __all__ = [
     "CHECKPOINT_DIR",
+    "FORMAT",
+    "HISTORY_FORMAT",
     "MLPAgent",
+    "HistoryActor",
     "available",
     "load",
     "save_actor",
     "actor_from_sb3",
+    "actor_from_state",
     "deadwood_features",
     "policy_input",
 ]
@@ -51,6 +66,7 @@ __all__ = [
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 ACTIVATIONS = ("tanh", "relu")
 FORMAT = "gin-env-actor-v1"
+HISTORY_FORMAT = "gin-env-history-actor-v1"
 
 
 #: Deadwood features: one per card (the deadwood after discarding it), and one for the
@@ -177,39 +193,134 @@ class MLPAgent:
         return f"MLPAgent({self.name!r}, {'-'.join(map(str, sizes))}, {self.activation})"
 
 
-def actor_from_sb3(model: Any, name: str = "trained", **meta: Any) -> MLPAgent:
-    """The actor of an sb3(-contrib) MLP policy (``model`` or ``model.policy``) as numpy."""
-    policy = getattr(model, "policy", model)
-    state = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
+class HistoryActor:
+    """A history-reading actor in numpy: the pooled moves after the flat observation, then
+    the actor MLP and one logit per action (greedy over the legal ones by default). The
+    torch twin it is exported from is ``training.encoders.HistoryEncoder``: each move
+    embedded (linear, ReLU, plus its place's embedding), pooled by attention to one learned
+    query (padding masked out; no move yet gives zeros)."""
+
+    def __init__(
+        self,
+        encoder: Mapping[str, np.ndarray],
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        activation: str = "tanh",
+        deterministic: bool = True,
+        name: str = "history-actor",
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {ACTIVATIONS}; got {activation!r}")
+        missing = {"embed_w", "embed_b", "position", "query"} - set(encoder)
+        if missing:
+            raise ValueError(f"encoder lacks {sorted(missing)}")
+        self.encoder = {k: np.asarray(v, np.float32) for k, v in encoder.items()}
+        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        self.activation = activation
+        self.deterministic = deterministic
+        self.name = name
+        self.meta = dict(meta or {})
+
+    def pooled(self, history: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The encoder's output for one ``[length, features]`` history."""
+        e = self.encoder
+        moves = np.maximum(history @ e["embed_w"].T + e["embed_b"] + e["position"], 0.0)
+        real = np.asarray(mask) > 0.5
+        if not real.any():
+            return np.zeros(moves.shape[-1], np.float32)
+        scores = moves[real] @ e["query"] / np.sqrt(moves.shape[-1])
+        w = np.exp(scores - scores.max())
+        return (w / w.sum()) @ moves[real]  # type: ignore[no-any-return]
+
+    def logits(self, observation: Mapping[str, np.ndarray]) -> np.ndarray:
+        for key in ("history", "history_mask"):
+            if key not in observation:
+                raise ValueError(
+                    f"{self.name} reads the move history: the observation has no {key!r} "
+                    "(make the env with observation='history')"
+                )
+        obs = np.asarray(observation["observation"], np.float32)
+        hist = np.asarray(observation["history"], np.float32)
+        x = np.concatenate([obs, self.pooled(hist, observation["history_mask"])])
+        return mlp_forward(x, self.layers, self.activation)
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            raise ValueError("the action mask has no legal action: this agent is not to act")
+        return masked_choice(self.logits(observation), mask, self.deterministic, rng)
+
+    def env_options(self) -> dict[str, str]:
+        """The env options its observations need (the move history)."""
+        return {"observation": "history"}
+
+    def __repr__(self) -> str:
+        sizes = [int(self.layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in self.layers]
+        return f"HistoryActor({self.name!r}, {'-'.join(map(str, sizes))}, {self.activation})"
+
+
+def actor_from_state(
+    state: Mapping[str, Any], activation: str = "tanh", name: str = "trained", **meta: Any
+) -> MLPAgent | HistoryActor:
+    """The actor of a MaskablePPO policy's state dict (sb3's parameter names; arrays or
+    tensors): an :class:`MLPAgent`, or a :class:`HistoryActor` when the policy has a
+    history encoder (``features_extractor.history.*``)."""
+    arrays = {k: np.asarray(v.detach().cpu().numpy() if hasattr(v, "detach") else v)
+              for k, v in state.items()}  # fmt: skip
     layers = []
     i = 0
-    while f"mlp_extractor.policy_net.{i}.weight" in state:
+    while f"mlp_extractor.policy_net.{i}.weight" in arrays:
         layers.append(
             (
-                state[f"mlp_extractor.policy_net.{i}.weight"],
-                state[f"mlp_extractor.policy_net.{i}.bias"],
+                arrays[f"mlp_extractor.policy_net.{i}.weight"],
+                arrays[f"mlp_extractor.policy_net.{i}.bias"],
             )
         )
         i += 2  # Linear, activation, Linear, ...
-    layers.append((state["action_net.weight"], state["action_net.bias"]))
+    if "action_net.weight" not in arrays:
+        raise ValueError("the policy's state has no action_net: not a MaskablePPO policy")
+    layers.append((arrays["action_net.weight"], arrays["action_net.bias"]))
+    prefix = "features_extractor.history."
+    if prefix + "query" not in arrays:
+        return MLPAgent(layers, activation, name=name, meta=meta)
+    encoder = {
+        "embed_w": arrays[prefix + "embed.weight"],
+        "embed_b": arrays[prefix + "embed.bias"],
+        "position": arrays[prefix + "position"],
+        "query": arrays[prefix + "query"],
+    }
+    return HistoryActor(encoder, layers, activation, name=name, meta=meta)
+
+
+def actor_from_sb3(model: Any, name: str = "trained", **meta: Any) -> MLPAgent:
+    """The flat actor of an sb3(-contrib) MLP policy (``model`` or ``model.policy``) as
+    numpy (a history encoder, if any, is left out: see :func:`actor_from_state`)."""
+    policy = getattr(model, "policy", model)
+    state = {k: v for k, v in policy.state_dict().items() if not k.startswith("features_")}
     act_fn = getattr(policy, "activation_fn", None)
     activation = "relu" if act_fn is not None and act_fn.__name__ == "ReLU" else "tanh"
-    return MLPAgent(layers, activation, name=name, meta=meta)
+    return actor_from_state(state, activation, name, **meta)  # type: ignore[return-value]
 
 
-def save_actor(agent: MLPAgent, path: str | Path, **meta: Any) -> Path:
-    """Write ``agent`` as a small actor-only zip (``meta.json`` + ``weights.npz``)."""
+def save_actor(agent: MLPAgent | HistoryActor, path: str | Path, **meta: Any) -> Path:
+    """Write ``agent`` as a small actor-only zip (``meta.json`` + ``weights.npz``, with the
+    history encoder's arrays for a :class:`HistoryActor`)."""
     path = Path(path)
     arrays: dict[str, np.ndarray] = {}
+    if isinstance(agent, HistoryActor):
+        arrays.update({f"encoder/{k}": v for k, v in agent.encoder.items()})
     for i, (w, b) in enumerate(agent.layers):
         arrays[f"w{i}"], arrays[f"b{i}"] = w, b
     buf = io.BytesIO()
     np.savez(buf, **arrays)  # type: ignore[arg-type]
-    info = {**agent.meta, **meta, "format": FORMAT, "activation": agent.activation}
-    info["num_layers"] = len(agent.layers)
+    form = HISTORY_FORMAT if isinstance(agent, HistoryActor) else FORMAT
+    info = {**agent.meta, **meta, "format": form, "activation": agent.activation}
+    info.update(num_layers=len(agent.layers), name=meta.get("name", agent.name))
     tmp = path.with_suffix(path.suffix + ".tmp")
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("meta.json", json.dumps(info, indent=2, sort_keys=True))
+        zf.writestr("meta.json", json.dumps(info, indent=2, sort_keys=True, default=str))
         zf.writestr("weights.npz", buf.getvalue())
     tmp.replace(path)
     return path
@@ -227,10 +338,11 @@ def _resolve(name_or_path: str | Path) -> Path:
     path = Path(name_or_path)
     if path.suffix in (".zip", ".npz") and path.is_file():
         return path
-    for ext in (".zip", ".npz"):
-        shipped = CHECKPOINT_DIR / f"{name_or_path}{ext}"
-        if shipped.is_file():
-            return shipped
+    if "/" not in str(name_or_path) and "\\" not in str(name_or_path):
+        for ext in (".zip", ".npz"):
+            shipped = CHECKPOINT_DIR / f"{name_or_path}{ext}"
+            if shipped.is_file():
+                return shipped
     if path.is_file():
         return path
     names = ", ".join(available()) or "none shipped"
@@ -239,39 +351,50 @@ def _resolve(name_or_path: str | Path) -> Path:
     )
 
 
-def load(name_or_path: str | Path, deterministic: bool = True) -> Any:
-    """A trained agent by shipped name (``"gin-ppo"``, ``"gin-dmc"``) or by path to a zip
-    or an ``.npz``.
+#: What every stable-baselines3 save holds (its ``data`` may carry pickled objects).
+SB3_ENTRIES = frozenset({"data"})
 
-    Actor-only zips load with numpy; a full ``MaskablePPO`` checkpoint loads through
-    sb3-contrib (imported here, so only that case needs it). An ``.npz`` is a Deep
-    Monte-Carlo player (:func:`agents.dmc.load`, numpy only, always greedy on Q).
-    """
+
+def load(name_or_path: str | Path, deterministic: bool = True) -> Any:
+    """A trained player by shipped name (``"gin-ppo"``, ``"gin-dmc"``) or by path: an
+    actor zip (flat or history-reading) or a DMC ``.npz``. Never unpickles: a
+    stable-baselines3 zip is refused with the command that converts it."""
     path = _resolve(name_or_path)
-    if path.suffix == ".npz":
-        return dmc.load(path)
-    with zipfile.ZipFile(path) as zf:
-        names = set(zf.namelist())
-        if "meta.json" in names and "weights.npz" in names:
+    if path.stat().st_size == 0:
+        raise ValueError(f"{path}: empty file, not a trained player")
+    if path.suffix == ".npz" or not zipfile.is_zipfile(path):
+        if path.suffix == ".npz":
+            return dmc.load(path)
+        raise ValueError(f"{path}: not a trained player (neither an actor zip nor a DMC .npz)")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+            if not {"meta.json", "weights.npz"} <= names:
+                if SB3_ENTRIES <= names:
+                    raise ValueError(
+                        f"{path} is a stable-baselines3 checkpoint, which can run code when "
+                        "loaded; if you trust it, convert it once with: gin-rummy import-sb3 "
+                        f"--trust {path}"
+                    )
+                raise ValueError(f"{path}: not a trained player (no meta.json and weights.npz)")
             meta = json.loads(zf.read("meta.json"))
-            if meta.get("format", FORMAT) != FORMAT:  # e.g. a history actor (training.encoders)
-                raise ValueError(
-                    f"{str(path)!r} holds a {meta['format']!r} actor, not a flat MLP actor "
-                    f"({FORMAT}): load it with training.encoders.load_actor"
-                )
-            with np.load(io.BytesIO(zf.read("weights.npz"))) as npz:
-                layers = [(npz[f"w{i}"], npz[f"b{i}"]) for i in range(int(meta["num_layers"]))]
-            agent = MLPAgent(
-                layers,
-                meta["activation"],
-                deterministic,
-                name=meta.get("name", path.stem),
-                meta=meta,
-            )
-            return agent
-    # A full training checkpoint: SB3's own format.
-    sb3 = require("sb3_contrib", needed_for=f"loading the SB3 checkpoint {str(path)!r}")
-    model = sb3.MaskablePPO.load(path, device="cpu")
-    agent = actor_from_sb3(model, name=path.stem)
-    agent.deterministic = deterministic
-    return agent
+            weights = zf.read("weights.npz")
+        if not isinstance(meta, dict):
+            raise ValueError("meta.json is not a JSON object")
+        form = meta.get("format", FORMAT)
+        if form not in (FORMAT, HISTORY_FORMAT):
+            raise ValueError(f"format {form!r} is not one of {FORMAT}, {HISTORY_FORMAT}")
+        with np.load(io.BytesIO(weights), allow_pickle=False) as npz:
+            n = int(meta["num_layers"])
+            layers = [(npz[f"w{i}"], npz[f"b{i}"]) for i in range(n)]
+            encoder = {k.split("/", 1)[1]: npz[k] for k in npz.files if k.startswith("encoder/")}
+        name = str(meta.get("name", path.stem))
+        if form == HISTORY_FORMAT:
+            return HistoryActor(encoder, layers, meta["activation"], deterministic, name, meta)
+        return MLPAgent(layers, meta["activation"], deterministic, name=name, meta=meta)
+    except ValueError as err:
+        text = str(err).splitlines()[0] if str(err) else "malformed"
+        raise ValueError(text if text.startswith(str(path)) else f"{path}: {text}") from None
+    except (zipfile.BadZipFile, KeyError, OSError, EOFError, TypeError, IndexError) as err:
+        why = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+        raise ValueError(f"{path}: not a readable trained player ({why.rstrip(': ')})") from None

@@ -98,9 +98,18 @@ def param_set(params: HeuristicParams, rules: Any, table: str, **extra: Any) -> 
 
 
 def _read_set(path: Path) -> dict[str, Any]:
-    data = json.loads(path.read_text())
+    """A parameter set's JSON (data only); a file that is not one is a one-line ValueError
+    naming it."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (ValueError, UnicodeDecodeError) as err:
+        line = str(err).splitlines()[0][:120] if str(err) else "empty"
+        raise ValueError(f"{path}: not a tuned parameter set (not JSON: {line})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path}: not a tuned parameter set (format {FORMAT!r})")
+    for key, kind in (("params", dict), ("rules", dict), ("table", str)):
+        if not isinstance(data.get(key), kind):
+            raise ValueError(f"{path}: its {key!r} is missing or not a {kind.__name__}")
     known = {f.name for f in dataclasses.fields(HeuristicParams)}
     unknown = sorted(set(data["params"]) - known)
     if unknown:

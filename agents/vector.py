@@ -1,7 +1,7 @@
 """A Gymnasium ``VectorEnv`` of N games on the batched engine: one learner seat per game,
 every other seat played by batched opponent policies.
 
-:class:`LearnerVectorEnv` is the batched counterpart of :class:`gin_env.wrappers.SingleAgentEnv`
+:class:`LearnerVectorEnv` is the batched counterpart of :class:`agents.single_agent.SingleAgentEnv`
 (one learner against policies over an AEC env). It runs on
 :class:`gin_env.vector.VectorGinEnv`; after the learner's actions the opponents of every game
 act together, batch by batch (:mod:`agents.batched`: ``random`` and ``simple`` over numpy,

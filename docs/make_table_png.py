@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.single_agent import RandomPolicy
 from gin_env import three_handed_gin_v0
 from gin_env.render_image import save_png, table_image
-from gin_env.wrappers import RandomPolicy
 
 
 def main(path: Path | None = None, seed: int = 7) -> Path:

@@ -4,12 +4,12 @@ Envs: :mod:`gin_env.three_handed_gin_v0`, :mod:`gin_env.gin_v0`, :mod:`gin_env.r
 and the observation layout v1 (the rules in view): :mod:`gin_env.three_handed_gin_v1`,
 :mod:`gin_env.gin_v1`. The rules: ``docs/RULES.md``; layouts by id:
 ``gin_env.encoding.LAYOUTS`` (rummy's: ``gin_env.rummy_encoding.LAYOUTS``).
-Gymnasium single-agent ids (see :mod:`gin_env.wrappers`): ``gin_env/ThreeHandedGin-v0``,
+Gymnasium single-agent ids (see :mod:`agents.single_agent`): ``gin_env/ThreeHandedGin-v0``,
 ``gin_env/Gin-v0``, ``gin_env/Rummy-v0``, and the v1 layout's
 ``gin_env/ThreeHandedGinRulesInView-v0``, ``gin_env/GinRulesInView-v0`` (named apart, not
 ``-v1``: the v1 layout is another observation, not a successor of v0, which Gymnasium would
 call out of date). The ids and names are listed in :mod:`gin_env.games`. Every option of
-:class:`~gin_env.wrappers.SingleAgentEnv` (``learner``, ``opponents``, ``illegal``,
+:class:`~agents.single_agent.SingleAgentEnv` (``learner``, ``opponents``, ``illegal``,
 ``illegal_reward``, ``extras``) and of the env goes through ``gymnasium.make``; an unknown
 one is a ``ValueError`` listing both kinds. ``gymnasium.make_vec(id, num_envs,
 vectorization_mode="vector_entry_point", ...)`` of a gin id gives the compiled batched
@@ -18,61 +18,22 @@ engine, :class:`agents.vector.LearnerVectorEnv`.
 
 from __future__ import annotations
 
-from typing import Any
-
 import gymnasium
 
 from gin_env import games
-from gin_env.wrappers import SingleAgentEnv
 
 __version__ = "0.1.0"
 
 
-#: Options of the single-agent wrapper itself (:class:`gin_env.wrappers.SingleAgentEnv`);
-#: ``gymnasium.make`` hands every other option to the AEC env.
-WRAPPER_OPTIONS = ("learner", "opponents", "illegal", "illegal_reward", "extras")
-
-
-def _single_agent(game: str, learner: str, opponents: Any, options: dict[str, Any]) -> Any:
-
-    spec = games.get(game)
-    own = {k: options.pop(k) for k in WRAPPER_OPTIONS[2:] if k in options}
-    unknown = sorted(set(options) - set(spec.option_names()))
-    if unknown:
-        raise ValueError(
-            f"unknown option(s) {', '.join(unknown)} for {spec.gym_id}; allowed: the env's "
-            f"{', '.join(spec.option_names())}; the wrapper's {', '.join(WRAPPER_OPTIONS)}"
-        )
-    return SingleAgentEnv(spec.make_env(**options), learner, opponents, **own)
-
-
-def make_three_handed(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    return _single_agent("three_handed_gin_v0", learner, opponents, options)
-
-
-def make_gin(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    return _single_agent("gin_v0", learner, opponents, options)
-
-
-def make_rummy(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    return _single_agent("rummy_v0", learner, opponents, options)
-
-
-def make_three_handed_v1(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    return _single_agent("three_handed_gin_v1", learner, opponents, options)
-
-
-def make_gin_v1(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    return _single_agent("gin_v1", learner, opponents, options)
-
-
-#: The Gymnasium entry point of each game (``gin_env.games.GameSpec.gym_id`` is its id).
+#: The Gymnasium entry point of each game (``gin_env.games.GameSpec.gym_id`` is its id): the
+#: learner-vs-opponents env of :mod:`agents.single_agent`, named as a string so that
+#: ``import gin_env`` never imports the agents layer (the env seats agents).
 _ENTRY_POINTS = {
-    "three_handed_gin_v0": "gin_env:make_three_handed",
-    "gin_v0": "gin_env:make_gin",
-    "rummy_v0": "gin_env:make_rummy",
-    "three_handed_gin_v1": "gin_env:make_three_handed_v1",
-    "gin_v1": "gin_env:make_gin_v1",
+    "three_handed_gin_v0": "agents.single_agent:make_three_handed",
+    "gin_v0": "agents.single_agent:make_gin",
+    "rummy_v0": "agents.single_agent:make_rummy",
+    "three_handed_gin_v1": "agents.single_agent:make_three_handed_v1",
+    "gin_v1": "agents.single_agent:make_gin_v1",
 }
 #: ``gymnasium.make_vec`` of a gin id gives the batched engine (:mod:`agents.vector`); as a
 #: string, so that ``import gin_env`` never imports the agents layer. Rummy has none.

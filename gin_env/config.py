@@ -22,7 +22,7 @@ __all__ = [
     "check_choice",
 ]
 
-DEALER_RULES = ("alternate", "winner", "loser")
+DEALER_RULES = ("alternate", "winner", "loser", "alternate_scored")
 
 
 def check_int(name: str, value: object, low: int, high: int) -> None:
@@ -84,8 +84,9 @@ class HandRules:
 @dataclass(frozen=True)
 class GinConfig(HandRules):
     """Two-player gin: hand options plus ``target_score``, ``dealer_rule`` (``alternate``,
-    ``winner`` deals next, or ``loser`` deals next; a draw keeps the dealer under
-    ``winner``/``loser``) and ``hollywood``.
+    ``winner`` deals next, ``loser`` deals next, or ``alternate_scored``: the deal
+    alternates after a scored hand only, as at the EAAI-21 challenge; a draw keeps the
+    dealer under all but ``alternate``) and ``hollywood``.
 
     ``hollywood=True`` scores three games at once (docs/RULES.md section 4). Decided here:
     a player's n-th winning hand is entered in the first n games still open (all of them

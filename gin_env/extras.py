@@ -44,6 +44,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "tensorboard": ("tensorboard", "train"),
     "cma": ("cma", "train"),
     "ray": ("ray[rllib]", "rllib"),
+    "openai": ("openai", "llm"),
 }
 
 

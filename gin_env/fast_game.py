@@ -130,9 +130,9 @@ assert (UNDERCUT, GIN) == (_R_UNDERCUT, _R_GIN)
 
 #: ``reward`` option -> code; ``dealer_rule`` -> code.
 REWARD_CODES = {"team": 0, "zero_sum": 1, "individual": 2, "match": 3}
-DEALER_CODES = {"alternate": 0, "winner": 1, "loser": 2}
+DEALER_CODES = {"alternate": 0, "winner": 1, "loser": 2, "alternate_scored": 3}
 _RW_ZERO_SUM, _RW_INDIVIDUAL, _RW_MATCH = 1, 2, 3
-_DR_ALTERNATE, _DR_WINNER = 0, 1
+_DR_ALTERNATE, _DR_WINNER, _DR_ALTERNATE_SCORED = 0, 1, 3
 
 # Configuration vector.
 (
@@ -446,9 +446,9 @@ def _after_hand(st: np.ndarray, cfg: np.ndarray, winner: int) -> None:
             st[F_ADVISER] = box
         return
     rule = cfg[C_DEALER_RULE]
-    if rule == _DR_ALTERNATE:
+    if rule == _DR_ALTERNATE or (rule == _DR_ALTERNATE_SCORED and winner != -1):
         st[F_DEALER] = 1 - st[F_DEALER]
-    elif winner != -1:
+    elif winner != -1 and rule != _DR_ALTERNATE_SCORED:
         st[F_DEALER] = winner if rule == _DR_WINNER else 1 - winner
 
 

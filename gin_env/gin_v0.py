@@ -16,7 +16,9 @@ The game (docs/RULES.md section 4)
 -----------------------------
 Gin between two players to ``target_score``. The lower card of an initial draw deals
 first; then ``dealer_rule`` decides: ``"alternate"`` (default), ``"winner"`` or
-``"loser"`` deals next (a draw keeps the dealer under the last two). The non-dealer has
+``"loser"`` deals next, or ``"alternate_scored"``: the deal alternates after a scored hand
+and a dead hand is dealt again by the same dealer (the EAAI-21 challenge's rule); a draw
+keeps the dealer under all but ``"alternate"``. The non-dealer has
 the first upcard option. ``oklahoma=True`` plays Oklahoma gin: the knock limit is the
 upcard's value (ace: gin only) and a spade upcard doubles the hand.
 

@@ -419,7 +419,11 @@ class GinMatch(Match):
         rule = self.config.dealer_rule
         if rule == "alternate":
             self.dealer = 1 - self.dealer
-        elif result.winner is not None:
+        elif result.winner is None:
+            return  # a dead hand is dealt again by the same dealer
+        elif rule == "alternate_scored":
+            self.dealer = 1 - self.dealer
+        else:
             winner = players[result.winner]
             self.dealer = winner if rule == "winner" else 1 - winner
 

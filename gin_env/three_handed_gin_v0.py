@@ -236,7 +236,7 @@ The env follows the AEC API; every env of the package (``gin_v0``, ``gin_v1``,
   the flat vector first: ``PettingZooEnv(HistoryInObservation(three_handed_gin_v0.env(
   observation="history")))`` (:class:`gin_env.aec_tools.HistoryInObservation`: the 436
   entries, then the 64 x 63 history row by row, then the 64-entry history mask).
-- **Gymnasium / stable-baselines3**: :mod:`gin_env.wrappers` (one learner against
+- **Gymnasium / stable-baselines3**: :mod:`agents.single_agent` (one learner against
   policies; ``gymnasium.make("gin_env/ThreeHandedGin-v0")``); RLlib:
   ``training.rllib_env``.
 

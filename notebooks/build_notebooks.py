@@ -105,14 +105,15 @@ QUICKSTART = [
     ),
     new_markdown_cell(
         "## One learner in Gymnasium\n\n"
-        "`gin_env.make_three_handed()` / `gin_env.make_gin()` wrap the AEC env for a single\n"
+        "`agents.single_agent.make_three_handed()` / `make_gin()` wrap the AEC env for a single\n"
         "learner (the other seats are played by policies) and expose `action_masks()` for\n"
         "sb3-contrib's `MaskablePPO`."
     ),
     new_code_cell(
-        "import gin_env\n"
-        "from gin_env.wrappers import RandomPolicy\n\n"
-        "single = gin_env.make_gin(learner='random', opponents=RandomPolicy(), episode='hand')\n"
+        "from agents import single_agent\n"
+        "from agents.single_agent import RandomPolicy\n\n"
+        "single = single_agent.make_gin(learner='random', opponents=RandomPolicy(),\n"
+        "                               episode='hand')\n"
         "obs, info = single.reset(seed=0)\n"
         "total, done = 0.0, False\n"
         "while not done:\n"
@@ -133,7 +134,7 @@ def make_agent(name):
         return agents.make(name)
     from agents.heuristic import HeuristicAgent
     from agents.simple import SimpleAgent
-    from gin_env.wrappers import RandomPolicy
+    from agents.single_agent import RandomPolicy
 
     return {"random": RandomPolicy, "simple": SimpleAgent, "heuristic": HeuristicAgent}[name]()
 
@@ -159,9 +160,9 @@ TRAIN = [
         "import torch\n"
         "from sb3_contrib import MaskablePPO\n"
         "from stable_baselines3.common.monitor import Monitor\n\n"
-        "import gin_env\n"
-        "from gin_env import gin_v0\n"
-        "from gin_env.wrappers import RandomPolicy\n\n"
+        "from agents import single_agent\n"
+        "from agents.single_agent import RandomPolicy\n"
+        "from gin_env import gin_v0\n\n"
         "torch.set_num_threads(1)\n"
         "TOTAL_STEPS = 8_192  # raise this for a real agent\n"
         "EVAL_HANDS = 60  # hands per opponent in the evaluation"
@@ -169,8 +170,8 @@ TRAIN = [
     new_code_cell(AGENT_HELPERS),
     new_markdown_cell("## Train"),
     new_code_cell(
-        "env = Monitor(gin_env.make_gin(learner='random', opponents=RandomPolicy(),\n"
-        "                               episode='hand', reward_scale=0.01))\n"
+        "env = Monitor(single_agent.make_gin(learner='random', opponents=RandomPolicy(),\n"
+        "                                    episode='hand', reward_scale=0.01))\n"
         "model = MaskablePPO('MlpPolicy', env, n_steps=1024, batch_size=256, n_epochs=4,\n"
         "                    learning_rate=1e-3, gamma=0.99, ent_coef=0.01, seed=0,\n"
         "                    policy_kwargs={'net_arch': [128, 128]}, verbose=0)\n"

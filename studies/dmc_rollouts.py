@@ -52,6 +52,7 @@ from gin_env import actions as A
 from gin_env import games
 from gin_env.encoding import OBS_SLICES
 from gin_env.hand import GinHand
+from training.checkpoints import load_torch
 from training.evaluation.pool import pool_until
 from training.model_cards import card_evaluation, write_rollout_card
 from training.periodic_eval import evaluate_agent
@@ -227,7 +228,7 @@ def load_data(run_dir: Path) -> dict[str, np.ndarray]:
         raise ValueError(f"{run_dir}/data holds no chunk_*.npz: run gen first")
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("obs", "mask", "l2", "returns")}
     for f in files:
-        with np.load(f) as z:
+        with np.load(f, allow_pickle=False) as z:
             for k in parts:
                 parts[k].append(z[k])
     return {k: np.concatenate(v) for k, v in parts.items()}
@@ -423,9 +424,8 @@ def player(run_dir: Path, margin: float, name: str = "dmc") -> Any:
 
 def load_player(path: Path, margin: float, name: str = "dmc") -> Any:
     """The :class:`agents.dmc.DMCAgent` of a fitted ``q.pt`` with L2's move bonus ``margin``."""
-    import torch  # train extra: torch
 
-    blob = torch.load(path, weights_only=False)
+    blob = load_torch(path, "fitted Q file")  # weights only: nothing in it runs
     features = blob["features"]
     models = []
     for state in blob["models"]:

@@ -67,15 +67,14 @@ def finished(run_dir: Path, steps: int) -> bool:
 def evaluate_run(run_dir: Path, arm: str, pairs: int) -> dict[str, Any]:
     """The run's final actor against L1 on ``pairs`` duplicate deal pairs (held-out seed)."""
     import torch  # train extra: torch
-    from sb3_contrib import MaskablePPO  # train extra: sb3-contrib
 
-    from training.encoders import actor_from_model  # train extra: torch, sb3
+    from training.train_ppo import load_actor  # train extra: torch, sb3
 
     torch.set_num_threads(1)
     ckpt = latest_checkpoint(run_dir)
     if ckpt is None:
         raise ValueError(f"no checkpoint under {run_dir}")
-    actor = actor_from_model(MaskablePPO.load(ckpt / "model.zip", device="cpu"), name=arm)
+    actor = load_actor(ckpt, name=arm)
     rules = {"observation": "history"} if arm == "history" else {}
     t0 = time.time()
     results = [play_gin_pair(actor, OPPONENT, EVAL_SEED, i, rules) for i in range(pairs)]

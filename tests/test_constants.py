@@ -14,7 +14,7 @@ FILES = [
     "agents/trained.py",
     "agents/rllib_agent.py",
     "gin_env/games.py",
-    "gin_env/wrappers.py",
+    "agents/single_agent.py",
     "training/cli.py",
     "training/evaluate.py",
     "training/league.py",

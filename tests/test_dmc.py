@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import pickle
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +17,15 @@ from gin_env import gin_v0, three_handed_gin_v0  # noqa: E402
 from gin_env.melds import deadwood_mask  # noqa: E402
 from gin_env.vector import VectorGinEnv  # noqa: E402
 from training.checkpoints import latest_checkpoint  # noqa: E402
-from training.train_dmc import Args, HandReturns, export, parse_args, to_agent, train  # noqa: E402
+from training.train_dmc import (  # noqa: E402
+    Args,
+    HandReturns,
+    export,
+    load_state,
+    parse_args,
+    to_agent,
+    train,
+)
 
 
 def tiny_args(tmp_path: Path, env: str, total: int = 600, **kw: object) -> Args:
@@ -255,23 +262,21 @@ def test_resume_restores_the_exact_state_and_continues_the_count(tmp_path: Path)
     first = train(args)
     ckpt = latest_checkpoint(args.run_dir)
     assert ckpt is not None
-    blob = torch.load(ckpt / "model.pt", weights_only=False)
+    blob = torch.load(ckpt / "model.pt", weights_only=True)
     with np.load(ckpt / "replay.npz") as z:
         replay = {k: z[k] for k in z.files}
-    with open(ckpt / "state.pkl", "rb") as fh:
-        state = pickle.load(fh)
+    state = load_state(ckpt)
     # Resumed with nothing left to do: the new checkpoint holds exactly the same state.
     again = train(tiny_args(tmp_path, "gin", total=500, resume=True, checkpoint_replay=True))
     assert again["steps"] == first["steps"] and again["updates"] == first["updates"]
     ckpt2 = latest_checkpoint(args.run_dir)
-    blob2 = torch.load(ckpt2 / "model.pt", weights_only=False)  # type: ignore[operator]
+    blob2 = torch.load(ckpt2 / "model.pt", weights_only=True)  # type: ignore[operator]
     for sd1, sd2 in zip(blob["models"], blob2["models"], strict=True):
         assert all(torch.equal(sd1[k], sd2[k]) for k in sd1)
     assert blob["optimizer"]["state"][0]["step"] == blob2["optimizer"]["state"][0]["step"]
     with np.load(ckpt2 / "replay.npz") as z:  # type: ignore[operator]
         assert all(np.array_equal(replay[k], z[k]) for k in z.files)
-    with open(ckpt2 / "state.pkl", "rb") as fh:  # type: ignore[operator]
-        state2 = pickle.load(fh)
+    state2 = load_state(ckpt2)  # type: ignore[operator]
     assert state2["act_rng"] == state["act_rng"] and state2["learn_rng"] == state["learn_rng"]
     # More steps: the count goes on from the checkpoint, not from 0.
     more = train(tiny_args(tmp_path, "gin", total=900, resume=True))
@@ -296,27 +301,29 @@ def test_a_checkpoint_without_the_replay_round_trips_and_resumes_the_count(
     )
     first = train(args)
     ckpt = latest_checkpoint(args.run_dir)
-    assert ckpt is not None and sorted(p.name for p in ckpt.iterdir()) == ["model.pt", "state.pkl"]
-    assert sorted(p.name for p in copy.iterdir()) == ["model.pt", "state.pkl"]
+    assert ckpt is not None and sorted(p.name for p in ckpt.iterdir()) == [
+        "checkpoint.json",
+        "model.pt",
+        "state.json",
+    ]
+    assert sorted(p.name for p in copy.iterdir()) == ["checkpoint.json", "model.pt", "state.json"]
     assert (copy / "model.pt").read_bytes() == (ckpt / "model.pt").read_bytes()
-    with open(ckpt / "state.pkl", "rb") as fh:
-        state = pickle.load(fh)
+    state = load_state(ckpt)
     assert state["steps"] == first["steps"] and state["updates"] == first["updates"] > 0
-    blob = torch.load(ckpt / "model.pt", weights_only=False)
+    blob = torch.load(ckpt / "model.pt", weights_only=True)
     assert any(k.startswith("lstm.") for k in blob["models"][0]) == (history == "lstm")
     # Resumed with nothing to do: the same networks, optimizer moments and RNG states.
     train(tiny_args(tmp_path, "gin", total=500, resume=True))
     ckpt2 = latest_checkpoint(args.run_dir)
-    blob2 = torch.load(ckpt2 / "model.pt", weights_only=False)  # type: ignore[operator]
+    blob2 = torch.load(ckpt2 / "model.pt", weights_only=True)  # type: ignore[operator]
     for sd1, sd2 in zip(blob["models"], blob2["models"], strict=True):
         assert all(torch.equal(sd1[k], sd2[k]) for k in sd1)
     for k, moments in blob["optimizer"]["state"].items():
         other = blob2["optimizer"]["state"][k]
         assert all(torch.equal(moments[m], other[m]) for m in moments)
-    with open(ckpt2 / "state.pkl", "rb") as fh:  # type: ignore[operator]
-        state2 = pickle.load(fh)
+    state2 = load_state(ckpt2)  # type: ignore[operator]
     assert state2["act_rng"] == state["act_rng"] and state2["learn_rng"] == state["learn_rng"]
-    assert state2["rng"]["numpy"][1].tolist() == state["rng"]["numpy"][1].tolist()
+    assert state2["rng"]["numpy"][1] == state["rng"]["numpy"][1]
     # A fresh run folder adopts the copy and goes on from its step count.
     fresh = str(tmp_path / "next-session")
     more = train(
@@ -324,8 +331,7 @@ def test_a_checkpoint_without_the_replay_round_trips_and_resumes_the_count(
     )
     assert 900 <= more["steps"] < first["steps"] + 400 + 8 * 2
     assert more["updates"] > first["updates"]  # the refilled replay was learned from
-    with open(latest_checkpoint(fresh) / "state.pkl", "rb") as fh:  # type: ignore[operator]
-        resumed = pickle.load(fh)
+    resumed = load_state(latest_checkpoint(fresh))  # type: ignore[operator]
     assert resumed["steps"] == more["steps"] and resumed["args"]["history"] == history
     with pytest.raises(ValueError, match="resume_from"):
         train(tiny_args(tmp_path, "gin", resume=True, run_dir=str(tmp_path / "x"),
@@ -350,8 +356,7 @@ def test_resume_keeps_the_saved_settings_and_refuses_a_conflicting_flag(
     back = parse_args(["--run-dir", args.run_dir, "--resume", "--eval-every", "500000"])
     assert back.eval_every == 500000
     train(back)
-    with open(latest_checkpoint(args.run_dir) / "state.pkl", "rb") as fh:  # type: ignore[operator]
-        assert pickle.load(fh)["args"]["eval_every"] == 500000
+    assert load_state(latest_checkpoint(args.run_dir))["args"]["eval_every"] == 500000  # type: ignore[operator]
 
 
 @pytest.mark.slow
@@ -388,13 +393,11 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
     ckpt = latest_checkpoint(run_dir)
     assert ckpt is not None
     saved = int(ckpt.name.split("_")[1])
-    with open(ckpt / "state.pkl", "rb") as fh:
-        assert pickle.load(fh)["steps"] == saved
+    assert load_state(ckpt)["steps"] == saved
     assert main(["--run-dir", run_dir, "--resume", "--total-steps", str(saved + 300)]) == 0
     after = latest_checkpoint(run_dir)
     assert after is not None and int(after.name.split("_")[1]) >= saved + 300
-    with open(after / "state.pkl", "rb") as fh:
-        state = pickle.load(fh)
+    state = load_state(after)
     assert any("--resume" in c for c in state["commands"])
     assert state["args"]["total_steps"] == saved + 300
 
@@ -450,20 +453,19 @@ def test_a_large_l2_margin_plays_l2_and_zero_plays_q(tmp_path: Path) -> None:
 
 
 def test_the_committed_scratch_run_resumes_from_its_checkpoint(tmp_path: Path) -> None:
-    """gin-dmc-scratch's run checkpoint (committed beside the player) is adopted by a fresh
-    run folder with the run's settings and step count, the count the player was cut at."""
+    """gin-dmc-scratch's run checkpoint (committed in results/, data only) is adopted by a
+    fresh run folder with the run's settings and step count, the count the player was cut
+    at."""
     import agents
-    from agents.trained import CHECKPOINT_DIR
 
-    folder = CHECKPOINT_DIR / "gin-dmc-scratch-resume"
+    folder = Path(__file__).resolve().parent.parent / "results" / "dmc_from_scratch" / "resume"
     if not (folder / "model.pt").is_file():
         pytest.skip("the scratch run's checkpoint is not committed")
     run_dir = str(tmp_path / "scratch")
     args = parse_args(["--run-dir", run_dir, "--resume", "--resume-from", str(folder)])
     assert (args.features, args.warm_steps, args.opponents) == ("basic", 0, "heuristic")
     assert args.opponent_share == 0.5 and args.actors >= 1 and args.total_steps >= 10**8
-    with open(latest_checkpoint(run_dir) / "state.pkl", "rb") as fh:  # type: ignore[operator]
-        steps = pickle.load(fh)["steps"]
+    steps = load_state(latest_checkpoint(run_dir))["steps"]  # type: ignore[operator]
     assert agents.make("gin-dmc-scratch").meta["run_steps"] == steps
 
 
@@ -483,10 +485,9 @@ def test_a_resume_may_lower_the_learning_rate_and_the_card_shows_the_schedule(
                            resume=True, learning_rate=3e-5))  # fmt: skip
     ckpt = latest_checkpoint(args.run_dir)
     assert ckpt is not None and more["steps"] >= 600
-    blob = torch.load(ckpt / "model.pt", weights_only=False)
+    blob = torch.load(ckpt / "model.pt", weights_only=True)
     assert [g["lr"] for g in blob["optimizer"]["param_groups"]] == [3e-5]
-    with open(ckpt / "state.pkl", "rb") as fh:
-        state = pickle.load(fh)
+    state = load_state(ckpt)
     assert state["learning_rates"] == [[0, 3e-4], [first["steps"], 3e-5]]
     meta = load(export(args.run_dir, "annealed", tmp_path / "out", best=False)).meta
     assert rate_schedule(meta["args"], meta) == f"0.0003, 3e-05 from {first['steps']:,} decisions"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import multiprocessing as mp
-import pickle
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +14,7 @@ from agents.dmc import qnets, torch_model  # noqa: E402
 from gin_env.vector import VectorGinEnv  # noqa: E402
 from training.checkpoints import latest_checkpoint  # noqa: E402
 from training.dmc_actors import SharedWeights  # noqa: E402
-from training.train_dmc import Args, parse_args, train  # noqa: E402
+from training.train_dmc import Args, load_state, parse_args, train  # noqa: E402
 
 
 def test_shared_weights_hand_the_actors_the_newest_networks() -> None:
@@ -65,8 +64,7 @@ def test_actor_processes_feed_the_learner_and_a_resume_continues_the_count(
     assert steps_at[0] >= 2500 and all(np.diff(steps_at) >= 2500)
     ckpt = latest_checkpoint(run_dir)
     assert ckpt is not None
-    with open(ckpt / "state.pkl", "rb") as fh:
-        assert pickle.load(fh)["steps"] == first["steps"]
+    assert load_state(ckpt)["steps"] == first["steps"]
     # A budget past where the first run stopped (one chunk past 3000, how far is timing).
     target = first["steps"] + 2000
     resumed = parse_args(["--run-dir", run_dir, "--resume", "--total-steps", str(target),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,14 @@ from gin_env.match import ADVISER, BOX, CAPTAIN  # noqa: E402
 from gin_env.vector import VectorGinEnv  # noqa: E402
 from training.checkpoints import latest_checkpoint  # noqa: E402
 from training.evaluation.play import play_advice_hands  # noqa: E402
-from training.train_dmc import Args, export, fixed_roles, parse_args, train  # noqa: E402
+from training.train_dmc import (  # noqa: E402
+    Args,
+    export,
+    fixed_roles,
+    load_state,
+    parse_args,
+    train,
+)
 
 ROLE = OBS_SLICES["role"]
 
@@ -85,8 +91,10 @@ def test_a_captain_only_run_resumes_with_its_fixed_roles(
     assert more["steps"] >= 400 and more["updates"] > first["updates"]
     roles, _, _ = replay_roles(run_dir)
     assert set(roles.tolist()) == {CAPTAIN}
-    with open(latest_checkpoint(run_dir) / "state.pkl", "rb") as fh:  # type: ignore[operator]
-        assert pickle.load(fh)["args"]["fixed_roles"] == "box=simple,adviser=heuristic"
+    assert (
+        load_state(latest_checkpoint(run_dir))["args"]["fixed_roles"]
+        == "box=simple,adviser=heuristic"
+    )  # type: ignore[operator]
     with pytest.raises(SystemExit):
         parse_args(["--run-dir", run_dir, "--resume", "--fixed-roles", "box=heuristic"])
     assert "--fixed-roles 'box=heuristic' conflicts" in capsys.readouterr().err
@@ -213,9 +221,9 @@ def test_a_run_can_start_from_another_runs_networks(tmp_path: Path) -> None:
     )  # fmt: skip
     summary = train(joint)
     assert summary["updates"] == 0  # one engine step: nothing learned yet
-    before = torch.load(src / "model.pt", weights_only=False)["models"][0]
+    before = torch.load(src / "model.pt", weights_only=True)["models"][0]
     after_dir = latest_checkpoint(joint.run_dir)
-    after = torch.load(after_dir / "model.pt", weights_only=False)["models"][0]  # type: ignore[operator]
+    after = torch.load(after_dir / "model.pt", weights_only=True)["models"][0]  # type: ignore[operator]
     assert all(torch.equal(before[k], after[k]) for k in before)
     with pytest.raises(ValueError, match="--hidden"):
         train(roles_args(tmp_path, run_dir=str(tmp_path / "j2"), hidden="8", init_from=str(src)))

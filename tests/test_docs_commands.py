@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from scripted_openai import ScriptedServer
 from test_readme import SMALLER, transcripts
 
 from training.cli import cli
@@ -22,6 +23,8 @@ from training.cli import cli
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 #: Placeholders some pages write for "any agents", and the agents the test puts there.
 PLACEHOLDERS = [(r"--agents A,B,C\b", "--agents heuristic,simple,random")]
+#: The model server the language page points at: the scripted local server stands in.
+MODEL_SERVER = "http://127.0.0.1:8080/v1"
 PAGES = sorted(p for p in DOCS.rglob("*.md") if "gin-rummy " in p.read_text())
 
 
@@ -55,6 +58,11 @@ def test_the_pages_show_every_subcommand() -> None:
 def test_every_command_of_a_page_runs(page: Path, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
+    with ScriptedServer() as server:
+        _run_commands(page, runner, server.base_url)
+
+
+def _run_commands(page: Path, runner: CliRunner, model_server: str) -> None:
     for args in commands(page):
         verb = args[0]
         if verb in ("train", "bench"):
@@ -66,7 +74,7 @@ def test_every_command_of_a_page_runs(page: Path, tmp_path, monkeypatch) -> None
             for flag in (a for a in args[1:] if a.startswith("--") and a not in target):
                 assert flag in result.output, (args, flag)
             continue
-        line = " ".join(shlex.quote(a) for a in args)
+        line = " ".join(shlex.quote(a) for a in args).replace(MODEL_SERVER, model_server)
         for pattern, small in [*SMALLER, *PLACEHOLDERS]:
             line = re.sub(pattern, small, line)
         args = shlex.split(line)

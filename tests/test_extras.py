@@ -146,13 +146,16 @@ def test_the_ladder_checks_openskill_before_any_game(monkeypatch) -> None:
 
 def test_a_full_sb3_checkpoint_names_the_train_extra(tmp_path, monkeypatch) -> None:
     from agents import trained
+    from training.trusted import import_sb3
 
     path = tmp_path / "model.zip"
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("data", "{}")  # an SB3 save, not an actor-only zip
+    with pytest.raises(ValueError, match=r"model\.zip is a stable-baselines3 .*import-sb3 --trust"):
+        trained.load(path)  # never unpickled on the way to an agent
     _hide(monkeypatch, "sb3_contrib")
     with pytest.raises(MissingExtraError, match=r"SB3 checkpoint .*model\.zip.*\[train\]"):
-        trained.load(path)
+        import_sb3(path, tmp_path / "actor.zip", trust=True)
 
 
 def test_rllib_env_names_the_rllib_extra(monkeypatch) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-import gin_env
+from agents import single_agent
 from gin_env import games
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,7 +155,7 @@ def test_sync_vector_masks_always_hold_a_legal_action(mode: AutoresetMode) -> No
 
 
 def test_a_finished_episode_allows_every_action_until_reset() -> None:
-    env = gin_env.make_gin(episode="hand")
+    env = single_agent.make_gin(episode="hand")
     env.reset(seed=3)
     rng = np.random.default_rng(3)
     done = False

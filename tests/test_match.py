@@ -181,7 +181,7 @@ def test_match_ends_at_target_score():
 # -- two-player dealer rules -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("rule", ["alternate", "winner", "loser"])
+@pytest.mark.parametrize("rule", ["alternate", "winner", "loser", "alternate_scored"])
 def test_gin_match_dealer_rule(rule):
     m = GinMatch(GinConfig(dealer_rule=rule, **SCRIPTED), role_deck("KS 5S"), lambda i: GIN_DECK)
     dealer = 1  # the lower card deals first
@@ -198,9 +198,9 @@ def test_gin_match_dealer_rule(rule):
         if winner is not None:
             scores[winner] += 25
         assert m.scores == scores
-        if rule == "alternate":
+        if rule == "alternate" or (rule == "alternate_scored" and winner is not None):
             dealer = 1 - dealer
-        elif winner is not None:
+        elif winner is not None and rule != "alternate_scored":
             dealer = winner if rule == "winner" else 1 - winner
 
 

@@ -63,7 +63,7 @@ def test_every_env_has_a_render_frame_rate(name: str) -> None:
 
 
 def test_the_wrapper_class_itself_has_a_frame_rate() -> None:
-    from gin_env.wrappers import SingleAgentEnv
+    from agents.single_agent import SingleAgentEnv
 
     assert SingleAgentEnv.metadata["render_fps"] > 0
 

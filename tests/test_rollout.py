@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import agents
+from agents.single_agent import RandomPolicy
 from gin_env import games
-from gin_env.wrappers import RandomPolicy
 from training.league import play_hands
 from training.rollout import play
 

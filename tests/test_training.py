@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +11,16 @@ pytest.importorskip("sb3_contrib")
 
 from agents.trained import MLPAgent, load  # noqa: E402
 from training.league import League, LeagueEnv, Member, make_env, make_opponent  # noqa: E402
-from training.train_ppo import Args, export, latest_checkpoint, parse_args, train  # noqa: E402
+from training.train_ppo import (  # noqa: E402
+    Args,
+    export,
+    latest_checkpoint,
+    load_actor,
+    load_model,
+    load_state,
+    parse_args,
+    train,
+)
 
 
 def tiny_args(tmp_path: Path, env: str, total: int = 256, **kw: object) -> Args:
@@ -34,9 +42,8 @@ def test_smoke_run_writes_a_checkpoint(tmp_path: Path, env: str) -> None:
     assert summary["num_timesteps"] >= 256
     assert summary["finished"]
     ckpt = latest_checkpoint(args.run_dir)
-    assert ckpt is not None and (ckpt / "model.zip").is_file()
-    with open(ckpt / "state.pkl", "rb") as fh:
-        state = pickle.load(fh)
+    assert ckpt is not None and (ckpt / "policy.pt").is_file()
+    state = load_state(ckpt)
     assert state["num_timesteps"] == summary["num_timesteps"]
     assert {"python", "numpy", "torch"} <= set(state["rng"])
     assert any((Path(args.run_dir) / "tb").rglob("events.out.tfevents.*"))
@@ -74,15 +81,13 @@ def test_bad_flags_are_usage_errors(argv: list[str], message: str, capsys) -> No
 # -- checkpoints ----------------------------------------------------------------------------
 @pytest.mark.parametrize("inputs", ["obs", "obs+mask", "obs+mask+features"])
 def test_exported_checkpoint_loads_and_acts_deterministically(tmp_path: Path, inputs: str) -> None:
-    from sb3_contrib import MaskablePPO
-
     args = tiny_args(tmp_path, "gin", inputs=inputs)
     train(args)
     path = export(args.run_dir, "tiny", directory=tmp_path)
     agent = load(path)
     again = load(path)
     assert agent.obs_size == {"obs": 436, "obs+mask": 545, "obs+mask+features": 598}[inputs]
-    model = MaskablePPO.load(latest_checkpoint(args.run_dir) / "model.zip", device="cpu")  # type: ignore[operator]
+    model = load_model(latest_checkpoint(args.run_dir))  # type: ignore[arg-type]
     env = LeagueEnv(make_env("gin"), [Member("random", make_opponent("random"))], inputs=inputs)
     obs, _ = env.reset(seed=11)
     for _ in range(60):
@@ -98,7 +103,7 @@ def test_exported_checkpoint_loads_and_acts_deterministically(tmp_path: Path, in
         if term or trunc:
             obs, _ = env.reset()
     # The full training checkpoint loads too, to the same actor.
-    full = load(latest_checkpoint(args.run_dir) / "model.zip")  # type: ignore[operator]
+    full = load_actor(latest_checkpoint(args.run_dir))  # type: ignore[arg-type]
     assert all(
         np.allclose(w1, w2) for (w1, _), (w2, _) in zip(full.layers, agent.layers, strict=True)
     )
@@ -209,14 +214,11 @@ def test_behaviour_cloning_warm_start_fits_the_teacher(tmp_path: Path) -> None:
     assert data["mask"][np.arange(len(data["action"])), data["action"]].all()  # teacher is legal
     summary = train(args)
     ckpt = latest_checkpoint(args.run_dir)
-    with open(ckpt / "state.pkl", "rb") as fh:  # type: ignore[operator]
-        state = pickle.load(fh)
+    state = load_state(ckpt)  # type: ignore[arg-type]
     assert state["bc"]["bc_samples"] == len(data["action"])
     assert summary["evals"][0]["step"] == 0  # evaluated right after the warm start
     # The fit itself: more epochs on the same data beat chance by far.
-    from sb3_contrib import MaskablePPO
-
-    model = MaskablePPO.load(ckpt / "model.zip", device="cpu")  # type: ignore[operator]
+    model = load_model(ckpt)  # type: ignore[arg-type]
     stats = behaviour_cloning(model, data, bc_config(args))
     chance = float(np.mean(1.0 / data["mask"].sum(axis=1)))
     assert stats["bc_accuracy"] > chance + 0.2
@@ -232,8 +234,7 @@ def test_dagger_then_keep_best_exports_the_best_evaluation(tmp_path: Path) -> No
     teacher_only = len(collect_teacher_data(bc_config(args))["action"])
     summary = train(args)
     root = Path(args.run_dir) / "checkpoints"
-    with open(root / "best" / "state.pkl", "rb") as fh:
-        best_state = pickle.load(fh)
+    best_state = load_state(root / "best")
     bc = best_state["bc"]
     assert bc["dagger_hands"] == 3 and bc["bc_samples"] > teacher_only  # DAgger data added
     assert 0.0 <= bc["bc_val_accuracy"] <= 1.0
@@ -247,7 +248,7 @@ def test_dagger_then_keep_best_exports_the_best_evaluation(tmp_path: Path) -> No
     agent = load(path)
     assert agent.meta["steps"] == best["step"]
     assert agent.meta["run_steps"] == summary["num_timesteps"] >= 512
-    full = load(root / "best" / "model.zip")
+    full = load_actor(root / "best")
     assert all(
         np.array_equal(w1, w2) for (w1, _), (w2, _) in zip(full.layers, agent.layers, strict=True)
     )
@@ -290,13 +291,11 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
     ckpt = latest_checkpoint(args.run_dir)
     assert ckpt is not None
     saved = int(ckpt.name.split("_")[1])
-    with open(ckpt / "state.pkl", "rb") as fh:
-        assert pickle.load(fh)["num_timesteps"] == saved
+    assert load_state(ckpt)["num_timesteps"] == saved
     assert main([*flags, "--total-steps", str(saved + 256), "--resume"]) == 0
     after = latest_checkpoint(args.run_dir)
     assert after is not None and int(after.name.split("_")[1]) >= saved + 256
-    with open(after / "state.pkl", "rb") as fh:
-        state = pickle.load(fh)
+    state = load_state(after)
     assert any("--resume" in c for c in state["commands"])
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -153,13 +152,13 @@ def test_a_run_killed_mid_way_resumes_to_the_same_state(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     cmd = [sys.executable, "-m", "training.tune", "--run-dir", str(killed), *flags]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    ckpt = killed / "checkpoint.pkl"
+    ckpt = killed / "checkpoint.json"
     deadline = time.time() + 120
     while not ckpt.exists() and time.time() < deadline:
         time.sleep(0.02)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    at_kill = pickle.loads(ckpt.read_bytes())["generation"]
+    at_kill = json.loads(ckpt.read_text())["generation"]
     assert 1 <= at_kill < 6, "killed during the generations"
     ns = dict(generations=6, pairs=6, select_candidates=1)
     resumed = tune.tune(_args(killed, resume=True, **ns))
@@ -310,7 +309,7 @@ def test_resume_of_a_run_from_before_the_start_option(tmp_path: Path) -> None:
     state = tune.load_state(tmp_path)
     for k in ("start", "pool_opponents"):
         del state["settings"][k]
-    (tmp_path / "checkpoint.pkl").write_bytes(pickle.dumps(state))
+    tune._save(tmp_path / "checkpoint.json", state)
     assert tune.tune(_args(tmp_path, resume=True))["generation"] == 2
     with pytest.raises(ValueError, match="pool_opponents='L2,L1'"):
         tune.tune(_args(tmp_path, resume=True, pool_opponents="L2", generations=3))

@@ -35,6 +35,7 @@ GIN_OPTIONS: list[dict[str, Any]] = [
     {"hollywood": True, "target_score": 30, "dealer_rule": "winner"},
     {"dealer_rule": "loser", "reward": "individual", "episode": "hand"},
     {"reward": "match", "target_score": 25, "max_turns_per_hand": 12},
+    {"dealer_rule": "alternate_scored", "target_score": 40, "max_turns_per_hand": 10},
     {"max_hands": 3, "reward_scale": 0.01, "gin_bonus": 0, "undercut_bonus": 0},
     {"hollywood": True, "oklahoma": True, "target_score": 15, "reward": "match"},
     {"reward": "zero_sum", "max_turns_per_hand": 1, "max_hands": 4},

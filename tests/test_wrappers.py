@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 from pettingzoo.utils import wrappers as pz_wrappers
 
-import gin_env
+from agents import single_agent
+from agents.single_agent import SingleAgentEnv
 from gin_env import actions as A
 from gin_env import gin_v0, three_handed_gin_v0
 from gin_env.aec_tools import ActionSpace, wrap, wrap_plain
-from gin_env.wrappers import SingleAgentEnv
 
-MAKERS = {"three": gin_env.make_three_handed, "gin": gin_env.make_gin}
+MAKERS = {"three": single_agent.make_three_handed, "gin": single_agent.make_gin}
 
 
 @pytest.mark.parametrize("name", MAKERS)
@@ -51,7 +51,7 @@ def test_maskable_ppo_learns_a_few_hundred_steps() -> None:
     torch = pytest.importorskip("torch")
     sb3c = pytest.importorskip("sb3_contrib")
     torch.set_num_threads(1)
-    env = gin_env.make_three_handed(learner="captain", target_score=30)
+    env = single_agent.make_three_handed(learner="captain", target_score=30)
     model = sb3c.MaskablePPO(
         "MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0
     )
@@ -63,7 +63,7 @@ def test_maskable_ppo_learns_a_few_hundred_steps() -> None:
 
 @pytest.mark.parametrize("learner", ["box", "captain", "adviser", "random", "player_2"])
 def test_learner_choice(learner: str) -> None:
-    env = gin_env.make_three_handed(learner=learner, episode="hand")
+    env = single_agent.make_three_handed(learner=learner, episode="hand")
     for seed in range(3):
         _, info = env.reset(seed=seed)
         if learner in ("box", "captain", "adviser"):
@@ -74,7 +74,7 @@ def test_learner_choice(learner: str) -> None:
 
 def test_bad_learner_and_illegal_mode() -> None:
     with pytest.raises(ValueError, match="learner"):
-        gin_env.make_gin(learner="box")
+        single_agent.make_gin(learner="box")
     with pytest.raises(ValueError, match="illegal"):
         SingleAgentEnv(gin_v0.raw_env(), illegal="ignore")
     for opponents in (3, {"player_1": None}):
@@ -88,16 +88,16 @@ def test_opponents_by_name() -> None:
 
     env = gymnasium.make("gin_env/Gin-v0", opponents="heuristic", target_score=20)
     assert isinstance(env.unwrapped.opponents["player_1"], HeuristicAgent)
-    env = gin_env.make_three_handed(opponents={"player_1": "simple", "player_2": "heuristic"})
+    env = single_agent.make_three_handed(opponents={"player_1": "simple", "player_2": "heuristic"})
     assert isinstance(env.opponents["player_1"], SimpleAgent)
     assert isinstance(env.opponents["player_2"], HeuristicAgent)
-    env = gin_env.make_three_handed(learner="random", opponents="simple")
+    env = single_agent.make_three_handed(learner="random", opponents="simple")
     assert env.opponents["player_0"] is not env.opponents["player_1"]  # one agent per seat
     assert isinstance(
-        gin_env.make_rummy(opponents="simple").opponents["player_1"], RummySimpleAgent
+        single_agent.make_rummy(opponents="simple").opponents["player_1"], RummySimpleAgent
     )
     # The named agents play whole episodes against the learner.
-    env = gin_env.make_gin(opponents="simple", episode="hand")
+    env = single_agent.make_gin(opponents="simple", episode="hand")
     obs, _ = env.reset(seed=3)
     rng = np.random.default_rng(3)
     done = False
@@ -111,12 +111,12 @@ def test_opponents_by_name() -> None:
 @pytest.mark.parametrize(
     ("make", "opponents", "message"),
     [
-        (gin_env.make_gin, "no-such-agent", "opponents: unknown agent 'no-such-agent'"),
-        (gin_env.make_gin, "search:colour=red", "has no option 'colour'"),
-        (gin_env.make_rummy, "heuristic", "plays the gin games, not rummy_v0"),
-        (gin_env.make_gin, "rummy-simple", "plays rummy only"),
-        (gin_env.make_three_handed, {"player_1": "simple"}, r"missing \['player_2'\]"),
-        (gin_env.make_gin, {"player_1": "simple", "player_7": "simple"}, "unknown"),
+        (single_agent.make_gin, "no-such-agent", "opponents: unknown agent 'no-such-agent'"),
+        (single_agent.make_gin, "search:colour=red", "has no option 'colour'"),
+        (single_agent.make_rummy, "heuristic", "plays the gin games, not rummy_v0"),
+        (single_agent.make_gin, "rummy-simple", "plays rummy only"),
+        (single_agent.make_three_handed, {"player_1": "simple"}, r"missing \['player_2'\]"),
+        (single_agent.make_gin, {"player_1": "simple", "player_7": "simple"}, "unknown"),
     ],
 )
 def test_bad_opponent_names(make, opponents, message: str) -> None:
@@ -125,7 +125,7 @@ def test_bad_opponent_names(make, opponents, message: str) -> None:
 
 
 def test_illegal_action_ends_episode_with_penalty_or_raises() -> None:
-    env = gin_env.make_gin()
+    env = single_agent.make_gin()
     env.reset(seed=0)
     bad = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, term, trunc, _ = env.step(bad)
@@ -140,7 +140,7 @@ def test_illegal_action_ends_episode_with_penalty_or_raises() -> None:
 
 def test_episode_rewards_add_up_to_the_learners_points() -> None:
     """With reward="individual" the learner's episode return is its match score."""
-    env = gin_env.make_gin(reward="individual", target_score=40)
+    env = single_agent.make_gin(reward="individual", target_score=40)
     rng = np.random.default_rng(0)
     for seed in range(3):
         env.reset(seed=seed)
@@ -212,11 +212,14 @@ def test_gin_env_never_imports_the_agents_layer_by_itself() -> None:
     import subprocess
     import sys
 
+    # Every gin_env module, imported: no agent; gymnasium.make then reaches the env that
+    # seats agents through its string entry point.
     code = (
-        "import sys, gymnasium, gin_env, gin_env.wrappers, gin_env.games\n"
-        "env = gymnasium.make('gin_env/Gin-v0'); env.reset(seed=0)\n"
+        "import sys, pkgutil, importlib, gymnasium, gin_env\n"
+        "for m in pkgutil.iter_modules(gin_env.__path__):\n"
+        "    importlib.import_module('gin_env.' + m.name)\n"
         "assert 'agents' not in sys.modules, 'agents imported'\n"
-        "gin_env.make_gin(opponents='simple')\n"
-        "assert 'agents' in sys.modules\n"
+        "env = gymnasium.make('gin_env/Gin-v0', opponents='simple'); env.reset(seed=0)\n"
+        "assert type(env.unwrapped).__module__ == 'agents.single_agent'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])

@@ -51,6 +51,7 @@ from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
 from gin_env.melds import GIN_MELDS, deadwood_mask
 from training import flags
 from training import replay as replay_files
+from training.evaluation.rummy import RULES as RUMMY_RULES
 from training.replay import hand_lines, match_outcome, save_match
 from training.rollout import play as play_rollout
 
@@ -498,19 +499,19 @@ def play(
 
     person = _Person(lambda: _ask_human(env, seat, console, reader, hint_agent, game))
     run = play_rollout(env, {**policies, me: person}, rng, before=before, after=after)
-    if run.stopped:
+    if run.stopped:  # quit, or the end of the input
         console.print("You left the table. Scores: " + str(env.match.scores))
-        return
-    if env.match.winner is None:  # cut short by an option (max_hands)
+    elif env.match.winner is None:  # cut short by an option (max_hands)
         console.print(f"[bold]{match_outcome(env)}[/]")
     else:
         winner = env.possible_agents[env.match.winner]
         verdict = "You win" if winner == me else f"{winner} wins"
         console.print(f"[bold green]{verdict} the match[/]: scores {env.match.scores}")
-    if save_path:
+    if save_path:  # a match left early is saved too, as far as it went
         agents = {a: nm for a, nm in zip(policies, names, strict=True)} | {me: "human"}
         save_match(save_path, seed, options, env, agents)
-        console.print(f"replay saved to {save_path}")
+        so_far = " (the match so far)" if run.stopped else ""
+        console.print(f"replay saved to {save_path}{so_far}")
 
 
 class _Person:
@@ -827,9 +828,20 @@ EVAL_GAMES = ("gin", "three")
 def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
     """The ``-o name=value`` rule options of ``gin-rummy eval <design>``, checked before
     any game is played: the rules of the game's table (``eval gin``'s match target is its
-    ``--target``), each value checked by the env. A usage error names what is allowed."""
+    ``--target``; ``eval rummy`` plays single hands), each value checked by the env. A
+    usage error names what is allowed."""
     options = _options(pairs)
     if not options:
+        return options
+    if design == "rummy":  # one hand per deal: only the hand's rules
+        unknown = sorted(set(options) - set(RUMMY_RULES))
+        if unknown:
+            raise click.BadParameter(
+                f"{', '.join(unknown)} is not a rule option of eval rummy; allowed: "
+                + ", ".join(RUMMY_RULES),
+                param_hint="'-o'",
+            )
+        make_env("rummy", options)
         return options
     game = design if design in EVAL_GAMES else None
     if game is None:
@@ -898,6 +910,24 @@ def train(args: tuple[str, ...]) -> None:
     (MaskablePPO by default; gin-rummy train --algo dmc --help lists a trainer's options)."""
     algo, rest = split_algo(args)
     raise SystemExit(_forward(TRAINERS[algo], rest, "gin-rummy train"))
+
+
+@cli.command("import-sb3", context_settings=PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def import_sb3(args: tuple[str, ...]) -> None:
+    """Convert a stable-baselines3 .zip you trust into an actor zip (gin-rummy import-sb3
+    --trust FILE [--out PATH]): agents load only data, never pickles."""
+    raise SystemExit(_forward("training.trusted", args, "gin-rummy import-sb3"))
+
+
+@cli.command("migrate-checkpoint", context_settings=PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def migrate_checkpoint(args: tuple[str, ...]) -> None:
+    """Re-save checkpoint folders of the old pickled format as data, once (gin-rummy
+    migrate-checkpoint --trust FOLDER...)."""
+    raise SystemExit(
+        _forward("training.trusted", args, "gin-rummy migrate-checkpoint", migrate=True)
+    )
 
 
 BENCHES = ("rules", "env", "rummy")

@@ -27,8 +27,10 @@ learner (as DouZero's actors feed its learner).
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import queue as queue_mod
 import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -36,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from agents import batched
-from agents.dmc import L2_MODES, QNet, encode_pairs, greedy
+from agents.dmc import L2_MODES, QNet, encode_pairs, greedy, net_groups
 from gin_env.cards import NUM_CARDS
 from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, HISTORY_SLICES
 from gin_env.match import ROLE_NAMES
@@ -330,13 +332,9 @@ def numpy_scorer(nets: Sequence[QNet]) -> Scorer:
         history: np.ndarray | None = None,
         history_mask: np.ndarray | None = None,
     ) -> np.ndarray:
-        if len(nets) == 1:
-            return nets[0].q(obs, rows, feats, history, history_mask)
         q = np.empty(len(rows), np.float32)
-        for k, qnet in enumerate(nets):
-            sel = np.flatnonzero(net == k)
-            if len(sel):
-                q[sel] = qnet.q(obs, rows[sel], feats[sel], history, history_mask)
+        for k, sel in net_groups(net, len(nets)):
+            q[sel] = nets[k].q(obs, rows[sel], feats[sel], history, history_mask)
         return q
 
     return score
@@ -398,11 +396,23 @@ def _actor_main(
     start_steps: int,
     chunk: int,
     sync_every: int,
+    parent: int,
 ) -> None:
     """One actor process: play, send finished decisions in chunks of about ``chunk``
     (with the decisions played and hands ended since the last send), take the newest
-    weights every ``sync_every`` engine steps."""
+    weights every ``sync_every`` engine steps. It stops with its learner (``parent``):
+    when asked, and when the learner is gone (killed, even by SIGKILL: no orphan)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        # Re-parented: the learner died (even by SIGKILL). Exit now, whatever blocks (a full
+        # queue's feeder thread, a lock the learner held): no orphan outlives its run.
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="learner-watch").start()
+
     version, nets = weights.read()
     holder = {"score": numpy_scorer(nets)}
     base = [args.seed, 4, index, start_steps]
@@ -472,6 +482,7 @@ class ActorPool:
                     start_steps,
                     chunk,
                     sync_every,
+                    os.getpid(),
                 ),  # fmt: skip
                 daemon=True,
                 name=f"dmc-actor-{i}",

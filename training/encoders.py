@@ -1,7 +1,7 @@
 """Policy pieces for MaskablePPO beyond the flat MLP: a centralized critic and a move-history
 encoder, and the numpy player a history-reading actor exports to.
 
-The env gives a ``Dict`` observation (:class:`gin_env.wrappers.SingleAgentEnv` with
+The env gives a ``Dict`` observation (:class:`agents.single_agent.SingleAgentEnv` with
 ``extras``): ``"observation"`` (the flat vector), optionally ``"history"`` /
 ``"history_mask"`` (the hand's moves as the learner saw them) and ``"state"`` (the global
 state, every hand included). :class:`EncodedPolicy` turns it into features laid out as::
@@ -20,22 +20,19 @@ plus a learned embedding of its place in the sequence), pools the real moves by 
 to one learned query (padding masked out; no move yet gives zeros) and hands the pooled
 vector to both heads, after the flat observation.
 
-Exported players: an actor without the history is the plain MLP of
-:class:`agents.trained.MLPAgent` (same weight names, so ``actor_from_sb3`` reads it and a
-centralized-critic run ships like a plain one); one with it is a :class:`HistoryActor`
-(numpy only, its own zip format), which plays from the observation dict of an env made with
-``observation="history"`` and refuses any other with a ValueError that says so.
+Exported players live in the agents layer (:mod:`agents.trained`, which loads every kind):
+an actor without the history is the plain MLP of :class:`agents.trained.MLPAgent` (same
+weight names, so a centralized-critic run ships like a plain one); one with it is a
+:class:`agents.trained.HistoryActor` (numpy only, format ``gin-env-history-actor-v1``),
+which plays from the observation dict of an env made with ``observation="history"`` and
+refuses any other with a ValueError that says so.
 """
 
 from __future__ import annotations
 
-import io
-import json
-import zipfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -43,7 +40,13 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from agents import trained
-from agents.trained import ACTIVATIONS, MLPAgent, actor_from_sb3, masked_choice, mlp_forward
+from agents.trained import (
+    HISTORY_FORMAT,
+    HistoryActor,
+    MLPAgent,
+    actor_from_state,
+    save_actor,
+)
 
 __all__ = [
     "CRITICS",
@@ -65,13 +68,12 @@ __all__ = [
 CRITICS = ("plain", "state")
 #: ``--observation``: the networks read the flat vector, or also the move history.
 OBSERVATIONS = ("flat", "history")
-HISTORY_FORMAT = "gin-env-history-actor-v1"
 #: Width of the pooled history (the encoder's embedding size).
 HISTORY_DIM = 64
 
 
 def extras_for(critic: str, observation: str) -> tuple[str, ...]:
-    """The ``extras`` of :class:`gin_env.wrappers.SingleAgentEnv` a run needs."""
+    """The ``extras`` of :class:`agents.single_agent.SingleAgentEnv` a run needs."""
     if critic not in CRITICS:
         raise ValueError(f"critic must be one of {', '.join(CRITICS)}; got {critic!r}")
     if observation not in OBSERVATIONS:
@@ -219,124 +221,21 @@ class EncodedPolicy(MaskableActorCriticPolicy):
         )
 
 
-# -- the exported player -----------------------------------------------------------------
-class HistoryActor:
-    """A history-reading actor in numpy: the pooled moves after the flat observation, then
-    the actor MLP and one logit per action (greedy over the legal ones by default)."""
-
-    def __init__(
-        self,
-        encoder: dict[str, np.ndarray],
-        layers: list[tuple[np.ndarray, np.ndarray]],
-        activation: str = "tanh",
-        deterministic: bool = True,
-        name: str = "history-actor",
-        meta: dict[str, Any] | None = None,
-    ) -> None:
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {ACTIVATIONS}; got {activation!r}")
-        missing = {"embed_w", "embed_b", "position", "query"} - set(encoder)
-        if missing:
-            raise ValueError(f"encoder lacks {sorted(missing)}")
-        self.encoder = {k: np.asarray(v, np.float32) for k, v in encoder.items()}
-        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
-        self.activation = activation
-        self.deterministic = deterministic
-        self.name = name
-        self.meta = dict(meta or {})
-
-    def pooled(self, history: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The encoder's output for one ``[length, features]`` history (numpy twin of
-        :class:`HistoryEncoder`)."""
-        e = self.encoder
-        moves = np.maximum(history @ e["embed_w"].T + e["embed_b"] + e["position"], 0.0)
-        real = np.asarray(mask) > 0.5
-        if not real.any():
-            return np.zeros(moves.shape[-1], np.float32)
-        scores = moves[real] @ e["query"] / np.sqrt(moves.shape[-1])
-        w = np.exp(scores - scores.max())
-        return (w / w.sum()) @ moves[real]  # type: ignore[no-any-return]
-
-    def logits(self, observation: dict[str, np.ndarray]) -> np.ndarray:
-        for key in ("history", "history_mask"):
-            if key not in observation:
-                raise ValueError(
-                    f"{self.name} reads the move history: the observation has no {key!r} "
-                    "(make the env with observation='history')"
-                )
-        obs = np.asarray(observation["observation"], np.float32)
-        hist = np.asarray(observation["history"], np.float32)
-        x = np.concatenate([obs, self.pooled(hist, observation["history_mask"])])
-        return mlp_forward(x, self.layers, self.activation)
-
-    def act(
-        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
-    ) -> int:
-        mask = np.asarray(observation["action_mask"]).astype(bool)
-        if not mask.any():
-            raise ValueError("the action mask has no legal action: this agent is not to act")
-        return masked_choice(self.logits(observation), mask, self.deterministic, rng)
-
-    def __repr__(self) -> str:
-        sizes = [int(self.layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in self.layers]
-        return f"HistoryActor({self.name!r}, {'-'.join(map(str, sizes))}, {self.activation})"
-
-
 def actor_from_model(model: Any, name: str = "trained", **meta: Any) -> MLPAgent | HistoryActor:
     """The acting network of a MaskablePPO model in numpy: an :class:`MLPAgent` when it
     reads the flat observation alone (plain or centralized critic), else a
-    :class:`HistoryActor`."""
+    :class:`HistoryActor` (:func:`agents.trained.actor_from_state`)."""
     policy = getattr(model, "policy", model)
-    extractor = getattr(policy, "features_extractor", None)
-    history = getattr(extractor, "history", None)
-    if history is None:
-        return actor_from_sb3(policy, name=name, **meta)
-    state = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
-    prefix = "features_extractor.history."
-    encoder = {
-        "embed_w": state[prefix + "embed.weight"],
-        "embed_b": state[prefix + "embed.bias"],
-        "position": state[prefix + "position"],
-        "query": state[prefix + "query"],
-    }
-    flat = actor_from_sb3(policy)  # the actor MLP and head, by sb3's names
-    return HistoryActor(encoder, flat.layers, flat.activation, name=name, meta=meta)
+    act_fn = getattr(policy, "activation_fn", None)
+    activation = "relu" if act_fn is not None and act_fn.__name__ == "ReLU" else "tanh"
+    return actor_from_state(policy.state_dict(), activation, name, **meta)
 
 
 def save_history_actor(agent: HistoryActor, path: str | Path, **meta: Any) -> Path:
-    """Write ``agent`` as a zip (``meta.json`` with format :data:`HISTORY_FORMAT`,
-    ``weights.npz``); :func:`load_actor` reads it back."""
-    path = Path(path)
-    arrays = {f"encoder/{k}": v for k, v in agent.encoder.items()}
-    for i, (w, b) in enumerate(agent.layers):
-        arrays[f"w{i}"], arrays[f"b{i}"] = w, b
-    buf = io.BytesIO()
-    np.savez(buf, **arrays)  # type: ignore[arg-type]
-    info = {**agent.meta, **meta, "format": HISTORY_FORMAT, "activation": agent.activation}
-    info.update(num_layers=len(agent.layers), name=meta.get("name", agent.name))
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("meta.json", json.dumps(info, indent=2, sort_keys=True, default=str))
-        zf.writestr("weights.npz", buf.getvalue())
-    tmp.replace(path)
-    return path
+    """Write ``agent`` as an actor zip (:func:`agents.trained.save_actor`)."""
+    return save_actor(agent, path, **meta)
 
 
 def load_actor(path: str | Path, deterministic: bool = True) -> MLPAgent | HistoryActor:
-    """An exported actor: a :class:`HistoryActor` zip, else whatever
-    :func:`agents.trained.load` makes of it."""
-    path = Path(path)
-    if path.suffix == ".zip" and path.is_file():
-        with zipfile.ZipFile(path) as zf:
-            meta = json.loads(zf.read("meta.json")) if "meta.json" in zf.namelist() else {}
-            if meta.get("format") == HISTORY_FORMAT:
-                with np.load(io.BytesIO(zf.read("weights.npz"))) as npz:
-                    n = int(meta["num_layers"])
-                    layers = [(npz[f"w{i}"], npz[f"b{i}"]) for i in range(n)]
-                    encoder = {
-                        k.split("/", 1)[1]: npz[k] for k in npz.files if k.startswith("encoder/")
-                    }
-                return HistoryActor(
-                    encoder, layers, meta["activation"], deterministic, meta["name"], meta
-                )
+    """An exported actor, flat or history-reading (:func:`agents.trained.load`)."""
     return trained.load(path, deterministic)  # type: ignore[no-any-return]

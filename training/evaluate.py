@@ -17,6 +17,7 @@ Writes JSON (with its provenance), CSV, a terminal table and a matplotlib plot i
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,13 +25,16 @@ from typing import Any
 from gin_env.extras import MissingExtraError, require
 from gin_env.match import ROLE_NAMES
 from training import prog_name
+from training.checkpoints import check_writable
 from training.evaluation.checks import OptionError
 from training.evaluation.duplicate import eval_duplicate
 from training.evaluation.gin import gin_duplicate
 from training.evaluation.ladder import ladder
 from training.evaluation.luck import ADJUST_MODES
+from training.evaluation.outcomes import WIN_KINDS, leaderboard_markdown
 from training.evaluation.plots import plot_bars
 from training.evaluation.reports import text_table
+from training.evaluation.rummy import rummy_duplicate
 from training.evaluation.three_handed import three_handed
 from training.evaluation.writer import write_result
 
@@ -107,6 +111,13 @@ def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None)
     common.add_argument("--name", default=None, help="file stem (default from the agents)")
     common.add_argument("--no-progress", action="store_true")
     common.add_argument(
+        "--concurrency",
+        type=int,
+        default=0,
+        help="games at once in threads of this process (for language-model players, whose "
+        "latency is the cost; --workers is then unused)",
+    )
+    common.add_argument(
         "--no-plot", action="store_true", help="skip the PNG plot (no matplotlib needed)"
     )
     g = sub.add_parser("gin", parents=[common], help="duplicate two-player gin, A vs B")
@@ -137,9 +148,19 @@ def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None)
         "luck of every stock draw (AIVAT-style; training.evaluation.luck) or, with 'value', "
         "corrected at the deal and every draw by the committed learned value of the state",
     )
+    ru = sub.add_parser("rummy", parents=[common], help="duplicate basic rummy, 2-6 agents")
+    ru.add_argument("--deals", type=int, default=100, help="deals, each in every rotation")
     lad = sub.add_parser("ladder", parents=[common], help="round-robin ladder with ratings")
     lad.add_argument("--pairs", type=int, default=200)
+    lb = sub.add_parser(
+        "leaderboard", parents=[common], help="the ladder, also as a Markdown table to paste"
+    )
+    lb.add_argument("--pairs", type=int, default=200)
     args = p.parse_args(argv)
+    try:  # where the results go, checked before any game is played
+        check_writable(args.out, folder=True, create=False)
+    except ValueError as err:
+        p.error(f"--out: {err}")
     try:
         if not args.no_plot:  # checked before any game is played
             require("matplotlib", needed_for="eval plots (or pass --no-plot)")
@@ -150,6 +171,47 @@ def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None)
         p.exit(1, f"{p.prog}: error: {err}\n")
 
 
+def _outcome_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per agent: wins by kind, deadwood at showdown, and its play in words if any."""
+    kinds = r.get("win_kinds") or {}
+    text = r.get("text") or {}
+    rows = []
+    for name in sorted(set(kinds) | set(text)):
+        k, t = kinds.get(name) or {}, text.get(name)
+        row: dict[str, Any] = {"agent": name, "wins": k.get("wins", 0)}
+        for kind in WIN_KINDS:
+            share = k.get(f"{kind}_share")
+            row[kind] = float("nan") if share is None else share
+        dw = k.get("mean_showdown_deadwood")
+        row["showdown_dw"] = float("nan") if dw is None else dw
+        row["invalid"] = t["invalid_rate"] if t else float("nan")
+        row["reasks/dec"] = t["reasks_per_decision"] if t else float("nan")
+        row["tokens/dec"] = t["tokens_per_decision"] if t else float("nan")
+        row["s/dec"] = t["latency_s_per_decision"] if t else float("nan")
+        rows.append(row)
+    return rows
+
+
+def _rummy_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for name, st in r["per_agent"].items():
+        t = (r.get("text") or {}).get(name)
+        share, pips = st["rummy_share_of_wins"], st["mean_pips_left_when_lost"]
+        rows.append({
+            "agent": name,
+            "pts_per_hand": st["points_per_hand"],
+            "ci_low": st["ci95"][0],
+            "ci_high": st["ci95"][1],
+            "hand_win": st["hand_win_rate"],
+            "rummy_wins": float("nan") if share is None else share,
+            "pips_left": float("nan") if pips is None else pips,
+            "invalid": t["invalid_rate"] if t else float("nan"),
+            "tokens/dec": t["tokens_per_decision"] if t else float("nan"),
+            "s/dec": t["latency_s_per_decision"] if t else float("nan"),
+        })  # fmt: skip
+    return rows
+
+
 def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
     specs = [s.strip() for s in args.agents.split(";" if ";" in args.agents else ",") if s.strip()]
     out = Path(args.out)
@@ -157,6 +219,7 @@ def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
     stem = args.name or f"{args.cmd}_" + "_vs_".join(
         s.replace(":", "-").replace("=", "") for s in specs
     )
+    stem = re.sub(r"[^\w.,+-]+", "-", stem)  # a URL in a spec (llm's base_url) is no folder
     png = None if args.no_plot else out / f"{stem}.png"
     if args.cmd == "gin":
         if len(specs) != 2:
@@ -171,6 +234,7 @@ def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
             args.matches,
             progress,
             rules,
+            concurrency=args.concurrency,
         )
         rows = _gin_rows(r)
         paths = write_result(out, stem, r, rows)
@@ -188,11 +252,13 @@ def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
         r, rows, paths = eval_duplicate(
             specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png,
             unit=args.duplicate, adjust=args.adjust or False, rules=rules,
+            concurrency=args.concurrency,
         )  # fmt: skip
     elif args.cmd == "three":
         r = three_handed(
-            specs, args.matches, args.seed, args.workers, args.adviser, progress, rules
-        )
+            specs, args.matches, args.seed, args.workers, args.adviser, progress, rules,
+            concurrency=args.concurrency,
+        )  # fmt: skip
         rows = _three_rows(r)
         paths = write_result(out, stem, r, rows)
         modes = [m for m in ("adviser_on", "adviser_off") if m in r]
@@ -204,8 +270,22 @@ def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
             "three-handed: box points per hand (95% CI)",
             "points / hand",
         )
+    elif args.cmd == "rummy":
+        r = rummy_duplicate(
+            specs, args.deals, args.seed, args.workers, progress, rules, args.concurrency
+        )
+        rows = _rummy_rows(r)
+        paths = write_result(out, stem, r, rows)
+        plot_bars(
+            png,
+            list(r["per_agent"]),
+            [st["points_per_hand"] for st in r["per_agent"].values()],
+            [tuple(st["ci95"]) for st in r["per_agent"].values()],
+            "duplicate rummy: points per hand (95% CI)",
+            "points / hand",
+        )
     else:
-        r = ladder(specs, args.pairs, args.seed, args.workers, progress)
+        r = ladder(specs, args.pairs, args.seed, args.workers, progress, args.concurrency)
         rows = [
             {
                 "agent": n,
@@ -227,7 +307,25 @@ def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
             "ladder: Elo - 1500 (bootstrap 95% CI)",
             "Elo - 1500",
         )
+        if args.cmd == "leaderboard":
+            md = out / f"{stem}.md"
+            md.write_text(leaderboard_markdown(r, r.get("text")))
+            paths.append(md)
+            print(md.read_text())
     print(text_table(rows))
+    for mode in ("adviser_on", "adviser_off"):
+        if isinstance(r.get(mode), dict) and isinstance(r[mode].get("agents"), dict):  # plain
+            kinds = {n: st.get("win_kinds") for n, st in r[mode]["agents"].items()}
+            extra = _outcome_rows({"win_kinds": kinds, "text": r.get("text")})
+        elif isinstance(r.get(mode), dict):  # duplicate three-handed
+            extra = _outcome_rows(r[mode])
+        else:
+            continue
+        print(f"\nwins by kind and play in words ({mode.replace('_', ' ')}):")
+        print(text_table(extra))
+    if args.cmd == "gin":
+        print("\nwins by kind and play in words:")
+        print(text_table(_outcome_rows(r)))
     print("wrote", ", ".join(str(x) for x in paths + ([png] if png else [])))
     return r
 

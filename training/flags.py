@@ -25,6 +25,7 @@ RUN_FLAGS = frozenset(
         "run_dir",
         "total_steps",
         "resume",
+        "overwrite",
         "progress",
         "export",
         "max_minutes",

@@ -25,9 +25,9 @@ import gymnasium as gym
 import numpy as np
 
 import agents
+from agents.single_agent import Observation, Policy, RandomPolicy, SingleAgentEnv
 from agents.trained import INPUT_KINDS, MLPAgent, policy_input
 from gin_env import games
-from gin_env.wrappers import Observation, Policy, RandomPolicy, SingleAgentEnv
 from training.rollout import play
 
 __all__ = [
@@ -332,7 +332,19 @@ class League:
 
     @classmethod
     def load(cls, directory: str | Path) -> League:
+        """The league saved in ``directory`` (JSON and arrays only); a missing or malformed
+        file is a one-line ValueError naming it."""
         directory = Path(directory)
+        try:
+            return cls._load(directory)
+        except (OSError, ValueError, KeyError, TypeError, EOFError) as err:
+            line = str(err).splitlines()[0][:160] if str(err) else ""
+            raise ValueError(
+                f"{directory}: not a readable league ({type(err).__name__}: {line})"
+            ) from None
+
+    @classmethod
+    def _load(cls, directory: Path) -> League:
         state = json.loads((directory / "league.json").read_text())
         league = cls(
             state["fixed"], state["max_snapshots"], state["margin"], state["snapshot_share"]
@@ -342,7 +354,7 @@ class League:
         league.rng.bit_generator.state = state["rng"]
         activations = json.loads((directory / "snapshots.json").read_text())
         members = []
-        with np.load(directory / "snapshots.npz") as npz:
+        with np.load(directory / "snapshots.npz", allow_pickle=False) as npz:
             for entry in state["members"]:
                 name = entry["name"]
                 if not entry["snapshot"]:

@@ -370,7 +370,8 @@ def _resume_section(a: dict[str, Any], meta: dict[str, Any]) -> list[str]:
         "## Resuming the run",
         "",
         f"The run's latest checkpoint is committed in `{folder}/` (`model.pt`: networks and "
-        "Adam state; `state.pkl`: step counts, evaluations, settings, RNG states; a few MB). "
+        "Adam state; `state.json`: step counts, evaluations, settings, RNG states, all data; "
+        "a few MB). "
         "The replay is not in it: a resumed run starts with an empty replay and refills it "
         f"from fresh play (learning restarts after {a.get('batch_size')} decisions; the "
         f"replay is whole again after {a.get('buffer_size'):,}). From a clone:",

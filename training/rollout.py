@@ -12,7 +12,7 @@ stops the loop (a person leaving the table), with ``Rollout.stopped`` set.
 
 >>> import numpy as np
 >>> from gin_env import gin_v0
->>> from gin_env.wrappers import RandomPolicy
+>>> from agents.single_agent import RandomPolicy
 >>> env = gin_v0.raw_env(episode="hand")
 >>> env.reset(seed=1)
 >>> out = play(env, {a: RandomPolicy() for a in env.possible_agents}, np.random.default_rng(1))

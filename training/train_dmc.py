@@ -45,15 +45,19 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
   player at the end of the warm start, so the gain of self-play shows apart from it.
 
 Every ``--checkpoint-every`` decisions (or ``--checkpoint-minutes``) the run writes
-``<run-dir>/checkpoints/step_<n>/``: weights, optimizer, actor and learner RNG states, step
-counts, evaluations, a few MB. The replay goes in too only with ``--checkpoint-replay``
-(hundreds of MB); without it a resumed run starts with an empty replay and refills it from
-fresh play before it learns again (``--batch-size`` decisions). ``--copy-checkpoint DIR``
-copies each step checkpoint to ``DIR`` (a folder to commit), and ``--resume --resume-from
-DIR`` continues from it in a fresh ``--run-dir``. ``--resume`` continues from the latest one
-with the run's saved settings (a conflicting flag is an error). The games in progress at a
-checkpoint are not saved (their decisions have no return yet): a resumed run starts fresh
-deals from a seed derived from the step count.
+``<run-dir>/checkpoints/step_<n>/``, data only: ``model.pt`` (networks and Adam state, torch
+state dicts read with ``weights_only=True``) and ``state.json`` (actor and learner RNG
+states, step counts, settings, evaluations), a few MB. The replay goes in too only with
+``--checkpoint-replay`` (hundreds of MB); without it a resumed run starts with an empty
+replay and refills it from fresh play before it learns again (``--batch-size`` decisions).
+``--copy-checkpoint DIR`` copies each step checkpoint to ``DIR`` (a folder to commit; one
+that holds anything but this run's copy is refused), and ``--resume --resume-from DIR``
+continues from it in a fresh ``--run-dir``. A new run in a folder that holds one is refused
+(``--resume`` or ``--overwrite``), and so is ``--resume`` with no checkpoint.
+``--resume`` continues from the latest one with the run's saved settings (a conflicting
+flag is an error). The games in progress at a checkpoint are not saved (their decisions
+have no return yet): a resumed run starts fresh deals from a seed derived from the step
+count.
 SIGINT / SIGTERM write a checkpoint and stop. Every ``--eval-every`` decisions the greedy
 player meets ``--eval-opponents`` on ``--eval-seed`` (duplicate deals in gin, matches in the
 three-handed game); ``--keep-best`` keeps the best (on that seed) as ``checkpoints/best``.
@@ -72,7 +76,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import pickle
 import shutil
 import signal
 import sys
@@ -92,6 +95,7 @@ from agents.dmc import (
     L2_MODES,
     DMCAgent,
     action_size,
+    net_groups,
     qnets,
     torch_model,
 )
@@ -101,11 +105,21 @@ from gin_env.encoding import HISTORY_LENGTH, OBS_SIZE
 from gin_env.match import ROLE_NAMES
 from training import prog_name
 from training.checkpoints import (
+    check_export_name,
+    check_writable,
+    checkpoint_run_id,
+    claim_run_dir,
+    copy_folder,
     latest_checkpoint,
+    load_torch,
+    new_run_id,
+    read_json,
     resume_settings,
     rng_states,
+    save_torch,
     set_rng_states,
     write_checkpoint,
+    write_json_atomic,
 )
 from training.dmc_actors import Actor, ActorPool, HandReturns, history_from_codes, stack
 from training.evaluation.play import play_advice_hands
@@ -127,6 +141,7 @@ __all__ = [
     "to_agent",
     "Replay",
     "CHANGEABLE",
+    "load_state",
 ]
 
 MODULE = "training.train_dmc"
@@ -237,6 +252,9 @@ class Args:
     )
     max_minutes: float = HELP(0.0, "stop with a checkpoint after this much wall time (0: none)")
     resume: bool = HELP(False, "continue the run in --run-dir with its saved settings")
+    overwrite: bool = HELP(
+        False, "start a new run in a --run-dir that holds one, deleting what is there"
+    )
     progress: bool = HELP(True, "show a progress bar")
     export: str = HELP(
         "", "at the end, write the best (or latest) player as agents/checkpoints/<name>.npz"
@@ -279,7 +297,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
             adopt_checkpoint(args.run_dir, args.resume_from)
             ckpt = latest_checkpoint(args.run_dir)
             if ckpt is not None:
-                saved = _load_state(ckpt)["args"]
+                saved = load_state(ckpt)["args"]
                 merged = resume_settings(saved, dataclasses.asdict(args), explicit, CHANGEABLE)
                 args = Args(**merged)
                 args.resume = True
@@ -289,27 +307,35 @@ def parse_args(argv: list[str] | None = None) -> Args:
     return args
 
 
+#: What a DMC checkpoint folder holds besides the optional replay (all data).
+CHECKPOINT_FILES = ("model.pt", "state.json")
+
+
 def adopt_checkpoint(run_dir: str | Path, source: str | Path) -> Path | None:
     """A run resumed in a fresh place: when ``run_dir`` has no checkpoint and ``source`` is
-    a checkpoint folder (``model.pt`` and ``state.pkl``), copy it into
+    a checkpoint folder (``model.pt`` and ``state.json``), copy it into
     ``run_dir/checkpoints/`` under its step name and point ``latest`` at it. Returns the
     run's checkpoint (``None`` when it has none and no ``source`` is given)."""
     have = latest_checkpoint(run_dir)
     if have is not None or not source:
         return have
     src = Path(source)
-    if not ((src / "model.pt").is_file() and (src / "state.pkl").is_file()):
+    if not (src / "model.pt").is_file() or not (
+        (src / "state.json").is_file() or (src / "state.pkl").is_file()
+    ):
         raise ValueError(
-            f"resume_from {str(source)!r} is not a checkpoint folder (needs model.pt, state.pkl)"
+            f"resume_from {str(source)!r} is not a checkpoint folder (needs model.pt, state.json)"
         )
-    steps = int(_load_state(src)["steps"])
+    state = load_state(src)  # an old or malformed state: one line naming it
+    load_torch(src / "model.pt", "DMC networks file")  # read whole before anything is copied
+    steps = int(state["steps"])
 
     def write(folder: Path) -> None:
-        for name in ("model.pt", "state.pkl"):
+        for name in CHECKPOINT_FILES:
             shutil.copyfile(src / name, folder / name)
 
     print(f"adopting {src} (step {steps}) into {run_dir}", file=sys.stderr)
-    return write_checkpoint(run_dir, f"step_{steps:012d}", write)
+    return write_checkpoint(run_dir, f"step_{steps:012d}", write, run_id=state["run_id"])
 
 
 def check(args: Args) -> None:
@@ -372,6 +398,8 @@ def check(args: Args) -> None:
         raise ValueError("opponent_share > 0 needs at least one of --opponents")
     if args.init_from and not args.resume and not (Path(args.init_from) / "model.pt").is_file():
         raise ValueError(f"init_from {args.init_from!r} is not a checkpoint folder (no model.pt)")
+    if args.export:
+        check_export_name(args.export)
     fixed = fixed_roles(args.fixed_roles)
     if fixed and args.history != "none":
         raise ValueError(
@@ -489,7 +517,7 @@ class Replay:
         )
 
     def load(self, path: Path) -> None:
-        with np.load(path) as z:
+        with np.load(path, allow_pickle=False) as z:
             n = len(z["target"])
             self.obs[:n], self.feats[:n], self.net[:n] = z["obs"], z["feats"], z["net"]
             if "history" in z.files:  # replays written before the history option have none
@@ -501,12 +529,37 @@ class Replay:
 # ==========================================================================================
 # Checkpoints
 # ==========================================================================================
-def _load_state(ckpt: Path) -> dict[str, Any]:
-    with open(ckpt / "state.pkl", "rb") as fh:
-        state = dict(pickle.load(fh))
+def load_state(ckpt: str | Path) -> dict[str, Any]:
+    """A checkpoint's ``state.json``; a folder in the old pickled format is named with the
+    command that migrates it, a malformed one in one line."""
+    ckpt = Path(ckpt)
+    if not (ckpt / "state.json").is_file() and (ckpt / "state.pkl").is_file():
+        raise ValueError(
+            f"{ckpt} is a checkpoint in the old pickled format; if you trust it, convert it "
+            f"once with: gin-rummy migrate-checkpoint --trust {ckpt}"
+        )
+    state = read_json(ckpt / "state.json", "checkpoint state")
+    if (
+        not isinstance(state, dict)
+        or not isinstance(state.get("args"), dict)
+        or ("steps" not in state)
+    ):
+        raise ValueError(f"{ckpt / 'state.json'}: not a DMC checkpoint state (no args, steps)")
+    unknown = set(state["args"]) - {f.name for f in dataclasses.fields(Args)}
+    if unknown:
+        raise ValueError(f"{ckpt / 'state.json'}: unknown settings {sorted(unknown)}")
     # Runs saved before --history existed read no history (so a resume may not add one).
     state["args"] = {"history": "none", **state["args"]}
+    state.setdefault("run_id", checkpoint_run_id(ckpt) or new_run_id())
     return state
+
+
+def _load_blob(ckpt: Path) -> dict[str, Any]:
+    """``model.pt``: ``{"models": [state dicts], "optimizer": state dict}``, weights only."""
+    blob = load_torch(ckpt / "model.pt", "DMC networks file")
+    if not isinstance(blob, dict) or not isinstance(blob.get("models"), list):
+        raise ValueError(f"{ckpt / 'model.pt'}: not a DMC networks file (no models)")
+    return blob
 
 
 def _save(
@@ -519,32 +572,23 @@ def _save(
     keep: int,
     pointer: bool = True,
 ) -> Path:
-    import torch  # the train extra
-
     def write(folder: Path) -> None:
-        torch.save(
+        save_torch(
             {"models": [m.state_dict() for m in models], "optimizer": opt.state_dict()},
             folder / "model.pt",
         )
         if replay is not None:
             replay.save(folder / "replay.npz")
-        with open(folder / "state.pkl", "wb") as fh:
-            pickle.dump({**state, "rng": rng_states()}, fh)
+        write_json_atomic(folder / "state.json", {**state, "rng": rng_states()})
 
-    return write_checkpoint(run_dir, name, write, keep, pointer)
+    return write_checkpoint(run_dir, name, write, keep, pointer, run_id=state["run_id"])
 
 
-def copy_checkpoint(folder: Path, target: Path) -> Path:
+def copy_checkpoint(folder: Path, target: Path, run_id: str | None = None) -> Path:
     """Copy a step checkpoint's networks, optimizer and state (never its replay) to
-    ``target``, replacing what was there (through a temporary folder, so a copy is whole)."""
-    tmp = target.with_name(target.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    for name in ("model.pt", "state.pkl"):
-        shutil.copyfile(folder / name, tmp / name)
-    shutil.rmtree(target, ignore_errors=True)
-    tmp.rename(target)
-    return target
+    ``target``, replacing an earlier copy of the same run (through a temporary folder, so a
+    copy is whole); a ``target`` holding anything else is refused."""
+    return copy_folder(folder, target, CHECKPOINT_FILES, run_id or checkpoint_run_id(folder))
 
 
 # ==========================================================================================
@@ -575,7 +619,7 @@ def _init_models(models: list[Any], args: Args) -> None:
     ckpt = Path(args.init_from)
     if not (ckpt / "model.pt").is_file():
         raise ValueError(f"init_from {args.init_from!r} is not a checkpoint folder (no model.pt)")
-    src = Args(**_load_state(ckpt)["args"])
+    src = Args(**load_state(ckpt)["args"])
     for key in ("hidden", "features", "role_nets", "env", "history"):
         if key == "history" and (src.history, args.history) == ("none", "lstm"):
             continue
@@ -584,7 +628,7 @@ def _init_models(models: list[Any], args: Args) -> None:
                 f"init_from: the checkpoint has --{key.replace('_', '-')} "
                 f"{getattr(src, key)!r}, this run {getattr(args, key)!r}"
             )
-    blob = torch.load(ckpt / "model.pt", weights_only=False)
+    blob = _load_blob(ckpt)
     for m, sd in zip(models, blob["models"], strict=True):
         if src.history == args.history:
             m.load_state_dict(sd)
@@ -602,15 +646,27 @@ def train(args: Args) -> dict[str, Any]:
     import torch  # the train extra
 
     run_dir = Path(args.run_dir)
-    ckpt = adopt_checkpoint(run_dir, args.resume_from) if args.resume else None
-    saved = _load_state(ckpt) if ckpt is not None else None
+    if args.resume:
+        adopt_checkpoint(run_dir, args.resume_from)
+    else:
+        check(args)  # before the folder is claimed (--overwrite deletes what is there)
+    # Refused before any work: a new run where one is, a resume with nothing to resume.
+    ckpt = claim_run_dir(run_dir, args.resume, args.overwrite)
+    saved = load_state(ckpt) if ckpt is not None else None
     if saved is not None:
         args = _merge_resume(args, saved["args"])
-    elif args.resume:
-        print(f"no checkpoint under {run_dir}; starting afresh", file=sys.stderr)
     check(args)
+    if args.export:
+        check_writable(CHECKPOINT_DIR, folder=True)
+    if args.copy_checkpoint:
+        target = Path(args.copy_checkpoint)
+        if target.exists() and checkpoint_run_id(target) != (saved or {}).get("run_id", ""):
+            raise ValueError(
+                f"copy_checkpoint {str(target)!r} exists and is not a copy of this run; "
+                "give a new folder (it would be replaced)"
+            )
+        check_writable(target.parent, folder=True)
     torch.set_num_threads(args.torch_threads)
-    run_dir.mkdir(parents=True, exist_ok=True)
     hidden = [int(x) for x in names(args.hidden)]
 
     # -- networks, optimizer, replay, RNGs: fresh or from the checkpoint --------------------
@@ -622,10 +678,15 @@ def train(args: Args) -> dict[str, Any]:
     opt = torch.optim.Adam(params, lr=args.learning_rate)
     replay = Replay(args.buffer_size, action_size(args.features), args.history != "none")
     if saved is not None and ckpt is not None:
-        blob = torch.load(ckpt / "model.pt", weights_only=False)
-        for m, sd in zip(models, blob["models"], strict=True):
-            m.load_state_dict(sd)
-        opt.load_state_dict(blob["optimizer"])
+        blob = _load_blob(ckpt)
+        try:
+            for m, sd in zip(models, blob["models"], strict=True):
+                m.load_state_dict(sd)
+            opt.load_state_dict(blob["optimizer"])
+        except (RuntimeError, KeyError, TypeError, ValueError) as err:
+            line = str(err).splitlines()[0][:160]
+            msg = f"{ckpt / 'model.pt'}: does not fit this run's networks ({line})"
+            raise ValueError(msg) from None
         # A resume may change the rate (an annealed tail); the saved groups would keep theirs.
         for group in opt.param_groups:
             group["lr"] = args.learning_rate
@@ -660,6 +721,7 @@ def train(args: Args) -> dict[str, Any]:
             "args": dataclasses.asdict(args),
             "commands": [],
             "warm_done": args.warm_steps == 0,
+            "run_id": new_run_id(),
         }
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
     # The rate's schedule, [from step, rate]: a run from before it was kept began at its rate.
@@ -684,13 +746,9 @@ def train(args: Args) -> dict[str, Any]:
             ob_t, rows_t, ft_t = (torch.from_numpy(x) for x in (obs, rows, feats))
             hist = None if history is None else torch.from_numpy(history)
             hmask = None if history_mask is None else torch.from_numpy(history_mask)
-            if n_nets == 1:
-                return models[0].pairs(ob_t, rows_t, ft_t, hist, hmask).numpy()  # type: ignore[no-any-return]
             q = np.empty(len(rows), np.float32)
-            for k, m in enumerate(models):
-                sel = np.flatnonzero(net == k)
-                if len(sel):
-                    q[sel] = m.pairs(ob_t, rows_t[sel], ft_t[sel], hist, hmask).numpy()
+            for k, sel in net_groups(net, n_nets):
+                q[sel] = models[k].pairs(ob_t, rows_t[sel], ft_t[sel], hist, hmask).numpy()
             return q
 
     actor: Actor | None = None
@@ -722,14 +780,11 @@ def train(args: Args) -> dict[str, Any]:
             hist, hmask = history_from_codes(codes)
             hist_t, hmask_t = torch.from_numpy(hist), torch.from_numpy(hmask)
         loss = torch.zeros(())
-        for k, m in enumerate(models):
-            sel = np.flatnonzero(net == k) if n_nets > 1 else slice(None)
-            if n_nets > 1 and len(sel) == 0:  # type: ignore[arg-type]
-                continue
+        for k, sel in net_groups(net, n_nets):
             if hist_t is None or hmask_t is None:
-                q = m(ob_t[sel], ft_t[sel])
+                q = models[k](ob_t[sel], ft_t[sel])
             else:
-                q = m(ob_t[sel], ft_t[sel], hist_t[sel], hmask_t[sel])
+                q = models[k](ob_t[sel], ft_t[sel], hist_t[sel], hmask_t[sel])
             loss = loss + ((q - tg_t[sel]) ** 2).sum()
         loss = loss / args.batch_size
         opt.zero_grad()
@@ -765,7 +820,7 @@ def train(args: Args) -> dict[str, Any]:
         folder = _save(run_dir, name, models, opt, keep, snapshot(), args.keep_checkpoints)
         last_ckpt["t"] = time.time()
         if args.copy_checkpoint:
-            copy_checkpoint(folder, Path(args.copy_checkpoint))
+            copy_checkpoint(folder, Path(args.copy_checkpoint), state["run_id"])
 
     progress = Progress(
         args.total_steps, state["steps"], run_dir / "tb", args.progress, desc=f"dmc {args.env}"
@@ -970,11 +1025,9 @@ def team_evaluation(
 # ==========================================================================================
 def load_models(ckpt: Path) -> tuple[list[Any], Args, dict[str, Any]]:
     """The torch networks, settings and state of a checkpoint folder."""
-    import torch  # the train extra
-
-    state = _load_state(ckpt)
+    state = load_state(ckpt)
     args = Args(**state["args"])
-    blob = torch.load(ckpt / "model.pt", weights_only=False)
+    blob = _load_blob(ckpt)
     models = [
         torch_model([int(x) for x in names(args.hidden)], args.features, args.history)
         for _ in blob["models"]
@@ -1007,10 +1060,10 @@ def export(
         ckpt = last
     if ckpt is None or not ckpt.is_dir():
         raise ValueError(f"run_dir {str(run_dir)!r} has no checkpoint {which or ''} to export")
+    check_export_name(name)
     models, args, state = load_models(ckpt)
-    final = _load_state(last) if last is not None else state
-    out_dir = Path(directory) if directory is not None else CHECKPOINT_DIR
-    out_dir.mkdir(parents=True, exist_ok=True)
+    final = load_state(last) if last is not None else state
+    out_dir = check_writable(directory if directory is not None else CHECKPOINT_DIR, folder=True)
     for src, suffix in (
         ("learning_curve.png", "learning-curve.png"),
         ("learning_curve_points.png", "learning-curve-points.png"),
@@ -1109,7 +1162,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["margins"]:
         return margins_main(argv[1:])
     args = parse_args(argv)
-    summary = train(args)
+    try:
+        summary = train(args)
+    except (ValueError, FileNotFoundError) as err:  # a refused folder, a bad file: one line
+        print(f"{prog_name(f'python -m {MODULE}')}: error: {err}", file=sys.stderr)
+        return 2
     print(json.dumps({k: v for k, v in summary.items() if k != "evals"}, default=str))
     return 0
 

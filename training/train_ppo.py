@@ -10,10 +10,13 @@ or adviser as the draw gives it, adviser turns included).
     python -m training.train_ppo --run-dir runs/gin --resume        # after an interruption
     gin-rummy train --env three_handed ...                           # the same, via the CLI
 
-Every ``--checkpoint-every`` steps it writes ``<run-dir>/checkpoints/step_<n>/`` (model and
-optimizer, league with its snapshots, step count, every RNG state, eval history) and points
+Every ``--checkpoint-every`` steps it writes ``<run-dir>/checkpoints/step_<n>/`` and points
 ``<run-dir>/checkpoints/latest`` at it; ``--resume`` picks up from there, so a killed run
-loses at most the steps since its last checkpoint. SIGINT/SIGTERM write a checkpoint and
+loses at most the steps since its last checkpoint. A checkpoint is data only:
+``policy.pt`` and ``optimizer.pt`` (torch state dicts, read with ``weights_only=True``),
+``league/`` (JSON and ``.npz``), ``state.json`` (step count, every RNG state, settings,
+evaluations). A new run in a folder that holds one is refused (``--resume`` or
+``--overwrite``), and so is ``--resume`` with no checkpoint. SIGINT/SIGTERM write a checkpoint and
 stop cleanly. Logs: TensorBoard under ``<run-dir>/tb``, ``eval.csv`` (periodic evaluation
 against L1 and L2, on duplicate deals in gin, :mod:`training.periodic_eval`) and
 ``learning_curve.png`` at the end. ``--export NAME`` writes the final actor as a shipped
@@ -32,7 +35,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import pickle
 import random
 import shutil
 import signal
@@ -44,15 +46,29 @@ from typing import Any
 
 import numpy as np
 
-from agents.trained import CHECKPOINT_DIR, actor_from_sb3, save_actor
+from agents.trained import (
+    CHECKPOINT_DIR,
+    HistoryActor,
+    actor_from_sb3,
+    actor_from_state,
+    save_actor,
+)
 from training import prog_name
 from training.behaviour_cloning import BCConfig, warm_start
 from training.checkpoints import (
+    check_export_name,
+    check_writable,
+    claim_run_dir,
     latest_checkpoint,
+    load_torch,
+    new_run_id,
+    read_json,
     resume_settings,
     rng_states,
+    save_torch,
     set_rng_states,
     write_checkpoint,
+    write_json_atomic,
 )
 from training.evaluation.plots import plot_curves
 from training.evaluation.writer import write_json
@@ -168,6 +184,9 @@ class Args:
         False,
         "continue the run in --run-dir with its saved settings (a conflicting flag is an error)",
     )
+    overwrite: bool = HELP(
+        False, "start a new run in a --run-dir that holds one, deleting what is there"
+    )
     progress: bool = HELP(True, "show a progress bar")
     export: str = HELP("", "write the final actor to agents/checkpoints/<export>.zip")
     torch_threads: int = HELP(1, "torch threads")
@@ -196,8 +215,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
         if args.resume:
             ckpt = latest_checkpoint(args.run_dir)
             if ckpt is not None:
-                with open(ckpt / "state.pkl", "rb") as fh:
-                    saved = pickle.load(fh)["args"]
+                saved = load_state(ckpt)["args"]
                 given = dataclasses.asdict(args)
                 args = Args(**{**given, **resume_settings(saved, given, explicit, CHANGEABLE)})
                 args.resume = True
@@ -246,6 +264,8 @@ def _check(args: Args) -> None:
             )
         if args.bc_hands > 0:
             raise ValueError("the warm start (bc_hands) needs --critic plain --observation flat")
+    if args.export:
+        check_export_name(args.export)
     if args.export and args.observation == "history":
         raise ValueError(
             "export ships flat MLP actors (agents.make plays those); a history run's actor is "
@@ -292,14 +312,48 @@ def save_checkpoint(
     With ``best``, write ``checkpoints/best`` instead and leave the pointer alone."""
 
     def write(folder: Path) -> None:
-        model.save(folder / "model.zip")  # policy, optimizer, schedules
+        save_torch(model.policy.state_dict(), folder / "policy.pt")
+        save_torch(model.policy.optimizer.state_dict(), folder / "optimizer.pt")
         league.save(folder / "league")
-        full = {**state, "num_timesteps": int(model.num_timesteps), "rng": rng_states()}
-        with open(folder / "state.pkl", "wb") as fh:
-            pickle.dump(full, fh)
+        act_fn = getattr(model.policy, "activation_fn", None)
+        full = {
+            **state,
+            "num_timesteps": int(model.num_timesteps),
+            "n_updates": int(getattr(model, "_n_updates", 0)),
+            "activation": "relu" if getattr(act_fn, "__name__", "") == "ReLU" else "tanh",
+            "rng": rng_states(),
+        }
+        write_json_atomic(folder / "state.json", full)
 
     name = "best" if best else f"step_{model.num_timesteps:010d}"
-    return write_checkpoint(run_dir, name, write, keep, pointer=not best)
+    return write_checkpoint(run_dir, name, write, keep, pointer=not best, run_id=state["run_id"])
+
+
+#: What a PPO checkpoint folder holds (all data: JSON, ``.npz``, weights-only torch state).
+CHECKPOINT_FILES = ("state.json", "policy.pt", "optimizer.pt")
+
+
+def load_state(ckpt: Path) -> dict[str, Any]:
+    """A checkpoint's ``state.json`` (settings, counters, RNG states, evaluations); a
+    folder in the old pickled format is named with the command that migrates it."""
+    if not (ckpt / "state.json").is_file() and (ckpt / "state.pkl").is_file():
+        raise ValueError(
+            f"{ckpt} is a checkpoint in the old pickled format; if you trust it, convert it "
+            f"once with: gin-rummy migrate-checkpoint --trust {ckpt}"
+        )
+    state = read_json(ckpt / "state.json", "checkpoint state")
+    if not isinstance(state, dict) or not {"args", "num_timesteps"} <= set(state):
+        raise ValueError(f"{ckpt / 'state.json'}: not a PPO checkpoint state (no args, steps)")
+    return state
+
+
+def load_actor(ckpt: Path, name: str = "trained", **meta: Any) -> Any:
+    """The numpy actor of a checkpoint folder (its ``policy.pt``)."""
+    state = load_state(ckpt)
+    policy = load_torch(ckpt / "policy.pt", "policy state")
+    if not isinstance(policy, dict):
+        raise ValueError(f"{ckpt / 'policy.pt'}: not a policy state dict")
+    return actor_from_state(policy, str(state.get("activation", "tanh")), name, **meta)
 
 
 # ==========================================================================================
@@ -347,34 +401,76 @@ def make_vec_env(args: Args, league: Any, seed: int) -> Any:
     return VecMonitor(vec)
 
 
+def build_model(args: Args, vec_env: Any, tensorboard_log: str | None = None) -> Any:
+    """A fresh MaskablePPO of the run's settings on ``vec_env`` (seeded from ``--seed``)."""
+    from sb3_contrib import MaskablePPO  # train extra: sb3-contrib
+
+    from training.encoders import EncodedPolicy, extras_for  # train extra: torch, sb3
+
+    arch = [int(x) for x in names(args.net_arch)]
+    # A centralized critic or a history encoder: training.encoders' policy; else sb3's MLP.
+    policy = EncodedPolicy if extras_for(args.critic, args.observation) else "MlpPolicy"
+    return MaskablePPO(
+        policy, vec_env, learning_rate=args.learning_rate, n_steps=args.n_steps,
+        batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
+        gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
+        policy_kwargs={"net_arch": {"pi": arch, "vf": arch}}, seed=args.seed, device="cpu",
+        tensorboard_log=tensorboard_log, verbose=0,
+    )  # fmt: skip
+
+
+def restore_model(model: Any, ckpt: Path, state: dict[str, Any], rng: bool = True) -> None:
+    """Put a checkpoint's weights, optimizer, counters and (with ``rng``) the global RNG
+    states into a model built by :func:`build_model` with the run's settings."""
+    try:
+        model.policy.load_state_dict(load_torch(ckpt / "policy.pt", "policy state"))
+        model.policy.optimizer.load_state_dict(load_torch(ckpt / "optimizer.pt", "optimizer state"))
+    except (RuntimeError, KeyError, TypeError) as err:  # a state of another shape
+        line = str(err).splitlines()[0][:160]
+        msg = f"{ckpt}: its weights do not fit this run's networks ({line})"
+        raise ValueError(msg) from None
+    model.num_timesteps = int(state["num_timesteps"])
+    model._n_updates = int(state.get("n_updates", 0))
+    if rng:  # after the model is built: building it seeds the global RNGs from --seed
+        set_rng_states(state["rng"])
+
+
+def load_model(ckpt: str | Path) -> Any:
+    """The MaskablePPO model of a checkpoint folder, rebuilt from its settings (for
+    inspection and tests; the numpy actor is :func:`load_actor`)."""
+    ckpt = Path(ckpt)
+    state = load_state(ckpt)
+    args = Args(**state["args"])
+    league = League(names(args.opponents), args.max_snapshots, args.margin, seed=args.seed)
+    vec_env = make_vec_env(dataclasses.replace(args, n_envs=1, vec="dummy"), league, 0)
+    model = build_model(args, vec_env)
+    restore_model(model, ckpt, state, rng=False)
+    return model
+
+
 def train(args: Args) -> dict[str, Any]:
     """Train (or resume) a run; returns a summary (steps, wall time, last evaluation)."""
     import torch  # train extra: torch
-    from sb3_contrib import MaskablePPO  # train extra: sb3-contrib
     from stable_baselines3.common.callbacks import BaseCallback  # train extra: sb3
 
-    from training.encoders import (  # train extra: torch, sb3
-        EncodedPolicy,
-        actor_from_model,
-        extras_for,
-        input_layout,
-    )
+    from training.encoders import actor_from_model, input_layout  # train extra: torch, sb3
 
     run_dir = Path(args.run_dir)
-    ckpt = latest_checkpoint(run_dir) if args.resume else None
-    if ckpt is not None:  # the run's saved settings (a conflicting one is an error)
-        with open(ckpt / "state.pkl", "rb") as fh:
-            args = _merge_resume(args, pickle.load(fh)["args"])
+    if not args.resume:
+        _check(args)  # before the folder is claimed (--overwrite deletes what is there)
+    # Refused before any work: a new run where one is, a resume with nothing to resume.
+    ckpt = claim_run_dir(run_dir, args.resume, args.overwrite)
+    saved = load_state(ckpt) if ckpt is not None else None
+    if saved is not None:  # the run's saved settings (a conflicting one is an error)
+        args = _merge_resume(args, saved["args"])
     _check(args)
+    if args.export:
+        check_writable(CHECKPOINT_DIR, folder=True)
     torch.set_num_threads(args.torch_threads)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if args.resume and ckpt is None:
-        print(f"no checkpoint under {run_dir}; starting afresh", file=sys.stderr)
 
     # -- league, RNGs and bookkeeping, fresh or from the checkpoint -------------------------
-    if ckpt is not None:
-        with open(ckpt / "state.pkl", "rb") as fh:
-            state = pickle.load(fh)
+    if ckpt is not None and saved is not None:
+        state = saved
         league = League.load(ckpt / "league")
         # The network's input size is fixed at the start: keep the run's choice.
         args.inputs = str(state["args"].get("inputs", "obs"))
@@ -383,7 +479,6 @@ def train(args: Args) -> dict[str, Any]:
         for name in names(args.opponents):  # fixed opponents named on resume join the pool
             if name not in league.fixed:
                 league.add_fixed(name)
-        set_rng_states(state["rng"])
         print(f"resuming from {ckpt} at step {state['num_timesteps']}")
     else:
         random.seed(args.seed)
@@ -391,30 +486,21 @@ def train(args: Args) -> dict[str, Any]:
         torch.manual_seed(args.seed)
         league = League(names(args.opponents), args.max_snapshots, args.margin,
                         args.snapshot_share, seed=args.seed)  # fmt: skip
-        state = {"num_timesteps": 0, "wall_s": 0.0, "evals": [], "args": dataclasses.asdict(args)}
+        state = {"num_timesteps": 0, "wall_s": 0.0, "evals": [], "args": dataclasses.asdict(args),
+                 "run_id": new_run_id()}  # fmt: skip
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    state.setdefault("run_id", new_run_id())
     if args.fixed_weights:
         league.set_fixed_weights([float(w) for w in names(args.fixed_weights)])
     start_steps = int(state["num_timesteps"])
     state.setdefault("commands", []).append(command_line(args, MODULE))
     vec_env = make_vec_env(args, league, args.seed + start_steps)
 
-    # -- the model -------------------------------------------------------------------------
+    # -- the model: built from the settings, then (on resume) the saved weights and optimizer
+    model = build_model(args, vec_env, str(run_dir / "tb"))
     if ckpt is not None:
-        model = MaskablePPO.load(ckpt / "model.zip", env=vec_env, device="cpu",
-                                 tensorboard_log=str(run_dir / "tb"))  # fmt: skip
-        model.num_timesteps = start_steps
+        restore_model(model, ckpt, state)
     else:
-        arch = [int(x) for x in names(args.net_arch)]
-        # A centralized critic or a history encoder: training.encoders' policy; else sb3's MLP.
-        policy = EncodedPolicy if extras_for(args.critic, args.observation) else "MlpPolicy"
-        model = MaskablePPO(
-            policy, vec_env, learning_rate=args.learning_rate, n_steps=args.n_steps,
-            batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
-            gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
-            policy_kwargs={"net_arch": {"pi": arch, "vf": arch}}, seed=args.seed, device="cpu",
-            tensorboard_log=str(run_dir / "tb"), verbose=0,
-        )  # fmt: skip
         if args.bc_hands > 0:
             t_bc = time.time()
             state["bc"] = warm_start(model, bc_config(args))
@@ -447,6 +533,7 @@ def train(args: Args) -> dict[str, Any]:
         def _snapshot_state(self) -> dict[str, Any]:
             return {
                 "wall_s": wall_before + time.time() - t0,
+                "run_id": state["run_id"],
                 "evals": state["evals"],
                 "args": state["args"],
                 "commands": state["commands"],
@@ -567,24 +654,15 @@ def export(
 ) -> Path:
     """Write the latest checkpoint's actor (with ``best``: the kept best one, see
     ``--keep-best``) as ``<directory>/<name>.zip`` (actor only, small)."""
-    from sb3_contrib import MaskablePPO  # train extra: sb3-contrib
-
-    from training.encoders import (  # train extra: torch, sb3
-        HistoryActor,
-        actor_from_model,
-        save_history_actor,
-    )
-
+    check_export_name(name)
     last = latest_checkpoint(run_dir)
     ckpt = Path(run_dir) / "checkpoints" / "best" if best else last
     if ckpt is None or not ckpt.is_dir():
         raise ValueError(f"run_dir {str(run_dir)!r} has no checkpoint to export")
-    with open(ckpt / "state.pkl", "rb") as fh:
-        state = pickle.load(fh)
+    state = load_state(ckpt)
     run_total: dict[str, Any] = {}
     if best and last is not None:  # the whole run's length and evaluations, for the card
-        with open(last / "state.pkl", "rb") as fh:
-            final = pickle.load(fh)
+        final = load_state(last)
         run_total = {
             "run_steps": int(final["num_timesteps"]),
             "run_wall_s": round(final["wall_s"], 1),
@@ -592,15 +670,13 @@ def export(
         }
         state["evals"] = final.get("evals", state.get("evals", []))
         state["commands"] = final.get("commands", state.get("commands", []))
-    model = MaskablePPO.load(ckpt / "model.zip", device="cpu")
-    actor = actor_from_model(model, name=name)
+    actor = load_actor(ckpt, name=name)
     if isinstance(actor, HistoryActor) and directory is None:
         raise ValueError(
             "a history actor is not a shipped agent (agents.make plays flat MLP actors): give "
             "export a directory; training.encoders.load_actor reads the file"
         )
-    out_dir = Path(directory) if directory is not None else CHECKPOINT_DIR
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = check_writable(directory if directory is not None else CHECKPOINT_DIR, folder=True)
     curve = Path(run_dir) / "learning_curve.png"
     if curve.is_file():
         shutil.copyfile(curve, out_dir / f"{name}-learning-curve.png")
@@ -608,8 +684,6 @@ def export(
                 wall_s=round(state["wall_s"], 1), args=state["args"], commands=_commands(state),
                 bc=state.get("bc"), evals=state.get("evals", []), layout=state.get("layout"),
                 **run_total)  # fmt: skip
-    if isinstance(actor, HistoryActor):
-        return save_history_actor(actor, out_dir / f"{name}.zip", **meta)
     return save_actor(actor, out_dir / f"{name}.zip", **meta)
 
 
@@ -635,7 +709,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["card"]:
         return card_main(argv[1:])
     args = parse_args(argv)
-    summary = train(args)
+    try:
+        summary = train(args)
+    except (ValueError, FileNotFoundError) as err:  # a refused folder, a bad file: one line
+        print(f"{prog_name(f'python -m {MODULE}')}: error: {err}", file=sys.stderr)
+        return 2
     print(json.dumps({k: v for k, v in summary.items() if k != "evals"}))
     return 0
 

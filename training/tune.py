@@ -27,11 +27,15 @@ library's (the ``train`` extra).
   ``--select-pairs`` fresh deals of the same ``--seed``; the one with the best mean of the
   two is the tuned set. Its figures (vs L2, vs L1, 95% CIs over pairs) are played on
   ``--report-seed``, which nothing was chosen on, over ``--report-pairs`` pairs.
-- **Resumable**: after each generation ``<run-dir>/checkpoint.pkl`` (a few kB: the CMA-ES
-  state, the generation, the bests, the RNG CMA-ES samples from, the wall time) is
-  replaced atomically; ``--resume`` continues from it, and a run killed and resumed
+- **Resumable**: after each generation ``<run-dir>/checkpoint.json`` (data only: the
+  generation, the bests, every generation's candidates and fitnesses, the wall time) is
+  replaced atomically; ``--resume`` rebuilds CMA-ES from the run's seed and replays what it
+  was told (checking that it asks for the same candidates), so a run killed and resumed
   reaches the state of one that was never stopped (the deals depend on the seed and the
-  generation alone). Settings that define the search cannot change on resume.
+  generation alone). Settings that define the search come from the checkpoint; a flag that
+  contradicts them is refused by name. A new run in a folder that holds anything is
+  refused (``--resume``, or ``--overwrite``); a torn last line of ``generations.jsonl`` (a
+  kill mid-write) is dropped.
 - **Shown**: a tqdm bar over the candidates, a line per generation, and
   ``generations.jsonl`` / ``generations.csv`` in the run folder; ``params.json`` is the
   tuned parameter set (:func:`agents.tuned.param_set`, with how it was found and its
@@ -48,8 +52,6 @@ import csv
 import dataclasses
 import json
 import math
-import os
-import pickle
 import re
 import sys
 import time
@@ -66,6 +68,13 @@ from agents.simple import SimpleAgent
 from agents.tuned import SET_DIR, TABLES, load_sets, param_set, rules_dict
 from gin_env.extras import require
 from training import flags
+from training.checkpoints import (
+    check_writable,
+    claim_run_dir,
+    read_json,
+    read_jsonl,
+    write_json_atomic,
+)
 from training.evaluation.gin import deal_deck, play_duplicate_batched, play_gin_pair
 from training.evaluation.pool import WorkerPool
 from training.evaluation.stats import mean_ci
@@ -168,6 +177,7 @@ class Args:
     engine: str = HELP("batched", "batched (VectorGinEnv, compiled L2) or python (per game)")
     max_minutes: float = HELP(0.0, "stop the generations after this long (0: no limit)")
     resume: bool = HELP(False, "continue the run in --run-dir from its checkpoint")
+    overwrite: bool = HELP(False, "start a new run in a --run-dir that holds one, deleting it")
     progress: bool = HELP(True, "show a progress bar")
 
 
@@ -400,30 +410,67 @@ def _pool(
     return pool
 
 
+#: The checkpoint's file in the run folder (JSON; the old pickled one is refused).
+CHECKPOINT = "checkpoint.json"
+OLD_CHECKPOINT = "checkpoint.pkl"
+
+
+class _Told:
+    """CMA-ES with a record of what it was told: each generation's candidates and their
+    values (what a checkpoint keeps, to rebuild the search by replaying it)."""
+
+    def __init__(self, es: Any, told: list[dict[str, Any]]) -> None:
+        self.es = es
+        self.told = told
+
+    def tell(self, xs: Sequence[Any], values: Sequence[float]) -> None:
+        self.told.append(
+            {
+                "xs": [np.asarray(x, float).tolist() for x in xs],
+                "values": [float(v) for v in values],
+            }
+        )
+        self.es.tell(xs, values)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.es, name)
+
+
+def _new_es(cma: Any, settings: dict[str, Any], start: dict[str, Any]) -> Any:
+    """CMA-ES as a run with ``settings`` began it, from the first mean ``start``."""
+    # CMA-ES's own RNG, not numpy's global one: a replay draws exactly the same.
+    rng = np.random.RandomState(settings["seed"])
+    opts: dict[str, Any] = {"bounds": [0.0, 1.0], "randn": rng.randn, "seed": np.nan}
+    opts["verbose"] = -9
+    if settings["popsize"]:
+        opts["popsize"] = settings["popsize"]
+    return cma.CMAEvolutionStrategy(
+        encode(HeuristicParams(**start)).tolist(), settings["sigma0"], opts
+    )
+
+
 def _save(path: Path, state: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(pickle.dumps(state))
-    os.replace(tmp, path)  # a kill mid-write leaves the previous checkpoint whole
+    """The checkpoint as JSON (the live CMA-ES object stays out: its record replays it),
+    replaced atomically: a kill mid-write leaves the previous checkpoint whole."""
+    data = {k: v for k, v in state.items() if k != "es"}
+    if isinstance(data.get("choice", {}).get("params"), HeuristicParams):
+        data["choice"] = {**data["choice"], "params": dataclasses.asdict(data["choice"]["params"])}
+    write_json_atomic(path, data)
 
 
 def _new_state(args: Args, cma: Any) -> dict[str, Any]:
     d = len(space())
-    # CMA-ES's own RNG, not numpy's global one: it travels inside the pickled state.
-    rng = np.random.RandomState(args.seed)
-    opts: dict[str, Any] = {"bounds": [0.0, 1.0], "randn": rng.randn, "seed": np.nan}
-    opts["verbose"] = -9
-    if args.popsize:
-        opts["popsize"] = args.popsize
     start, start_tuning = _start(args)
-    es = cma.CMAEvolutionStrategy(encode(start).tolist(), args.sigma0, opts)
+    settings = {k: getattr(args, k) for k in SEARCH_FLAGS}
+    told: list[dict[str, Any]] = []
     return {
-        "settings": {k: getattr(args, k) for k in SEARCH_FLAGS},
-        "es": es,
+        "settings": settings,
+        "es": _Told(_new_es(cma, settings, dataclasses.asdict(start)), told),
+        "told": told,
         "generation": 0,
         "evaluations": 0,
         "bests": [],
         "history": [],
-        "rng": rng,  # the object CMA-ES draws from (one object in the pickle)
         "wall_s": 0.0,
         "dimension": d,
         # As it was when the run began: the shipped set may be replaced by this run's.
@@ -433,7 +480,31 @@ def _new_state(args: Args, cma: Any) -> dict[str, Any]:
 
 
 def load_state(run_dir: Path) -> dict[str, Any]:
-    state: dict[str, Any] = pickle.loads((run_dir / "checkpoint.pkl").read_bytes())
+    """A run's checkpoint, with CMA-ES rebuilt by replaying its record; a missing,
+    malformed or old (pickled) checkpoint is one line naming the file."""
+    path = Path(run_dir) / CHECKPOINT
+    if not path.is_file() and (Path(run_dir) / OLD_CHECKPOINT).is_file():
+        raise ValueError(
+            f"{Path(run_dir) / OLD_CHECKPOINT} is a checkpoint in the old pickled format, which "
+            "this version does not load (it could run code); start the search again"
+        )
+    state = read_json(path, "tune checkpoint")
+    need = {"settings", "told", "generation", "evaluations", "bests", "history", "start"}
+    if not isinstance(state, dict) or not need <= set(state):
+        raise ValueError(f"{path}: not a tune checkpoint (needs {', '.join(sorted(need))})")
+    if isinstance(state.get("choice", {}).get("params"), dict):
+        state["choice"]["params"] = HeuristicParams(**state["choice"]["params"])
+    settings = {**{k: getattr(Args(), k) for k in SEARCH_FLAGS}, **state["settings"]}
+    es = _new_es(require("cma", "train"), settings, state["start"])
+    for g, rec in enumerate(state["told"]):
+        xs = es.ask()
+        if not np.array_equal(np.asarray(xs, float), np.asarray(rec["xs"], float)):
+            raise ValueError(
+                f"{path}: replaying generation {g} asks for other candidates than the run "
+                "did (another version of cma?); the search cannot be resumed exactly"
+            )
+        es.tell(xs, rec["values"])
+    state["es"] = _Told(es, state["told"])
     return state
 
 
@@ -462,8 +533,7 @@ def rewrite_logs(run_dir: Path, generations: int) -> None:
     path = run_dir / "generations.jsonl"
     if not path.exists():
         return
-    rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-    rows = [r for r in rows if r["generation"] < generations]
+    rows = [r for r in read_jsonl(path) if r["generation"] < generations]
     path.unlink()
     (run_dir / "generations.csv").unlink(missing_ok=True)
     for r in rows:
@@ -474,30 +544,45 @@ def tune(
     args: Args,
     command: str = "",
     after_generation: Callable[[dict[str, Any]], None] | None = None,
+    explicit: Sequence[str] | set[str] | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) the search, then choose and report; returns the run's state.
-    ``after_generation(state)`` is called after each checkpoint (tests stop a run there)."""
+    ``after_generation(state)`` is called after each checkpoint (tests stop a run there).
+    ``explicit``: the flags the command line gave (a resume refuses those that contradict
+    the run); ``None`` (a call from Python): the values that differ from the defaults."""
     check_args(args)
     cma = require("cma", "train")
     run_dir = Path(args.run_dir or f"runs/tune/{args.table}")
-    ckpt = run_dir / "checkpoint.pkl"
+    ckpt = run_dir / CHECKPOINT
     if args.resume:
-        if not ckpt.exists():
+        if args.overwrite:
+            raise ValueError("--resume and --overwrite contradict each other: give one")
+        if not ckpt.exists() and not (run_dir / OLD_CHECKPOINT).exists():
             raise ValueError(f"--resume: no checkpoint in {run_dir}")
+        check_writable(run_dir, folder=True)
         state = load_state(run_dir)
         # A run from before a setting existed ran at its default.
         saved = {**{k: getattr(Args(), k) for k in SEARCH_FLAGS}, **state["settings"]}
-        changed = [k for k in SEARCH_FLAGS if saved[k] != getattr(args, k)]
+        # The search's settings come from the checkpoint; one given that contradicts them
+        # (differs from the saved value and from the default) is refused by name.
+        given = set(SEARCH_FLAGS) if explicit is None else set(explicit) & set(SEARCH_FLAGS)
+        defaults = Args()
+        changed = [
+            k
+            for k in SEARCH_FLAGS
+            if k in given
+            and saved[k] != getattr(args, k)
+            and (explicit is not None or getattr(args, k) != getattr(defaults, k))
+        ]
         if changed:
             was = ", ".join(f"{k}={saved[k]!r}" for k in changed)
             raise ValueError(f"--resume cannot change the search's settings: the run has {was}")
+        args = dataclasses.replace(args, **{k: saved[k] for k in SEARCH_FLAGS})
+        check_args(args)
         rewrite_logs(run_dir, state["generation"])
     else:
-        if ckpt.exists():
-            raise ValueError(f"{run_dir} holds a run: pass --resume true, or another --run-dir")
-        run_dir.mkdir(parents=True, exist_ok=True)
-        for name in ("generations.jsonl", "generations.csv"):
-            (run_dir / name).unlink(missing_ok=True)
+        # Refused before any work: a new run where one is (unless --overwrite).
+        claim_run_dir(run_dir, resume=False, overwrite=args.overwrite)
         state = _new_state(args, cma)
     if command:  # every command of the run, the first and each resume
         state["commands"] = [*state.get("commands", []), command]
@@ -722,7 +807,7 @@ def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> 
         sets.append(data)
         log = src / "generations.jsonl"
         if log.exists():
-            rows = [json.loads(x) for x in log.read_text().splitlines()]
+            rows = read_jsonl(log)
         else:
             rows = data["tuning"].get("search", [])
         curves.append(rows)
@@ -824,12 +909,15 @@ def main(argv: list[str] | None = None) -> int:
         ns = parser.parse_args(argv[1:])
         print(write_card(ns.run_dirs, ns.out))
         return 0
-    args, _, parser = flags.parse(Args, argv, f"python -m {MODULE}", DESCRIPTION)
+    args, explicit, parser = flags.parse(Args, argv, f"python -m {MODULE}", DESCRIPTION)
     try:
         check_args(args)
     except ValueError as err:
         parser.error(str(err))
-    state = tune(args, command=flags.command_line(args, MODULE))
+    try:
+        state = tune(args, command=flags.command_line(args, MODULE), explicit=explicit)
+    except (ValueError, FileNotFoundError) as err:  # a refused folder or checkpoint: one line
+        parser.error(str(err))
     print(json.dumps(state.get("report", {}), default=str))
     return 0
 

@@ -39,6 +39,7 @@ from training.evaluation.luck import (
     draw_corrections,
     load_value,
 )
+from training.evaluation.outcomes import text_stats, win_kinds
 from training.evaluation.play import PERMUTATIONS, play_seated_match, role_hand_job, seat_specs
 from training.evaluation.plots import plot_edges
 from training.evaluation.pool import pool_map
@@ -69,8 +70,12 @@ def duplicate_three(
     adjust: bool | str = False,
     adjust_deals: int = 20000,
     value: HandValue | str | Path | None = None,
+    concurrency: int = 0,
 ) -> dict[str, Any]:
     """``6 * deals`` matches of three agents, every agent in every seat order equally often.
+    ``concurrency``: games at once in threads of this process (players that wait on a
+    server); the result adds ``win_kinds`` (every agent's wins by gin / knock / undercut
+    and mean deadwood at showdown) and ``text`` (word-play stats, when played here).
 
     ``design="duplicate"``: ``deals`` deal sequences, each played in the six seatings (one
     cluster per sequence). ``design="plain"``: a fresh deal sequence for each of the
@@ -122,7 +127,9 @@ def duplicate_three(
             jobs.append((seat_specs(agents, perm), seed, index, adviser, rules))
             meta.append((index, [labels[perm[s]] for s in range(3)]))
     fn = play_seated_match if unit == "match" else role_hand_job
-    res = pool_map(fn, jobs, workers, progress, f"three-handed {design} ({unit}s)")
+    res = pool_map(
+        fn, jobs, workers, progress, f"three-handed {design} ({unit}s)", threads=concurrency
+    )
     matches = [dict(r, cluster=c, order=o) for r, (c, o) in zip(res, meta, strict=True)]
     replay = mode in ("draws", "value")
     hand_rules = make_config(ThreeHandedConfig, rules).hand_rules() if replay else None
@@ -136,6 +143,9 @@ def duplicate_three(
         for st in out["per_agent"].values():
             st.update(matches=0, match_win_rate=None, match_win_rate_ci95=None)
     out.update(design=design, unit=unit, deals=deals, seed=seed, adviser=adviser, rules=rules)
+    out["win_kinds"] = win_kinds((m["order"], h["outcome"]) for m in matches for h in m["hands"])
+    if concurrency > 1 or workers <= 1:
+        out["text"] = text_stats(agents, rules)
     return out
 
 
@@ -454,6 +464,7 @@ def eval_duplicate(
     adjust: bool | str = False,
     value: str | Path | None = None,
     rules: Mapping[str, Any] | None = None,
+    concurrency: int = 0,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Path]]:
     """``gin-rummy eval three --duplicate [match|hand] [--adjust]``: :func:`duplicate_three`
     (``unit``, ``adjust``: also the figures adjusted for the deal, or ``"draws"``: also
@@ -470,7 +481,7 @@ def eval_duplicate(
     for mode in modes:
         r = duplicate_three(
             specs, deals, seed, workers, mode, "duplicate", progress, rules, unit=unit,
-            adjust=adjust, value=value,
+            adjust=adjust, value=value, concurrency=concurrency,
         )  # fmt: skip
         result["agents"] = r["agents"]
         result["adviser_on" if mode == "suggest" else "adviser_off"] = r

@@ -25,6 +25,7 @@ from training.evaluation.checks import (
     check_setup,
     label_of,
 )
+from training.evaluation.outcomes import hand_outcome, text_stats, win_kinds
 from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci, wilson_ci
 from training.rollout import play
@@ -135,6 +136,8 @@ def play_gin_pair(
                 "knocker_a": None
                 if res.knocker is None
                 else f"player_{rec.players[res.knocker]}" == seat_a,
+                "a_player": int(seat_a[-1]),
+                "outcome": hand_outcome(rec, 2),
                 "a_decisions": run.decisions[seat_a],
                 "a_seconds": run.seconds[seat_a],
                 "b_decisions": run.decisions[seat_b],
@@ -179,10 +182,14 @@ def gin_duplicate(
     matches: int = 0,
     progress: bool = True,
     rules: dict[str, Any] | None = None,
+    concurrency: int = 0,
 ) -> dict[str, Any]:
     """A against B on ``pairs`` duplicate deals (and ``matches`` paired matches).
 
     Points are A's: + when A scored. ``ci95`` is over the pairs' mean points per hand.
+    ``win_kinds``: each agent's wins by gin / knock / undercut and mean deadwood at
+    showdown; ``text``: the word-play stats of agents that play in words (when the games
+    ran in this process: one worker, or ``concurrency`` games at once in threads).
     """
     check_count("pairs", pairs)
     check_count("matches", matches, 0)
@@ -195,8 +202,9 @@ def gin_duplicate(
     )
     jobs = [(agent_a, agent_b, seed, i, rules) for i in range(pairs)]
     results = pool_map(
-        play_gin_pair, jobs, workers, progress, f"{label_of(agent_a)} v {label_of(agent_b)}"
-    )
+        play_gin_pair, jobs, workers, progress, f"{label_of(agent_a)} v {label_of(agent_b)}",
+        threads=concurrency,
+    )  # fmt: skip
     hands = [h for r in results for h in r["hands"]]
     per_pair = [sum(h["a_points"] for h in r["hands"]) / 2 for r in results]
     mean, lo, hi = mean_ci(per_pair)
@@ -234,10 +242,18 @@ def gin_duplicate(
         "mean_decision_ms_b": b_ms,
         "rules": rules,
     }
+    la, lb = label_of(agent_a), label_of(agent_b)
+    out["win_kinds"] = win_kinds(
+        ([la, lb] if h["a_player"] == 0 else [lb, la], h["outcome"]) for h in hands
+    )
+    if concurrency > 1 or workers <= 1:
+        out["text"] = text_stats([agent_a, agent_b], rules)
     if matches:
         mrules = dict(rules, target_score=target_score)
         mjobs = [(agent_a, agent_b, seed, i, mrules) for i in range(matches)]
-        mres = pool_map(play_gin_match_pair, mjobs, workers, progress, "matches")
+        mres = pool_map(
+            play_gin_match_pair, mjobs, workers, progress, "matches", threads=concurrency
+        )
         games = [m for r in mres for m in r["matches"]]
         mwins = sum(m["a_won"] for m in games)
         out.update(

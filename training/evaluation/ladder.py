@@ -17,6 +17,7 @@ from training.evaluation.checks import (
     label_of,
 )
 from training.evaluation.gin import GIN, play_gin_pair
+from training.evaluation.outcomes import text_stats
 from training.evaluation.pool import pool_map
 from training.evaluation.stats import elo_bootstrap, mean_ci, rate_openskill
 
@@ -29,9 +30,13 @@ def ladder(
     seed: int = 0,
     workers: int = 2,
     progress: bool = True,
+    concurrency: int = 0,
 ) -> dict[str, Any]:
     """Duplicate gin between every pair of ``agents``; OpenSkill and Elo (bootstrap) ratings
-    from the duplicate pairs (a pair is won by the side with more points over both hands)."""
+    from the duplicate pairs (a pair is won by the side with more points over both hands).
+    ``concurrency``: games at once in threads of this process (players that wait on a
+    server); then, and with one worker, ``text`` holds the word-play stats of agents that
+    play in words."""
     if len(agents) < 2:
         raise OptionError(f"ladder needs at least 2 agents, got {len(agents)}")
     check_count("pairs", pairs)
@@ -44,7 +49,10 @@ def ladder(
     duels = []
     for i, j in combinations(range(len(agents)), 2):
         jobs: list[tuple[Any, ...]] = [(agents[i], agents[j], seed, k, {}) for k in range(pairs)]
-        res = pool_map(play_gin_pair, jobs, workers, progress, f"{labels[i]} v {labels[j]}")
+        res = pool_map(
+            play_gin_pair, jobs, workers, progress, f"{labels[i]} v {labels[j]}",
+            threads=concurrency,
+        )  # fmt: skip
         per_pair = [sum(h["a_points"] for h in r["hands"]) for r in res]
         for p in per_pair:
             games.append((i, j, 1.0 if p > 0 else 0.0 if p < 0 else 0.5))
@@ -55,7 +63,9 @@ def ladder(
     ratings = rate_openskill(labels, games)
     elo = elo_bootstrap(labels, games, seed=seed)
     table = sorted(labels, key=lambda n: -ratings[n]["ordinal"])
+    text = text_stats(agents, None) if concurrency > 1 or workers <= 1 else {}
     return {
+        "text": text,
         "agents": labels,
         "pairs": pairs,
         "seed": seed,

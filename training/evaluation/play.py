@@ -21,6 +21,7 @@ from gin_env import three_handed_gin_v0
 from gin_env.encoding import OBS_SLICES
 from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch
 from training.evaluation.checks import AgentSpec, agent_of
+from training.evaluation.outcomes import hand_outcome
 
 __all__ = [
     "PERMUTATIONS",
@@ -95,7 +96,8 @@ def play_seated_match(
     for rec in match.history:
         if rec.result is None:
             continue
-        hands.append({"deck": tuple(rec.deck), **box_side(rec), "actions": hand_actions(rec)})
+        hands.append({"deck": tuple(rec.deck), **box_side(rec), "actions": hand_actions(rec),
+                      "outcome": hand_outcome(rec, 3)})  # fmt: skip
     last = match.history[-1]
     winner_role = None if match.winner is None else ROLE_NAMES[last.roles[match.winner]]
     return {
@@ -141,7 +143,18 @@ def play_role_hand(
         "box_won": scorer == BOX,
         "team_won": scorer is not None and scorer != BOX,
         "actions": hand_actions(rec),
+        "outcome": _by_role(hand_outcome(rec, 3), rec.roles),
     }
+
+
+def _by_role(outcome: dict[str, Any], roles: Sequence[int]) -> dict[str, Any]:
+    """A :func:`hand_outcome` with players renumbered by role (player ``r`` plays role
+    ``r``, as :func:`play_role_hand` lists its hands)."""
+    deadwood: list[int | None] = [None] * len(roles)
+    for p, dw in enumerate(outcome["deadwood"]):
+        deadwood[roles[p]] = dw
+    winner = outcome["winner"]
+    return {**outcome, "winner": None if winner is None else roles[winner], "deadwood": deadwood}
 
 
 def role_hand_job(

@@ -14,7 +14,13 @@ import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from contextlib import contextmanager
 from typing import Any
 
@@ -102,13 +108,25 @@ def pool_map(
     desc: str = "",
     initializer: Callable[..., None] | None = None,
     initargs: tuple[Any, ...] = (),
+    threads: int = 0,
 ) -> list[Any]:
     """``[fn(*job) for job in jobs]``, over ``workers`` spawned processes (in this process
     for one worker or one job). ``initializer(*initargs)`` runs once in each process that
-    plays jobs (this one too, when it plays them); ``progress`` shows a bar."""
+    plays jobs (this one too, when it plays them); ``progress`` shows a bar.
+
+    ``threads > 1`` plays that many jobs at once in threads of this process instead
+    (``workers`` is then unused): for players that wait on a server (language models),
+    where latency, not the engine, is the cost, and whose counters stay in this process."""
     bar = tqdm(total=len(jobs), desc=desc, disable=not progress, leave=False)
     out: list[Any] = []
-    if workers <= 1 or len(jobs) <= 1:
+    if threads > 1 and len(jobs) > 1:
+        if initializer is not None:
+            initializer(*initargs)
+        with ThreadPoolExecutor(threads) as pool:
+            for r in pool.map(_Star(fn), jobs):
+                out.append(r)
+                bar.update()
+    elif workers <= 1 or len(jobs) <= 1:
         if initializer is not None:
             initializer(*initargs)
         for job in jobs:

@@ -21,6 +21,7 @@ from training.evaluation.checks import (
     check_setup,
     label_of,
 )
+from training.evaluation.outcomes import hand_outcome, text_stats, win_kinds
 from training.evaluation.play import box_side
 from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci
@@ -50,7 +51,8 @@ def play_three_match(
         side = box_side(rec)  # in the keys' order the results always had
         hands.append({"roles": side["roles"], "box_points": side["box_points"],
                       "kind": rec.result.kind, "box_won": side["box_won"],
-                      "team_won": side["team_won"]})  # fmt: skip
+                      "team_won": side["team_won"],
+                      "outcome": hand_outcome(rec, 3)})  # fmt: skip
     return {
         "index": index,
         "winner": match.winner,
@@ -102,6 +104,9 @@ def _three_summary(labels: list[str], results: list[dict[str, Any]]) -> dict[str
             "roles": roles,
         }
     m, lo, hi = mean_ci(box_pts) if box_pts else (0.0, 0.0, 0.0)
+    kinds = win_kinds((r["order"], h["outcome"]) for r in results for h in r["hands"])
+    for n in names:
+        per_agent[n]["win_kinds"] = kinds.get(n)
     return {
         "matches": len(results),
         "hands": n_hands,
@@ -120,8 +125,12 @@ def three_handed(
     adviser: str = "suggest",
     progress: bool = True,
     rules: dict[str, Any] | None = None,
+    concurrency: int = 0,
 ) -> dict[str, Any]:
     """``matches`` three-handed matches (seats rotated through the three agents in turn).
+    ``concurrency``: games at once in threads of this process (see
+    :func:`~training.evaluation.pool.pool_map`); per agent ``win_kinds`` (wins by gin /
+    knock / undercut, deadwood at showdown) and, for agents in words, ``text`` stats.
 
     ``adviser``: ``"suggest"`` (advice on), ``"none"`` (off) or ``"both"`` (both runs on the
     same seeds, to show what advice is worth). Box points are + when the box scores.
@@ -152,8 +161,13 @@ def three_handed(
             specs = [agents[(k + rot) % 3] for k in range(3)]
             orders.append(order)
             jobs.append((specs, seed, i, mode, dict(rules or {})))
-        res = pool_map(play_three_match, jobs, workers, progress, f"three-handed ({mode})")
+        res = pool_map(
+            play_three_match, jobs, workers, progress, f"three-handed ({mode})",
+            threads=concurrency,
+        )  # fmt: skip
         for r, order in zip(res, orders, strict=True):
             r["order"] = order
         out["adviser_on" if mode == "suggest" else "adviser_off"] = _three_summary(labels, res)
+    if concurrency > 1 or workers <= 1:
+        out["text"] = text_stats(agents, rules)
     return out

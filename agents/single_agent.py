@@ -12,10 +12,11 @@ one for every other seat or a mapping from agent names to policies or names::
     gymnasium.make("gin_env/Gin-v0", opponents="heuristic")
     make_three_handed(opponents={"player_1": "simple", "player_2": "heuristic"})
 
-Names are resolved when the wrapper is made, each seat getting its own agent; an agent
-that does not play the game (a gin agent at rummy) is a ``ValueError`` naming the ones
-that do. This is the env layer's one use of the agents layer: ``agents`` is imported
-inside the function that resolves a name, never when ``gin_env`` is imported.
+Names are resolved when the wrapper is made, each seat getting its own agent seated at the
+env's table; an agent that does not play the game (a gin agent at rummy) is a
+``ValueError`` naming the ones that do. The env seats agents, so it lives in the agents
+layer; the Gymnasium ids are registered by ``gin_env`` with string entry points into this
+module (``import gin_env`` imports no agent).
 
 An illegal action ends the episode with ``illegal_reward`` (-1), as PettingZoo's
 ``TerminateIllegalWrapper`` does (``illegal="raise"`` raises instead).
@@ -60,7 +61,6 @@ of the acting network); a policy that reads it to act sees the other players' ca
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, Union
 
@@ -68,9 +68,17 @@ import gymnasium as gym
 import numpy as np
 from pettingzoo import AECEnv
 
+from agents import make
+from agents.families import agent_spec
 from gin_env import games
 
 __all__ = [
+    "make_three_handed",
+    "make_gin",
+    "make_rummy",
+    "make_three_handed_v1",
+    "make_gin_v1",
+    "WRAPPER_OPTIONS",
     "Policy",
     "Opponents",
     "RandomPolicy",
@@ -96,7 +104,7 @@ class Policy(Protocol):
 
 
 class RandomPolicy:
-    """Uniform over the legal actions (the env layer's own, so the wrapper needs no agents)."""
+    """Uniform over the legal actions (the wrapper's default opponent)."""
 
     def act(
         self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
@@ -114,12 +122,11 @@ Opponents = Union["Policy", str, Mapping[str, Union["Policy", str]]]
 
 def make_policy(spec: str, game: str | None = None) -> Policy:
     """The agent called ``spec`` (``agents.make``), checked to play ``game`` (an env name,
-    when known). Imports the agents layer here, lazily: the one place the env layer does."""
+    when known)."""
     if game is not None and game in games.GAMES:
-        spec = importlib.import_module("agents.families").agent_spec(game, spec)
-    registry = importlib.import_module("agents")
+        spec = agent_spec(game, spec)
     try:
-        return registry.make(spec)  # type: ignore[no-any-return]
+        return make(spec)  # type: ignore[no-any-return]
     except ValueError as err:
         raise ValueError(f"opponents: {err}") from None
 
@@ -315,3 +322,45 @@ class SingleAgentEnv(gym.Env):
 
     def close(self) -> None:
         self.aec.close()
+
+
+#: Options of the single-agent wrapper itself (:class:`SingleAgentEnv`); ``gymnasium.make``
+#: hands every other option to the AEC env.
+WRAPPER_OPTIONS = ("learner", "opponents", "illegal", "illegal_reward", "extras")
+
+
+def _single_agent(game: str, learner: str, opponents: Any, options: dict[str, Any]) -> Any:
+    spec = games.get(game)
+    own = {k: options.pop(k) for k in WRAPPER_OPTIONS[2:] if k in options}
+    unknown = sorted(set(options) - set(spec.option_names()))
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {', '.join(unknown)} for {spec.gym_id}; allowed: the env's "
+            f"{', '.join(spec.option_names())}; the wrapper's {', '.join(WRAPPER_OPTIONS)}"
+        )
+    return SingleAgentEnv(spec.make_env(**options), learner, opponents, **own)
+
+
+def make_three_handed(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
+    """``gymnasium.make("gin_env/ThreeHandedGin-v0", ...)`` (its entry point)."""
+    return _single_agent("three_handed_gin_v0", learner, opponents, options)
+
+
+def make_gin(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
+    """``gymnasium.make("gin_env/Gin-v0", ...)``."""
+    return _single_agent("gin_v0", learner, opponents, options)
+
+
+def make_rummy(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
+    """``gymnasium.make("gin_env/Rummy-v0", ...)``."""
+    return _single_agent("rummy_v0", learner, opponents, options)
+
+
+def make_three_handed_v1(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
+    """``gymnasium.make("gin_env/ThreeHandedGinRulesInView-v0", ...)``."""
+    return _single_agent("three_handed_gin_v1", learner, opponents, options)
+
+
+def make_gin_v1(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
+    """``gymnasium.make("gin_env/GinRulesInView-v0", ...)``."""
+    return _single_agent("gin_v1", learner, opponents, options)

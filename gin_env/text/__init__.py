@@ -1,0 +1,121 @@
+"""Language at the table: every game in words, moves in words, advice in words.
+
+This module is the text env's documentation page.
+
+=====================  =============================================================
+Import                 ``from gin_env import text``; ``text.env("three_handed")``
+Games                  ``"three_handed"``, ``"gin"``, ``"rummy"`` (options as their envs)
+Agents                 as the game's env: ``player_0`` ...
+Observation            ``gymnasium.spaces.Text``: the seat's view in English (a ``str``)
+Action                 ``gymnasium.spaces.Text``: a reply in words
+Numeric view           ``infos[agent]["numeric"]``: the game env's observation dict
+=====================  =============================================================
+
+What a seat reads
+-----------------
+Exactly what that seat knows, written from its own observation (so never more): the
+game, the seat's role, the table's rules in a line, scores, phase, turn and stock size;
+its hand with its best melds and deadwood (the adviser: the captain's hand, when
+``adviser_sees_hand``); the upcard or top of the discard pile and the rest of the pile;
+what the opponent took from the pile and still holds and what he discarded; its own
+discards; for the captain the adviser's suggestion and message; then the legal moves (a
+discard from 11 cards says the deadwood it leaves) and how to reply. The rules in brief,
+for a system prompt, are :func:`~gin_env.text.words.rules_in_brief`. A sample::
+
+    Two-player gin rummy. You are the non-dealer.
+    Table rules: knock limit 10; gin bonus 25; undercut bonus 10; big gin off; ...
+    Scores: dealer 0, non-dealer 0.
+    Phase: discard; turn 1; stock: 30 cards.
+    Your hand (11 cards): AS 2S 3S 7H 9H 7D KD 4C 7C 8C QC
+      best melds: AS 2S 3S; 7H 7D 7C
+      deadwood: 9H KD 4C 8C QC = 45 points
+    ...
+    Legal moves: discard AS (leaves 45 deadwood), ..., discard QC (leaves 35 deadwood).
+    Reply with one legal move, e.g. "discard 7H", or as JSON: {"move": "discard 7H"}.
+
+Replies
+-------
+:func:`~gin_env.text.words.parse_reply` reads strict moves (``draw``, ``take``,
+``pass``, ``discard 7H``, ``knock 3C``, ``no-advice``, ``big-gin``; rummy ``take
+discard``, ``meld 5H 6H 7H``, ``lay off 8H on run``), a JSON object with a ``"move"``, a
+``move: ...`` line, a card alone (``10h``, ``seven of hearts``: a discard) and a move
+inside a sentence (``I'll discard the seven of hearts``). A reply that names no legal
+move, or two, is refused with a message that names the legal moves.
+
+The adviser speaks (three-handed)
+---------------------------------
+The adviser's action is a message, cut to ``message_length`` characters (printable
+ASCII). The move it names, if any, becomes the suggestion the captain's observation
+carries (a message that names none is ``NO_ADVICE``); the whole message is shown to the
+captain at his next decision, and to no one else. The numeric envs carry only the
+suggestion, so a game played in words and one played in ids stay comparable.
+
+Unusable replies
+----------------
+A reply that does not parse or names an illegal move is answered to the same seat: its
+next observation ends with the reason, and nothing else changes (rewards 0), up to
+``retries`` more tries per decision. After that ``on_invalid`` decides:
+
+- ``"forfeit-hand"`` (default): the episode ends at once, reward ``-1`` to that seat
+  and 0 to the others (PettingZoo's rule for an illegal move); ``infos[agent]["forfeit"]``
+  names it;
+- ``"random-legal"``: a legal move drawn with the env's seeded generator is played;
+- ``"raise"``: a ``ValueError`` with the reason (nothing changes).
+
+Every unusable reply is counted in ``infos[agent]["invalid_replies"]``, every move the
+policy made in ``infos[agent]["policy_moves"]``.
+
+Options
+-------
+``env(game, retries=2, on_invalid="forfeit-hand", message_length=280,
+reply_length=4000, render_mode=None, **options)``: the other options go to the game's
+env (``episode``, ``reward``, ``adviser``, ``adviser_sees_hand``, the rules...; the
+``infos`` option is not taken). Rewards, episodes, seeds and deals are the game env's.
+``render_mode="ansi"`` returns the table as an onlooker sees it and the last reply.
+
+Observation space: ``Text(20000, charset=printable ASCII)``, each observation a
+:class:`~gin_env.text.env.SeatText` (a ``str`` carrying the ``Text`` space's ``dtype``,
+for PettingZoo's ``api_test``). Action space: ``Text(reply_length)``; any
+``str`` is taken (only its last 4,000 characters are read).
+
+Language-model players are :mod:`agents.llm`; the page ``docs/language.md`` shows a
+prompt and a whole hand.
+"""
+
+from __future__ import annotations
+
+from gin_env.text.env import ON_INVALID, SeatText, env, raw_env
+from gin_env.text.views import facts, game_of, seat_text, table_of
+from gin_env.text.words import (
+    GinFacts,
+    ReplyError,
+    RummyFacts,
+    Table,
+    describe,
+    legal_words,
+    move_words,
+    parse_advice,
+    parse_reply,
+    rules_in_brief,
+)
+
+__all__ = [
+    "env",
+    "raw_env",
+    "SeatText",
+    "ON_INVALID",
+    "Table",
+    "GinFacts",
+    "RummyFacts",
+    "ReplyError",
+    "table_of",
+    "game_of",
+    "facts",
+    "seat_text",
+    "describe",
+    "rules_in_brief",
+    "move_words",
+    "legal_words",
+    "parse_reply",
+    "parse_advice",
+]

@@ -1,0 +1,127 @@
+"""Duplicate basic rummy: every deal played once in each rotation of the agents round the
+table (2-6 agents), so each agent holds each seat's cards once per deal. Per agent:
+points per hand with a 95% CI over deals, hand win %, the share of its wins that went
+out in one turn (rummy) and the mean pips left in its hand when another went out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gin_env import games
+from gin_env.cards import mask_points
+from gin_env.rummy import MAX_PLAYERS, MIN_PLAYERS
+from training.evaluation.checks import (
+    AgentSpec,
+    OptionError,
+    agent_of,
+    check_count,
+    check_setup,
+    unique_labels,
+)
+from training.evaluation.gin import deal_deck
+from training.evaluation.outcomes import text_stats
+from training.evaluation.play import env_seed
+from training.evaluation.pool import pool_map
+from training.evaluation.stats import mean_ci, wilson_ci
+from training.rollout import play
+
+__all__ = ["RUMMY", "RULES", "play_rummy_deal", "rummy_duplicate"]
+
+RUMMY = games.get("rummy_v0")
+#: The rule options of an evaluated rummy table (one hand per deal: no target).
+RULES = ("ace_high_or_low", "max_turns")
+
+
+def play_rummy_deal(
+    specs: Sequence[AgentSpec], seed: int, index: int, rotation: int, rules: dict[str, Any]
+) -> dict[str, Any]:
+    """Deal ``index`` with agent ``(k + rotation) % n`` in seat ``k``: each seat's payment
+    (+ for the winner), the winner's seat, rummy, truncation and the pips left by seat."""
+    n = len(specs)
+    env = RUMMY.make_env(num_players=n, **rules)
+    env.reset(seed=env_seed(seed, index, 41), options={"deck": deal_deck(seed, index)})
+    seats = [(k + rotation) % n for k in range(n)]
+    players = {f"player_{k}": agent_of(specs[a], rules) for k, a in enumerate(seats)}
+    play(env, players, np.random.default_rng([seed, index, rotation, 43]))
+    game = env.game
+    result = game.results[-1]
+    return {
+        "index": index,
+        "agents": seats,
+        "payments": list(result.payments),
+        "winner": result.winner,
+        "rummy": bool(result.rummy),
+        "truncated": bool(result.truncated),
+        "pips_left": [mask_points(h) for h in game.hands],
+    }
+
+
+def rummy_duplicate(
+    agents: Sequence[AgentSpec],
+    deals: int,
+    seed: int = 0,
+    workers: int = 2,
+    progress: bool = True,
+    rules: dict[str, Any] | None = None,
+    concurrency: int = 0,
+) -> dict[str, Any]:
+    """``deals`` deals, each in all ``n`` rotations of the ``n`` agents (2-6)."""
+    n = len(agents)
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise OptionError(f"rummy needs {MIN_PLAYERS} to {MAX_PLAYERS} agents, got {n}")
+    check_count("deals", deals)
+    check_count("workers", workers)
+    rules = dict(rules or {})
+    unknown = sorted(set(rules) - set(RULES))
+    if unknown:
+        raise OptionError(
+            f"{', '.join(unknown)} is not a rule option of eval rummy; allowed: {', '.join(RULES)}"
+        )
+    check_setup(agents, lambda: RUMMY.make_env(num_players=n, **rules), rules)
+    labels = unique_labels(agents)
+    jobs = [(list(agents), seed, i, r, rules) for i in range(deals) for r in range(n)]
+    res = pool_map(play_rummy_deal, jobs, workers, progress, f"rummy x{n}", threads=concurrency)
+    per_deal = np.zeros((deals, n))
+    hands = np.zeros(n)
+    won = np.zeros(n)
+    rummies = np.zeros(n)
+    lost_pips: list[list[int]] = [[] for _ in range(n)]
+    truncated = 0
+    for r in res:
+        truncated += r["truncated"]
+        for seat, a in enumerate(r["agents"]):
+            per_deal[r["index"], a] += r["payments"][seat] / n
+            hands[a] += 1
+            if r["winner"] == seat:
+                won[a] += 1
+                rummies[a] += r["rummy"]
+            elif r["winner"] is not None:
+                lost_pips[a].append(r["pips_left"][seat])
+    per_agent = {}
+    for a, label in enumerate(labels):
+        m, lo, hi = mean_ci(per_deal[:, a].tolist())
+        per_agent[label] = {
+            "hands": int(hands[a]),
+            "points_per_hand": m,
+            "ci95": (lo, hi),
+            "hand_win_rate": won[a] / hands[a],
+            "hand_win_rate_ci95": wilson_ci(int(won[a]), int(hands[a])),
+            "rummy_share_of_wins": rummies[a] / won[a] if won[a] else None,
+            "mean_pips_left_when_lost": float(np.mean(lost_pips[a])) if lost_pips[a] else None,
+        }
+    out: dict[str, Any] = {
+        "agents": labels,
+        "seed": seed,
+        "deals": deals,
+        "hands": len(res),
+        "truncated_hands": truncated,
+        "rules": rules,
+        "per_agent": per_agent,
+    }
+    if concurrency > 1 or workers <= 1:
+        out["text"] = text_stats(agents, rules)
+    return out
