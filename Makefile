@@ -4,23 +4,23 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow test-wheel test-rllib test-examples test-benchmarl lint bench docs clean
+.PHONY: demo test test-slow test-wheel test-rllib test-browser test-examples test-benchmarl lint bench docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# torch first, pinned: the CPU build on disk (an unpinned torch may pull a CUDA build).
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[train,torchrl,dev]"
+	$(BIN)/pip install -q -e ".[train,torchrl,dev,web]"
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/gin-rummy match --agents heuristic,simple,random --seed 1
 
-# The suite but its long tests (marked slow) and the examples, which have their own targets;
-# CI runs them all.
+# The suite but its long tests (marked slow), the browser tests and the examples, which have
+# their own targets; CI runs them all.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow and not examples"
+	$(BIN)/python -m pytest -q -m "not slow and not browser and not examples"
 
 # The long tests: the large differential and training runs (the wheel has its own target).
 test-slow: $(STAMP)
@@ -30,10 +30,17 @@ test-slow: $(STAMP)
 test-wheel: $(STAMP)
 	$(BIN)/python -m pytest -q tests/test_wheel.py
 
+# The web page (gin-rummy serve) in a real headless Chromium: needs Debian's chromium and
+# chromium-driver (apt-get install -y chromium chromium-driver); screenshots land in
+# $(GIN_WEB_SCREENSHOTS).
+GIN_WEB_SCREENSHOTS ?= runs/web_screenshots
+test-browser: $(STAMP)
+	GIN_WEB_SCREENSHOTS=$(GIN_WEB_SCREENSHOTS) $(BIN)/python -m pytest -q -m browser tests/test_web_browser.py
+
 lint: $(STAMP)
-	$(BIN)/ruff check gin_env agents training studies tests benchmarks notebooks docs/hooks examples
-	$(BIN)/ruff format --check gin_env agents training studies tests benchmarks docs/hooks examples
-	$(BIN)/mypy gin_env agents training studies
+	$(BIN)/ruff check gin_env agents training gin_web studies tests benchmarks notebooks docs/hooks examples
+	$(BIN)/ruff format --check gin_env agents training gin_web studies tests benchmarks docs/hooks examples
+	$(BIN)/mypy gin_env agents training gin_web studies
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_rules.py

@@ -24,10 +24,11 @@ from gin_env.aec_tools import (
     TableRender,
     TurnChecks,
     before_reset,
+    check_options,
     check_render_hands,
 )
 from gin_env.cards import NUM_CARDS, cards_str
-from gin_env.config import HandRules, check_choice, check_int
+from gin_env.config import HandRules, check_choice, check_int, check_real
 from gin_env.encoding import (
     HISTORY_FEATURES,
     HISTORY_LENGTH,
@@ -130,12 +131,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         check_choice("observation", observation, OBSERVATION_MODES)
         check_choice("infos", infos, INFOS_MODES)
         self.infos_mode = infos
-        if (
-            isinstance(reward_scale, bool)
-            or not isinstance(reward_scale, int | float)
-            or not (reward_scale > 0)
-        ):
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        check_real("reward_scale", reward_scale, 0, 1e6, above=True)
         if max_hands is not None:
             check_int("max_hands", max_hands, 1, 10**6)
         if render_mode is not None:
@@ -190,7 +186,8 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         # Check first, change nothing on a bad deck (not even the seed). ``deck=None`` is no
         # deck; other keys are ignored, as PettingZoo's api_test expects of reset options.
         first_deck = None
-        if options and options.get("deck") is not None:
+        options = check_options(options)
+        if options.get("deck") is not None:
             first_deck = check_deck(options["deck"])
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
@@ -272,12 +269,12 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         return encode_state(self._require_match())
 
     def step(self, action: int | None) -> None:
-        if self._dead_step(action):
+        checked = self._dead_step(action)
+        if checked is None:
             return
-        assert action is not None  # refused for a live agent
+        action = checked
         agent = self.agent_selection
         match = self._require_match()
-        action = int(action)
         move = self._move(match, agent, action) if self.observation_mode == "history" else None
         # The engine raises on an illegal action before it changes anything. A hand that
         # ends the episode stays on the table: the final observation shows it, not a new deal.

@@ -379,10 +379,9 @@ candidate_melds = GIN_MELDS.candidate_melds
 def deadwood(cards: Iterable[int]) -> int:
     """Exact minimum deadwood (gin rules, ace low) of any iterable of distinct card ints."""
     cards = [check_card(c) for c in cards]
-    mask = to_mask(cards)
-    if mask.bit_count() != len(cards):
+    if len(set(cards)) != len(cards):
         raise ValueError(f"cards must be distinct, got {cards_str(cards)}")
-    return deadwood_mask(mask)
+    return deadwood_mask(to_mask(cards))
 
 
 def knock_discards(hand: int, knock_limit: int) -> dict[int, int]:

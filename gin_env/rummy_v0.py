@@ -154,6 +154,7 @@ from gin_env.aec_tools import (
     StatePickle,
     TableRender,
     TurnChecks,
+    check_options,
     check_render_hands,
     wrap,
 )
@@ -247,7 +248,8 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         # A bad deck is refused before anything changes (the game, the seed); None is no deck.
         given = None
-        if options and options.get("deck") is not None:
+        options = check_options(options)
+        if options.get("deck") is not None:
             given = check_deck(options["deck"])
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
@@ -292,19 +294,20 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         return rummy_encoding.encode_state(self.game)
 
     def step(self, action: int | None) -> None:
-        if self._dead_step(action):
+        checked = self._dead_step(action)
+        if checked is None:
             return
-        assert action is not None  # refused for a live agent
+        action = checked
         agent = self.agent_selection
         game = self.game
         # The engine raises on an illegal action before it changes anything.
-        game.step(int(action))
+        game.step(action)
         if self._hand_info_shown:  # a hand result is news for one step only
             self.infos = {a: {} for a in self.agents}
             self._hand_info_shown = False
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.last_action = (agent, int(action))
+        self.last_action = (agent, action)
         if game.phase == Phase.OVER:
             self._end_hand()
         else:
