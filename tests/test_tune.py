@@ -314,7 +314,7 @@ def test_a_search_from_the_shipped_set_against_l2_alone(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("flag", "value", "message"),
     [
-        ("start", "L3", "start must be one of L2, tuned; got 'L3'"),
+        ("start", "L3", "start must be one of L2, tuned, gin-only, knock-early; got 'L3'"),
         (
             "pool_opponents",
             "L2,L0",

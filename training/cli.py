@@ -17,7 +17,8 @@ Games (``--game``): ``three`` (three-handed gin, the default), ``gin`` (two-play
 ``rummy`` (basic rummy, 2-6 players), and ``three-v1`` / ``gin-v1`` (the observation with
 the table's rules in view). Rules options go through ``-o name=value``
 (e.g. ``-o knock_limit=0 -o target_score=50``) and are checked by the env, which names
-the allowed values of a bad one.
+the allowed values of a bad one; ``-o table=eaai`` (or ``default``, ``openspiel``:
+``agents.tuned.TABLES``) sets a named table's rules, the other options overriding them.
 
 In ``play`` moves are typed as words: ``draw`` (from the stock), ``take`` (the upcard or
 the top discard), ``pass``, a card to discard (``7h``, ``10s``, ``qd``), ``knock 3c``; the
@@ -43,10 +44,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 import agents
 from agents import families
+from agents.tuned import TABLES
 from gin_env import actions as A
 from gin_env import games
 from gin_env import rummy_actions as R
 from gin_env.cards import card_str, from_mask, suit
+from gin_env.config import HandRules
 from gin_env.extras import MissingExtraError, require
 from gin_env.hand import Phase
 from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
@@ -120,13 +123,42 @@ def _game(value: str) -> str:
         ) from None
 
 
-def _options(pairs: Sequence[str]) -> dict[str, Any]:
+def _options(pairs: Sequence[str], game: str | None = None) -> dict[str, Any]:
     """``-o name=value`` pairs as env keyword options (:func:`training.flags.pairs`: values
-    read as JSON when they parse, ``10``, ``true``, ``null``, and as text otherwise)."""
+    read as JSON when they parse, ``10``, ``true``, ``null``, and as text otherwise).
+    ``-o table=NAME`` sets the named table's rules (:data:`agents.tuned.TABLES`:
+    ``default``, ``eaai``, ``openspiel``) that ``game`` takes (a match option only where it
+    is not the default); the other ``-o`` options override them."""
+    tables = [p for p in pairs if p.partition("=")[0].strip() == "table"]
+    out: dict[str, Any] = {}
+    for pair in tables:
+        out.update(_table_options(pair.partition("=")[2].strip(), game))
     try:
-        return flags.pairs(pairs)
+        out.update(flags.pairs([p for p in pairs if p not in tables]))
     except ValueError as err:
         raise click.BadParameter(str(err).removeprefix("-o "), param_hint="'-o'") from None
+    return out
+
+
+def _table_options(name: str, game: str | None) -> dict[str, Any]:
+    """The env options of the named table that ``game``'s env takes."""
+    if name not in TABLES:
+        raise click.BadParameter(
+            f"table {name!r}; allowed: {', '.join(TABLES)}", param_hint="'-o table='"
+        )
+    if game is None or game == "rummy":
+        raise click.BadParameter(
+            "-o table= names a gin table: for the gin games", param_hint="'-o table='"
+        )
+    table = TABLES[name]
+    taken = set(game_spec(game).module.raw_env.config_class.option_names())
+    hand = set(HandRules.option_names())
+    default = type(table)()
+    return {
+        k: getattr(table, k)
+        for k in type(table).option_names()
+        if k in taken and (k in hand or getattr(table, k) != getattr(default, k))
+    }
 
 
 def make_env(game: str, options: dict[str, Any]) -> Any:
@@ -514,7 +546,7 @@ def play(
     type none. Type ? for the legal moves, hint for a suggestion, quit to leave.
     """
     console = _console(color)
-    options = _options(rule_options)
+    options = _options(rule_options, game)
     if target_score is not None:
         options["target_score"] = target_score
     whole_matches(options)
@@ -754,7 +786,7 @@ def match(
 ) -> None:
     """Agents play a match, printed hand by hand (or several, summed up)."""
     console = _console(color)
-    options = _options(rule_options)
+    options = _options(rule_options, game)
     if target_score is not None:
         options["target_score"] = target_score
     whole_matches(options)
@@ -920,7 +952,7 @@ def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
     any game is played: the rules of the game's table (``eval gin``'s match target is its
     ``--target``; ``eval rummy`` plays single hands), each value checked by the env. A
     usage error names what is allowed."""
-    options = _options(pairs)
+    options = _options(pairs, design if design in EVAL_GAMES else None)
     if not options:
         return options
     if design == "rummy":  # one hand per deal: only the hand's rules

@@ -140,8 +140,9 @@ SEARCH_FLAGS = (
     "table", "popsize", "sigma0", "pairs", "pool_bests", "seed", "start", "pool_opponents",
     "fitness",
 )  # fmt: skip
-#: Where a search may start: L2's defaults, or the shipped set tuned for the table.
-STARTS = ("L2", "tuned")
+#: Where a search may start: L2's defaults, the shipped set tuned for the table, or a
+#: style of the pool (:data:`STYLES`).
+STARTS = ("L2", "tuned", "gin-only", "knock-early")
 #: The fixed opponents a fitness pool may hold (the generation bests come on top): L2, L1,
 #: ``tuned`` (the set shipped for the table; at ``eaai``, which has none, OpenSpiel's),
 #: ``gin-only`` (L2 that knocks only with gin) and ``knock-early`` (L2 that knocks with
@@ -184,7 +185,9 @@ class Args:
         "L2,L1", f"the pool's fixed opponents, comma-separated: of {', '.join(POOL_OPPONENTS)}"
     )
     start: str = HELP(
-        "L2", "the search's start: L2 (its defaults) or tuned (the set shipped for --table)"
+        "L2",
+        "the search's start: L2 (its defaults), tuned (the set shipped for --table), or a "
+        "style of the pool (gin-only, knock-early)",
     )
     fitness: str = HELP(
         "points", "points (per hand) or games (share of matches to the target won, mirrored)"
@@ -212,6 +215,8 @@ def _start(args: Args) -> tuple[HeuristicParams, dict[str, Any] | None]:
     search's story (the card keeps it)."""
     if args.start == "L2":
         return HeuristicParams(), None
+    if args.start in STYLES:
+        return STYLES[args.start], None
     sets = load_sets()
     name = _set_for(args.table, sets)
     shipped = sets[name]
@@ -828,7 +833,7 @@ def _choose(args: Args, state: dict[str, Any], runner: Runner, bar: Progress) ->
     es = state["es"]
     key = _choice_key(args, state)
     named = [("mean", decode(es.result.xfavorite))]
-    if args.start == "tuned":  # the set it set out from competes on the same deals
+    if args.start != "L2":  # the set it set out from competes on the same deals
         named.append(("start", HeuristicParams(**state["start"])))
     bests = state["bests"]
     k = min(args.select_candidates, len(bests))
