@@ -191,7 +191,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         self._act_space = ActionSpace(A.NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
-        self.np_random, self._seed = seeding.np_random(None)
+        self.np_random, _ = seeding.np_random(None)
         self.match: Match | None = None
         self.last_action: tuple[str, int] | None = None
         self._player_of = {a: i for i, a in enumerate(self.possible_agents)}
@@ -214,7 +214,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         if options.get("deck") is not None:
             first_deck = check_deck(options["deck"])
         if seed is not None:
-            self.np_random, self._seed = seeding.np_random(seed)
+            self.np_random, _ = seeding.np_random(seed)
         # The decks depend on the seed alone: one generator for them, untouched by play.
         deck_rng = np.random.default_rng(self.np_random.integers(2**63))
         role_deck = deck_rng.permutation(NUM_CARDS).tolist()
