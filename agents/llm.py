@@ -246,12 +246,13 @@ class _WordsPlayer:
 
     def stats(self) -> dict[str, float]:
         """Totals so far, and per decision: ``invalid_rate`` (unusable replies per reply),
-        ``reasks_per_decision``, ``tokens_per_decision``, ``latency_s_per_decision``."""
+        ``reasks_per_decision``, ``retries_per_decision`` (re-asks and HTTP retries), ``tokens_per_decision``, ``latency_s_per_decision``."""
         with self._lock:
             s = dict(self._stats)
         n = max(1.0, s["decisions"])
         s["invalid_rate"] = s["invalid"] / max(1.0, s["replies"])
         s["reasks_per_decision"] = s["reasks"] / n
+        s["retries_per_decision"] = (s["reasks"] + s["http_retries"]) / n
         s["tokens_per_decision"] = (s["prompt_tokens"] + s["completion_tokens"]) / n
         s["latency_s_per_decision"] = s["latency_s"] / n
         return s
