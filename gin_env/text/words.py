@@ -54,7 +54,6 @@ from gin_env.cards import (
     RANK_CHARS,
     SUIT_CHARS,
     card_str,
-    from_mask,
     mask_points,
     to_mask,
 )
@@ -784,12 +783,6 @@ def parse_advice(reply: object, legal: Sequence[int]) -> int:
         if str(err).startswith(("no move found", "the reply is empty")) and A.NO_ADVICE in legal:
             return A.NO_ADVICE
         raise
-
-
-def card_words(cards: int | list[int]) -> str:
-    """Cards in long form, ``'seven of hearts, king of clubs'``."""
-    items = from_mask(cards) if isinstance(cards, int) else cards
-    return ", ".join(card_name(c) for c in items)
 
 
 assert RANK_CHARS == "A23456789TJQK" and SUIT_CHARS == "SHDC"  # the words above follow these
