@@ -703,9 +703,12 @@ def _strict(text: str, game: str) -> int | None:
         return None
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _json_move(text: str) -> str | None:
     """The ``move`` (or ``action``) string of the first JSON object in ``text`` with one."""
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     start = text.find("{")
     tries = 0
     while start >= 0 and tries < 20:
