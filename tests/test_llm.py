@@ -189,7 +189,6 @@ def test_llm_in_the_text_env(tmp_path: Path) -> None:
 def test_a_typed_table_tells_the_game_and_its_rules(tmp_path: Path) -> None:
     """Seated with a table's rules object, the box's first prompt already says three-handed
     and the table's target (the gin layout alone could not tell a box from a dealer)."""
-    from gin_env.config import ThreeHandedConfig
 
     env = games.get("three_handed").make_env(episode="hand", target_score=50)
     env.reset(seed=0)
