@@ -162,7 +162,7 @@ def make(name: str, **kwargs: Any) -> Any:
             return factory(**options)
         except TypeError as err:
             # An option the factory does not take: say which, and what it does take.
-            bad = re.search(r"unexpected keyword argument '(\w+)'|takes no arguments", str(err))
+            bad = re.search(r"unexpected keyword argument '([^']+)'|takes no arguments", str(err))
             if bad is None or not options:
                 raise
             option = bad.group(1) or next(iter(options))

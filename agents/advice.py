@@ -23,6 +23,7 @@ from agents.base import PHASE_DISCARD, ROLE_ADVISER, ROLE_CAPTAIN, Agent, SeatVi
 from agents.heuristic import HeuristicAgent
 from gin_env import actions as A
 from gin_env.cards import POINTS
+from gin_env.config import check_real
 from gin_env.melds import deadwood_mask
 
 __all__ = ["Adviser", "Captain", "CAPTAIN_MODES", "check_captain_mode"]
@@ -69,7 +70,7 @@ class Captain:
     def __init__(self, agent: Agent, mode: str = "weigh", margin: float = 2.0) -> None:
         self.agent = agent
         self.mode = check_captain_mode(mode)
-        self.margin = float(margin)
+        self.margin = check_real("margin (points)", margin, 0, 1e9)
         self._judge = HeuristicAgent()
         self.name = f"captain-{mode}({getattr(agent, 'name', type(agent).__name__)})"
 

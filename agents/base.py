@@ -97,6 +97,9 @@ class SeatView:
     stock_size: int
     suggestion: int
     legal: list[int]
+    #: The match's scores by role (dealer, non-dealer, 0 in gin; box, captain, adviser)
+    #: over the target, capped at 1, as the observation shows them.
+    scores: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     @property
     def known(self) -> int:
@@ -154,6 +157,7 @@ def decode(observation: dict[str, Any]) -> SeatView:
         stock_size=int(round(float(obs[_S["stock_size"].start]) * FULL_STOCK)),
         suggestion=int(sugg[0]) if len(sugg) else -1,
         legal=legal,
+        scores=tuple(float(x) for x in obs[_S["scores"]]),  # type: ignore[arg-type]
     )
 
 

@@ -57,6 +57,7 @@ from agents.heuristic import (
     kept_max_dead,
     max_dead,
 )
+from agents.match_equity import knock_shifts
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.encoding import FULL_STOCK, OBS_SLICES
@@ -76,7 +77,7 @@ _KNOWN = {
     "knock_weight", "take_margin", "knock_early", "knock_late", "knock_shown_meld",
     "gin_outs", "gin_stock", "gin_deadwood", "knock_bend", "knock_undercut",
     "take_margin_late", "keep_late", "danger_took", "danger_late", "knock_last_pips",
-    "keep_took", "danger_pips",
+    "keep_took", "danger_pips", "match_knock", "match_gin",
 }  # fmt: skip
 if set(_FIELD) != _KNOWN:  # a new field of the reference must be taught to the kernels
     raise ImportError(
@@ -110,6 +111,8 @@ P_DANGER_LATE = _FIELD["danger_late"]
 P_KNOCK_LAST = _FIELD["knock_last_pips"]
 P_KEEP_TOOK = _FIELD["keep_took"]
 P_DANGER_PIPS = _FIELD["danger_pips"]
+P_MATCH_KNOCK = _FIELD["match_knock"]
+P_MATCH_GIN = _FIELD["match_gin"]
 
 
 def params_vector(params: HeuristicParams) -> np.ndarray:
@@ -198,8 +201,11 @@ def _keep_weight(stock: int, took_n: int, prm: np.ndarray) -> float:
 
 
 @numba.njit(cache=True)
-def _knock_limit(stock: int, took_n: int, prm: np.ndarray, undercut: int, last: int) -> int:
-    """:meth:`HeuristicAgent.knock_limit` (``last``: his last discard, -1 if unknown)."""
+def _knock_limit(
+    stock: int, took_n: int, prm: np.ndarray, undercut: int, last: int, ks: float
+) -> int:
+    """:meth:`HeuristicAgent.knock_limit` (``last``: his last discard, -1 if unknown;
+    ``ks``: ``match_knock`` times the match shift)."""
     frac = _stock_fill(stock)
     limit = prm[P_KNOCK_LATE] + (prm[P_KNOCK_EARLY] - prm[P_KNOCK_LATE]) * frac
     limit += prm[P_KNOCK_BEND] * 4 * frac * (1 - frac)
@@ -207,6 +213,8 @@ def _knock_limit(stock: int, took_n: int, prm: np.ndarray, undercut: int, last: 
     limit -= prm[P_KNOCK_SHOWN] * took_n
     if prm[P_KNOCK_LAST] != 0 and last >= 0:
         limit += prm[P_KNOCK_LAST] * (_POINTS[last] - 5) / 5
+    if prm[P_MATCH_KNOCK] != 0:
+        limit += ks
     return int(np.rint(limit))  # Python's round: half to even
 
 
@@ -351,7 +359,7 @@ def _danger(
 def _keep_scores(
     hand11: int, banned: int, top: int, pile: int, took: int, opp_disc: int, own_disc: int,
     stock: int, prm: np.ndarray, undercut: int, la_md: np.ndarray, dws: np.ndarray,
-    scores: np.ndarray, scratch: np.ndarray,
+    scores: np.ndarray, scratch: np.ndarray, ks: float,
 ) -> None:  # fmt: skip
     """:meth:`HeuristicAgent.keep_scores`: ``dws`` (-1 off the hand) and ``scores`` (inf
     for the cards it does not score: off the hand, or ``banned``). ``la_md[c]``: with
@@ -365,7 +373,7 @@ def _keep_scores(
         if dws[c] >= 0 and c != banned and dws[c] < best:
             best = dws[c]
     last = _last_discard(banned, top, opp_disc)
-    limit = _knock_limit(stock, took_n, prm, undercut, last)
+    limit = _knock_limit(stock, took_n, prm, undercut, last, ks)
     late = 1 - _stock_fill(stock)
     keep = _keep_weight(stock, took_n, prm)
     dweight = prm[P_DANGER] + prm[P_DANGER_TOOK] * took_n + prm[P_DANGER_LATE] * late
@@ -446,9 +454,10 @@ def _move(
     hand: int, top: int, pile: int, took: int, opp_disc: int, own_disc: int, stock: int,
     phase: int, advising: bool, legal: np.ndarray, prm: np.ndarray, undercut: int,
     la_md: np.ndarray, la_blind: int, dws: np.ndarray, scores: np.ndarray,
-    scratch: np.ndarray,
+    scratch: np.ndarray, match_k: float, match_g: float,
 ) -> int:  # fmt: skip
-    """:meth:`HeuristicAgent.act` on one row."""
+    """:meth:`HeuristicAgent.act` on one row (``match_k`` / ``match_g``: ``match_knock`` /
+    ``match_gin`` times the match shift)."""
     n_legal = 0
     first = -1
     for a in range(legal.shape[0]):
@@ -472,7 +481,7 @@ def _move(
             return _BIG_GIN
         banned = _banned(hand, legal)
         _keep_scores(hand, banned, top, pile, took, opp_disc, own_disc, stock, prm,
-                     undercut, la_md, dws, scores, scratch)  # fmt: skip
+                     undercut, la_md, dws, scores, scratch, match_k)  # fmt: skip
         k, kd, ks = -1, 0, 0.0
         for c in range(52):
             if not legal[_KNOCK + c]:
@@ -486,13 +495,16 @@ def _move(
             dw = dws[k]
             knock = True
             if dw != 0:
-                if dw <= prm[P_GIN_DEADWOOD] and stock > prm[P_GIN_STOCK]:
+                gin_dw = prm[P_GIN_DEADWOOD]
+                if prm[P_MATCH_GIN] != 0:
+                    gin_dw -= match_g
+                if dw <= gin_dw and stock > prm[P_GIN_STOCK]:
                     unseen = _FULL & ~(hand | pile | took)
                     if _gin_outs(hand & ~(1 << k), unseen, scratch) >= prm[P_GIN_OUTS]:
                         knock = False
                 if knock:
                     last = _last_discard(banned, top, opp_disc)
-                    knock = dw <= _knock_limit(stock, _popcount(took), prm, undercut, last)
+                    knock = dw <= _knock_limit(stock, _popcount(took), prm, undercut, last, match_k)
             if knock:
                 return _KNOCK + k
         best = -1
@@ -510,7 +522,7 @@ def _move(
     if not legal[_TAKE] or top < 0:
         return blind
     _keep_scores(hand | 1 << top, top, top, pile, took, opp_disc, own_disc, stock, prm,
-                 undercut, la_md, dws, scores, scratch)  # fmt: skip
+                 undercut, la_md, dws, scores, scratch, match_k)  # fmt: skip
     best_score = _INF
     least = 1 << 30
     for c in range(52):
@@ -520,7 +532,9 @@ def _move(
     if best_score == _INF:
         return blind
     took_n = _popcount(took)
-    if least <= _knock_limit(stock, took_n, prm, undercut, _last_discard(-1, top, opp_disc)):
+    if least <= _knock_limit(
+        stock, took_n, prm, undercut, _last_discard(-1, top, opp_disc), match_k
+    ):
         return _TAKE
     margin = prm[P_TAKE_MARGIN] + prm[P_TAKE_LATE] * (1 - _stock_fill(stock))
     if best_score + margin < _blind_score(hand, pile, took, stock, prm, la_blind, scratch):
@@ -533,10 +547,11 @@ def heuristic_kernel(
     hand: np.ndarray, top: np.ndarray, pile: np.ndarray, took: np.ndarray,
     opp_disc: np.ndarray, own_disc: np.ndarray, stock: np.ndarray, phase: np.ndarray,
     advising: np.ndarray, legal: np.ndarray, prm: np.ndarray, undercut: int,
-    la_md: np.ndarray, la_blind: np.ndarray,
+    la_md: np.ndarray, la_blind: np.ndarray, ks: np.ndarray, gs: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
     """L2's move in every row (``la_md`` ``[N, 52]`` / ``la_blind`` ``[N]``: the lookahead's
-    highest dead cards, zeros without it)."""
+    highest dead cards, zeros without it; ``ks`` / ``gs`` ``[N]``: the match levers'
+    shifts)."""
     n = hand.shape[0]
     out = np.empty(n, np.int64)
     dws = np.empty(52, np.int64)
@@ -545,7 +560,7 @@ def heuristic_kernel(
     for i in range(n):
         out[i] = _move(hand[i], top[i], pile[i], took[i], opp_disc[i], own_disc[i],
                        stock[i], phase[i], advising[i], legal[i], prm, undercut, la_md[i],
-                       la_blind[i], dws, scores, scratch)  # fmt: skip
+                       la_blind[i], dws, scores, scratch, ks[i], gs[i])  # fmt: skip
     return out
 
 
@@ -570,7 +585,7 @@ def captain_score_kernel(
             banned = _banned(hand[i], legal[i])
             _keep_scores(hand[i], banned, top[i], pile[i], took[i], opp_disc[i],
                          own_disc[i], stock[i], prm, undercut, la_md, dws, scores,
-                         scratch)  # fmt: skip
+                         scratch, 0.0)  # fmt: skip
             if a >= _KNOCK:
                 out[i] = float(dws[card]) - 10.0
             elif scores[card] != _INF:
@@ -580,7 +595,7 @@ def captain_score_kernel(
         elif a == _TAKE and top[i] >= 0:
             _keep_scores(hand[i] | 1 << top[i], top[i], top[i], pile[i], took[i],
                          opp_disc[i], own_disc[i], stock[i], prm, undercut, la_md, dws,
-                         scores, scratch)  # fmt: skip
+                         scores, scratch, 0.0)  # fmt: skip
             best = _INF
             for c in range(52):
                 best = min(best, scores[c])
@@ -618,6 +633,7 @@ class Rows:
         stock = obs[:, _S["stock_size"].start].astype(np.float64) * FULL_STOCK
         self.stock = np.rint(stock).astype(np.int64)
         self.suggestion = _first_card(obs[:, _S["suggestion"]])
+        self.scores = obs[:, _S["scores"]].astype(np.float64)
 
 
 class BatchedHeuristic:
@@ -631,7 +647,20 @@ class BatchedHeuristic:
         if not isinstance(self.params, HeuristicParams):
             raise ValueError(f"params must be HeuristicParams, got {self.params!r}")
         self.rules = table_rules(rules)
+        self.table = rules
         self._prm = params_vector(self.params)
+        self._shifts: np.ndarray | None = None
+
+    def match_shifts(self, rows: Rows) -> np.ndarray:
+        """:meth:`HeuristicAgent.match_shift` of every row."""
+        if self._shifts is None:
+            self._shifts = knock_shifts(self.table)
+        target = self._shifts.shape[0] - 1
+        me = np.where(rows.role < 2, rows.role, 1)
+        idx = np.arange(len(me))
+        mine = np.rint(rows.scores[idx, me] * target).astype(np.int64)
+        his = np.rint(rows.scores[idx, 1 - me] * target).astype(np.int64)
+        return self._shifts[mine, his]
 
     def act(
         self,
@@ -649,10 +678,16 @@ class BatchedHeuristic:
         la_blind = np.zeros(n, np.int64)
         if self.params.lookahead:
             self._lookahead(rows, legal, la_md, la_blind)
+        ks = np.zeros(n)
+        gs = np.zeros(n)
+        if self.params.match_knock or self.params.match_gin:
+            shift = self.match_shifts(rows)
+            ks = self.params.match_knock * shift
+            gs = self.params.match_gin * shift
         return heuristic_kernel(
             rows.hand, rows.top, rows.pile, rows.took, rows.opp_disc, rows.own_disc,
             rows.stock, rows.phase, rows.advising, np.ascontiguousarray(legal), self._prm,
-            self.rules.undercut_bonus, la_md, la_blind,
+            self.rules.undercut_bonus, la_md, la_blind, ks, gs,
         )  # fmt: skip
 
     @staticmethod

@@ -51,7 +51,7 @@ from agents.heuristic import FULL, HeuristicAgent, banned_card, near_cards
 from agents.simulate import greedy_playout, play_out, seat_points
 from gin_env import actions as A
 from gin_env.cards import from_mask
-from gin_env.config import HandRules
+from gin_env.config import HandRules, check_int, check_real
 from gin_env.encoding import FULL_STOCK, OBS_SLICES
 from gin_env.hand import GinHand, Phase
 from gin_env.melds import deadwood_mask, discard_deadwoods
@@ -64,10 +64,6 @@ HORIZON = 61
 _UPCARD_PHASES = (PHASE_UPCARD_NONDEALER, PHASE_UPCARD_DEALER)
 #: Upcards remembered (Oklahoma), for an agent that plays many tables at once.
 _UPCARD_MEMORY = 8192
-
-
-def _is_number(x: object) -> bool:
-    return not isinstance(x, bool) and isinstance(x, int | float)
 
 
 class SearchAgent(ViewAgent):
@@ -115,16 +111,14 @@ class SearchAgent(ViewAgent):
     ) -> None:
         if budget is None and worlds is None:
             raise ValueError("SearchAgent needs a budget (seconds) or worlds (a count)")
-        if budget is not None and not (_is_number(budget) and budget > 0):
-            raise ValueError(f"budget must be a positive number of seconds, got {budget!r}")
-        if worlds is not None and (not isinstance(worlds, int) or worlds < 1):
-            raise ValueError(f"worlds must be a positive int, got {worlds!r}")
-        if not isinstance(candidates, int) or candidates < 1:
-            raise ValueError(f"candidates must be a positive int, got {candidates!r}")
-        if not (_is_number(margin) and margin >= 0):
-            raise ValueError(f"margin must be a number >= 0 (standard errors), got {margin!r}")
-        if not isinstance(opponent_samples, int) or opponent_samples < 1:
-            raise ValueError(f"opponent_samples must be a positive int, got {opponent_samples!r}")
+        # Finite and bounded: budget=1e400 (inf) made act() never return.
+        if budget is not None:
+            budget = check_real("budget (seconds per decision)", budget, 0, 3600, above=True)
+        if worlds is not None:
+            check_int("worlds", worlds, 1, 10**6)
+        check_int("candidates", candidates, 1, A.NUM_ACTIONS)
+        margin = check_real("margin (standard errors)", margin, 0, 1e9)
+        check_int("opponent_samples", opponent_samples, 1, 10**4)
         kinds = set(decisions.split("+")) if isinstance(decisions, str) else set()
         if not kinds or not kinds <= {"draw", "knock", "discard"}:
             raise ValueError(

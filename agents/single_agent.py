@@ -19,7 +19,10 @@ layer; the Gymnasium ids are registered by ``gin_env`` with string entry points 
 module (``import gin_env`` imports no agent).
 
 An illegal action ends the episode with ``illegal_reward`` (-1), as PettingZoo's
-``TerminateIllegalWrapper`` does (``illegal="raise"`` raises instead).
+``TerminateIllegalWrapper`` does, and its ``info["illegal_action"]`` holds the refused id
+(``illegal="raise"`` raises instead). A value that is not an action at all (``2.5``,
+``"1"``, ``True``, an id out of range) raises a ``ValueError`` under either mode and
+changes nothing (:func:`gin_env.actions.check_action`).
 
 The observation is the learner's flat vector; :meth:`SingleAgentEnv.action_masks` gives
 the learner's mask for sb3-contrib's ``MaskablePPO``. ``gymnasium.make`` wraps the env
@@ -71,6 +74,8 @@ from pettingzoo import AECEnv
 from agents import make
 from agents.families import agent_spec
 from gin_env import games
+from gin_env.actions import check_action
+from gin_env.config import check_real
 
 __all__ = [
     "make_three_handed",
@@ -148,7 +153,7 @@ class SingleAgentEnv(gym.Env):
         if illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be 'terminate' or 'raise'; got {illegal!r}")
         self.illegal = illegal
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_real("illegal_reward", illegal_reward, -1e6, 1e6)
         self._done = True
         self.aec = aec_env
         agents = list(aec_env.possible_agents)
@@ -294,15 +299,19 @@ class SingleAgentEnv(gym.Env):
         aec = self.aec
         if self._done:
             raise RuntimeError("the episode is over; call reset()")
-        if not (0 <= int(action) < len(self._mask) and self._mask[int(action)]):
+        # Not an action at all (2.5, "1", True, an id out of range): refused, nothing changes.
+        a = check_action(action, len(self._mask))
+        if not self._mask[a]:
             if self.illegal == "raise":
                 legal = np.flatnonzero(self._mask).tolist()
-                raise ValueError(f"illegal action {action!r} for {self.learner}; legal: {legal}")
-            # As PettingZoo's TerminateIllegalWrapper: the episode ends, the learner pays.
+                raise ValueError(f"illegal action {a} for {self.learner}; legal: {legal}")
+            # As PettingZoo's TerminateIllegalWrapper: the episode ends, the learner pays;
+            # the info says why (the move refused) so that a training log can count them.
             self._done = True
             obs = self._observe(aec.observe(self.learner))
-            return obs, self.illegal_reward, True, False, dict(aec.infos[self.learner])
-        aec.step(int(action))
+            info = {**aec.infos[self.learner], "illegal_action": a}
+            return obs, self.illegal_reward, True, False, info
+        aec.step(a)
         obs, reward, done = self._advance()
         self._done = done
         terminated = bool(aec.terminations[self.learner])

@@ -12,9 +12,21 @@ tuned for that table's rules, and refuses, naming the tables it knows, a table n
 was tuned for. ``params=<table>`` picks a set by its table's name, and ``any_table=True``
 lets it play at another table all the same (a deliberate choice, never a silent one).
 
-Tables by name (:data:`TABLES`): ``default`` (:class:`~gin_env.config.HandRules`'
-defaults) and ``eaai`` (the EAAI-21 gin challenge's and OpenSpiel's: knock 10, gin 25,
-undercut 25, the card taken from the pile may be discarded).
+Tables by name (:data:`TABLES`, each a :class:`~gin_env.config.GinConfig`; a set is bound
+to the hand rules, the match options say how the table plays its games):
+
+- ``default``: the project's defaults (knock 10, gin 25, undercut 10, the card taken from
+  the pile may not be discarded; games to 100, the deal alternating);
+- ``eaai``: the EAAI-21 gin challenge's: knock 10, gin 25, undercut 25 (and on ties), the
+  card taken from the pile may *not* be discarded, games to 100, and the deal alternates
+  after a scored hand only (``dealer_rule="alternate_scored"``: a dead hand is dealt again
+  by the same dealer);
+- ``openspiel``: OpenSpiel's ``gin_rummy``: as ``eaai`` but the card taken from the pile
+  may be discarded (OpenSpiel plays single hands: the match options are the defaults).
+
+The set shipped as ``tuned-openspiel.json`` was tuned (as ``--table eaai``, the name this
+table had then) with the taken card discardable: it is OpenSpiel's table's, not the
+challenge's.
 """
 
 from __future__ import annotations
@@ -27,7 +39,7 @@ from typing import Any
 
 from agents.base import table_rules
 from agents.heuristic import HeuristicAgent, HeuristicParams
-from gin_env.config import HandRules
+from gin_env.config import GinConfig, HandRules
 
 __all__ = [
     "TABLES",
@@ -44,10 +56,18 @@ __all__ = [
 FORMAT = "gin-env-tuned-params-v1"
 SET_DIR = Path(__file__).resolve().parent / "checkpoints"
 
-#: The tables the tuner knows by name.
-TABLES: dict[str, HandRules] = {
-    "default": HandRules(),
-    "eaai": HandRules(
+#: The tables known by name (the module docstring says whose each is).
+TABLES: dict[str, GinConfig] = {
+    "default": GinConfig(),
+    "eaai": GinConfig(
+        knock_limit=10,
+        gin_bonus=25,
+        undercut_bonus=25,
+        allow_discard_of_taken_card=False,
+        target_score=100,
+        dealer_rule="alternate_scored",
+    ),
+    "openspiel": GinConfig(
         knock_limit=10, gin_bonus=25, undercut_bonus=25, allow_discard_of_taken_card=True
     ),
 }

@@ -181,14 +181,9 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if self._out is None:
             raise RuntimeError("call reset() before step()")
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,):
-            raise ValueError(
-                f"actions must be {self.num_envs} action ids (one per game), got shape {acts.shape}"
-            )
-        if acts.dtype.kind == "f" and np.all(acts == np.round(acts)):
-            acts = acts.astype(np.int64)  # some trainers hand back floats
-        out = self.engine.step(acts)
+        # The engine's check, as every route's: integer ids in range, one per game (a float
+        # array, 3.0 included, is refused: a cast would hide a trainer's wrong action space).
+        out = self.engine.step(actions)
         rows = np.arange(self.num_envs)
         reward = out["rewards"][rows, self._learner].astype(np.float32)
         ended = out["done"].copy()

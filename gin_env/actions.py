@@ -24,6 +24,8 @@ The module is pure Python so the rules engine can speak in the same ids.
 
 from __future__ import annotations
 
+import operator
+
 from gin_env.cards import NUM_CARDS, card_str, parse_card
 
 __all__ = [
@@ -69,12 +71,35 @@ def knock(card: int) -> int:
     return KNOCK + card
 
 
-def check_action(action: object) -> int:
-    if isinstance(action, bool) or not hasattr(action, "__index__"):
-        raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
-    a = int(action)  # type: ignore[call-overload]
-    if not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
+def check_action(action: object, n: int = NUM_ACTIONS) -> int:
+    """``action`` as a plain int if it is an integer id in ``0..n-1``; else a ``ValueError``
+    that names the value and the range.
+
+    The one action check of every route into a game here (the AEC envs raw and wrapped,
+    rummy's with its ``n``, the Gymnasium wrappers, the vector envs): an integer type only,
+    a Python or numpy int or a 0-d integer array. A bool, a float (``2.0`` and
+    ``np.array(3.7)`` too), a string or None is refused, never rounded or cast.
+
+    >>> check_action(60)
+    60
+    >>> check_action(2.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: action must be an int in 0..108, got 2.5 (a float)
+    """
+    if type(action) is int:
+        a = action
+    else:
+        try:
+            if isinstance(action, bool):
+                raise TypeError
+            a = operator.index(action)  # type: ignore[arg-type]
+        except TypeError:
+            raise ValueError(
+                f"action must be an int in 0..{n - 1}, got {action!r} (a {type(action).__name__})"
+            ) from None
+    if not 0 <= a < n:
+        raise ValueError(f"action must be an int in 0..{n - 1}, got {action!r}")
     return a
 
 

@@ -14,6 +14,8 @@ from gymnasium import logger, spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper, wrappers
 
+from gin_env.actions import check_action
+
 __all__ = [
     "RENDER_MODES",
     "ActionSpace",
@@ -22,6 +24,7 @@ __all__ = [
     "TableRender",
     "wrap",
     "wrap_plain",
+    "check_options",
     "HistoryInObservation",
 ]
 
@@ -71,7 +74,21 @@ class _TerminateIllegal(_Forwarding, wrappers.TerminateIllegalWrapper):
 
 
 class _AssertOutOfBounds(_Forwarding, wrappers.AssertOutOfBoundsWrapper):
-    pass
+    """PettingZoo's bounds check, as a ``ValueError`` that names the value and the range
+    (:func:`gin_env.actions.check_action`) rather than a bare ``assert``, which says
+    neither and which ``python -O`` strips (then ``-1`` reached the illegal-move wrapper
+    as the mask's last entry). It runs before the illegal-move wrapper, so a value that
+    is not an action raises and changes nothing, while a legal-range illegal move still
+    ends the game as PettingZoo's wrappers do."""
+
+    def step(self, action: Any) -> None:
+        raw = self._raw_env
+        agent = raw.agent_selection
+        if not (raw.terminations[agent] or raw.truncations[agent]):
+            if action is None:
+                raise ValueError(f"{agent} must act: action None is only for finished agents")
+            action = check_action(action, raw.action_space(agent).n)
+        super().step(action)
 
 
 class _OrderEnforcing(_Forwarding, wrappers.OrderEnforcingWrapper):
@@ -116,8 +133,9 @@ def wrap(env: AECEnv) -> AECEnv:
     ends the game with reward -1 for the agent who made it.
 
     They are PettingZoo's own ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
-    ``OrderEnforcingWrapper``, subclassed only to forward attribute reads by properties
-    (see ``_Forwarding``); :func:`wrap_plain` applies the originals.
+    ``OrderEnforcingWrapper``, subclassed to forward attribute reads by properties (see
+    ``_Forwarding``) and to refuse a value that is not an action with a ``ValueError``;
+    :func:`wrap_plain` applies the originals.
     """
     env = _TerminateIllegal(env, illegal_reward=-1)
     env = _AssertOutOfBounds(env)
@@ -219,6 +237,18 @@ class AgentSpaces:
         return self.action_spaces[agent]
 
 
+def check_options(options: object, example: str = "{'deck': [52 card ints]}") -> dict[str, Any]:
+    """``reset``'s ``options``: None (no options) or a dict, returned as a dict; anything else
+    raises a ``ValueError`` that shows the form (a list used to fail as an AttributeError)."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ValueError(
+            f"reset options must be a dict such as {example}, or None; got {options!r}"
+        )
+    return options
+
+
 def before_reset(what: str) -> str:
     return f"{what}() before reset(): call reset() first to start an episode"
 
@@ -261,9 +291,11 @@ class TurnChecks:
         self._check_order("last")
         return super().last(observe)  # type: ignore[misc]
 
-    def _dead_step(self, action: int | None) -> bool:
-        """True when the agent to act has finished (the step is PettingZoo's dead step);
-        a live agent's ``None``, or an action that is not an int, is refused."""
+    def _dead_step(self, action: object) -> int | None:
+        """None when the agent to act has finished (the step was PettingZoo's dead step);
+        else the action as a plain int, checked by :func:`gin_env.actions.check_action`
+        (a live agent's ``None``, a float, a bool, a string or an id out of range raises
+        ``ValueError`` before anything changes)."""
         try:
             agent = self.agent_selection
         except AttributeError:  # before reset
@@ -272,13 +304,10 @@ class TurnChecks:
             self._check_order("step")  # raises: before reset, or every agent done
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)  # type: ignore[attr-defined]
-            return True
+            return None
         if action is None:
             raise ValueError(f"{agent} must act: action None is only for finished agents")
-        if isinstance(action, bool) or not hasattr(action, "__index__"):  # 3.5 is not 3
-            n = self.action_space(agent).n  # type: ignore[attr-defined]
-            raise ValueError(f"action must be an int in 0..{n - 1}, got {action!r}")
-        return False
+        return check_action(action, self.action_space(agent).n)  # type: ignore[attr-defined]
 
     def close(self) -> None:
         pass

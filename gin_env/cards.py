@@ -16,6 +16,7 @@ it holds card ``c``; a meld fits a hand when ``meld & ~hand == 0``.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "from_mask",
     "mask_points",
     "check_card",
+    "check_mask",
 ]
 
 NUM_RANKS = 13
@@ -52,37 +54,71 @@ POINTS = tuple(min(c % NUM_RANKS + 1, 10) for c in range(NUM_CARDS))
 
 def rank(card: int) -> int:
     """Rank 0 (ace) .. 12 (king)."""
-    return card % NUM_RANKS
+    return check_card(card) % NUM_RANKS
 
 
 def suit(card: int) -> int:
     """Suit 0..3 in the order S, H, D, C."""
-    return card // NUM_RANKS
+    return check_card(card) // NUM_RANKS
 
 
 def points(card: int) -> int:
     """Pip value: ace 1, two to ten face value, J Q K 10."""
-    return POINTS[card]
+    return POINTS[check_card(card)]
 
 
 def make_card(rank_: int, suit_: int) -> int:
-    return suit_ * NUM_RANKS + rank_
+    """The card of rank 0..12 (ace .. king) and suit 0..3 (S, H, D, C)."""
+    r, s = _as_int(rank_), _as_int(suit_)
+    if r is None or not 0 <= r < NUM_RANKS:
+        raise ValueError(f"rank must be an int in 0..12 (ace .. king), got {rank_!r}")
+    if s is None or not 0 <= s < NUM_SUITS:
+        raise ValueError(f"suit must be an int in 0..3 (S, H, D, C), got {suit_!r}")
+    return s * NUM_RANKS + r
+
+
+def _as_int(value: object) -> int | None:
+    """``value`` as a plain int if it is an integer (a numpy int too), else None: a bool,
+    a float (3.0 included), a string or an array is not a card's number."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None
 
 
 def check_card(card: object) -> int:
-    """Return ``card`` if it is a card int 0..51, else raise ``ValueError``."""
-    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
+    """Return ``card`` as a plain int if it is a card int 0..51 (a numpy int too), else raise
+    ``ValueError``."""
+    c = _as_int(card)
+    if c is None or not 0 <= c < NUM_CARDS:
         raise ValueError(f"card must be an int in 0..51, got {card!r}")
-    return card
+    return c
+
+
+def check_mask(mask: object) -> int:
+    """Return ``mask`` as a plain int if it is a hand mask (bits 0..51 only), else raise
+    ``ValueError``."""
+    m = _as_int(mask)
+    if m is None or not 0 <= m <= FULL_DECK:
+        raise ValueError(
+            f"a hand mask must be an int in 0..2**52-1 (bit c set for card c), got {mask!r}"
+        )
+    return m
 
 
 def parse_card(text: str) -> int:
     """Parse ``"TS"``, ``"10s"``, ``"ah"`` or ``"Q♥"``; raise ``ValueError`` quoting bad text."""
     if not isinstance(text, str):
         raise ValueError(f"card text must be a str, got {text!r}")
-    t = text.strip().upper()
+    t = text.strip()
     if t[-1:] in _SUIT_SYMBOLS:
         t = t[:-1] + _SUIT_SYMBOLS[t[-1]]
+    # Before upper(): "ſ" (long s) and other letters outside ASCII upper-case to S, K...
+    t = t.upper() if t.isascii() else ""
     if t.startswith("10"):
         t = "T" + t[2:]
     if len(t) != 2 or t[0] not in RANK_CHARS or t[1] not in SUIT_CHARS:
@@ -105,26 +141,35 @@ def parse_cards(text: str) -> list[int]:
 
 
 def card_str(card: int) -> str:
-    check_card(card)
+    card = check_card(card)
     return RANK_CHARS[card % NUM_RANKS] + SUIT_CHARS[card // NUM_RANKS]
 
 
 def cards_str(cards: Iterable[int] | int) -> str:
     """Text of a card list or a hand mask, e.g. ``'AS 2S 3S'``."""
-    if isinstance(cards, int):
-        cards = from_mask(cards)
+    if isinstance(cards, str | bytes):
+        raise ValueError(f"cards must be card ints or a hand mask, got {cards!r}")
+    if isinstance(cards, int) or not hasattr(cards, "__iter__"):  # a mask (a numpy int too)
+        cards = from_mask(cards)  # type: ignore[arg-type]
     return " ".join(card_str(c) for c in cards)
 
 
 def to_mask(cards: Iterable[int]) -> int:
+    """The hand mask of distinct card ints; a non-card or a card given twice raises."""
     mask = 0
     for c in cards:
+        if type(c) is not int or not 0 <= c < NUM_CARDS:
+            c = check_card(c)
+        if mask >> c & 1:
+            raise ValueError(f"card {c} ({card_str(c)}) given twice: a hand holds each card once")
         mask |= 1 << c
     return mask
 
 
 def from_mask(mask: int) -> list[int]:
     """Card ints of a mask, in increasing order."""
+    if type(mask) is not int or not 0 <= mask <= FULL_DECK:
+        mask = check_mask(mask)
     out = []
     while mask:
         low = mask & -mask
@@ -134,6 +179,9 @@ def from_mask(mask: int) -> list[int]:
 
 
 def mask_points(mask: int) -> int:
+    """Pip total of the cards of a hand mask."""
+    if type(mask) is not int or not 0 <= mask <= FULL_DECK:
+        mask = check_mask(mask)
     total = 0
     while mask:
         low = mask & -mask

@@ -10,6 +10,9 @@ ValueError: target_score must be an int in 1..100000, got 0
 
 from __future__ import annotations
 
+import math
+import numbers
+import reprlib
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -20,6 +23,7 @@ __all__ = [
     "DEALER_RULES",
     "check_int",
     "check_choice",
+    "check_real",
 ]
 
 DEALER_RULES = ("alternate", "winner", "loser", "alternate_scored")
@@ -28,6 +32,31 @@ DEALER_RULES = ("alternate", "winner", "loser", "alternate_scored")
 def check_int(name: str, value: object, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"{name} must be an int in {low}..{high}, got {value!r}")
+
+
+def check_real(name: str, value: object, low: float, high: float, above: bool = False) -> float:
+    """``value`` as a float if it is a finite real number (an int, a float, a numpy number;
+    not a bool) in ``low..high`` (greater than ``low`` when ``above``); else a ``ValueError``
+    naming the range. ``inf`` (``1e400`` reads as it) and ``nan`` are never in range.
+
+    >>> check_real("reward_scale", float("inf"), 0, 1e6, above=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: reward_scale must be a finite number > 0 and <= 1000000, got inf
+    """
+    number = None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond any float
+            number = None
+    ok = number is not None and math.isfinite(number) and number <= high
+    ok = ok and (number > low if above else number >= low)  # type: ignore[operator]
+    if not ok:
+        lo, hi = (int(x) if float(x).is_integer() else x for x in (low, high))
+        span = f"> {lo} and <= {hi}" if above else f"in {lo}..{hi}"
+        raise ValueError(f"{name} must be a finite number {span}, got {reprlib.repr(value)}")
+    return number  # type: ignore[return-value]
 
 
 def check_choice(name: str, value: object, allowed: tuple[Any, ...]) -> None:

@@ -12,6 +12,7 @@ extra          brings                                       for
 ``train``      torch, stable-baselines3, sb3-contrib,       ``gin-rummy train``, trained
                tensorboard, and everything in render/eval   checkpoints saved by SB3
 ``rllib``      ray[rllib], torch                            ``training.rllib_train``
+``web``        starlette, uvicorn[standard]                 ``gin-rummy serve``
 ``dev``        pytest, ruff, mypy, notebook runners         the tests and ``make lint``
 =============  ===========================================  ==================================
 
@@ -44,6 +45,8 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "tensorboard": ("tensorboard", "train"),
     "cma": ("cma", "train"),
     "ray": ("ray[rllib]", "rllib"),
+    "starlette": ("starlette", "web"),
+    "uvicorn": ("uvicorn[standard]", "web"),
     "openai": ("openai", "llm"),
 }
 

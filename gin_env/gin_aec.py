@@ -24,10 +24,11 @@ from gin_env.aec_tools import (
     TableRender,
     TurnChecks,
     before_reset,
+    check_options,
     check_render_hands,
 )
 from gin_env.cards import NUM_CARDS, cards_str
-from gin_env.config import HandRules, check_choice, check_int
+from gin_env.config import HandRules, check_choice, check_int, check_real
 from gin_env.encoding import (
     HISTORY_FEATURES,
     HISTORY_LENGTH,
@@ -130,12 +131,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         check_choice("observation", observation, OBSERVATION_MODES)
         check_choice("infos", infos, INFOS_MODES)
         self.infos_mode = infos
-        if (
-            isinstance(reward_scale, bool)
-            or not isinstance(reward_scale, int | float)
-            or not (reward_scale > 0)
-        ):
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        check_real("reward_scale", reward_scale, 0, 1e6, above=True)
         if max_hands is not None:
             check_int("max_hands", max_hands, 1, 10**6)
         if render_mode is not None:
@@ -171,7 +167,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         self._act_space = ActionSpace(A.NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
-        self.np_random, self._seed = seeding.np_random(None)
+        self.np_random, _ = seeding.np_random(None)
         self.match: Match | None = None
         self.last_action: tuple[str, int] | None = None
         self._player_of = {a: i for i, a in enumerate(self.possible_agents)}
@@ -190,10 +186,11 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         # Check first, change nothing on a bad deck (not even the seed). ``deck=None`` is no
         # deck; other keys are ignored, as PettingZoo's api_test expects of reset options.
         first_deck = None
-        if options and options.get("deck") is not None:
+        options = check_options(options)
+        if options.get("deck") is not None:
             first_deck = check_deck(options["deck"])
         if seed is not None:
-            self.np_random, self._seed = seeding.np_random(seed)
+            self.np_random, _ = seeding.np_random(seed)
         # The decks depend on the seed alone: one generator for them, untouched by play.
         deck_rng = np.random.default_rng(self.np_random.integers(2**63))
         role_deck = deck_rng.permutation(NUM_CARDS).tolist()
@@ -272,12 +269,12 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         return encode_state(self._require_match())
 
     def step(self, action: int | None) -> None:
-        if self._dead_step(action):
+        checked = self._dead_step(action)
+        if checked is None:
             return
-        assert action is not None  # refused for a live agent
+        action = checked
         agent = self.agent_selection
         match = self._require_match()
-        action = int(action)
         move = self._move(match, agent, action) if self.observation_mode == "history" else None
         # The engine raises on an illegal action before it changes anything. A hand that
         # ends the episode stays on the table: the final observation shows it, not a new deal.

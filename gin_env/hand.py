@@ -24,6 +24,7 @@ Phases, in order (docs/RULES.md section 3):
 from __future__ import annotations
 
 import operator
+import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -83,15 +84,24 @@ def check_deck(deck: Sequence[int], name: str = "deck") -> list[int]:
     float, a string, None, a bool), a card out of range, a duplicate, or a wrong length.
     It changes nothing, so callers check before they change anything.
     """
-    if isinstance(deck, str | bytes) or not hasattr(deck, "__iter__"):
-        raise ValueError(f"{name} must be a sequence of the 52 card ints 0..51, got {deck!r}")
-    cards = list(deck)
+    bad = f"{name} must be a sequence of the 52 card ints 0..51, got {reprlib.repr(deck)}"
+    if isinstance(deck, str | bytes | dict) or not hasattr(deck, "__iter__"):
+        raise ValueError(bad)
+    try:
+        cards = list(deck)
+    except TypeError:  # a 0-d array
+        raise ValueError(bad) from None
     if not all(type(c) is int for c in cards):
         for i, c in enumerate(cards):
-            # numpy ints are ints (they have __index__); 1.0, "5" and True are not cards.
-            if isinstance(c, bool) or not hasattr(c, "__index__"):
-                raise ValueError(f"{name}[{i}] is {c!r}: a card is an int 0..51")
-            cards[i] = operator.index(c)
+            try:
+                if isinstance(c, bool):
+                    raise TypeError
+                cards[i] = operator.index(c)  # numpy ints too; 1.0, "5", True, a row are not
+            except TypeError:
+                raise ValueError(
+                    f"{name}[{i}] is {reprlib.repr(c)}: a {name} is a flat sequence of the 52 "
+                    "card ints 0..51"
+                ) from None
     seen = 0
     for i, c in enumerate(cards):
         if not 0 <= c < NUM_CARDS:

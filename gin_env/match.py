@@ -35,6 +35,7 @@ __all__ = [
     "ThreeHandedMatch",
     "GinMatch",
     "draw_for_order",
+    "next_dealer",
 ]
 
 BOX, CAPTAIN, ADVISER = 0, 1, 2
@@ -72,6 +73,18 @@ def draw_for_order(
         return out
 
     return order(list(players)), draws
+
+
+def next_dealer(rule: str, dealer: int, winner: int | None) -> int:
+    """Who deals the next hand of two-player gin (players 0 and 1) under ``dealer_rule``
+    ``rule``, after a hand dealt by ``dealer`` that ``winner`` won (None: a dead hand)."""
+    if rule == "alternate":
+        return 1 - dealer
+    if winner is None:
+        return dealer  # a dead hand is dealt again by the same dealer
+    if rule == "alternate_scored":
+        return 1 - dealer
+    return winner if rule == "winner" else 1 - winner
 
 
 @dataclass
@@ -416,16 +429,8 @@ class GinMatch(Match):
         return (1 - self.dealer, self.dealer), tuple(roles)
 
     def _after_hand(self, result: HandResult, players: tuple[int, int]) -> None:
-        rule = self.config.dealer_rule
-        if rule == "alternate":
-            self.dealer = 1 - self.dealer
-        elif result.winner is None:
-            return  # a dead hand is dealt again by the same dealer
-        elif rule == "alternate_scored":
-            self.dealer = 1 - self.dealer
-        else:
-            winner = players[result.winner]
-            self.dealer = winner if rule == "winner" else 1 - winner
+        winner = None if result.winner is None else players[result.winner]
+        self.dealer = next_dealer(self.config.dealer_rule, self.dealer, winner)
 
     @classmethod
     def replay(

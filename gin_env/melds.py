@@ -70,10 +70,6 @@ def _local_runs(ace_high: bool) -> list[int]:
     return runs
 
 
-def _pips(local: int) -> int:
-    return sum(_RANK_PIPS[r] for r in range(NUM_RANKS) if local >> r & 1)
-
-
 class MeldTable:
     """Meld rules for one ace convention: the meld list and the per-suit run tables."""
 
@@ -383,10 +379,9 @@ candidate_melds = GIN_MELDS.candidate_melds
 def deadwood(cards: Iterable[int]) -> int:
     """Exact minimum deadwood (gin rules, ace low) of any iterable of distinct card ints."""
     cards = [check_card(c) for c in cards]
-    mask = to_mask(cards)
-    if mask.bit_count() != len(cards):
+    if len(set(cards)) != len(cards):
         raise ValueError(f"cards must be distinct, got {cards_str(cards)}")
-    return deadwood_mask(mask)
+    return deadwood_mask(to_mask(cards))
 
 
 def knock_discards(hand: int, knock_limit: int) -> dict[int, int]:

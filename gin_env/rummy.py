@@ -111,12 +111,14 @@ class RummyConfig:
             raise ValueError(f"num_players must be one of 2, 3, 4, 5, 6, got {n!r}")
         if not isinstance(self.ace_high_or_low, bool):
             raise ValueError(f"ace_high_or_low must be True or False, got {self.ace_high_or_low!r}")
-        t = self.max_turns
-        if isinstance(t, bool) or not isinstance(t, int) or t < 1:
-            raise ValueError(f"max_turns must be an int >= 1, got {t!r}")
+        t = self.max_turns  # capped as the gin hands' max_turns_per_hand
+        if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= 10**5:
+            raise ValueError(f"max_turns must be an int in 1..100000, got {t!r}")
         s = self.target_score
-        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or s < 1):
-            raise ValueError(f"target_score must be None or an int >= 1, got {s!r}")
+        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 10**5):
+            raise ValueError(
+                f"target_score must be None (one hand) or an int in 1..100000, got {s!r}"
+            )
 
 
 @dataclass

@@ -85,6 +85,7 @@ import numpy as np
 
 from gin_env import actions as A
 from gin_env import games
+from gin_env.aec_tools import check_options
 from gin_env.cards import NUM_CARDS
 from gin_env.config import check_choice, check_int
 from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, LAYOUTS, state_size
@@ -283,7 +284,8 @@ class VectorGinEnv:
         if seed is not None:
             check_int("seed", seed, 0, 2**63 - 1 - self.num_envs)
         decks = None
-        if options and options.get("decks") is not None:
+        options = check_options(options, "{'decks': [N, 52] card ints}")
+        if options.get("decks") is not None:
             decks = self._check_decks(options["decks"])
         if seed is not None:
             self.seed = seed
@@ -404,9 +406,16 @@ class VectorGinEnv:
         arr = np.asarray(actions)
         if arr.shape != (self.num_envs,) or arr.dtype.kind not in "iu":
             raise ValueError(
-                f"actions must be {self.num_envs} ints (one per slot), got shape {arr.shape} "
-                f"of {arr.dtype}"
+                f"actions must be {self.num_envs} ints in 0..{A.NUM_ACTIONS - 1} (one per slot), "
+                f"got shape {arr.shape} of {arr.dtype}"
             )
+        out = np.flatnonzero((arr < 0) | (arr >= A.NUM_ACTIONS))
+        if len(out):  # the range as every route words it
+            i = int(out[0])
+            try:
+                A.check_action(int(arr[i]))
+            except ValueError as err:
+                raise ValueError(f"slot {i}: {err}") from None
         if arr.dtype != np.int64:
             arr = arr.astype(np.int64)
         i = self._impl.first_illegal(mask, arr)

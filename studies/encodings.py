@@ -244,7 +244,14 @@ def main(argv: list[str] | None = None) -> int:
             key, run_dir = f"{arm}-s{seed}", runs_dir / f"{arm}-s{seed}"
             cmd = train_command(arm, seed, ns.steps, runs_dir)
             if not finished(run_dir, ns.steps):
-                resume = ["--resume"] if (run_dir / "checkpoints").is_dir() else []
+                # Resume a run that checkpointed; one stopped before that starts again.
+                resume = (
+                    ["--resume"]
+                    if (run_dir / "checkpoints" / "latest").is_file()
+                    else ["--overwrite"]
+                    if run_dir.exists()
+                    else []
+                )
                 print(f"training {key}", flush=True)
                 subprocess.run(cmd + resume, check=True)
                 runs.pop(key, None)

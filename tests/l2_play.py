@@ -18,7 +18,8 @@ from agents.batched import BatchedRandom, BatchedSimple, PerRow
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from gin_env.vector import VectorGinEnv
 
-#: Rule option sets of the hand (both games): the defaults, the EAAI / OpenSpiel table,
+#: Rule option sets of the hand (both games): the defaults, the OpenSpiel table (named eaai
+#: here, as the recorded moves are),
 #: Oklahoma, a low knock limit with big gin, gin only with a turn cap, the taken card free.
 RULE_SETS: dict[str, dict[str, Any]] = {
     "default": {},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gin_env.cards import (
@@ -10,6 +11,7 @@ from gin_env.cards import (
     cards_str,
     check_card,
     from_mask,
+    make_card,
     mask_points,
     parse_card,
     parse_cards,
@@ -132,3 +134,57 @@ def test_bad_decks_raise(name):
 def test_bad_dealer_raises():
     with pytest.raises(ValueError, match="dealer"):
         GinHand(list(range(52)), dealer=2)
+
+
+# -- what is not a card or a hand is refused, never answered with nonsense ---------------
+NOT_CARDS = [-1, 52, 100, 3.0, 2.5, "3", True, None, np.float32(1.9), np.array(3.0), [3]]
+
+
+@pytest.mark.parametrize("bad", NOT_CARDS)
+@pytest.mark.parametrize("helper", [rank, suit, points, card_str])
+def test_card_helpers_refuse_non_cards(helper, bad):
+    with pytest.raises(ValueError, match=r"card must be an int in 0\.\.51"):
+        helper(bad)
+
+
+@pytest.mark.parametrize("bad", [-1, 1 << 52, -(1 << 60), 1.5, True, "7", np.float64(3)])
+@pytest.mark.parametrize("helper", [from_mask, mask_points, cards_str])
+def test_mask_helpers_refuse_non_masks(helper, bad):
+    # from_mask(-1) and cards_str(-1) used to loop forever
+    if helper is cards_str and isinstance(bad, str):
+        match = "card ints or a hand mask"
+    else:
+        match = "hand mask must be an int"
+    with pytest.raises(ValueError, match=match):
+        helper(bad)
+
+
+@pytest.mark.parametrize(
+    ("rank_", "suit_", "what"),
+    [(13, 0, "rank"), (-1, 0, "rank"), (0, 4, "suit"), (0, -1, "suit"), (1.0, 0, "rank"),
+     (True, 0, "rank"), (0, "S", "suit")],
+)  # fmt: skip
+def test_make_card_refuses_out_of_range(rank_, suit_, what):
+    with pytest.raises(ValueError, match=f"^{what} must be an int"):
+        make_card(rank_, suit_)
+
+
+@pytest.mark.parametrize("bad", [[100], [-1], [52], [1.5], ["3"], [3, 3], [True]])
+def test_to_mask_refuses_non_cards_and_repeats(bad):
+    with pytest.raises(ValueError, match="card"):
+        to_mask(bad)
+
+
+@pytest.mark.parametrize("text", ["Aſ", "ＡS", "Aѕ", "ᴀS", "K\u0131", "AS\u0301", "\u2160S"])
+def test_parse_card_refuses_lookalikes(text):
+    # "ſ".upper() is "S": the long s must not read as the ace of spades
+    with pytest.raises(ValueError, match="bad card"):
+        parse_card(text)
+
+
+def test_card_helpers_take_numpy_ints():
+    assert rank(np.int64(13)) == 0 and suit(np.int8(51)) == 3 and points(np.int32(12)) == 10
+    assert make_card(np.int64(0), np.int64(1)) == 13 and card_str(np.array(51)) == "KC"
+    assert from_mask(np.int64(5)) == [0, 2] and cards_str(np.int64(5)) == "AS 3S"
+    assert cards_str(np.array([0, 2])) == "AS 3S" and to_mask(np.array([0, 2])) == 5
+    assert all(type(c) is int for c in from_mask(np.uint64(7)))

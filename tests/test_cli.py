@@ -16,7 +16,7 @@ from gin_env import three_handed_gin_v0
 from training import replay
 from training.cli import cli, make_agent
 
-SUBCOMMANDS = ["play", "match", "replay", "eval", "train", "bench"]
+SUBCOMMANDS = ["play", "match", "replay", "eval", "train", "bench", "serve"]
 
 
 def run(args: list[str], input: str | None = None):
@@ -121,7 +121,7 @@ def test_replay_reproduces_the_saved_scores(tmp_path) -> None:
     data["hands"][0]["actions"][-1][1] = A.PASS  # a tampered file is refused, not replayed
     path.write_text(json.dumps(data))
     result = run(["replay", str(path)])
-    assert result.exit_code == 1 and "Error" in result.output
+    assert result.exit_code == 2 and "Error" in result.output
 
 
 def test_replay_gif(tmp_path) -> None:
@@ -360,9 +360,27 @@ def test_eval_seats_search_with_the_tables_rules() -> None:
     assert agent_of("search:worlds=2").rules.knock_limit == 10
 
 
+def test_a_named_table_is_a_rule_option() -> None:
+    from training.cli import _options
+
+    eaai = _options(["table=eaai"], "gin")
+    assert eaai["undercut_bonus"] == 25 and eaai["dealer_rule"] == "alternate_scored"
+    assert eaai["allow_discard_of_taken_card"] is False
+    three = _options(["table=openspiel", "knock_limit=7"], "three")
+    assert three["allow_discard_of_taken_card"] is True and three["knock_limit"] == 7
+    assert "dealer_rule" not in three  # not an option of the three-handed game
+    result = run(["match", "-g", "gin", "--agents", "simple,simple", "-o", "table=vegas"])
+    assert result.exit_code != 0 and "allowed: default, eaai, openspiel" in result.output
+    result = run(["match", "-g", "gin", "--agents", "random,simple", "-o", "table=eaai",
+                  "-o", "target_score=10", "--no-color"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+
+
 def test_eval_help_names_the_rule_options() -> None:
     result = run(["eval", "gin", "--help"])
-    assert result.exit_code == 0 and "-o name=value" in result.output
+    usage = result.output.split("\n\n")[0]
+    assert result.exit_code == 0 and "[-o NAME=VALUE]" in usage, result.output
+    assert "-o undercut_bonus=25" in result.output
 
 
 # -- bench from an installed package (no benchmarks/ folder beside it) ------------------------

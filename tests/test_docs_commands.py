@@ -2,7 +2,8 @@
 written, with the budgets cut as for the README (``test_readme.py``), and every output line
 shown under a ``$ gin-rummy`` command is what it prints today.
 
-``train`` and ``bench`` are checked for their flags through ``--help``; the rest run in a
+``train``, ``bench`` and ``serve`` (which runs until stopped) are checked for their flags
+through ``--help``; the rest run in a
 scratch folder, page by page in order (a replay example reads the file its page's match
 example saved).
 """
@@ -65,7 +66,7 @@ def test_every_command_of_a_page_runs(page: Path, tmp_path, monkeypatch) -> None
 def _run_commands(page: Path, runner: CliRunner, model_server: str) -> None:
     for args in commands(page):
         verb = args[0]
-        if verb in ("train", "bench"):
+        if verb in ("train", "bench", "serve"):
             target = args[:2] if verb == "bench" else args[:1]
             if verb == "train" and "--algo" in args:
                 target += ["--algo", args[args.index("--algo") + 1]]

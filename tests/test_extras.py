@@ -196,7 +196,7 @@ def test_cli_gif_without_pillow_is_one_error_line(tmp_path, monkeypatch) -> None
                              "target_score=10", "--save", str(path)])  # fmt: skip
     _hide(monkeypatch, "PIL")
     result = CliRunner().invoke(cli, ["replay", str(path), "--gif", str(tmp_path / "m.gif")])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "gin-rummy replay --gif needs pillow" in lines[0]
     assert "gin-env[render]" in lines[0] and not (tmp_path / "m.gif").exists()

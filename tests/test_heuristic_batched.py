@@ -115,6 +115,39 @@ def _run(num_envs: int, steps: int, draws: int, stride: int = 1) -> int:
     return total
 
 
+#: L2 with the match levers (the match score moves the knock and the wait for gin).
+MATCH = HeuristicParams(
+    match_knock=3.0, match_gin=2.5, gin_outs=1, gin_stock=4, gin_deadwood=5, knock_late=6
+)
+
+
+@pytest.mark.parametrize(
+    "game,options",
+    [
+        ("gin", {"target_score": 40, "undercut_bonus": 25, "dealer_rule": "alternate_scored"}),
+        ("three_handed", {"target_score": 40}),
+    ],
+)
+def test_compiled_l2_reads_the_match_score_as_the_reference(
+    game: str, options: dict[str, Any]
+) -> None:
+    # The levers see the table's target and dealer rule (a dict of env options).
+    ref = PerRow(HeuristicAgent(MATCH, rules=options))
+    fast = BatchedHeuristic(MATCH, rules=options)
+    assert compare(game, options, 11, 6, 400, ref, fast, "simple") > 500
+    # ... and the score moves some decisions (against the same player without the levers).
+    plain = BatchedHeuristic(replace(MATCH, match_knock=0.0, match_gin=0.0), rules=options)
+    moved = [0]
+
+    def hook(obs: np.ndarray, mask: np.ndarray, out: dict[str, np.ndarray]) -> np.ndarray:
+        want = fast.act(obs, mask)
+        moved[0] += int((want != plain.act(obs, mask)).sum())
+        return want
+
+    play(game, options, 11, 6, 400, fast, "simple", hook)
+    assert moved[0] > 0
+
+
 def test_compiled_l2_plays_the_reference_moves_fast() -> None:
     assert _run(num_envs=4, steps=24, draws=1, stride=6) > 800
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -202,9 +203,65 @@ def test_cli_replay_of_a_bad_file_is_one_line_without_traceback(tmp_path) -> Non
     file.write_text(json.dumps(data))
     for path, field in ((garbage, "not UTF-8"), (file, "hands[0].actions")):
         result = CliRunner().invoke(cli, ["replay", str(path)])
-        assert result.exit_code == 1, result.output
+        assert result.exit_code == 2, result.output
         assert result.exception is None or isinstance(result.exception, SystemExit)
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
         assert path.name in lines[0] and field in lines[0]
         assert "Traceback" not in result.output
+
+
+# -- a record's structure is checked before it is played back -----------------------------
+def _swap(items: list, i: int = 0, j: int = 1) -> list:
+    items = list(items)
+    items[i], items[j] = items[j], items[i]
+    return items
+
+
+def _repeat_card(deck: list) -> None:
+    deck[0] = deck[1]
+
+
+TAMPERS = {
+    # name: (game, change to the record, expected message)
+    "players repeated": (3, lambda d: d["hands"][0].update(players=[1, 1]), "two different"),
+    "players swapped": (3, lambda d: d["hands"][0].update(players=d["hands"][0]["players"][::-1]),
+                        "as roles gives them"),
+    "player out of range": (2, lambda d: d["hands"][0].update(players=[0, 2]), "players[1]"),
+    "roles repeated": (3, lambda d: d["hands"][0].update(roles=[0, 0, 1]), "each role 0..2 once"),
+    "roles out of range": (2, lambda d: d["hands"][0].update(roles=[0, 2]), "roles[1]"),
+    "roles short": (3, lambda d: d["hands"][0].update(roles=[0, 1]), "expected 3 entries"),
+    "roles permuted": (3, lambda d: d["hands"][1].update(
+        roles=[d["hands"][1]["roles"][i] for i in (1, 2, 0)],
+        players=[[d["hands"][1]["roles"][i] for i in (1, 2, 0)].index(r) for r in (1, 0)]),
+        "seats players"),
+    "deck card repeated": (2, lambda d: _repeat_card(d["hands"][0]["deck"]), "is there twice"),
+    "deck short": (3, lambda d: d["hands"][1]["deck"].pop(), "expected 52 entries"),
+    "deck reordered": (2, lambda d: d["hands"][0].update(deck=_swap(d["hands"][0]["deck"])),
+                       "deck differs"),
+    "role deck repeated": (3, lambda d: d["role_deck"].__setitem__(5, d["role_deck"][6]),
+                           "role_deck: expected each card"),
+    "role deck reordered": (3, lambda d: d.update(role_deck=_swap(d["role_deck"], 0, 51)),
+                            "role draw"),
+    "agents seat": (3, lambda d: d["agents"].update(player_3="random"), "player_0, player_1"),
+    "result winner not in hand": (3, lambda d: d["hands"][0]["result"].update(
+        winner=({0, 1, 2} - set(d["hands"][0]["players"])).pop()), "the hand's players"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(TAMPERS))
+def test_tampered_record_is_refused_by_name(name: str) -> None:
+    players, tamper, message = TAMPERS[name]
+    module, options = (
+        (three_handed_gin_v0, {"target_score": 40})
+        if players == 3
+        else (gin_v0, {"target_score": 30})
+    )
+    env = _random_match(module, 11, **options)
+    data = json.loads(json.dumps(replay.match_record(11, options, env, {"player_0": "random"})))
+    assert len(data["hands"]) >= 2
+    replay.check(data)  # the untouched record passes
+    tamper(data)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        replay.check(data)
+        replay.replay_env(data)

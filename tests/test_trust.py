@@ -351,6 +351,12 @@ def test_resume_without_a_checkpoint_is_refused_and_overwrite_is_asked_for(
     assert "no checkpoint" in capsys.readouterr().err
     summary = train_dmc.train(dmc_args(tmp_path / "killed", overwrite=True))
     assert summary["finished"] and not (tmp_path / "killed" / "args.json").read_text() == "{}"
+    # --overwrite deletes a run's files, never a folder of other things (--run-dir .).
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "thesis.tex").write_text("years of work")
+    with pytest.raises(ValueError, match="not a run's"):
+        train_dmc.train(dmc_args(tmp_path / "home", overwrite=True))
+    assert (tmp_path / "home" / "thesis.tex").read_text() == "years of work"
 
 
 def test_a_resume_takes_the_saved_settings_and_refuses_a_contradicting_flag(
@@ -560,6 +566,40 @@ def test_a_killed_dmc_learner_leaves_no_actor_and_resumes_the_count(tmp_path: Pa
 
 
 @pytest.mark.slow
+def test_a_killed_ppo_run_with_env_processes_leaves_none_and_resumes_the_count(
+    tmp_path: Path,
+) -> None:
+    run_dir = tmp_path / "ppo"
+    flags = ["--env", "gin", "--run-dir", str(run_dir), "--n-envs", "2", "--vec", "subproc",
+             "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "8",
+             "--opponents", "random", "--eval-every", "1000000000", "--gate-every",
+             "1000000000", "--checkpoint-every", "128", "--progress", "false",
+             "--seed", "3"]  # fmt: skip
+    cmd = [sys.executable, "-m", "training.train_ppo", *flags, "--total-steps", str(10**7)]
+
+    def ready() -> bool:
+        try:
+            return latest_checkpoint(run_dir) is not None
+        except ValueError:
+            return False
+
+    kids = _kill_after_checkpoint(cmd, run_dir, ready)
+    assert kids, "the learner started its env processes"
+    deadline = time.time() + 20
+    while time.time() < deadline and any(_alive(k) for k in kids):
+        time.sleep(0.2)
+    assert not [k for k in kids if _alive(k)], "an env process outlived its learner"
+    ckpt = latest_checkpoint(run_dir)
+    assert ckpt is not None
+    saved = train_ppo.load_state(ckpt)
+    target = saved["num_timesteps"] + 256
+    assert train_ppo.main([*flags, "--resume", "--total-steps", str(target)]) == 0
+    after = train_ppo.load_state(latest_checkpoint(run_dir))  # type: ignore[arg-type]
+    assert after["num_timesteps"] >= target and after["run_id"] == saved["run_id"]
+    assert after["evals"][: len(saved["evals"])] == saved["evals"]  # nothing lost
+
+
+@pytest.mark.slow
 def test_a_killed_tune_run_resumes_with_its_log_whole(tmp_path: Path) -> None:
     run_dir = tmp_path / "tune"
     flags = ["--run-dir", str(run_dir), "--generations", "5", "--popsize", "4", "--pairs", "4",
@@ -609,7 +649,7 @@ def test_play_save_keeps_a_match_left_early(tmp_path: Path, typed: str) -> None:
     path = tmp_path / "left.json"
     args = ["play", "-g", "gin", "--seed", "3", "--opponents", "simple", "--save", str(path)]
     result = CliRunner().invoke(cli, args, input=typed)
-    assert result.exit_code == 0 and "(the match so far)" in result.output, result.output
+    assert result.exit_code == 0 and "(the match so far" in result.output, result.output
     data = load_replay(path)
     assert data["winner"] is None and len(data["hands"]) == 1
     again = CliRunner().invoke(cli, ["replay", str(path)])
@@ -623,3 +663,25 @@ def test_bad_tuned_sets_are_one_line_errors(tmp_path: Path, kind: str) -> None:
     with pytest.raises(ValueError) as err:
         agents.make("tuned", directory=str(tmp_path))
     one_line_naming(err.value, path)
+
+
+def test_an_old_ppo_checkpoint_migrates_and_resumes(tmp_path: Path, ppo_run: Path) -> None:
+    """A PPO checkpoint of the old format (sb3's model.zip, a pickled state.pkl), migrated
+    once with --trust, resumes from its step count."""
+    from training.trusted import migrate_main
+
+    run = copy_tree(ppo_run, tmp_path / "old")
+    ckpt = latest_checkpoint(run)
+    assert ckpt is not None
+    state = train_ppo.load_state(ckpt)
+    train_ppo.load_model(ckpt).save(ckpt / "model.zip")
+    state["rng"] = {"python": random.getstate(), "numpy": np.random.get_state(),
+                    "torch": torch.get_rng_state()}  # fmt: skip
+    (ckpt / "state.pkl").write_bytes(pickle.dumps(state))
+    for name in ("state.json", "policy.pt", "optimizer.pt", "checkpoint.json"):
+        (ckpt / name).unlink()
+    with pytest.raises(ValueError, match="migrate-checkpoint --trust"):
+        train_ppo.train(ppo_args(run, resume=True, total_steps=256))
+    assert migrate_main([str(ckpt), "--trust"]) == 0
+    more = train_ppo.train(ppo_args(run, resume=True, total_steps=256))
+    assert more["num_timesteps"] >= 256 and state["num_timesteps"] == 128

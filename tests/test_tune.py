@@ -91,6 +91,25 @@ def test_the_batched_engine_plays_the_points_of_the_per_game_one(table: str) -> 
     assert any(x != 0 for row in batched for x in row)
 
 
+def test_a_tiny_run_with_a_fitness_in_games(tmp_path: Path) -> None:
+    # Matches to 100 at the EAAI table against L2 and the pool's styles, from today's set.
+    args = _args(
+        tmp_path, table="eaai", fitness="games", start="tuned", generations=1,
+        pool_opponents="L2,tuned,gin-only,knock-early", select_candidates=1,
+    )  # fmt: skip
+    state = tune.tune(args)
+    row = state["history"][0]
+    assert row["pool"] == ["L2", "tuned", "gin-only", "knock-early"]
+    assert all(0.0 <= v <= 1.0 for v in row["pool_points"].values())
+    assert dict(state["fixed"])["tuned"] == dataclasses.asdict(tune.todays_tuned("eaai"))
+    assert state["start_tuning"]["table"] == "openspiel"  # eaai has no set of its own yet
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert {"vs_L2", "vs_tuned", "vs_gin-only", "vs_knock-early"} <= set(report)
+    assert 0.0 <= report["vs_L2"]["win_share"] <= 1.0
+    with pytest.raises(ValueError, match="fitness must be one of points, games"):
+        tune.tune(_args(tmp_path / "x", fitness="hands"))
+
+
 def test_a_field_without_a_range_is_an_error(monkeypatch) -> None:
     monkeypatch.delitem(tune.BOUNDS, "danger_weight")
     with pytest.raises(ValueError, match="danger_weight has no range"):
@@ -102,7 +121,7 @@ def test_a_tiny_run_end_to_end_and_resumed_after_a_stop(tmp_path: Path) -> None:
     assert whole["generation"] == 2 and whole["evaluations"] == 8
     assert [r["pool"] for r in whole["history"]] == [["L2", "L1"], ["L2", "L1", "best0"]]
     data = json.loads((tmp_path / "whole" / "params.json").read_text())
-    assert data["table"] == "default" and data["rules"] == TABLES["default"].__dict__
+    assert data["table"] == "default" and data["rules"] == rules_dict(TABLES["default"])
     assert data["tuning"]["generations"] == 2 and data["tuning"]["evaluations"] == 8
     assert set(data["figures"]) == {"seed", "vs_L2", "vs_L1"}
     assert (tmp_path / "whole" / "generations.csv").read_text().count("\n") == 3
@@ -129,7 +148,7 @@ def test_resume_refuses_a_changed_search_and_a_new_run_an_old_folder(tmp_path: P
         tune.tune(_args(tmp_path, pairs=3, resume=True))
     with pytest.raises(ValueError, match="holds a run"):
         tune.tune(_args(tmp_path))
-    with pytest.raises(ValueError, match="table must be one of default, eaai"):
+    with pytest.raises(ValueError, match="table must be one of default, eaai, openspiel"):
         tune.tune(_args(tmp_path / "x", table="vegas"))
 
 
@@ -140,7 +159,7 @@ def test_the_train_command_dispatches_tune(tmp_path: Path) -> None:
 
     result = CliRunner().invoke(cli, ["train", "--algo", "tune", "--table", "vegas"])
     assert result.exit_code != 0
-    assert "table must be one of default, eaai" in result.output
+    assert "table must be one of default, eaai, openspiel" in result.output
 
 
 @pytest.mark.slow
@@ -176,22 +195,26 @@ def test_a_parameter_set_is_refused_at_a_table_of_other_rules(tmp_path: Path) ->
     _write_set(tmp_path, "default", danger_weight=7.5)
     agent = make_tuned(directory=tmp_path)
     assert agent.table == "default" and agent.params.danger_weight == 7.5
-    eaai = GinConfig(undercut_bonus=25, allow_discard_of_taken_card=True, target_score=50)
-    assert table_name(eaai) == "eaai"
+    openspiel = GinConfig(undercut_bonus=25, allow_discard_of_taken_card=True, target_score=50)
+    assert table_name(openspiel) == "openspiel"
     with pytest.raises(ValueError, match=r"no parameter set tuned for this table \(undercut"):
-        make_tuned(rules=eaai, directory=tmp_path)
+        make_tuned(rules=openspiel, directory=tmp_path)
     with pytest.raises(ValueError, match="any_table=True"):
         make_tuned(rules={"knock_limit": 7}, directory=tmp_path)
     with pytest.raises(ValueError, match="set 'default' was tuned for the default rules"):
-        make_tuned(rules=eaai, params="default", directory=tmp_path)
-    anyway = make_tuned(rules=eaai, any_table=True, directory=tmp_path)
+        make_tuned(rules=openspiel, params="default", directory=tmp_path)
+    anyway = make_tuned(rules=openspiel, any_table=True, directory=tmp_path)
     assert anyway.params.danger_weight == 7.5 and anyway.table == "default"
-    with pytest.raises(ValueError, match="no parameter set 'eaai'; sets: default"):
-        make_tuned(params="eaai", directory=tmp_path)
-    _write_set(tmp_path, "eaai", danger_weight=3.0)
-    at_eaai = make_tuned(rules=eaai, directory=tmp_path)
-    assert at_eaai.params.danger_weight == 3.0 and at_eaai.rules.undercut_bonus == 25
-    assert set(load_sets(tmp_path)) == {"default", "eaai"}
+    with pytest.raises(ValueError, match="no parameter set 'openspiel'; sets: default"):
+        make_tuned(params="openspiel", directory=tmp_path)
+    _write_set(tmp_path, "openspiel", danger_weight=3.0)
+    at_openspiel = make_tuned(rules=openspiel, directory=tmp_path)
+    assert at_openspiel.params.danger_weight == 3.0 and at_openspiel.rules.undercut_bonus == 25
+    assert set(load_sets(tmp_path)) == {"default", "openspiel"}
+    # The EAAI-21 challenge's table forbids discarding the taken card: not OpenSpiel's set.
+    assert table_name(TABLES["eaai"]) == "eaai"
+    with pytest.raises(ValueError, match="no parameter set tuned for this table"):
+        make_tuned(rules=TABLES["eaai"], directory=tmp_path)
 
 
 def test_a_set_with_an_unknown_parameter_is_refused(tmp_path: Path) -> None:
@@ -207,16 +230,18 @@ def test_the_shipped_sets_follow_the_table() -> None:
     if not sets:
         pytest.skip("no tuned parameter sets shipped")
     for name, data in sets.items():
-        assert data["rules"] == TABLES[name].__dict__
-        rules = GinConfig(**TABLES[name].__dict__)
+        assert data["rules"] == rules_dict(TABLES[name])
+        rules = TABLES[name]
         agent = agents.make_for_table("tuned", rules)
         assert agent.table == name and agent.params == HeuristicParams(**data["params"])
     with pytest.raises(ValueError, match="no parameter set tuned for this table"):
         agents.make_for_table("tuned", GinConfig(knock_limit=7))
     assert (ROOT / "agents" / "checkpoints" / "tuned.md").is_file()
     # Asked by spec, as the command line writes it: true/false in any case are booleans.
-    anyway = agents.make_for_table("tuned:params=eaai,any_table=true", GinConfig(knock_limit=7))
-    assert anyway.table == "eaai" and anyway.params == HeuristicParams(**sets["eaai"]["params"])
+    spec = "tuned:params=openspiel,any_table=true"
+    anyway = agents.make_for_table(spec, GinConfig(knock_limit=7))
+    assert anyway.table == "openspiel"
+    assert anyway.params == HeuristicParams(**sets["openspiel"]["params"])
     with pytest.raises(ValueError, match="any_table must be True or False"):
         agents.make("tuned:any_table=yes")
 
@@ -228,7 +253,7 @@ def test_the_evaluation_seats_tuned_with_the_set_of_its_table(tmp_path: Path, mo
     monkeypatch.setattr(agents.tuned, "SET_DIR", tmp_path)
     monkeypatch.setattr(checks, "_AGENT_CACHE", {})
     _write_set(tmp_path, "default", danger_weight=7.5)
-    eaai = dict(TABLES["eaai"].__dict__)
+    eaai = rules_dict(TABLES["eaai"])
     with pytest.raises(checks.OptionError, match="no parameter set tuned for this table"):
         gin.gin_duplicate("tuned", "heuristic", 1, workers=1, progress=False, rules=eaai)
     _write_set(tmp_path, "eaai", danger_weight=3.0)
@@ -289,10 +314,22 @@ def test_a_search_from_the_shipped_set_against_l2_alone(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("flag", "value", "message"),
     [
-        ("start", "L3", "start must be one of L2, tuned; got 'L3'"),
-        ("pool_opponents", "L2,L0", "pool_opponents must name each of L2, L1 at most once"),
-        ("pool_opponents", "L2,L2", "pool_opponents must name each of L2, L1 at most once"),
-        ("pool_opponents", "", "pool_opponents must name each of L2, L1 at most once"),
+        ("start", "L3", "start must be one of L2, tuned, gin-only, knock-early; got 'L3'"),
+        (
+            "pool_opponents",
+            "L2,L0",
+            "pool_opponents must name each of L2, L1, tuned, gin-only, knock-early at most once",
+        ),
+        (
+            "pool_opponents",
+            "L2,L2",
+            "pool_opponents must name each of L2, L1, tuned, gin-only, knock-early at most once",
+        ),
+        (
+            "pool_opponents",
+            "",
+            "pool_opponents must name each of L2, L1, tuned, gin-only, knock-early at most once",
+        ),
     ],
 )
 def test_a_bad_start_or_pool_is_refused_before_anything_runs(

@@ -90,7 +90,7 @@ def test_per_row_heuristic_is_the_agent_row_by_row() -> None:
     ]
 
 
-@pytest.mark.parametrize("table", ["default", "eaai"])
+@pytest.mark.parametrize("table", ["default", "openspiel"])
 def test_batched_tuned_plays_the_tuned_set_of_the_table_as_the_agent_does(table: str) -> None:
     from agents.tuned import TABLES, rules_dict
 

@@ -1,10 +1,11 @@
 """The package as users install it: the wheel built from this tree, installed (not editable)
 into a fresh venv, and used from outside the clone.
 
-The wheel holds exactly the three installed packages (no studies, tests or benchmarks) and
-every checkpoint ``agents.make`` loads by name; in the venv (torch 2.13.0 first, the CPU
-build, then the wheel with its ``train`` extra) every agent ``agents.make`` lists, trained
-ones included, plays a hand, and each ``gin-rummy`` subcommand runs in its smallest form.
+The wheel holds exactly the four installed packages (no studies, tests or benchmarks), the
+web app's page and every checkpoint ``agents.make`` loads by name; in the venv (torch 2.13.0
+first, the CPU build, then the wheel with its ``train`` and ``web`` extras) every agent
+``agents.make`` lists, trained ones included, plays a hand, each ``gin-rummy`` subcommand
+runs in its smallest form, and ``gin-rummy serve`` serves its page.
 Building and installing take minutes: ``make test-wheel`` runs this file alone.
 """
 
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = {"gin_env", "agents", "training"}
+PACKAGES = {"gin_env", "agents", "training", "gin_web"}
 #: Not part of a build: virtual envs, caches, run outputs, build leftovers.
 IGNORED = shutil.ignore_patterns(
     ".git", ".venv*", "runs", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "*.pyc"
@@ -70,18 +71,19 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv with the wheel installed (not editable), its ``train`` extra included."""
+    """A fresh venv with the wheel installed (not editable), its ``train`` and ``web`` extras
+    included."""
     base = tmp_path_factory.mktemp("venv")
     _run([sys.executable, "-m", "venv", str(base / "venv")], cwd=base)
     python = base / "venv" / "bin" / "python"
     pip = [str(python), "-m", "pip", "install", "-q"]
     # torch first, pinned: the CPU build (an unpinned torch may pull a CUDA build).
     _run([*pip, "torch==2.13.0"], cwd=base)
-    _run([*pip, f"{wheel}[train]"], cwd=base)
+    _run([*pip, f"{wheel}[train,web]"], cwd=base)
     return base / "venv" / "bin"
 
 
-def test_the_wheel_holds_the_three_packages_and_every_checkpoint(wheel: Path) -> None:
+def test_the_wheel_holds_the_four_packages_and_every_checkpoint(wheel: Path) -> None:
     from agents import trained
 
     names = zipfile.ZipFile(wheel).namelist()
@@ -95,6 +97,8 @@ def test_the_wheel_holds_the_three_packages_and_every_checkpoint(wheel: Path) ->
         assert f"{package}/py.typed" in names
     assert "training/data/hand_value.npz" in names  # the value behind --adjust value
     assert "training/evaluation/duplicate.py" in names  # the evaluation package is library
+    for page in ("index.html", "app.js", "style.css"):  # gin-rummy serve's page: no build step
+        assert f"gin_web/static/{page}" in names
 
 
 PLAY_EVERY_AGENT = textwrap.dedent(
@@ -158,6 +162,7 @@ def test_every_subcommand_runs_from_the_installed_package(venv: Path, tmp_path: 
          "1000000000", "--gate-every", "1000000000", "--progress", "false", "--run-dir",
          str(tmp_path / "run")],
         ["bench", "env", "--seconds", "0.05", "--rounds", "1", "--no-rummy"],
+        ["serve", "--data-dir", str(tmp_path / "web"), "--export", str(tmp_path / "web_out")],
     ]  # fmt: skip
     for args in commands:
         proc = _run([cli, *args], cwd=tmp_path)
@@ -168,3 +173,33 @@ def test_every_subcommand_runs_from_the_installed_package(venv: Path, tmp_path: 
     rules = _run([cli, "bench", "rules"], cwd=tmp_path, check=False)
     assert rules.returncode == 1 and "source checkout" in rules.stderr
     assert "site-packages" not in rules.stdout + rules.stderr
+
+
+def test_the_web_app_serves_its_page_from_the_installed_package(venv: Path, tmp_path: Path) -> None:
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [str(venv / "gin-rummy"), "serve", "--port", str(port), "--data-dir", str(tmp_path)],
+        cwd=tmp_path, env=_clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
+                    page = r.read().decode()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "serve did not start"
+                time.sleep(0.2)
+        assert "/static/app.js" in page
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/app.js", timeout=5) as r:
+            assert b"WebSocket" in r.read()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -8,6 +8,8 @@ Subcommands::
     gin-rummy eval     front door to training.evaluate (all options passed through)
     gin-rummy train    the trainers: --algo ppo (training.train_ppo, the default) or dmc
                        (training.train_dmc); the other options go to the trainer
+    gin-rummy serve    the table in a browser: a local web app to play, watch and replay
+                       (extra "web"; gin_web.app)
     gin-rummy bench    env: how fast the envs run here (training.speed, installed); rules,
                        rummy: benchmarks/bench_<rules|rummy>.py of a source checkout
 
@@ -15,7 +17,8 @@ Games (``--game``): ``three`` (three-handed gin, the default), ``gin`` (two-play
 ``rummy`` (basic rummy, 2-6 players), and ``three-v1`` / ``gin-v1`` (the observation with
 the table's rules in view). Rules options go through ``-o name=value``
 (e.g. ``-o knock_limit=0 -o target_score=50``) and are checked by the env, which names
-the allowed values of a bad one.
+the allowed values of a bad one; ``-o table=eaai`` (or ``default``, ``openspiel``:
+``agents.tuned.TABLES``) sets a named table's rules, the other options overriding them.
 
 In ``play`` moves are typed as words: ``draw`` (from the stock), ``take`` (the upcard or
 the top discard), ``pass``, a card to discard (``7h``, ``10s``, ``qd``), ``knock 3c``; the
@@ -27,9 +30,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import os
 import sys
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,10 +44,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 import agents
 from agents import families
+from agents.tuned import TABLES
 from gin_env import actions as A
 from gin_env import games
 from gin_env import rummy_actions as R
 from gin_env.cards import card_str, from_mask, suit
+from gin_env.config import HandRules
 from gin_env.extras import MissingExtraError, require
 from gin_env.hand import Phase
 from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
@@ -99,6 +104,8 @@ def game_spec(name: str) -> games.GameSpec:
 
 CAPTAIN_NAME, ADVISER_NAME = ROLE_NAMES[CAPTAIN], ROLE_NAMES[ADVISER]
 REPO_ROOT = Path(__file__).resolve().parents[1]
+#: A seed: an int the env's seeding takes (numpy's and gymnasium's refuse negatives).
+SEED = click.IntRange(0, 2**63 - 1)
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 PASSTHROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []}
 
@@ -116,19 +123,42 @@ def _game(value: str) -> str:
         ) from None
 
 
-def _options(pairs: Sequence[str]) -> dict[str, Any]:
-    """``-o name=value`` pairs as env keyword options; values are read as JSON when they
-    parse (``10``, ``true``, ``null``) and as text otherwise."""
+def _options(pairs: Sequence[str], game: str | None = None) -> dict[str, Any]:
+    """``-o name=value`` pairs as env keyword options (:func:`training.flags.pairs`: values
+    read as JSON when they parse, ``10``, ``true``, ``null``, and as text otherwise).
+    ``-o table=NAME`` sets the named table's rules (:data:`agents.tuned.TABLES`:
+    ``default``, ``eaai``, ``openspiel``) that ``game`` takes (a match option only where it
+    is not the default); the other ``-o`` options override them."""
+    tables = [p for p in pairs if p.partition("=")[0].strip() == "table"]
     out: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, text = pair.partition("=")
-        if not sep or not name.strip():
-            raise click.BadParameter(f"{pair!r}: expected name=value", param_hint="'-o'")
-        try:
-            out[name.strip()] = json.loads(text)
-        except json.JSONDecodeError:
-            out[name.strip()] = text
+    for pair in tables:
+        out.update(_table_options(pair.partition("=")[2].strip(), game))
+    try:
+        out.update(flags.pairs([p for p in pairs if p not in tables]))
+    except ValueError as err:
+        raise click.BadParameter(str(err).removeprefix("-o "), param_hint="'-o'") from None
     return out
+
+
+def _table_options(name: str, game: str | None) -> dict[str, Any]:
+    """The env options of the named table that ``game``'s env takes."""
+    if name not in TABLES:
+        raise click.BadParameter(
+            f"table {name!r}; allowed: {', '.join(TABLES)}", param_hint="'-o table='"
+        )
+    if game is None or game == "rummy":
+        raise click.BadParameter(
+            "-o table= names a gin table: for the gin games", param_hint="'-o table='"
+        )
+    table = TABLES[name]
+    taken = set(game_spec(game).module.raw_env.config_class.option_names())
+    hand = set(HandRules.option_names())
+    default = type(table)()
+    return {
+        k: getattr(table, k)
+        for k in type(table).option_names()
+        if k in taken and (k in hand or getattr(table, k) != getattr(default, k))
+    }
 
 
 def make_env(game: str, options: dict[str, Any]) -> Any:
@@ -138,6 +168,32 @@ def make_env(game: str, options: dict[str, Any]) -> Any:
         return game_spec(game).make_env(**options)
     except (TypeError, ValueError) as err:
         raise click.UsageError(f"bad option for {game}: {err}") from None
+
+
+def whole_matches(options: dict[str, Any]) -> None:
+    """``play`` and ``match`` deal whole matches: ``-o episode=hand`` (an env option for
+    training loops) is refused by name, not played as a match that never finishes."""
+    episode = options.get("episode", "match")
+    if episode != "match":
+        raise click.BadParameter(
+            f"episode={episode!r}: play and match play whole matches (episode='match'); "
+            "to stop a match after N hands, give -o max_hands=N",
+            param_hint="'-o'",
+        )
+
+
+def _save_replay(path: str, seed: int, options: dict[str, Any], env: Any, names: Any) -> str:
+    """Save the match (over or not) as a replay; a line saying what was saved. A file that
+    cannot be written is one line naming it."""
+    try:
+        save_match(path, seed, options, env, names)
+    except OSError as err:
+        raise UserError(f"cannot write the replay to {path!r}: {err.strerror or err}") from None
+    match = env.match
+    if match.is_over:
+        return f"replay saved to {path}"
+    done = sum(rec.result is not None for rec in match.history)
+    return f"replay saved to {path} (the match so far: {done} hands finished, not over)"
 
 
 def _writable_path(ctx: Any, param: Any, value: str | None) -> str | None:
@@ -168,8 +224,13 @@ def make_agent(name: str, game: str = "three") -> Any:
 
     try:
         return agents.make(families.agent_spec(game_spec(game), name))
-    except ValueError as err:
-        raise click.BadParameter(str(err), param_hint="agent name") from None
+    except (ValueError, OSError) as err:
+        raise click.BadParameter(one_line(err), param_hint="agent name") from None
+    except (zipfile.BadZipFile, EOFError, KeyError) as err:  # a checkpoint's loaders
+        raise click.BadParameter(
+            f"{name!r} is not a readable checkpoint ({type(err).__name__}: {one_line(err)})",
+            param_hint="agent name",
+        ) from None
 
 
 def _agent_names(text: str, n: int, what: str = "--agents") -> list[str]:
@@ -319,16 +380,25 @@ def _legal_words(legal: Sequence[int]) -> str:
     return "; ".join(parts)
 
 
-def _narrate(env: Any, agent: str, action: int, top: int | None, listener: int | None) -> str:
-    """One agent move in words, as the listening player at the table would learn it."""
-    match = env.match
+def _narrate(
+    env: Any,
+    agent: str,
+    action: int,
+    top: int | None,
+    listener: int | None,
+    roles: Sequence[int] | None = None,
+) -> str:
+    """One agent move in words, as the listening player at the table would learn it.
+    ``roles``: each player's role in the hand the move was made in (default: the hand on
+    the table; a knock or gin has already dealt the next hand, with its new roles)."""
     names = env.possible_agents
+    roles = env.match.record.roles if roles is None else roles
     player = names.index(agent)
-    role = env.role_names[match.record.roles[player]]
+    role = env.role_names[roles[player]]
     kind, card = A.decode(action)
     who = f"{agent} ({role})"
     if role == ADVISER_NAME:
-        if listener is not None and env.role_names[match.record.roles[listener]] != CAPTAIN_NAME:
+        if listener is not None and env.role_names[roles[listener]] != CAPTAIN_NAME:
             return ""  # only the captain hears the adviser
         return f"{who} suggests {A.action_str(action)}"
     if kind == "draw":
@@ -385,7 +455,33 @@ def showdown_lines(env: Any, rec: Any) -> list[str]:
 # ==========================================================================================
 # The command group
 # ==========================================================================================
-@click.group("gin-rummy", context_settings=CONTEXT)
+class UserError(click.ClickException):
+    """An error the user caused (a bad value, a file that cannot be read or written): printed
+    as one line, ``Error: ...``, with exit status 2 as click's usage errors."""
+
+    exit_code = 2
+
+
+def one_line(err: BaseException) -> str:
+    """An exception's message on one line (its lines joined by "; "), or its type's name."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return "; ".join(lines) or type(err).__name__
+
+
+class _Commands(click.Group):
+    """The command group, with one handler for the errors a user can cause anywhere below
+    it: a ``ValueError`` (a bad value, a malformed file; the message names it and what is
+    allowed), an ``OSError`` (a file that cannot be read or written) or a missing extra
+    becomes one line and exit status 2, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (ValueError, OSError, MissingExtraError) as err:
+            raise UserError(one_line(err)) from None
+
+
+@click.group("gin-rummy", cls=_Commands, context_settings=CONTEXT)
 @click.version_option(package_name="gin-env", message="%(prog)s %(version)s")
 def cli() -> None:
     """Three-handed gin rummy, two-player gin and basic rummy: play, watch, replay,
@@ -421,7 +517,9 @@ _rule_options = click.option(
     help="Agent name for the other seats, or one name per other seat, comma-separated "
     "[default: heuristic; rummy: rummy-simple].",
 )
-@click.option("--seed", default=None, type=int, help="Seed of the deals (default: random).")
+@click.option(
+    "--seed", default=None, type=SEED, help="Seed of the deals, an int >= 0 (default: random)."
+)
 @click.option("--target-score", type=int, default=None, help="Points that win the match.")
 @_rule_options
 @click.option("--color/--no-color", default=True, help="Coloured output (when a terminal).")
@@ -448,9 +546,12 @@ def play(
     type none. Type ? for the legal moves, hint for a suggestion, quit to leave.
     """
     console = _console(color)
-    options = _options(rule_options)
+    options = _options(rule_options, game)
     if target_score is not None:
         options["target_score"] = target_score
+    whole_matches(options)
+    if save_path and game == "rummy":
+        raise click.BadParameter("replays are for the gin games", param_hint="'--save'")
     if game == "rummy":
         options.setdefault("num_players", 2)
     env = make_env(game, options)
@@ -482,7 +583,12 @@ def play(
 
     def before(env: Any, agent: str) -> None:
         hand = env.match.hand
-        seen.update(hand=hand, top=hand.top_discard, held=hand.hands[hand.current])
+        seen.update(
+            hand=hand,
+            top=hand.top_discard,
+            held=hand.hands[hand.current],
+            roles=env.match.record.roles,  # the roles of the hand this move is made in
+        )
 
     def after(env: Any, agent: str, action: int) -> None:
         if agent == me:
@@ -492,14 +598,14 @@ def play(
                 if drawn:  # only the player who draws sees the card
                     console.print(f"  you drew {cards_markup(drawn)}")
         else:
-            line = _narrate(env, agent, action, seen["top"], seat)
+            line = _narrate(env, agent, action, seen["top"], seat, seen["roles"])
             if line:
                 console.print("  " + line)
         seen["reported"] = _report_hands(env, console, seen["reported"])
 
     person = _Person(lambda: _ask_human(env, seat, console, reader, hint_agent, game))
     run = play_rollout(env, {**policies, me: person}, rng, before=before, after=after)
-    if run.stopped:  # quit, or the end of the input
+    if run.stopped:  # quit, or the input ended
         console.print("You left the table. Scores: " + str(env.match.scores))
     elif env.match.winner is None:  # cut short by an option (max_hands)
         console.print(f"[bold]{match_outcome(env)}[/]")
@@ -507,11 +613,9 @@ def play(
         winner = env.possible_agents[env.match.winner]
         verdict = "You win" if winner == me else f"{winner} wins"
         console.print(f"[bold green]{verdict} the match[/]: scores {env.match.scores}")
-    if save_path:  # a match left early is saved too, as far as it went
+    if save_path:  # also when the person leaves: the match so far
         agents = {a: nm for a, nm in zip(policies, names, strict=True)} | {me: "human"}
-        save_match(save_path, seed, options, env, agents)
-        so_far = " (the match so far)" if run.stopped else ""
-        console.print(f"replay saved to {save_path}{so_far}")
+        console.print(_save_replay(save_path, seed, options, env, agents))
 
 
 class _Person:
@@ -648,8 +752,16 @@ def _play_rummy(
     help="One agent name for every seat, or one per seat (player_0,player_1,...) "
     "[default: heuristic; rummy: rummy-simple].",
 )
-@click.option("--seed", default=0, show_default=True, type=int)
-@click.option("--matches", default=1, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=SEED,
+    help="Seed of the first match's deals (match i plays seed + i), an int >= 0.",
+)
+@click.option(
+    "--matches", default=1, show_default=True, type=click.IntRange(1), help="Matches to play."
+)
 @click.option("--target-score", type=int, default=None, help="Points that win the match.")
 @_rule_options
 @click.option("--verbose", "-v", is_flag=True, help="Print every action.")
@@ -674,9 +786,10 @@ def match(
 ) -> None:
     """Agents play a match, printed hand by hand (or several, summed up)."""
     console = _console(color)
-    options = _options(rule_options)
+    options = _options(rule_options, game)
     if target_score is not None:
         options["target_score"] = target_score
+    whole_matches(options)
     if save_path and matches > 1:
         raise click.BadParameter("--save keeps one match; use --matches 1", param_hint="--save")
     if save_path and game == "rummy":
@@ -712,10 +825,8 @@ def match(
         if game != "rummy":
             console.print(f"[bold green]{match_outcome(env)}[/]")
         if save_path:
-            save_match(
-                save_path, seed, options, env, dict(zip(env.possible_agents, names, strict=True))
-            )
-            console.print(f"replay saved to {save_path}")
+            seats = dict(zip(env.possible_agents, names, strict=True))
+            console.print(_save_replay(save_path, seed, options, env, seats))
     else:
         console.print(f"{matches} matches, {hands} hands, seeds {seed}..{seed + matches - 1}")
         for a, nm in zip(env.possible_agents, names, strict=True):
@@ -791,6 +902,7 @@ def replay(file: str, gif_path: str | None, hands: str, max_frames: int, actions
         data = replay_files.load(file)
         if gif_path is None:
             click.echo(replay_files.replay_text(data, actions=actions))
+            click.echo(f"{file}: {checked_out(data)}")
             return
         chosen = [int(h) for h in hands.split(",") if h.strip()] or None
         console = _console(True)
@@ -801,8 +913,18 @@ def replay(file: str, gif_path: str | None, hands: str, max_frames: int, actions
                 progress=lambda k: progress.advance(task, k),
             )  # fmt: skip
         click.echo(f"{count} frames written to {gif_path}")
+        click.echo(f"{file}: {checked_out(data)}")
     except (ValueError, OSError, MissingExtraError) as err:  # a bad or unreadable file, an
-        raise click.ClickException(str(err)) from None  # unwritable GIF path, no Pillow
+        raise UserError(one_line(err)) from None  # unwritable GIF path, no Pillow
+
+
+def checked_out(data: dict[str, Any]) -> str:
+    """The line ``replay`` ends with once a record has played back as recorded."""
+    hands = len(data["hands"])
+    return (
+        f"the record checked out: {hands} hand{'s' if hands != 1 else ''} played back to the "
+        f"recorded decks, seats, roles, results and scores {data['scores']}"
+    )
 
 
 # -- front doors to evaluation, training and benchmarks -------------------------------------
@@ -830,7 +952,7 @@ def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
     any game is played: the rules of the game's table (``eval gin``'s match target is its
     ``--target``; ``eval rummy`` plays single hands), each value checked by the env. A
     usage error names what is allowed."""
-    options = _options(pairs)
+    options = _options(pairs, design if design in EVAL_GAMES else None)
     if not options:
         return options
     if design == "rummy":  # one hand per deal: only the hand's rules
@@ -872,11 +994,6 @@ def eval_(rule_options: tuple[str, ...], args: tuple[str, ...]) -> None:
     """Evaluate agents (training.evaluate): gin-rummy eval --help for its options; eval gin
     and eval three also take the table's rules as -o name=value, as play and match do."""
     design = next((a for a in args if not a.startswith("-")), None)
-    if any(a in ("-h", "--help") for a in args):
-        click.echo(
-            "gin-rummy eval gin|three also take the table's rules: -o name=value "
-            "(repeatable), e.g. -o undercut_bonus=25 -o allow_discard_of_taken_card=true"
-        )
     rules = eval_rules(design, rule_options)
     raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval", rules=rules))
 
@@ -910,6 +1027,40 @@ def train(args: tuple[str, ...]) -> None:
     (MaskablePPO by default; gin-rummy train --algo dmc --help lists a trainer's options)."""
     algo, rest = split_algo(args)
     raise SystemExit(_forward(TRAINERS[algo], rest, "gin-rummy train"))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (loopback: only this machine can connect).")  # fmt: skip
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--data-dir", default="runs/web", show_default=True,
+              type=click.Path(file_okay=False), help="Where the SQLite file of matches and "
+              "decisions lives.")  # fmt: skip
+@click.option("--export", "export_dir", default=None, type=click.Path(file_okay=False),
+              help="Write the finished matches (replay files) and the decision data set "
+              "under this directory, then exit.")  # fmt: skip
+def serve(host: str, port: int, data_dir: str, export_dir: str | None) -> None:
+    """The table in a browser at http://HOST:PORT: start tables of people and agents, play
+    in any seat, watch agents, step through saved matches (needs the web extra:
+    pip install "gin-env[web]")."""
+    try:
+        require("starlette", needed_for="gin-rummy serve")
+        require("uvicorn", needed_for="gin-rummy serve")
+    except MissingExtraError as err:
+        raise click.ClickException(str(err)) from None
+    from gin_web import app as web_app  # web extra: starlette, uvicorn
+    from gin_web import store as web_store  # web extra: starlette, uvicorn
+
+    if export_dir is not None:
+        written = web_store.export(web_store.Store(data_dir), export_dir)
+        sets = ", ".join(
+            f"{g}: {d['decisions']} decisions" for g, d in written["decisions"].items()
+        )
+        click.echo(f"wrote {len(written['matches'])} matches to {export_dir}/matches"
+                   + (f"; {sets}" if sets else "; no decisions recorded"))  # fmt: skip
+        return
+    click.echo(f"gin-rummy serve: http://{host}:{port}/ (data in {data_dir}; Ctrl-C stops)")
+    web_app.serve(host, port, data_dir)
 
 
 @cli.command("import-sb3", context_settings=PASSTHROUGH, add_help_option=False)

@@ -24,7 +24,7 @@ from typing import Any
 
 from gin_env.extras import MissingExtraError, require
 from gin_env.match import ROLE_NAMES
-from training import prog_name
+from training import cli_description, flags, prog_name
 from training.checkpoints import check_writable
 from training.evaluation.checks import OptionError
 from training.evaluation.duplicate import eval_duplicate
@@ -38,7 +38,7 @@ from training.evaluation.rummy import rummy_duplicate
 from training.evaluation.three_handed import three_handed
 from training.evaluation.writer import write_result
 
-__all__ = ["DEFAULT_OUT", "main"]
+__all__ = ["DEFAULT_OUT", "main", "seed_int"]
 
 #: Where the command line writes by default: a git-ignored folder, so that an evaluation
 #: never overwrites the committed figures in ``results/`` unless ``--out results`` says so.
@@ -91,42 +91,103 @@ def _three_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def seed_int(text: str) -> int:
+    """An argparse type: a seed, an int >= 0 (numpy's seeding refuses negatives)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a seed, an int >= 0; got {text!r}")
+    return value
+
+
 def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None) -> dict[str, Any]:
     """CLI: ``python -m training.evaluate {gin,three,ladder} --agents a,b[,c] ...``;
     ``rules``: the table's rule options for gin and three (``gin-rummy eval -o``)."""
     p = argparse.ArgumentParser(
-        prog=prog_name("python -m training.evaluate"), description=__doc__.split("\n")[0]
+        prog=prog_name("python -m training.evaluate"), description=cli_description(__doc__)
     )
     sub = p.add_subparsers(dest="cmd", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--agents", required=True, help="comma-separated names or specs")
-    common.add_argument("--seed", type=int, default=0)
-    common.add_argument("--workers", type=int, default=2)
+    common.add_argument(
+        "--agents",
+        required=True,
+        help="the agents, comma-separated names or specs (gin: 2, three: 3, ladder: 2 or "
+        "more), e.g. heuristic,search:worlds=8",
+    )
+    common.add_argument(
+        "--seed",
+        type=seed_int,
+        default=0,
+        help="seed of the deals, an int >= 0: the same seed deals the same cards (default: 0)",
+    )
+    common.add_argument(
+        "--workers", type=int, default=2, help="processes playing side by side (default: 2)"
+    )
     common.add_argument(
         "--out",
         default=DEFAULT_OUT,
         help=f"folder for JSON/CSV/PNG (default: {DEFAULT_OUT}, ignored by git; the "
         "committed figures in results/ are written only when asked: --out results)",
     )
-    common.add_argument("--name", default=None, help="file stem (default from the agents)")
-    common.add_argument("--no-progress", action="store_true")
+    common.add_argument("--name", default=None, help="file stem (default: from the agents)")
+    common.add_argument("--no-progress", action="store_true", help="no progress bar")
     common.add_argument(
         "--concurrency",
         type=int,
         default=0,
         help="games at once in threads of this process (for language-model players, whose "
-        "latency is the cost; --workers is then unused)",
+        "latency is the cost; --workers is then unused) (default: 0, off)",
     )
     common.add_argument(
         "--no-plot", action="store_true", help="skip the PNG plot (no matplotlib needed)"
     )
-    g = sub.add_parser("gin", parents=[common], help="duplicate two-player gin, A vs B")
-    g.add_argument("--pairs", type=int, default=500)
-    g.add_argument("--matches", type=int, default=0, help="paired matches to --target")
-    g.add_argument("--target", type=int, default=100)
-    t = sub.add_parser("three", parents=[common], help="three-handed matches of three agents")
-    t.add_argument("--matches", type=int, default=60)
-    t.add_argument("--adviser", default="both", choices=("suggest", "none", "both"))
+    # The table's rules: gin-rummy eval reads -o itself (as play and match do) and passes
+    # them on as ``rules``; listed here so that the usage line and --help show them.
+    rule_option = argparse.ArgumentParser(add_help=False)
+    rule_option.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a rule of the table, as play and match take them (repeatable), e.g. "
+        "-o undercut_bonus=25 -o allow_discard_of_taken_card=true (default: the standard "
+        "rules)",
+    )
+    g = sub.add_parser(
+        "gin", parents=[common, rule_option], help="duplicate two-player gin, A vs B"
+    )
+    g.add_argument(
+        "--pairs",
+        type=int,
+        default=500,
+        help="deals, each played twice with the seats swapped (default: 500)",
+    )
+    g.add_argument(
+        "--matches",
+        type=int,
+        default=0,
+        help="also this many paired matches to --target (default: 0, none)",
+    )
+    g.add_argument("--target", type=int, default=100, help="points that win a match (default: 100)")
+    t = sub.add_parser(
+        "three", parents=[common, rule_option], help="three-handed matches of three agents"
+    )
+    t.add_argument(
+        "--matches",
+        type=int,
+        default=60,
+        help="matches, the seats rotated through the agents in turn (with --duplicate: "
+        "deals) (default: 60)",
+    )
+    t.add_argument(
+        "--adviser",
+        default="both",
+        choices=("suggest", "none", "both"),
+        help="the adviser suggests, is off, or both, each measured (default: both)",
+    )
     t.add_argument(
         "--duplicate",
         nargs="?",
@@ -135,7 +196,8 @@ def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None)
         choices=("match", "hand"),
         help="duplicate design (training.evaluation.duplicate), CIs paired by deal: 'match' "
         "replays each deal sequence in all 6 seatings (match win %%), 'hand' deals each single "
-        "hand to all 6 role assignments (tightest role comparisons); --matches counts deals",
+        "hand to all 6 role assignments (tightest role comparisons); --matches counts deals "
+        "(default: off; --duplicate alone: match)",
     )
     t.add_argument(
         "--adjust",
@@ -146,25 +208,41 @@ def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None)
         help="with --duplicate: also points per hand and paired edges adjusted for the deal "
         "(regression on covariates of the deck) or, with 'draws', also corrected for the "
         "luck of every stock draw (AIVAT-style; training.evaluation.luck) or, with 'value', "
-        "corrected at the deal and every draw by the committed learned value of the state",
+        "corrected at the deal and every draw by the committed learned value of the state "
+        "(default: off; --adjust alone: deal)",
     )
     ru = sub.add_parser("rummy", parents=[common], help="duplicate basic rummy, 2-6 agents")
-    ru.add_argument("--deals", type=int, default=100, help="deals, each in every rotation")
+    ru.add_argument(
+        "--deals", type=int, default=100, help="deals, each in every rotation (default: 100)"
+    )
     lad = sub.add_parser("ladder", parents=[common], help="round-robin ladder with ratings")
-    lad.add_argument("--pairs", type=int, default=200)
+    lad.add_argument(
+        "--pairs",
+        type=int,
+        default=200,
+        help="duplicate deals between each two agents (default: 200)",
+    )
     lb = sub.add_parser(
         "leaderboard", parents=[common], help="the ladder, also as a Markdown table to paste"
     )
-    lb.add_argument("--pairs", type=int, default=200)
+    lb.add_argument(
+        "--pairs",
+        type=int,
+        default=200,
+        help="duplicate deals between each two agents (default: 200)",
+    )
     args = p.parse_args(argv)
     try:  # where the results go, checked before any game is played
         check_writable(args.out, folder=True, create=False)
     except ValueError as err:
         p.error(f"--out: {err}")
+    rules = dict(rules or {})
+    if getattr(args, "option", None):  # -o given to python -m training.evaluate itself
+        rules.update(flags.pairs(args.option, "-o"))
     try:
         if not args.no_plot:  # checked before any game is played
             require("matplotlib", needed_for="eval plots (or pass --no-plot)")
-        return _run(args, dict(rules or {}))
+        return _run(args, rules)
     except OptionError as err:  # pairs 0, an unknown agent, a bad rule: a usage error
         p.error(str(err))
     except MissingExtraError as err:  # an optional package is missing: say which extra

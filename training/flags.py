@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
+
+from training import cli_description
 
 __all__ = ["RUN_FLAGS", "HELP", "build_parser", "parse", "command_line", "parse_bool", "names"]
 
@@ -52,6 +55,22 @@ def parse_bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected a boolean (true/false); got {text!r}")
 
 
+def pairs(items: Sequence[str], flag: str = "-o") -> dict[str, Any]:
+    """``name=value`` items (``-o``) as keyword options: a value is read as JSON where it
+    parses (``10``, ``true``, ``null``), else as text. A ``ValueError`` names a malformed
+    item."""
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"{flag} {item!r}: expected name=value")
+        try:
+            out[name.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            out[name.strip()] = text
+    return out
+
+
 def names(text: str) -> list[str]:
     """``"a, b,c"`` -> ``["a", "b", "c"]``."""
     return [t.strip() for t in text.split(",") if t.strip()]
@@ -61,7 +80,9 @@ def build_parser(
     cls: type, prog: str, description: str, suppress: bool = False
 ) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog,
+        description=cli_description(description),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     for f in dataclasses.fields(cls):
         flag = "--" + f.name.replace("_", "-")

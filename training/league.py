@@ -115,9 +115,6 @@ class LeagueEnv(SingleAgentEnv):
         self.members = list(members)
         self.weights = w / w.sum()
 
-    def pool_names(self) -> list[str]:
-        return [m.name for m in self.members]
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:

@@ -37,8 +37,9 @@ from typing import Any, NoReturn
 
 from gin_env import actions as A
 from gin_env import games
+from gin_env.cards import NUM_CARDS
 from gin_env.extras import require
-from gin_env.match import ADVISER, ROLE_NAMES, HandRecord
+from gin_env.match import ADVISER, BOX, CAPTAIN, DEALER, NONDEALER, ROLE_NAMES, HandRecord
 from gin_env.render_image import table_image
 
 __all__ = [
@@ -113,6 +114,8 @@ def load(path: str | Path) -> dict[str, Any]:
     or whose structure is wrong, is a ``ValueError`` naming the file and the bad field."""
     where = f"replay file {str(path)!r}"
     raw = Path(path).read_bytes()
+    if not raw.strip():
+        raise ValueError(f"{where} is empty: a replay is a JSON record saved by match --save")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -169,9 +172,38 @@ class _Checker:
 
     def ints(
         self, value: Any, field: str, lo: int, hi: int | None, length: int | None = None
-    ) -> None:
+    ) -> list[int]:
         for i, x in enumerate(self.list_(value, field, length)):
             self.int_(x, f"{field}[{i}]", lo, hi)
+        return value  # type: ignore[no-any-return]
+
+    def deck(self, value: Any, field: str) -> None:
+        """A deck: the 52 card ints 0..51, each exactly once."""
+        cards = self.ints(value, field, 0, NUM_CARDS - 1, NUM_CARDS)
+        if len(set(cards)) != NUM_CARDS:
+            twice = next(c for c in cards if cards.count(c) > 1)
+            self.fail(field, f"expected each card 0..51 once (a shuffled deck), card {twice} "
+                      "is there twice")  # fmt: skip
+
+    def seating(self, hand: dict[str, Any], at: str, players: int) -> None:
+        """A hand's seats and roles as the match deals them: ``players`` is (non-dealer,
+        dealer), two different players; ``roles`` gives each player one role, each role once
+        (three-handed: the non-dealer is the captain, the dealer the box, the third player
+        the adviser; two-player: dealer and non-dealer)."""
+        seats = self.ints(hand["players"], f"{at}.players", 0, players - 1, 2)
+        if seats[0] == seats[1]:
+            self.fail(f"{at}.players", f"expected two different players, got {seats}")
+        roles = self.ints(hand["roles"], f"{at}.roles", 0, players - 1, players)
+        if sorted(roles) != list(range(players)):
+            self.fail(f"{at}.roles", f"expected each role 0..{players - 1} once, got {roles}")
+        first, second = (CAPTAIN, BOX) if players == 3 else (NONDEALER, DEALER)
+        if (roles[seats[0]], roles[seats[1]]) != (first, second):
+            names = ROLE_NAMES if players == 3 else ("dealer", "non-dealer")
+            self.fail(
+                f"{at}.players",
+                f"expected (the {names[first]}, the {names[second]}) as roles gives them, got "
+                f"players {seats} with roles {roles}",
+            )
 
 
 def check(data: Any, where: str = "replay") -> None:
@@ -196,11 +228,14 @@ def check(data: Any, where: str = "replay") -> None:
         if not key.isidentifier():
             c.fail("options", f"option names are identifiers, got {key!r}")
     agents = c.dict_(data.get("agents", {}), "agents")
+    seats = [f"player_{i}" for i in range(players)]
     for key, name in agents.items():
+        if key not in seats:
+            c.fail("agents", f"expected seats from {', '.join(seats)}, got {key!r}")
         if not isinstance(name, str):
             c.fail(f"agents.{key}", f"expected an agent name, got {name!r}")
     if "role_deck" in data:
-        c.ints(data["role_deck"], "role_deck", 0, 51)
+        c.deck(data["role_deck"], "role_deck")
     c.ints(data["scores"], "scores", 0, None, players)
     c.optional_int(data.get("winner"), "winner", 0, players - 1)
     keys = ("index", "deck", "players", "roles", "actions", "result", "scores_after")
@@ -208,9 +243,8 @@ def check(data: Any, where: str = "replay") -> None:
         at = f"hands[{h}]"
         c.dict_(hand, at, keys)
         c.int_(hand["index"], f"{at}.index", h, h)
-        c.ints(hand["deck"], f"{at}.deck", 0, 51, 52)
-        c.ints(hand["players"], f"{at}.players", 0, players - 1, 2)
-        c.ints(hand["roles"], f"{at}.roles", 0, players - 1, players)
+        c.deck(hand["deck"], f"{at}.deck")
+        c.seating(hand, at, players)
         for i, pair in enumerate(c.list_(hand["actions"], f"{at}.actions")):
             c.list_(pair, f"{at}.actions[{i}]", 2)
             c.int_(pair[0], f"{at}.actions[{i}][0] (player)", 0, players - 1)
@@ -222,8 +256,12 @@ def check(data: Any, where: str = "replay") -> None:
             if result["kind"] not in RESULT_KINDS:
                 c.fail(f"{res}.kind", f"expected one of {', '.join(RESULT_KINDS)}, "
                        f"got {result['kind']!r}")  # fmt: skip
-            c.optional_int(result["winner"], f"{res}.winner", 0, players - 1)
-            c.optional_int(result["knocker"], f"{res}.knocker", 0, players - 1)
+            for key in ("winner", "knocker"):  # one of the hand's two players, or none
+                who = result[key]
+                c.optional_int(who, f"{res}.{key}", 0, players - 1)
+                if who is not None and who not in hand["players"]:
+                    c.fail(f"{res}.{key}", f"expected one of the hand's players "
+                           f"{hand['players']}, got {who}")  # fmt: skip
             c.int_(result["points"], f"{res}.points", 0)
             if not isinstance(result["reason"], str):
                 c.fail(f"{res}.reason", f"expected text, got {result['reason']!r}")
@@ -249,12 +287,19 @@ def replay_frames(data: Mapping[str, Any], **extra: Any) -> Iterator[tuple[Any, 
     replay stops matching its record."""
     env = make_env(data, **extra)
     env.reset(seed=data["seed"])
+    if "role_deck" in data and list(env.match.role_deck) != list(data["role_deck"]):
+        raise ValueError("replay diverged: the role draw's deck differs from the record")
     yield env, None
     names = env.possible_agents
     for h, hand in enumerate(data["hands"]):
         rec = env.match.history[h] if h < len(env.match.history) else None
         if rec is None or list(rec.deck) != list(hand["deck"]):
             raise ValueError(f"replay diverged: hand {h + 1}'s deck differs from the record")
+        if list(rec.players) != list(hand["players"]) or list(rec.roles) != list(hand["roles"]):
+            raise ValueError(
+                f"replay diverged: hand {h + 1} seats players {list(rec.players)} with roles "
+                f"{list(rec.roles)}, recorded {hand['players']} / {hand['roles']}"
+            )
         for player, action in hand["actions"]:
             if env.match.is_over or env.agent_selection != names[player]:
                 to_act = "nobody" if env.match.is_over else env.agent_selection

@@ -36,7 +36,7 @@ import gymnasium as gym
 import numpy as np
 
 from gin_env import games
-from gin_env.actions import NUM_ACTIONS
+from gin_env.actions import NUM_ACTIONS, check_action
 from gin_env.extras import require
 from gin_env.match import ADVISER, ROLE_NAMES
 
@@ -177,9 +177,9 @@ class RLlibGinEnv(MultiAgentEnv):
                 f"got {sorted(action_dict)}"
             )
         player = self._player_of[role]
-        action = int(action_dict[role])
+        action = check_action(action_dict[role])  # an integer id in range, nothing else
         mask = self.aec.observe(player)["action_mask"]
-        if not (0 <= action < NUM_ACTIONS and mask[action]):
+        if not mask[action]:
             raise ValueError(
                 f"illegal action {action} for {role} ({player}); legal: "
                 f"{np.flatnonzero(mask).tolist()}"

@@ -33,7 +33,7 @@ import numpy as np
 
 from gin_env import gin_v0, rummy_v0, three_handed_gin_v0
 from gin_env.aec_tools import wrap_plain
-from training import prog_name
+from training import cli_description, prog_name
 
 __all__ = [
     "Result",
@@ -218,7 +218,7 @@ def rummy_agent_steps_per_second(num_players: int, seconds: float = 3.0) -> floa
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog=prog_name("python -m training.speed"), description=__doc__.split("\n")[0]
+        prog=prog_name("python -m training.speed"), description=cli_description(__doc__)
     )
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per contender")
     parser.add_argument("--rounds", type=int, default=5, help="slices each contender runs in")

@@ -289,9 +289,7 @@ ENVS = ("gin", "three_handed")
 
 def parse_args(argv: list[str] | None = None) -> Args:
 
-    args, explicit, parser = parse(
-        Args, argv, prog_name(f"python -m {MODULE}"), (__doc__ or "").split("\n\n")[0]
-    )
+    args, explicit, parser = parse(Args, argv, prog_name(f"python -m {MODULE}"), __doc__ or "")
     try:
         if args.resume:
             adopt_checkpoint(args.run_dir, args.resume_from)
@@ -641,16 +639,179 @@ def _init_models(models: list[Any], args: Args) -> None:
         assert not unexpected and all(k.startswith("lstm.") for k in missing), (missing, unexpected)
 
 
-def train(args: Args) -> dict[str, Any]:
-    """Train (or resume) a run; returns a summary (steps, wall time, evaluations)."""
-    import torch  # the train extra
+@dataclass
+class RunState:
+    """What a run counts and records, saved (with the RNG states) in every checkpoint's
+    ``state.json``."""
 
+    args: dict[str, Any]
+    run_id: str
+    steps: int = 0
+    updates: int = 0
+    hands: int = 0
+    wall_s: float = 0.0
+    owed: float = 0.0  # decisions owed to the learner (replay ratio x decisions pushed)
+    evals: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    best: dict[str, Any] | None = None
+    next_eval: int = 0
+    next_ckpt: int = 0
+    warm_done: bool = False
+    commands: list[str] = dataclasses.field(default_factory=list)
+    #: The learning rate's schedule, ``[from step, rate]``.
+    learning_rates: list[list[float]] = dataclasses.field(default_factory=list)
+
+    @classmethod
+    def fresh(cls, args: Args) -> RunState:
+        return cls(
+            args=dataclasses.asdict(args),
+            run_id=new_run_id(),
+            next_eval=min(args.eval_every, args.warm_steps or args.eval_every),
+            next_ckpt=args.checkpoint_every,
+            warm_done=args.warm_steps == 0,
+        )
+
+    @classmethod
+    def from_saved(cls, saved: dict[str, Any]) -> RunState:
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in saved.items() if k in known})
+
+
+def _rng(state: dict[str, Any]) -> np.random.Generator:
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state
+    return rng
+
+
+class Learner:
+    """The Q networks (one, or one per role), their Adam optimizer and the replay they
+    learn from."""
+
+    def __init__(self, args: Args) -> None:
+        import torch  # the train extra
+
+        self.torch = torch
+        self.args = args
+        torch.manual_seed(args.seed)
+        players = 2 if args.env == "gin" else 3
+        self.n_nets = players if args.role_nets else 1
+        hidden = [int(x) for x in names(args.hidden)]
+        self.models = [torch_model(hidden, args.features, args.history) for _ in range(self.n_nets)]
+        params = [p for m in self.models for p in m.parameters()]
+        self.opt = torch.optim.Adam(params, lr=args.learning_rate)
+        self.replay = Replay(args.buffer_size, action_size(args.features), args.history != "none")
+
+    def restore(self, ckpt: Path) -> None:
+        """The checkpoint's networks, optimizer (at this run's rate) and replay, if kept."""
+        blob = _load_blob(ckpt)
+        try:
+            for m, sd in zip(self.models, blob["models"], strict=True):
+                m.load_state_dict(sd)
+            self.opt.load_state_dict(blob["optimizer"])
+        except (RuntimeError, KeyError, TypeError, ValueError) as err:
+            line = str(err).splitlines()[0][:160]
+            msg = f"{ckpt / 'model.pt'}: does not fit this run's networks ({line})"
+            raise ValueError(msg) from None
+        # A resume may change the rate (an annealed tail); the saved groups would keep theirs.
+        for group in self.opt.param_groups:
+            group["lr"] = self.args.learning_rate
+        if (ckpt / "replay.npz").is_file():
+            self.replay.load(ckpt / "replay.npz")
+
+    def score(
+        self,
+        obs: np.ndarray,
+        rows: np.ndarray,
+        feats: np.ndarray,
+        net: np.ndarray,
+        history: np.ndarray | None = None,
+        history_mask: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Q of every pair by its network (an in-process actor's scorer)."""
+        torch = self.torch
+        with torch.no_grad():
+            ob_t, rows_t, ft_t = (torch.from_numpy(x) for x in (obs, rows, feats))
+            hist = None if history is None else torch.from_numpy(history)
+            hmask = None if history_mask is None else torch.from_numpy(history_mask)
+            q = np.empty(len(rows), np.float32)
+            for k, sel in net_groups(net, self.n_nets):
+                q[sel] = self.models[k].pairs(ob_t, rows_t[sel], ft_t[sel], hist, hmask).numpy()
+            return q
+
+    def learn(self, rng: np.random.Generator) -> float:
+        """One gradient step on ``batch_size`` decisions drawn from the replay; the loss."""
+        torch, args = self.torch, self.args
+        ob, ft, net, codes, tg = self.replay.sample(rng, args.batch_size)
+        ob_t = torch.from_numpy(ob.astype(np.float32))
+        ft_t = torch.from_numpy(ft.astype(np.float32))
+        tg_t = torch.from_numpy(tg)
+        hist_t = hmask_t = None
+        if args.history != "none":
+            hist, hmask = history_from_codes(codes)
+            hist_t, hmask_t = torch.from_numpy(hist), torch.from_numpy(hmask)
+        loss = torch.zeros(())
+        for k, sel in net_groups(net, self.n_nets):
+            if hist_t is None or hmask_t is None:
+                q = self.models[k](ob_t[sel], ft_t[sel])
+            else:
+                q = self.models[k](ob_t[sel], ft_t[sel], hist_t[sel], hmask_t[sel])
+            loss = loss + ((q - tg_t[sel]) ** 2).sum()
+        loss = loss / args.batch_size
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        return float(loss.detach())
+
+    def save(self, run_dir: Path, name: str, state: dict[str, Any], pointer: bool = True) -> Path:
+        """A checkpoint folder (the replay too for a step checkpoint with
+        ``--checkpoint-replay``)."""
+        keep = self.replay if pointer and self.args.checkpoint_replay else None
+        return _save(run_dir, name, self.models, self.opt, keep, state,
+                     self.args.keep_checkpoints, pointer)  # fmt: skip
+
+
+class _InProcess:
+    """The acting of a run without actor processes: one :class:`Actor` scoring with the
+    learner's torch networks, the same ``get`` / ``publish`` / ``close`` as a pool."""
+
+    def __init__(self, actor: Actor) -> None:
+        self.actor = actor
+
+    def get(self, steps: int) -> tuple[int, int, Any]:
+        played, hands, done_rows = self.actor.step(steps)
+        return played, hands, stack(done_rows) if done_rows else None
+
+    def publish(self, learner: Learner) -> None:
+        pass  # it scores with the learner's own networks
+
+    def close(self) -> None:
+        pass
+
+
+class _Pool:
+    """Actor processes (:class:`ActorPool`) behind the same interface."""
+
+    def __init__(self, pool: ActorPool) -> None:
+        self.pool = pool
+
+    def get(self, steps: int) -> tuple[int, int, Any] | None:
+        return self.pool.get()
+
+    def publish(self, learner: Learner) -> None:
+        self.pool.publish(qnets(learner.models))  # numpy copies for the actors
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _open_run(args: Args) -> tuple[Args, Path | None, dict[str, Any] | None]:
+    """Everything checked before any work: the settings, the run folder (a new run where
+    one is, or a resume with nothing to resume, is refused), the outputs. Returns the
+    run's settings (a resume's come from its checkpoint), the checkpoint and its state."""
     run_dir = Path(args.run_dir)
     if args.resume:
         adopt_checkpoint(run_dir, args.resume_from)
     else:
         check(args)  # before the folder is claimed (--overwrite deletes what is there)
-    # Refused before any work: a new run where one is, a resume with nothing to resume.
     ckpt = claim_run_dir(run_dir, args.resume, args.overwrite)
     saved = load_state(ckpt) if ckpt is not None else None
     if saved is not None:
@@ -666,217 +827,112 @@ def train(args: Args) -> dict[str, Any]:
                 "give a new folder (it would be replaced)"
             )
         check_writable(target.parent, folder=True)
+    return args, ckpt, saved
+
+
+def evaluate_player(
+    learner: Learner, args: Args, role_specs: dict[str, str], step: int
+) -> dict[str, Any]:
+    """The greedy player's evaluation: the team's with fixed roles, else against
+    ``--eval-opponents`` on ``--eval-seed``."""
+    agent = to_agent(learner.models, args, name="dmc")
+    if role_specs:
+        return team_evaluation(agent, role_specs, args.eval_pairs, args.eval_seed, step)
+    return evaluate_agent(agent, args.env, names(args.eval_opponents), args.eval_pairs,
+                          args.eval_seed, step, rules=agent.env_options())  # fmt: skip
+
+
+def selection_key(args: Args) -> str:
+    """The evaluation figure ``--keep-best`` selects on."""
+    if fixed_roles(args.fixed_roles):
+        return "team/points_per_hand"
+    last = names(args.eval_opponents)[-1]
+    return f"{last}/points_per_hand" if args.env == "gin" else f"{last}/match_win_rate"
+
+
+def _evaluation_due(state: RunState, args: Args) -> str | None:
+    """The phase to evaluate at now (and the next evaluation's step moved on), or None."""
+    if not state.warm_done and state.steps >= args.warm_steps:
+        state.warm_done = True
+        state.next_eval = state.steps + args.eval_every
+        return "warm-start"
+    if state.steps >= state.next_eval:
+        state.next_eval = state.steps + args.eval_every
+        if state.steps < args.warm_steps:
+            return "warm-start (under way)"
+        return "self-play" if args.warm_steps else "train"
+    return None
+
+
+def train(args: Args) -> dict[str, Any]:
+    """Train (or resume) a run; returns a summary (steps, wall time, evaluations)."""
+    import torch  # the train extra
+
+    args, ckpt, saved = _open_run(args)
+    run_dir = Path(args.run_dir)
     torch.set_num_threads(args.torch_threads)
-    hidden = [int(x) for x in names(args.hidden)]
 
     # -- networks, optimizer, replay, RNGs: fresh or from the checkpoint --------------------
-    torch.manual_seed(args.seed)
-    env_probe_players = 2 if args.env == "gin" else 3
-    n_nets = env_probe_players if args.role_nets else 1
-    models = [torch_model(hidden, args.features, args.history) for _ in range(n_nets)]
-    params = [p for m in models for p in m.parameters()]
-    opt = torch.optim.Adam(params, lr=args.learning_rate)
-    replay = Replay(args.buffer_size, action_size(args.features), args.history != "none")
-    if saved is not None and ckpt is not None:
-        blob = _load_blob(ckpt)
-        try:
-            for m, sd in zip(models, blob["models"], strict=True):
-                m.load_state_dict(sd)
-            opt.load_state_dict(blob["optimizer"])
-        except (RuntimeError, KeyError, TypeError, ValueError) as err:
-            line = str(err).splitlines()[0][:160]
-            msg = f"{ckpt / 'model.pt'}: does not fit this run's networks ({line})"
-            raise ValueError(msg) from None
-        # A resume may change the rate (an annealed tail); the saved groups would keep theirs.
-        for group in opt.param_groups:
-            group["lr"] = args.learning_rate
-        if (ckpt / "replay.npz").is_file():
-            replay.load(ckpt / "replay.npz")
-        state = saved
-        set_rng_states(state["rng"])
-        act_rng = np.random.default_rng()
-        act_rng.bit_generator.state = state["act_rng"]
-        learn_rng = np.random.default_rng()
-        learn_rng.bit_generator.state = state["learn_rng"]
-        print(f"resuming from {ckpt} at step {state['steps']}", file=sys.stderr)
+    learner = Learner(args)
+    if ckpt is not None and saved is not None:
+        learner.restore(ckpt)
+        state = RunState.from_saved(saved)
+        set_rng_states(saved["rng"])
+        act_rng, learn_rng = _rng(saved["act_rng"]), _rng(saved["learn_rng"])
+        print(f"resuming from {ckpt} at step {state.steps}", file=sys.stderr)
         # --eval-every may change on resume: the next evaluation follows the last one.
-        last_eval = int(state["evals"][-1]["step"]) if state["evals"] else 0
-        state["next_eval"] = max(state["steps"], last_eval + args.eval_every)
+        last_eval = int(state.evals[-1]["step"]) if state.evals else 0
+        state.next_eval = max(state.steps, last_eval + args.eval_every)
     else:
         if args.init_from:
-            _init_models(models, args)
+            _init_models(learner.models, args)
         np.random.seed(args.seed)
         act_rng = np.random.default_rng([args.seed, 1])
         learn_rng = np.random.default_rng([args.seed, 2])
-        state = {
-            "steps": 0,
-            "updates": 0,
-            "hands": 0,
-            "wall_s": 0.0,
-            "evals": [],
-            "owed": 0.0,
-            "best": None,
-            "next_eval": min(args.eval_every, args.warm_steps or args.eval_every),
-            "next_ckpt": args.checkpoint_every,
-            "args": dataclasses.asdict(args),
-            "commands": [],
-            "warm_done": args.warm_steps == 0,
-            "run_id": new_run_id(),
-        }
+        state = RunState.fresh(args)
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
-    # The rate's schedule, [from step, rate]: a run from before it was kept began at its rate.
-    rates = state.setdefault("learning_rates", [[0, float(state["args"]["learning_rate"])]])
-    if rates[-1][1] != args.learning_rate:
-        rates.append([int(state["steps"]), float(args.learning_rate)])
-    state["args"] = dataclasses.asdict(args)
-    state["commands"].append(command_line(args, MODULE))
+    # A run from before the schedule was kept began at its saved rate.
+    if not state.learning_rates:
+        state.learning_rates = [[0, float(state.args["learning_rate"])]]
+    if state.learning_rates[-1][1] != args.learning_rate:
+        state.learning_rates.append([int(state.steps), float(args.learning_rate)])
+    state.args = dataclasses.asdict(args)
+    state.commands.append(command_line(args, MODULE))
 
-    # -- actors ----------------------------------------------------------------------------
+    # -- actors: in this process, or in actor processes -------------------------------------
     role_specs = fixed_roles(args.fixed_roles)
-
-    def torch_score(
-        obs: np.ndarray,
-        rows: np.ndarray,
-        feats: np.ndarray,
-        net: np.ndarray,
-        history: np.ndarray | None = None,
-        history_mask: np.ndarray | None = None,
-    ) -> np.ndarray:
-        with torch.no_grad():
-            ob_t, rows_t, ft_t = (torch.from_numpy(x) for x in (obs, rows, feats))
-            hist = None if history is None else torch.from_numpy(history)
-            hmask = None if history_mask is None else torch.from_numpy(history_mask)
-            q = np.empty(len(rows), np.float32)
-            for k, sel in net_groups(net, n_nets):
-                q[sel] = models[k].pairs(ob_t, rows_t[sel], ft_t[sel], hist, hmask).numpy()
-            return q
-
-    actor: Actor | None = None
-    pool: ActorPool | None = None
+    source: _InProcess | _Pool
     if args.actors:
         settings = SimpleNamespace(**dataclasses.asdict(args))
-        pool = ActorPool(args.actors, settings, role_specs, qnets(models), int(state["steps"]))
+        pool = ActorPool(args.actors, settings, role_specs, qnets(learner.models), state.steps)
+        source = _Pool(pool)
     else:
         # The (re)started games' seats come from the step count, so a resume leaves the
         # actor's RNG exactly as saved.
-        actor = Actor(
-            args,
-            role_specs,
-            torch_score,
-            seed=args.seed * 1_000_003 + state["steps"],
-            rng=act_rng,
-            start_rng=np.random.default_rng([args.seed, 3, int(state["steps"])]),
-            warm=state["steps"] < args.warm_steps,
-        )
+        source = _InProcess(Actor(
+            args, role_specs, learner.score, seed=args.seed * 1_000_003 + state.steps,
+            rng=act_rng, start_rng=np.random.default_rng([args.seed, 3, int(state.steps)]),
+            warm=state.steps < args.warm_steps,
+        ))  # fmt: skip
 
-    # -- learner ---------------------------------------------------------------------------
-    def learn_step() -> float:
-        ob, ft, net, codes, tg = replay.sample(learn_rng, args.batch_size)
-        ob_t = torch.from_numpy(ob.astype(np.float32))
-        ft_t = torch.from_numpy(ft.astype(np.float32))
-        tg_t = torch.from_numpy(tg)
-        hist_t = hmask_t = None
-        if args.history != "none":
-            hist, hmask = history_from_codes(codes)
-            hist_t, hmask_t = torch.from_numpy(hist), torch.from_numpy(hmask)
-        loss = torch.zeros(())
-        for k, sel in net_groups(net, n_nets):
-            if hist_t is None or hmask_t is None:
-                q = models[k](ob_t[sel], ft_t[sel])
-            else:
-                q = models[k](ob_t[sel], ft_t[sel], hist_t[sel], hmask_t[sel])
-            loss = loss + ((q - tg_t[sel]) ** 2).sum()
-        loss = loss / args.batch_size
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        state["updates"] += 1
-        return float(loss.detach())
-
-    # -- evaluation and checkpoints --------------------------------------------------------
     t0 = time.time()
-    wall_before = float(state["wall_s"])
-    sel_opp = names(args.eval_opponents)[-1]
-    sel_key = f"{sel_opp}/points_per_hand" if args.env == "gin" else f"{sel_opp}/match_win_rate"
-    if role_specs:
-        sel_key = "team/points_per_hand"
+    wall_before = float(state.wall_s)
+    sel_key = selection_key(args)
 
-    def wall() -> float:
-        return wall_before + time.time() - t0
-
-    def snapshot() -> dict[str, Any]:
-        return {
-            **state,
-            "wall_s": wall(),
-            "act_rng": act_rng.bit_generator.state,
-            "learn_rng": learn_rng.bit_generator.state,
-        }
-
-    last_ckpt = {"t": time.time()}
+    def saved_state() -> dict[str, Any]:
+        """The run's state as a checkpoint keeps it: counters, records, RNG states."""
+        state.wall_s = wall_before + time.time() - t0
+        return {**dataclasses.asdict(state), "act_rng": act_rng.bit_generator.state,
+                "learn_rng": learn_rng.bit_generator.state}  # fmt: skip
 
     def checkpoint() -> None:
-        name = f"step_{state['steps']:012d}"
-        keep = replay if args.checkpoint_replay else None
-        folder = _save(run_dir, name, models, opt, keep, snapshot(), args.keep_checkpoints)
-        last_ckpt["t"] = time.time()
+        folder = learner.save(run_dir, f"step_{state.steps:012d}", saved_state())
         if args.copy_checkpoint:
-            copy_checkpoint(folder, Path(args.copy_checkpoint), state["run_id"])
+            copy_checkpoint(folder, Path(args.copy_checkpoint), state.run_id)
 
     progress = Progress(
-        args.total_steps, state["steps"], run_dir / "tb", args.progress, desc=f"dmc {args.env}"
+        args.total_steps, state.steps, run_dir / "tb", args.progress, desc=f"dmc {args.env}"
     )
-
-    def evaluate(tag: str) -> None:
-        t_eval = time.time()
-        agent = to_agent(models, args, name="dmc")
-        if role_specs:
-            res = team_evaluation(
-                agent, role_specs, args.eval_pairs, args.eval_seed, state["steps"]
-            )
-        else:
-            res = evaluate_agent(
-                agent,
-                args.env,
-                names(args.eval_opponents),
-                args.eval_pairs,
-                args.eval_seed,
-                state["steps"],
-                rules=agent.env_options(),
-            )
-        res["hours"] = wall() / 3600
-        res["eval_s"] = time.time() - t_eval
-        res["phase"] = tag  # type: ignore[assignment]
-        state["evals"].append(res)
-        progress.scalars(
-            state["steps"],
-            show=False,
-            **{
-                "eval__" + k.replace("/", "__"): v
-                for k, v in res.items()
-                if isinstance(v, float) and "/" in k
-            },
-        )
-        progress.write(f"[{state['steps']}] eval ({tag}) {json.dumps(res)}")
-        write_curves(run_dir, state, args)  # the curves so far, after every evaluation
-        if (
-            args.keep_best
-            and tag != "warm-start"
-            and (state["best"] is None or res[sel_key] > state["best"]["score"])
-        ):
-            state["best"] = {
-                "step": state["steps"],
-                "score": res[sel_key],
-                "key": sel_key,
-                "seed": args.eval_seed,
-            }
-            _save(
-                run_dir, "best", models, opt, None, snapshot(), args.keep_checkpoints, pointer=False
-            )
-        if tag == "warm-start":
-            _save(
-                run_dir, "warm", models, opt, None, snapshot(), args.keep_checkpoints, pointer=False
-            )
-
     stop = {"signal": False}
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -884,89 +940,97 @@ def train(args: Args) -> dict[str, Any]:
 
     old_handlers = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
 
-    # -- the loop --------------------------------------------------------------------------
-    t_rate, steps_rate = time.time(), state["steps"]
+    # -- the loop: act, learn, evaluate, checkpoint -----------------------------------------
+    t_rate, steps_rate, last_ckpt = time.time(), state.steps, time.time()
     losses: list[float] = []
     try:
-        while state["steps"] < args.total_steps and not stop["signal"]:
+        while state.steps < args.total_steps and not stop["signal"]:
             if args.max_minutes > 0 and time.time() - t0 > 60 * args.max_minutes:
                 break
-            warm = state["steps"] < args.warm_steps
-            if actor is not None:
-                played, hands, done_rows = actor.step(int(state["steps"]))
-                chunk = stack(done_rows) if done_rows else None
-            else:
-                assert pool is not None
-                got = pool.get()
-                if got is None:
-                    continue
-                played, hands, chunk = got
-            state["steps"] += played
-            state["hands"] += hands
+            # Acting: the decisions of finished hands, with their returns.
+            warm = state.steps < args.warm_steps
+            got = source.get(state.steps)
+            if got is None:
+                continue
+            played, hands, chunk = got
+            state.steps += played
+            state.hands += hands
             progress.update(played)
             pushed = 0
             if chunk is not None:
-                replay.push(*chunk)
+                learner.replay.push(*chunk)
                 pushed = len(chunk[-1])
 
-            # -- learning, interleaved --------------------------------------------------------
-            ratio = args.warm_replay_ratio if warm else args.replay_ratio
-            state["owed"] += pushed * ratio
+            # Learning: replay-ratio x the decisions pushed, in batches.
+            state.owed += pushed * (args.warm_replay_ratio if warm else args.replay_ratio)
             learned = False
-            while state["owed"] >= args.batch_size and replay.size >= args.batch_size:
-                losses.append(learn_step())
-                state["owed"] -= args.batch_size
+            while state.owed >= args.batch_size and learner.replay.size >= args.batch_size:
+                losses.append(learner.learn(learn_rng))
+                state.updates += 1
+                state.owed -= args.batch_size
                 learned = True
-            if learned and pool is not None:
-                pool.publish(qnets(models))
+            if learned:
+                source.publish(learner)
 
-            # -- bookkeeping --------------------------------------------------------------------
-            if losses and len(losses) >= 20:
-                rate = (state["steps"] - steps_rate) / max(1e-9, time.time() - t_rate)
-                progress.scalars(
-                    state["steps"],
-                    loss__q=float(np.mean(losses)),
-                    speed__decisions_per_s=rate,
-                    speed__updates=float(state["updates"]),
-                )
+            # Logging.
+            if len(losses) >= 20:
+                rate = (state.steps - steps_rate) / max(1e-9, time.time() - t_rate)
+                progress.scalars(state.steps, loss__q=float(np.mean(losses)),
+                                 speed__decisions_per_s=rate,
+                                 speed__updates=float(state.updates))  # fmt: skip
                 losses = []
-                t_rate, steps_rate = time.time(), state["steps"]
-            if not state["warm_done"] and state["steps"] >= args.warm_steps:
-                state["warm_done"] = True
-                evaluate("warm-start")
-                state["next_eval"] = state["steps"] + args.eval_every
-            elif state["steps"] >= state["next_eval"]:
-                state["next_eval"] = state["steps"] + args.eval_every
-                evaluate(
-                    "warm-start (under way)"
-                    if state["steps"] < args.warm_steps
-                    else ("self-play" if args.warm_steps else "train")
-                )
-            if state["steps"] >= state["next_ckpt"] or (
-                args.checkpoint_minutes > 0
-                and time.time() - last_ckpt["t"] > 60 * args.checkpoint_minutes
+                t_rate, steps_rate = time.time(), state.steps
+
+            # Evaluation: the curves so far; the best and the warm start's end kept apart.
+            tag = _evaluation_due(state, args)
+            if tag is not None:
+                t_eval = time.time()
+                res = evaluate_player(learner, args, role_specs, state.steps)
+                res.update(hours=(wall_before + time.time() - t0) / 3600,
+                           eval_s=time.time() - t_eval, phase=tag)  # fmt: skip
+                state.evals.append(res)
+                shown = {"eval__" + k.replace("/", "__"): v for k, v in res.items()
+                         if isinstance(v, float) and "/" in k}  # fmt: skip
+                progress.scalars(state.steps, show=False, **shown)
+                progress.write(f"[{state.steps}] eval ({tag}) {json.dumps(res)}")
+                write_curves(run_dir, dataclasses.asdict(state), args)
+                best = state.best
+                if (
+                    args.keep_best
+                    and tag != "warm-start"
+                    and (best is None or res[sel_key] > best["score"])
+                ):
+                    state.best = {"step": state.steps, "score": res[sel_key], "key": sel_key,
+                                  "seed": args.eval_seed}  # fmt: skip
+                    learner.save(run_dir, "best", saved_state(), pointer=False)
+                if tag == "warm-start":
+                    learner.save(run_dir, "warm", saved_state(), pointer=False)
+
+            # Checkpoints: every --checkpoint-every decisions (or --checkpoint-minutes).
+            minutes = args.checkpoint_minutes
+            if state.steps >= state.next_ckpt or (
+                minutes > 0 and time.time() - last_ckpt > 60 * minutes
             ):
-                state["next_ckpt"] = state["steps"] + args.checkpoint_every
+                state.next_ckpt = state.steps + args.checkpoint_every
                 checkpoint()
+                last_ckpt = time.time()
     finally:
-        if pool is not None:
-            pool.close()
+        source.close()
         for s, h in old_handlers.items():
             signal.signal(s, h)
         progress.close()
     checkpoint()
-    finished = state["steps"] >= args.total_steps
     summary: dict[str, Any] = {
-        "steps": int(state["steps"]),
-        "updates": int(state["updates"]),
-        "hands": int(state["hands"]),
-        "wall_s": round(wall(), 1),
-        "finished": finished,
-        "best": state["best"],
-        "evals": state["evals"],
+        "steps": int(state.steps),
+        "updates": int(state.updates),
+        "hands": int(state.hands),
+        "wall_s": round(wall_before + time.time() - t0, 1),
+        "finished": state.steps >= args.total_steps,
+        "best": state.best,
+        "evals": state.evals,
     }
     write_json(run_dir / "summary.json", summary, [args.seed])
-    write_curves(run_dir, state, args)
+    write_curves(run_dir, dataclasses.asdict(state), args)
     if args.export:
         export(run_dir, args.export, best=args.keep_best)
     return summary

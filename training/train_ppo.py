@@ -208,9 +208,7 @@ MODULE = "training.train_ppo"
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    args, explicit, parser = parse(
-        Args, argv, prog_name(f"python -m {MODULE}"), (__doc__ or "").split("\n")[0]
-    )
+    args, explicit, parser = parse(Args, argv, prog_name(f"python -m {MODULE}"), __doc__ or "")
     try:
         if args.resume:
             ckpt = latest_checkpoint(args.run_dir)

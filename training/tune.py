@@ -9,7 +9,12 @@ library's (the ``train`` extra).
 - **Fitness**: a candidate's points per hand on common duplicate deals, both seats of each
   deal, against a pool: L2 (the default parameters), L1 (``simple``), and the bests of the
   last ``--pool-bests`` generations (the latest is the current best); the mean over the
-  pool. ``--pool-opponents L2`` leaves L1 out (a search aimed at L2 alone). Every
+  pool. ``--pool-opponents`` names the fixed part (default ``L2,L1``; also ``tuned``, the
+  set shipped for the table or, at ``eaai``, OpenSpiel's, and the styles ``gin-only`` and
+  ``knock-early`` of L2's family, :data:`STYLES`). ``--fitness games`` counts instead the
+  share of matches to the table's target won (mirrored pairs of real games on common
+  decks, the score in the observation, :mod:`training.evaluation.matches`), and the final
+  choice and the report play the pool's fixed opponents in games. Every
   candidate of a generation meets the same opponents on the same deals
   (``--pairs`` per opponent, new deals each generation), so the differences between them
   are not the deals' luck. The table's rules are ``--table`` (:data:`agents.tuned.TABLES`).
@@ -64,6 +69,7 @@ import numpy as np
 
 from agents.batched import BatchedSimple, batched_form
 from agents.heuristic import HeuristicAgent, HeuristicParams
+from agents.heuristic_batched import BatchedHeuristic
 from agents.simple import SimpleAgent
 from agents.tuned import SET_DIR, TABLES, load_sets, param_set, rules_dict
 from gin_env.extras import require
@@ -76,6 +82,7 @@ from training.checkpoints import (
     write_json_atomic,
 )
 from training.evaluation.gin import deal_deck, play_duplicate_batched, play_gin_pair
+from training.evaluation.matches import play_match_table
 from training.evaluation.pool import WorkerPool
 from training.evaluation.stats import mean_ci
 from training.evaluation.writer import write_json
@@ -123,17 +130,27 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "knock_last_pips": (-4.0, 4.0),
     "keep_took": (-0.3, 0.5),
     "danger_pips": (0.0, 2.5),
+    "match_knock": (-4.0, 4.0),  # the match score's shift (agents.match_equity)
+    "match_gin": (-4.0, 4.0),
 }
 #: Switches held at their defaults (measured off; not weights a step can move).
 FIXED = frozenset({"lookahead", "exact_draw"})
 #: Flags that define the search: a ``--resume`` may not change them.
 SEARCH_FLAGS = (
     "table", "popsize", "sigma0", "pairs", "pool_bests", "seed", "start", "pool_opponents",
+    "fitness",
 )  # fmt: skip
-#: Where a search may start: L2's defaults, or the shipped set tuned for the table.
-STARTS = ("L2", "tuned")
-#: The fixed opponents a fitness pool may hold (the generation bests come on top).
-POOL_OPPONENTS = ("L2", "L1")
+#: Where a search may start: L2's defaults, the shipped set tuned for the table, or a
+#: style of the pool (:data:`STYLES`).
+STARTS = ("L2", "tuned", "gin-only", "knock-early")
+#: The fixed opponents a fitness pool may hold (the generation bests come on top): L2, L1,
+#: ``tuned`` (the set shipped for the table; at ``eaai``, which has none, OpenSpiel's),
+#: ``gin-only`` (L2 that knocks only with gin) and ``knock-early`` (L2 that knocks with
+#: deadwood in its first turns only, then plays for gin).
+POOL_OPPONENTS = ("L2", "L1", "tuned", "gin-only", "knock-early")
+#: What a candidate's fitness counts: points per hand, or the share of matches to the
+#: table's target won (mirrored pairs of real games, :mod:`training.evaluation.matches`).
+FITNESSES = ("points", "games")
 #: Per generation, what a shipped set keeps of its search (the card's table).
 SEARCH_COLUMNS = (
     "generation",
@@ -164,9 +181,16 @@ class Args:
     sigma0: float = HELP(0.15, "initial step, as a fraction of each parameter's range")
     pairs: int = HELP(100, "duplicate deals per candidate and pool opponent, a generation")
     pool_bests: int = HELP(2, "bests of the latest generations in the pool, beside L2 and L1")
-    pool_opponents: str = HELP("L2,L1", "the pool's fixed opponents: L2 and/or L1, comma-separated")
+    pool_opponents: str = HELP(
+        "L2,L1", f"the pool's fixed opponents, comma-separated: of {', '.join(POOL_OPPONENTS)}"
+    )
     start: str = HELP(
-        "L2", "the search's start: L2 (its defaults) or tuned (the set shipped for --table)"
+        "L2",
+        "the search's start: L2 (its defaults), tuned (the set shipped for --table), or a "
+        "style of the pool (gin-only, knock-early)",
+    )
+    fitness: str = HELP(
+        "points", "points (per hand) or games (share of matches to the target won, mirrored)"
     )
     seed: int = HELP(0, "selection seed: CMA-ES's draws, the deals of generations and choice")
     select_candidates: int = HELP(8, "generation bests (spread over the run) tried at the end")
@@ -187,13 +211,21 @@ def pool_opponents(args: Args) -> list[str]:
 
 def _start(args: Args) -> tuple[HeuristicParams, dict[str, Any] | None]:
     """The search's first mean and how it was found: L2's defaults (None), or the set
-    shipped for the table with its search's story (the card keeps it)."""
+    shipped for the table (at a table without one, :func:`todays_tuned`'s) with its
+    search's story (the card keeps it)."""
     if args.start == "L2":
         return HeuristicParams(), None
-    shipped = load_sets()[args.table]
+    if args.start in STYLES:
+        return STYLES[args.start], None
+    sets = load_sets()
+    name = _set_for(args.table, sets)
+    shipped = sets[name]
     t = shipped.get("tuning", {})
     keep = ("commands", "generations", "evaluations", "wall_s", "start_tuning")
-    return HeuristicParams(**shipped["params"]), {k: t[k] for k in keep if k in t}
+    story = {k: t[k] for k in keep if k in t}
+    if name != args.table:
+        story["table"] = name
+    return HeuristicParams(**shipped["params"]), story
 
 
 def check_args(args: Args) -> None:
@@ -215,14 +247,18 @@ def check_args(args: Args) -> None:
             raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
     if args.start not in STARTS:
         raise ValueError(f"start must be one of {', '.join(STARTS)}; got {args.start!r}")
-    if args.start == "tuned" and args.table not in load_sets():
-        raise ValueError(f"start tuned: no set shipped for table {args.table!r} in {SET_DIR}")
+    if args.start == "tuned" and not load_sets():
+        raise ValueError(f"start tuned: no set shipped in {SET_DIR}")
     names = pool_opponents(args)
     if not names or len(set(names)) != len(names) or not set(names) <= set(POOL_OPPONENTS):
         raise ValueError(
             f"pool_opponents must name each of {', '.join(POOL_OPPONENTS)} at most once, "
             f"comma-separated; got {args.pool_opponents!r}"
         )
+    if args.fitness not in FITNESSES:
+        raise ValueError(f"fitness must be one of {', '.join(FITNESSES)}; got {args.fitness!r}")
+    if args.fitness == "games" and args.engine != "batched":
+        raise ValueError("fitness games plays on the batched engine: pass --engine batched")
     if args.engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {args.engine!r}")
     if args.popsize == 1:
@@ -334,14 +370,48 @@ def play_batched(
     return [row.tolist() for row in per_pair]
 
 
+def play_games_batched(
+    matches: Sequence[tuple[HeuristicParams, Opponent]],
+    seed: int,
+    start: int,
+    pairs: int,
+    table: str,
+) -> list[list[float]]:
+    """For every (A, B) of ``matches``, A's share of each mirrored pair of matches won at
+    the named ``table`` (to its target, under its dealer rule), pairs ``start ..
+    start + pairs`` of ``seed``, all on the same deals
+    (:func:`training.evaluation.matches.play_match_table`)."""
+    config = TABLES[table]
+    cache: dict[Any, Any] = {}
+
+    def policy(who: Opponent) -> Any:
+        if who not in cache:
+            # The candidates read the table's match options (target, dealer rule).
+            cache[who] = BatchedSimple() if who == "simple" else BatchedHeuristic(who, config)
+        return cache[who]
+
+    matchups = [(policy(a), policy(b)) for a, b in matches]
+    out = play_match_table(matchups, config, seed, pairs, first=start)
+    return [r["per_pair"].tolist() for r in out]
+
+
 class Runner:
     """Matches of candidates against opponents over one pool of worker processes, on the
     batched engine (``engine="batched"``) or game by game (``"python"``)."""
 
-    def __init__(self, workers: int, rules: dict[str, Any], engine: str = "batched") -> None:
+    def __init__(
+        self,
+        workers: int,
+        rules: dict[str, Any],
+        engine: str = "batched",
+        fitness: str = "points",
+        table: str = "default",
+    ) -> None:
         self.workers = workers
         self.rules = rules
         self.engine = engine
+        self.fitness = fitness
+        self.table = table
         self.pool = WorkerPool(workers)
 
     def play(
@@ -383,8 +453,12 @@ class Runner:
         # The matches in chunks of a few thousand games, a chunk per worker at a time.
         per = max(1, min(math.ceil(len(matches) / self.workers), 4000 // (2 * pairs) or 1))
         chunks = [list(range(i, min(i + per, len(matches)))) for i in range(0, len(matches), per)]
-        jobs = [([matches[m] for m in c], seed, start, pairs, self.rules) for c in chunks]
-        it = self.pool.imap(play_batched, jobs)
+        if self.fitness == "games":
+            games = [([matches[m] for m in c], seed, start, pairs, self.table) for c in chunks]
+            it = self.pool.imap(play_games_batched, games)
+        else:
+            jobs = [([matches[m] for m in c], seed, start, pairs, self.rules) for c in chunks]
+            it = self.pool.imap(play_batched, jobs)
         out: list[list[float]] = []
         for c, r in zip(chunks, it, strict=True):
             out.extend(r)
@@ -400,14 +474,64 @@ class Runner:
 # ==========================================================================================
 # The run
 # ==========================================================================================
+#: The pool's styles of L2's family (:data:`POOL_OPPONENTS`), designed from the game.
+STYLES: dict[str, HeuristicParams] = {
+    "gin-only": HeuristicParams(knock_early=0, knock_late=0),
+    # The knock threshold 10 with a full stock, about 5 after three turns, 0 from half
+    # the stock on: knocks with deadwood early only, then plays for gin.
+    "knock-early": HeuristicParams(knock_early=10, knock_late=0, knock_bend=-5.0),
+}
+
+
+def todays_tuned(table: str) -> HeuristicParams:
+    """The shipped set for ``table``; at a table without one, OpenSpiel's (the nearest:
+    the same bonuses) or the default's."""
+    sets = load_sets()
+    return HeuristicParams(**sets[_set_for(table, sets)]["params"])
+
+
+def _set_for(table: str, sets: dict[str, Any]) -> str:
+    if table in sets:
+        return table
+    return "openspiel" if table == "eaai" and "openspiel" in sets else "default"
+
+
+def fixed_opponents(table: str, names: Sequence[str]) -> dict[str, Any]:
+    """The pool's fixed opponents by name, as JSON (params dicts, or "simple")."""
+    out: dict[str, Any] = {}
+    for name in names:
+        if name == "L1":
+            out[name] = "simple"
+        elif name == "L2":
+            out[name] = dataclasses.asdict(HeuristicParams())
+        elif name == "tuned":
+            out[name] = dataclasses.asdict(todays_tuned(table))
+        else:
+            out[name] = dataclasses.asdict(STYLES[name])
+    return out
+
+
+def _opponent(spec: Any) -> Opponent:
+    return "simple" if spec == "simple" else HeuristicParams(**spec)
+
+
 def _pool(
-    bests: list[dict[str, Any]], keep: int, fixed: Sequence[str]
+    bests: list[dict[str, Any]], keep: int, fixed: dict[str, Any]
 ) -> list[tuple[str, Opponent]]:
-    known: dict[str, Opponent] = {"L2": HeuristicParams(), "L1": "simple"}
-    pool: list[tuple[str, Opponent]] = [(name, known[name]) for name in fixed]
+    pool: list[tuple[str, Opponent]] = [(name, _opponent(spec)) for name, spec in fixed.items()]
     for b in bests[len(bests) - keep :] if keep else []:
         pool.append((f"best{b['generation']}", HeuristicParams(**b["params"])))
     return pool
+
+
+def _fixed(args: Args, state: dict[str, Any]) -> dict[str, Any]:
+    # Kept in the state (a list: the checkpoint's JSON sorts a dict's keys): a set shipped
+    # during the run does not change its pool.
+    if "fixed" not in state:
+        state["fixed"] = [
+            list(x) for x in fixed_opponents(args.table, pool_opponents(args)).items()
+        ]
+    return {name: spec for name, spec in state["fixed"]}
 
 
 #: The checkpoint's file in the run folder (JSON; the old pickled one is refused).
@@ -590,7 +714,7 @@ def tune(
     es = state["es"]
     started = time.time()
     wall0 = state["wall_s"]
-    runner = Runner(args.workers, rules, args.engine)
+    runner = Runner(args.workers, rules, args.engine, args.fitness, args.table)
     bar = Progress(
         total=args.generations * es.popsize,
         start=min(state["generation"], args.generations) * es.popsize,
@@ -631,7 +755,7 @@ def _generation(
     t0 = time.time()
     xs = es.ask()
     cands = [decode(x) for x in xs]
-    pool = _pool(state["bests"], args.pool_bests, pool_opponents(args))
+    pool = _pool(state["bests"], args.pool_bests, _fixed(args, state))
     matches = [(c, opp) for c in cands for _, opp in pool]
     done = [0] * len(cands)
 
@@ -673,20 +797,43 @@ def _generation(
     )
 
 
-def _figures(per_pair: list[float]) -> dict[str, Any]:
+def _figures(per_pair: list[float], games: bool = False) -> dict[str, Any]:
     mean, lo, hi = mean_ci(per_pair)
-    return {"points_per_hand": mean, "ci95": [lo, hi], "pairs": len(per_pair)}
+    return {
+        "win_share" if games else "points_per_hand": mean,
+        "ci95": [lo, hi],
+        "pairs": len(per_pair),
+    }
+
+
+def _value(f: dict[str, Any]) -> float:
+    return float(f["win_share"] if "win_share" in f else f["points_per_hand"])
+
+
+def _shown(f: dict[str, Any]) -> str:
+    if "win_share" in f:
+        return f"{100 * f['win_share']:.1f}% [{100 * f['ci95'][0]:.1f}, {100 * f['ci95'][1]:.1f}]"
+    return f"{f['points_per_hand']:+.3f} [{f['ci95'][0]:+.3f}, {f['ci95'][1]:+.3f}]"
+
+
+def _judges(args: Args, state: dict[str, Any]) -> list[tuple[str, Opponent]]:
+    """Whom the final candidates and the report play: L2 and L1 (points), or the pool's
+    fixed opponents (games)."""
+    if args.fitness == "games":
+        return [(name, _opponent(spec)) for name, spec in _fixed(args, state).items()]
+    return [("L2", HeuristicParams()), ("L1", "simple")]
 
 
 def _choose(args: Args, state: dict[str, Any], runner: Runner, bar: Progress) -> dict[str, Any]:
-    """The tuned set: the best, by the mean of its points vs L2 and vs L1 on fresh deals of
-    the selection seed, of the distribution's mean and the bests of ``select_candidates``
-    generations spread evenly over the run, the latest included (a noisy search can drift
-    away from its best region late)."""
+    """The tuned set: the best, by the mean of its figures against the judges (points vs L2
+    and vs L1, or games vs the pool's fixed opponents) on fresh deals of the selection
+    seed, of the distribution's mean and the bests of ``select_candidates`` generations
+    spread evenly over the run, the latest included (a noisy search can drift away from
+    its best region late)."""
     es = state["es"]
     key = _choice_key(args, state)
     named = [("mean", decode(es.result.xfavorite))]
-    if args.start == "tuned":  # the set it set out from competes on the same deals
+    if args.start != "L2":  # the set it set out from competes on the same deals
         named.append(("start", HeuristicParams(**state["start"])))
     bests = state["bests"]
     k = min(args.select_candidates, len(bests))
@@ -697,19 +844,20 @@ def _choose(args: Args, state: dict[str, Any], runner: Runner, bar: Progress) ->
     if not args.select_pairs or len(named) == 1:
         name, params = named[0]
         return {"key": key, "name": name, "params": params, "tried": []}
-    opponents: list[Opponent] = [HeuristicParams(), "simple"]
-    matches = [(p, o) for _, p in named for o in opponents]
+    judges = _judges(args, state)
+    matches = [(p, o) for _, p in named for _, o in judges]
     bar.write(f"choosing among {len(named)} candidates on {args.select_pairs} pairs each ...")
     per_pair = runner.play(matches, args.seed, SELECT_OFFSET, args.select_pairs)
+    games = args.fitness == "games"
     tried = []
     for i, (name, _) in enumerate(named):
-        vs_l2, vs_l1 = _figures(per_pair[2 * i]), _figures(per_pair[2 * i + 1])
-        score = (vs_l2["points_per_hand"] + vs_l1["points_per_hand"]) / 2
-        tried.append({"name": name, "score": score, "vs_L2": vs_l2, "vs_L1": vs_l1})
-        bar.write(
-            f"  {name}: vs L2 {vs_l2['points_per_hand']:+.3f}, vs L1 "
-            f"{vs_l1['points_per_hand']:+.3f} (selection seed {args.seed})"
-        )
+        row: dict[str, Any] = {"name": name}
+        for j, (who, _) in enumerate(judges):
+            row[f"vs_{who}"] = _figures(per_pair[len(judges) * i + j], games)
+        row["score"] = float(np.mean([_value(row[f"vs_{w}"]) for w, _ in judges]))
+        tried.append(row)
+        shown = ", ".join(f"vs {w} {_shown(row[f'vs_{w}'])}" for w, _ in judges)
+        bar.write(f"  {name}: {shown} (selection seed {args.seed})")
     pick = max(range(len(named)), key=lambda i: tried[i]["score"])
     return {
         "key": key,
@@ -731,22 +879,14 @@ def _report(args: Args, state: dict[str, Any], runner: Runner, bar: Progress) ->
     if args.report_seed == args.seed:
         raise ValueError(f"report_seed must differ from the selection seed {args.seed}")
     params = state["choice"]["params"]
-    bar.write(f"report: {args.report_pairs} pairs vs L2 and vs L1 on seed {args.report_seed} ...")
-    per_pair = runner.play(
-        [(params, HeuristicParams()), (params, "simple")], args.report_seed, 0, args.report_pairs
-    )
-    out: dict[str, Any] = {
-        "key": _report_key(args, state),
-        "seed": args.report_seed,
-        "vs_L2": _figures(per_pair[0]),
-        "vs_L1": _figures(per_pair[1]),
-    }
-    for who in ("vs_L2", "vs_L1"):
-        f = out[who]
-        bar.write(
-            f"  tuned {who.replace('_', ' ')}: {f['points_per_hand']:+.3f} "
-            f"[{f['ci95'][0]:+.3f}, {f['ci95'][1]:+.3f}] over {f['pairs']} pairs"
-        )
+    judges = _judges(args, state)
+    names = " and ".join(f"vs {w}" for w, _ in judges)
+    bar.write(f"report: {args.report_pairs} pairs {names} on seed {args.report_seed} ...")
+    per_pair = runner.play([(params, o) for _, o in judges], args.report_seed, 0, args.report_pairs)
+    out: dict[str, Any] = {"key": _report_key(args, state), "seed": args.report_seed}
+    for (who, _), pp in zip(judges, per_pair, strict=True):
+        f = out[f"vs_{who}"] = _figures(pp, args.fitness == "games")
+        bar.write(f"  tuned vs {who}: {_shown(f)} over {f['pairs']} pairs")
     return out
 
 
@@ -782,6 +922,10 @@ def _write_outputs(args: Args, state: dict[str, Any], run_dir: Path) -> None:
 # The shipped sets and their card
 # ==========================================================================================
 def _fmt(f: dict[str, Any]) -> str:
+    if "win_share" in f:
+        lo, hi = f["ci95"]
+        share = f"{100 * f['win_share']:.1f}% of games [{100 * lo:.1f}, {100 * hi:.1f}]"
+        return f"{share} ({f['pairs']:,} pairs)"
     return (
         f"{f['points_per_hand']:+.2f} [{f['ci95'][0]:+.2f}, {f['ci95'][1]:+.2f}] "
         f"({f['pairs']:,} pairs)"
@@ -836,6 +980,8 @@ def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> 
             f"pool opponent), wall time {t['wall_s'] / 60:.1f} min on 2 shared cores",
             f"- chosen: `{t['chosen']}` on selection seed {t['selection_seed']}",
         ]
+        if t.get("table_note"):  # a set whose table was renamed after its run
+            lines.append(f"- table: {t['table_note']}")
         before = t.get("start_tuning")
         while before:  # a search that started from an earlier shipped set
             lines += [
@@ -845,7 +991,7 @@ def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> 
                 *(f"  - its command: `{c}`" for c in before.get("commands", [])),
             ]
             before = before.get("start_tuning")
-        if fig:
+        if fig and "points_per_hand" in fig.get("vs_L2", {}) and "vs_L1" in fig:
             l2, l1 = fig["vs_L2"], fig["vs_L1"]
             met_l2 = l2["points_per_hand"] >= 1.0 and l2["ci95"][0] > 0
             lines += [
@@ -854,13 +1000,23 @@ def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> 
                 f"- **vs L1: {_fmt(l1)}**, seed {fig['seed']} (target >= +4.0: "
                 f"{'met' if l1['points_per_hand'] >= 4.0 else 'not met'})",
             ]
+        elif fig:  # a fitness in games: every judge's figure
+            lines += [
+                f"- **{k.replace('_', ' ')}: {_fmt(v)}**, seed {fig['seed']}"
+                for k, v in fig.items()
+                if k.startswith("vs_")
+            ]
         lines += ["", "| parameter | tuned | L2 default |", "|---|---|---|"]
         lines += [f"| {k} | {v} | {defaults.get(k)} |" for k, v in data["params"].items()]
         if t["tried"]:
-            lines += ["", "Final candidates (selection seed, points per hand):", ""]
-            lines += ["| candidate | vs L2 | vs L1 |", "|---|---|---|"]
+            judges = [k for k in t["tried"][0] if k.startswith("vs_")]
+            unit = "games won" if "win_share" in t["tried"][0][judges[0]] else "points per hand"
+            lines += ["", f"Final candidates (selection seed, {unit}):", ""]
+            lines += ["| candidate | " + " | ".join(j.replace("_", " ") for j in judges) + " |"]
+            lines += ["|---|" + "---|" * len(judges)]
             lines += [
-                f"| {c['name']} | {_fmt(c['vs_L2'])} | {_fmt(c['vs_L1'])} |" for c in t["tried"]
+                f"| {c['name']} | " + " | ".join(_fmt(c[j]) for j in judges) + " |"
+                for c in t["tried"]
             ]
         if rows:
             step = max(1, len(rows) // 10)

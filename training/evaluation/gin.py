@@ -36,6 +36,7 @@ __all__ = [
     "deal_deck",
     "signed_points",
     "play_duplicate_batched",
+    "play_hands_batched",
     "play_gin_pair",
     "play_gin_match_pair",
     "gin_duplicate",
@@ -68,20 +69,34 @@ def play_duplicate_batched(
     act: Callable[[dict[str, np.ndarray], np.ndarray, np.ndarray, Any], np.ndarray],
 ) -> np.ndarray:
     """Every deck of ``decks`` (``[P, 52]``) dealt as one hand twice on the batched engine
-    (:class:`~gin_env.vector.VectorGinEnv`, numba), player A once the non-dealer (slot
-    ``2k``) and once the dealer (slot ``2k + 1``), at a table of ``rules``.
+    (:func:`play_hands_batched`), player A once the non-dealer (slot ``2k``) and once the
+    dealer (slot ``2k + 1``), at a table of ``rules``. Returns A's points in each slot,
+    ``[2 P]`` (:func:`signed_points`)."""
+    n = 2 * len(decks)
+    return play_hands_batched(np.repeat(decks, 2, axis=0), np.arange(n) % 2 == 1, rules, act)
+
+
+def play_hands_batched(
+    decks: np.ndarray,
+    a_deals: np.ndarray,
+    rules: dict[str, Any],
+    act: Callable[[dict[str, np.ndarray], np.ndarray, np.ndarray, Any], np.ndarray],
+) -> np.ndarray:
+    """Deck ``k`` of ``decks`` (``[N, 52]``) dealt as one hand on the batched engine
+    (:class:`~gin_env.vector.VectorGinEnv`, numba) at a table of ``rules`` (hand rules),
+    player A the dealer where ``a_deals[k]``.
 
     At each step ``act(out, active, a_player, games)`` returns every slot's action (those of
     the finished slots are ignored): ``out`` is the last outputs, ``active`` the slots still
     playing, ``a_player`` A's player in each slot, ``games`` the engine's arrays (for a
-    search that copies a game). Returns A's points in each slot, ``[2 P]``
+    search that copies a game). Returns A's points in each slot, ``[N]``
     (:func:`signed_points`)."""
-    n = 2 * len(decks)
+    n = len(decks)
     env = VectorGinEnv(n, "gin", seed=0, backend="numba", episode="hand", **rules)
-    out = env.reset(options={"decks": np.repeat(decks, 2, axis=0)})
+    out = env.reset(options={"decks": decks})
     if not (out["role"] == NONDEALER).all():
         raise RuntimeError("the non-dealer should act first in every game")
-    a_player = np.where(np.arange(n) % 2 == 0, out["seat"], 1 - out["seat"])
+    a_player = np.where(np.asarray(a_deals, np.bool_), 1 - out["seat"], out["seat"])
     points = np.zeros(n)
     active = np.ones(n, np.bool_)
     while active.any():

@@ -1,0 +1,231 @@
+"""What the web app keeps: every finished match and every decision a person made, in one
+SQLite file (``<data dir>/gin_web.sqlite3``, the standard library's ``sqlite3``).
+
+Each row is committed when it is written (WAL journal), so a server that stops, even
+killed, loses no finished match and no recorded decision. :func:`export` writes them out
+as the project's files: each gin match as a replay (``training.replay``'s match format,
+which ``gin-rummy replay`` reads and checks), basic rummy matches as their move lists, and
+the decisions as ``decisions_<game>.npz`` with the arrays the behaviour-cloning trainer
+reads (``obs``, ``mask``, ``action``, ``return``: the same keys, dtypes and meaning as
+:func:`training.behaviour_cloning.collect_teacher_data` with ``inputs="obs"``) plus what a
+study of people needs (``suggestion``: the adviser's suggestion shown, -1 when none;
+``seconds``: time taken; ``role``; ``hand``; ``match``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gin_env import games
+from gin_env.match import BOX
+from gin_web.tables import Decision
+from training import replay as replay_files
+
+__all__ = ["Store", "export", "hand_returns", "BC_KEYS", "bc_arrays"]
+
+#: The arrays :func:`training.behaviour_cloning.behaviour_cloning` fits.
+BC_KEYS = ("obs", "mask", "action", "return")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    finished REAL NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS decisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    match TEXT NOT NULL,
+    game TEXT NOT NULL,
+    player INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    hand INTEGER NOT NULL,
+    step INTEGER NOT NULL,
+    observation BLOB NOT NULL,
+    mask BLOB NOT NULL,
+    action INTEGER NOT NULL,
+    suggestion INTEGER,
+    seconds REAL NOT NULL,
+    created REAL NOT NULL
+);
+"""
+
+
+class Store:
+    """The SQLite file of one data directory (created when missing)."""
+
+    def __init__(self, data_dir: str | Path) -> None:
+        self.dir = Path(data_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.dir / "gin_web.sqlite3"
+        # One connection, used from the server's event loop (and a lock for threads).
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def add_decision(self, game: str, d: Decision) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO decisions (match, game, player, role, hand, step, observation, "
+                "mask, action, suggestion, seconds, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    d.table,
+                    game,
+                    d.player,
+                    d.role,
+                    d.hand,
+                    d.step,
+                    np.asarray(d.observation, np.float32).tobytes(),
+                    np.asarray(d.mask, np.int8).tobytes(),
+                    d.action,
+                    d.suggestion,
+                    d.seconds,
+                    time.time(),
+                ),
+            )
+
+    def add_match(self, match_id: str, game: str, record: dict[str, Any]) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO matches (id, game, finished, record) VALUES (?,?,?,?)",
+                (match_id, game, time.time(), json.dumps(record)),
+            )
+
+    def matches(self) -> list[dict[str, Any]]:
+        """The finished matches, newest first: id, game, time, scores, agents."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, game, finished, record FROM matches ORDER BY finished DESC"
+            ).fetchall()
+        out = []
+        for mid, game, finished, record in rows:
+            data = json.loads(record)
+            out.append(
+                {
+                    "id": mid,
+                    "game": game,
+                    "finished": finished,
+                    "scores": data.get("scores"),
+                    "agents": data.get("agents", {}),
+                }
+            )
+        return out
+
+    def match(self, match_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT record FROM matches WHERE id = ?", (match_id,)
+            ).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def decisions(self) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT match, game, player, role, hand, step, observation, mask, action, "
+                "suggestion, seconds FROM decisions ORDER BY id"
+            ).fetchall()
+        keys = (
+            "match",
+            "game",
+            "player",
+            "role",
+            "hand",
+            "step",
+            "observation",
+            "mask",
+            "action",
+            "suggestion",
+            "seconds",
+        )
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def bc_arrays(path: str | Path) -> dict[str, np.ndarray]:
+    """The behaviour-cloning arrays of an exported ``decisions_<game>.npz`` (the trainer's
+    four; the others describe the people's decisions)."""
+    with np.load(path, allow_pickle=False) as data:
+        return {k: np.asarray(data[k]) for k in BC_KEYS}
+
+
+def hand_returns(record: dict[str, Any]) -> dict[tuple[int, int], float]:
+    """``(hand, player) -> points`` of a finished gin match record, as the env's default
+    ``reward="team"`` gives them: the scorer's side ``+points``, the other ``-points`` (the
+    adviser with his captain); a draw 0. Basic rummy: each player's payment."""
+    out: dict[tuple[int, int], float] = {}
+    if "hands" not in record:  # basic rummy keeps no per-hand record here
+        return out
+    three = games.get(record["game"]).num_players() == 3
+    for h, hand in enumerate(record["hands"]):
+        result = hand["result"]
+        roles = hand["roles"]
+        for p in range(len(roles)):
+            points = 0.0
+            if result is not None and result["winner"] is not None:
+                won = result["winner"]
+                if three:
+                    box_won = roles[won] == BOX
+                    points = result["points"] * (1 if (roles[p] == BOX) == box_won else -1)
+                else:
+                    points = result["points"] * (1 if p == won else -1)
+            out[(h, p)] = float(points)
+    return out
+
+
+def export(store: Store, out_dir: str | Path) -> dict[str, Any]:
+    """Write every finished match and the decisions under ``out_dir``: ``matches/<id>.json``
+    (replay files; gin matches are checked by ``training.replay.check`` first) and
+    ``decisions_<game>.npz``. Return what was written."""
+    out = Path(out_dir)
+    (out / "matches").mkdir(parents=True, exist_ok=True)
+    returns: dict[str, dict[tuple[int, int], float]] = {}
+    written = []
+    for info in store.matches():
+        record = store.match(info["id"])
+        assert record is not None
+        if record.get("format") == replay_files.FORMAT:
+            replay_files.check(record, f"match {info['id']}")
+        path = out / "matches" / f"{info['id']}.json"
+        path.write_text(json.dumps(record, indent=1) + "\n")
+        written.append(str(path))
+        returns[info["id"]] = hand_returns(record)
+    by_game: dict[str, list[dict[str, Any]]] = {}
+    for d in store.decisions():
+        by_game.setdefault(d["game"], []).append(d)
+    datasets = {}
+    for game, rows in by_game.items():
+        size = games.get(game).num_actions
+        obs = np.stack([np.frombuffer(r["observation"], np.float32) for r in rows])
+        mask = np.stack([np.frombuffer(r["mask"], np.int8) for r in rows]).astype(bool)
+        if mask.shape[1] != size:
+            raise ValueError(f"decisions of {game}: masks of {mask.shape[1]}, expected {size}")
+        path = out / f"decisions_{game}.npz"
+        # The hand's points to the decider's side (0 for an unfinished match's hands).
+        points = [returns.get(r["match"], {}).get((r["hand"], r["player"]), 0.0) for r in rows]
+        arrays: dict[str, np.ndarray] = {
+            "obs": obs,
+            "mask": mask,
+            "action": np.asarray([r["action"] for r in rows], np.int64),
+            "return": np.asarray(points, np.float32),
+            "suggestion": np.asarray(
+                [-1 if r["suggestion"] is None else r["suggestion"] for r in rows], np.int64
+            ),
+            "seconds": np.asarray([r["seconds"] for r in rows], np.float32),
+            "role": np.asarray([r["role"] for r in rows]),
+            "hand": np.asarray([r["hand"] for r in rows], np.int64),
+            "match": np.asarray([r["match"] for r in rows]),
+        }
+        np.savez(path, **arrays)  # type: ignore[arg-type]  # (numpy stubs: allow_pickle)
+        datasets[game] = {"path": str(path), "decisions": len(rows)}
+    return {"matches": written, "decisions": datasets}

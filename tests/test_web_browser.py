@@ -1,0 +1,201 @@
+"""The page in a real headless Chromium (Debian's ``chromium`` and ``chromedriver``, driven
+by Selenium): a person plays a whole two-player hand and a whole three-handed hand as
+captain with an agent adviser, by clicking (and a few keys); a saved match is opened in
+the replay viewer and stepped forward and back. Screenshots go to ``$GIN_WEB_SCREENSHOTS``
+(default: the test's temporary directory). ``make test-browser`` runs these; they are
+skipped where the browser or Selenium is not installed."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("selenium")
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from web_helpers import chromium, chromium_paths, live_server  # noqa: E402
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(chromium_paths() is None, reason="needs chromium and chromedriver"),
+]
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    out = Path(os.environ.get("GIN_WEB_SCREENSHOTS", tmp_path / "shots"))
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    with live_server(tmp_path / "data") as (base, app):
+        yield base, app
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    driver = chromium()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    headers = {"Content-Type": "application/json"}
+    req = urllib.request.Request(url, json.dumps(body).encode(), headers)
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())  # type: ignore[no-any-return]
+
+
+def wait(what: Callable[[], Any], timeout: float = 15.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            found = what()
+        except Exception:  # the page is redrawing: try again
+            found = None
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting on the page")
+
+
+def status(driver: Any) -> dict[str, str]:
+    s = driver.find_element(By.ID, "status")
+    return {k: s.get_attribute(f"data-{k}") or "" for k in ("seq", "hands", "over", "mine")}
+
+
+def click_a_move(driver: Any) -> None:
+    """A person's turn by clicking: knock when offered, else a move button (draw, take,
+    pass...), else the highest deadwood card (a card click discards)."""
+    buttons = driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
+    kinds = {b.get_attribute("data-kind"): b for b in buttons}
+    for kind in ("knock", "big-gin"):
+        if kind in kinds:
+            kinds[kind].click()
+            return
+    cards = driver.find_elements(By.CSS_SELECTOR, "#table-area .group.deadwood button.playable")
+    cards = cards or driver.find_elements(By.CSS_SELECTOR, "#table-area button.card.playable")
+    if "draw" in kinds and "take" in kinds:
+        # d: the keyboard's draw (keys work as well as clicks)
+        driver.find_element(By.TAG_NAME, "body").send_keys("d")
+        return
+    if buttons and not cards:
+        buttons[0].click()
+        return
+    cards[-1].click()
+
+
+def play_one_hand(driver: Any, shots: Path, name: str) -> dict[str, Any]:
+    """Click through the person's turns until the first hand is over; return what the page
+    showed on the way."""
+    seen: dict[str, Any] = {"moves": 0, "suggestions": set()}
+    shot_mid = False
+    while True:
+        wait(lambda: status(driver)["seq"])
+        st = status(driver)
+        if int(st["hands"] or 0) >= 1 or st["over"] == "true":
+            break
+        if st["mine"] != "true":
+            time.sleep(0.05)
+            continue
+        text = driver.find_element(By.ID, "suggestion").text
+        if text:
+            seen["suggestions"].add(text)
+        if not shot_mid and seen["moves"] >= 2:
+            driver.save_screenshot(str(shots / f"{name}_play.png"))
+            shot_mid = True
+        click_a_move(driver)
+        seen["moves"] += 1
+        wait(lambda st=st: status(driver)["seq"] != st["seq"] or
+             driver.find_element(By.ID, "error").text)  # fmt: skip
+        assert not driver.find_element(By.ID, "error").text
+    panel = wait(lambda: driver.find_element(By.ID, "showdown-panel"))
+    driver.execute_script("arguments[0].scrollIntoView()", panel)
+    driver.save_screenshot(str(shots / f"{name}_showdown.png"))
+    seen["showdown"] = panel.text
+    seen["sheet"] = driver.find_element(By.ID, "sheet").text
+    return seen
+
+
+def test_a_person_plays_a_whole_two_player_hand(site: Any, browser: Any, shots: Path) -> None:
+    base, app = site
+    browser.get(base + "/")
+    wait(lambda: browser.find_element(By.ID, "opt-knock_limit"))
+    browser.find_element(By.CSS_SELECTOR, "#game option[value=gin]").click()
+    wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#seats select")) == 2)
+    browser.save_screenshot(str(shots / "lobby.png"))
+    browser.find_element(By.ID, "start").click()
+    link = wait(lambda: browser.find_element(By.CSS_SELECTOR, "a.seat-link"))
+    browser.get(link.get_attribute("href"))
+    seen = play_one_hand(browser, shots, "gin")
+    assert seen["moves"] >= 2
+    assert "scores" in seen["showdown"].lower() or "draw" in seen["showdown"].lower()
+    server = app.state.server
+    table = next(iter(server.tables.values()))
+    assert len(table.env.match.history[0].actions) >= seen["moves"]
+    assert server.store.decisions()  # every click a recorded decision
+
+
+def test_a_person_captains_a_whole_three_handed_hand_with_an_agent_adviser(
+    site: Any, browser: Any, shots: Path
+) -> None:
+    base, app = site
+    # Seed 2 deals player_0 the captain's seat in the first hand.
+    out = post(base + "/api/tables", {"game": "three", "seed": 2,
+                                      "seats": ["human", "heuristic", "heuristic"]})  # fmt: skip
+    browser.get(base + out["seats"]["player_0"])
+    wait(lambda: "captain" in browser.find_element(By.ID, "status").text)
+    seen = play_one_hand(browser, shots, "three")
+    assert seen["suggestions"], "the captain never saw the adviser's suggestion"
+    assert all(s.startswith("Your adviser suggests:") for s in seen["suggestions"])
+    table = next(iter(app.state.server.tables.values()))
+    rec = table.env.match.history[0]
+    assert rec.roles[0] == 1 and rec.result is not None  # captain, and the hand is over
+
+
+def test_a_saved_match_is_opened_and_stepped(
+    site: Any, browser: Any, shots: Path, tmp_path: Path
+) -> None:
+    from gin_env import three_handed_gin_v0
+    from training.replay import save_match
+
+    base, _ = site
+    env = three_handed_gin_v0.raw_env(target_score=30)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    while not env.match.is_over:
+        env.step(int(rng.choice(env.legal_actions())))
+    path = tmp_path / "match.json"
+    record = save_match(path, 4, {"target_score": 30}, env, {"player_0": "random"})
+    browser.get(base + "/replay")
+    browser.find_element(By.ID, "replay-file").send_keys(str(path))
+    wait(lambda: browser.find_element(By.ID, "frame-no").get_attribute("data-frame") == "0")
+    for _ in range(12):
+        browser.find_element(By.ID, "next").click()
+    browser.find_element(By.ID, "prev").click()
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    assert browser.find_element(By.ID, "frame-no").get_attribute("data-frame") == "12"
+    # Every hand face up: each playing seat shows its cards.
+    seats = browser.find_elements(By.CSS_SELECTOR, "#replay-table .seat[data-player]")
+    assert len(seats) == 2 and all(s.find_elements(By.CSS_SELECTOR, "button.card") for s in seats)
+    browser.save_screenshot(str(shots / "replay.png"))
+    browser.find_element(By.ID, "last").click()
+    total = sum(len(h["actions"]) for h in record["hands"])
+    assert browser.find_element(By.ID, "frame-no").get_attribute("data-frame") == str(total)
+    assert "Match over" in browser.find_element(By.ID, "replay-status").text
+    assert not browser.find_element(By.ID, "download").get_attribute("hidden")
