@@ -88,6 +88,7 @@ PARSES: list[tuple[str, list[int], str, int | str]] = [
     ('{"move": "big-gin"}', DISCARDS, "gin", "big-gin is not a legal move now"),
     ("I will discard the two of clubs", DISCARDS, "gin", "discard 2C is not a legal move now"),
     ("meld 2h 3h 4h", RUMMY, "rummy", "meld 2H 3H 4H is not a legal move now"),
+    ("I meld the 5h, 5h, 6h and 7h", RUMMY, "rummy", "an unknown move is not a legal move now"),
     # empty and unusable
     ("", DISCARDS, "gin", "the reply is empty"),
     ("   \n ", DISCARDS, "gin", "the reply is empty"),
@@ -397,7 +398,7 @@ def _fuzz(hands: int) -> int:
                     allowed = _may_see_gin(env, seat, public)
                 # The last line is the fixed template of how to reply ("discard 7H").
                 body = seen.rsplit("\nReply with", 1)[0]
-                named = to_mask(parse_card(c) for c in _CODE.findall(body))
+                named = to_mask({parse_card(c) for c in _CODE.findall(body)})
                 leak = named & ~allowed
                 assert not leak, f"{game} {options} hand {k}: {seat} reads {leak:b}\n{seen}"
                 checked += 1

@@ -656,7 +656,9 @@ def _mentions(text: str, game: str) -> list[Mention]:
         ):
             cards = _next_cards(toks, i, _VERB_REACH + 1)
             if len(cards) >= 3:
-                found.append(("meld", to_mask(cards)))
+                # A card named twice makes no meld (mask 0: no move of the layout).
+                distinct = len(set(cards)) == len(cards)
+                found.append(("meld", to_mask(cards) if distinct else 0))
         elif rummy and (word in ("layoff", "lay-off") or (word == "lay" and nxt == ["off"])):
             cards = _next_cards(toks, i, _VERB_REACH + 1)
             if cards:
