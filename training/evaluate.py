@@ -298,7 +298,7 @@ def _outcome_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
         dw = k.get("mean_showdown_deadwood")
         row["showdown_dw"] = float("nan") if dw is None else dw
         row["invalid"] = t["invalid_rate"] if t else float("nan")
-        row["reasks/dec"] = t["reasks_per_decision"] if t else float("nan")
+        row["retries/dec"] = t["retries_per_decision"] if t else float("nan")
         row["tokens/dec"] = t["tokens_per_decision"] if t else float("nan")
         row["s/dec"] = t["latency_s_per_decision"] if t else float("nan")
         rows.append(row)
