@@ -138,8 +138,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), options
 
 
-def seat(spec: str, table: Table) -> Any:
+def seat(spec: str, table: Table, **options: Any) -> Any:
     """The agent ``spec`` seated at ``table``: the one way to make an agent for a table.
+    ``options`` go to the factory beside the spec's (values a spec cannot spell: a path,
+    an object).
 
     Agents that read the table are made with it; an agent that cannot play it (another
     family of games, a checkpoint trained for another number of players, ``tuned`` at a
@@ -149,7 +151,7 @@ def seat(spec: str, table: Table) -> Any:
             "a table is a game's rules object (GinConfig, ThreeHandedConfig, RummyConfig: "
             f"env.config, or gin_env.games.get(game).table(...)); got {type(table).__name__}"
         )
-    return _build(spec, table)
+    return _build(spec, table, **options)
 
 
 def make(spec: str, **kwargs: Any) -> Any:
