@@ -261,7 +261,7 @@ class Table:
         return int(self._hinter.act(self.env.observe(self.names[player])))
 
     def _make_agent(self, spec: str) -> Any:
-        return make_agent(self.spec, spec, self.env)
+        return make_agent(spec, self.env)
 
     def play_move(self, player: int, action: int) -> None:
         """Play a move the env will check (agents' moves, replays): log it, step the env."""
@@ -608,9 +608,9 @@ def _rummy_card(action: int) -> str | None:
     return None
 
 
-def make_agent(spec: games.GameSpec, name: str, env: Any) -> Any:
-    """An agent for a seat of ``env``, seated at its table (``agents.seat``: the table's
-    rules reach it, and an agent that cannot play it is refused in one line)."""
+def make_agent(name: str, env: Any) -> Any:
+    """An agent for a seat of ``env``: :func:`agents.seat` at the env's table (its typed
+    rules), so the table's rules reach the agents that read them."""
     return agents.seat(name, env.config)
 
 
@@ -670,12 +670,12 @@ def new_table(
             made.append(Seat(p, HUMAN, token=secrets.token_urlsafe(18)))
             continue
         try:
-            agent = make_agent(spec, kind, env)
+            agent = make_agent(kind, env)
         except (ValueError, TypeError, FileNotFoundError, KeyError) as err:
             raise ValueError(f"seat {p}: {err}") from None
         made.append(Seat(p, kind, agent=agent))
     try:
-        make_agent(spec, hint, env)
+        make_agent(hint, env)
     except (ValueError, TypeError, FileNotFoundError, KeyError) as err:
         raise ValueError(f"hint agent: {err}") from None
     return Table(
