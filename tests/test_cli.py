@@ -143,8 +143,8 @@ def _scripted_hand(seed: int, seat: int, opponents: str) -> tuple[list[str], obj
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     me = env.possible_agents[seat]
-    policies = {a: make_agent(opponents) for a in env.possible_agents if a != me}
-    person = make_agent("simple")
+    policies = {a: make_agent(opponents, env.config) for a in env.possible_agents if a != me}
+    person = make_agent("simple", env.config)
     lines: list[str] = []
     while len(env.match.history) == 1:
         agent = env.agent_selection
@@ -354,10 +354,11 @@ def test_eval_refuses_a_bad_rule_before_any_game(tmp_path, args, message) -> Non
 
 
 def test_eval_seats_search_with_the_tables_rules() -> None:
+    from gin_env.config import GinConfig
     from training.evaluation.checks import agent_of
 
-    assert agent_of("search:worlds=2", {"knock_limit": 5}).rules.knock_limit == 5
-    assert agent_of("search:worlds=2").rules.knock_limit == 10
+    assert agent_of("search:worlds=2", GinConfig(knock_limit=5)).rules.knock_limit == 5
+    assert agent_of("search:worlds=2", GinConfig()).rules.knock_limit == 10
 
 
 def test_a_named_table_is_a_rule_option() -> None:

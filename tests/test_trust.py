@@ -33,6 +33,7 @@ pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
 from agents.trained import CHECKPOINT_DIR  # noqa: E402
+from gin_env.config import GinConfig  # noqa: E402
 from training import checkpoints, train_dmc, train_ppo, tune  # noqa: E402
 from training.checkpoints import latest_checkpoint, read_jsonl, write_checkpoint  # noqa: E402
 from training.league import League  # noqa: E402
@@ -246,7 +247,7 @@ def test_tune_resume_and_league_and_replay_never_run_a_payload(tmp_path: Path) -
     (league / "league.json").write_text(json.dumps({"fixed": [], "max_snapshots": 1}))
     evil_npz(marker, league / "snapshots.npz")
     with pytest.raises(ValueError, match="league"):
-        League.load(league)
+        League.load(league, GinConfig())
     replay = tmp_path / "match.json"
     replay.write_bytes(evil_pickle(marker))
     with pytest.raises(ValueError, match="match.json"):

@@ -49,7 +49,7 @@ from gin_env import actions as A
 from gin_env import games
 from gin_env import rummy_actions as R
 from gin_env.cards import card_str, from_mask, suit
-from gin_env.config import HandRules
+from gin_env.config import HandRules, Table
 from gin_env.extras import MissingExtraError, require
 from gin_env.hand import Phase
 from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
@@ -64,6 +64,7 @@ __all__ = [
     "main",
     "cli",
     "make_agent",
+    "eval_table",
     "GAME_ENVS",
     "GAME_NAMES",
     "game_spec",
@@ -215,21 +216,19 @@ def _writable_path(ctx: Any, param: Any, value: str | None) -> str | None:
     return value
 
 
-def make_agent(name: str, game: str = "three") -> Any:
-    """A policy by registry name or spec (``agents.make``: ``random``, ``simple``,
-    ``heuristic``, ``search:budget=0.05``, trained names such as ``gin-ppo``) that plays
-    ``game`` (:func:`agents.families.agent_spec`: for rummy ``simple`` is ``rummy-simple``,
-    and an agent of the other family of games is refused). A bad name is a usage error
-    naming the choices."""
-
+def make_agent(name: str, table: Table) -> Any:
+    """The agent ``name`` (a registry name or spec: ``random``, ``simple``, ``heuristic``,
+    ``search:budget=0.05``, trained names such as ``gin-ppo``) seated at ``table``
+    (:func:`agents.seat`: for rummy ``simple`` is ``rummy-simple``; agents that read the
+    table play its rules). A bad name, or an agent that cannot play the table, is an error
+    of one line, before any game."""
     try:
-        return agents.make(families.agent_spec(game_spec(game), name))
+        return agents.seat(name, table)
     except (ValueError, OSError) as err:
-        raise click.BadParameter(one_line(err), param_hint="agent name") from None
+        raise UserError(one_line(err)) from None
     except (zipfile.BadZipFile, EOFError, KeyError) as err:  # a checkpoint's loaders
-        raise click.BadParameter(
-            f"{name!r} is not a readable checkpoint ({type(err).__name__}: {one_line(err)})",
-            param_hint="agent name",
+        raise UserError(
+            f"{name!r} is not a readable checkpoint ({type(err).__name__}: {one_line(err)})"
         ) from None
 
 
@@ -561,7 +560,8 @@ def play(
     names = _agent_names(opponents or families.default_agent(game_spec(game)), n - 1, "--opponents")
     others = [p for p in range(n) if p != seat]
     policies = {
-        env.possible_agents[p]: make_agent(nm, game) for p, nm in zip(others, names, strict=True)
+        env.possible_agents[p]: make_agent(nm, env.config)
+        for p, nm in zip(others, names, strict=True)
     }
     if seed is None:
         seed = int(np.random.default_rng().integers(2**31))
@@ -650,7 +650,7 @@ def _ask_human(
 
     def hint() -> str:
         if not hint_agent:
-            hint_agent.append(make_agent("heuristic", game))
+            hint_agent.append(make_agent("heuristic", env.config))
         return A.action_str(int(hint_agent[0].act(env.observe(env.agent_selection))))
 
     adviser = getattr(env.match, "advising", False)
@@ -714,7 +714,7 @@ def _play_rummy(
 ) -> None:
     """Basic rummy in the terminal: the table text, the person's hand and the legal moves."""
     me = env.possible_agents[seat]
-    hint_agent = make_agent("simple", "rummy")
+    hint_agent = make_agent("simple", env.config)
 
     def ask() -> int | None:
         console.print()
@@ -798,7 +798,9 @@ def match(
     names = _agent_names(
         agent_spec or families.default_agent(game_spec(game)), len(env.possible_agents)
     )
-    policies = {a: make_agent(nm, game) for a, nm in zip(env.possible_agents, names, strict=True)}
+    policies = {
+        a: make_agent(nm, env.config) for a, nm in zip(env.possible_agents, names, strict=True)
+    }
     console.print(
         f"[bold]{GAME_ENVS[game]}[/]: "
         + ", ".join(f"{a} {nm}" for a, nm in zip(env.possible_agents, names, strict=True))
@@ -947,14 +949,14 @@ def _forward(module: str, args: Sequence[str], prog: str, **kwargs: Any) -> int:
 EVAL_GAMES = ("gin", "three")
 
 
-def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
-    """The ``-o name=value`` rule options of ``gin-rummy eval <design>``, checked before
-    any game is played: the rules of the game's table (``eval gin``'s match target is its
-    ``--target``; ``eval rummy`` plays single hands), each value checked by the env. A
-    usage error names what is allowed."""
+def eval_table(design: str | None, pairs: Sequence[str]) -> Table | None:
+    """The table of ``gin-rummy eval <design>`` with its ``-o name=value`` rule options,
+    checked before any game is played (``eval gin``'s match target is its ``--target``;
+    ``eval rummy`` plays single hands, its players counted from ``--agents``); None when no
+    option is given (the design's standard table). A usage error names what is allowed."""
     options = _options(pairs, design if design in EVAL_GAMES else None)
     if not options:
-        return options
+        return None
     if design == "rummy":  # one hand per deal: only the hand's rules
         unknown = sorted(set(options) - set(RUMMY_RULES))
         if unknown:
@@ -963,8 +965,10 @@ def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
                 + ", ".join(RUMMY_RULES),
                 param_hint="'-o'",
             )
-        make_env("rummy", options)
-        return options
+        try:
+            return game_spec("rummy").table(**options)
+        except ValueError as err:
+            raise click.UsageError(f"bad option for rummy: {err}") from None
     game = design if design in EVAL_GAMES else None
     if game is None:
         raise click.UsageError(
@@ -983,8 +987,10 @@ def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
             + (" (the match target is --target)" if "target_score" in unknown else ""),
             param_hint="'-o'",
         )
-    make_env(game, options)  # the env checks every value, naming the allowed ones
-    return options
+    try:
+        return spec.table(**options)  # the table checks every value, naming the allowed ones
+    except ValueError as err:
+        raise click.UsageError(f"bad option for {game}: {err}") from None
 
 
 @cli.command("eval", context_settings=PASSTHROUGH, add_help_option=False)
@@ -994,8 +1000,8 @@ def eval_(rule_options: tuple[str, ...], args: tuple[str, ...]) -> None:
     """Evaluate agents (training.evaluate): gin-rummy eval --help for its options; eval gin
     and eval three also take the table's rules as -o name=value, as play and match do."""
     design = next((a for a in args if not a.startswith("-")), None)
-    rules = eval_rules(design, rule_options)
-    raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval", rules=rules))
+    table = eval_table(design, rule_options)
+    raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval", table=table))
 
 
 #: The trainers by ``gin-rummy train --algo`` name: each a leaf module with ``main(argv)``,
