@@ -961,7 +961,8 @@ def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> 
         "Trained by `training/tune.py` (`gin-rummy train --algo tune`): CMA-ES (`cma`) over",
         "`HeuristicParams`' ranges in `training.tune.BOUNDS`; fitness the points per hand on",
         "common duplicate deals against a pool of L2, L1 (unless left out) and the latest",
-        "generation bests;",
+        "generation bests (or, with `--fitness games`, the share of mirrored games to the",
+        "table's target won against a pool of other styles);",
         "the set chosen on the selection seed, the figures played on another seed.",
         "",
     ]
@@ -981,8 +982,9 @@ def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> 
             lines.append(f"- table: {t['table_note']}")
         before = t.get("start_tuning")
         while before:  # a search that started from an earlier shipped set
+            other = f" for the `{before['table']}` table" if before.get("table") else ""
             lines += [
-                f"- started from the set an earlier search found: "
+                f"- started from the set an earlier search found{other}: "
                 f"{before.get('generations')} generations, {before.get('evaluations')} "
                 f"evaluations, {before.get('wall_s', 0) / 60:.1f} min",
                 *(f"  - its command: `{c}`" for c in before.get("commands", [])),
