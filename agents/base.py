@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from gin_env import actions as A
-from gin_env.config import GinConfig, HandRules, ThreeHandedConfig
+from gin_env.config import HandRules
 from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
 from gin_env.hand import Phase
 from gin_env.match import ADVISER, BOX, CAPTAIN
@@ -58,14 +58,6 @@ PHASE_UPCARD_NONDEALER, PHASE_UPCARD_DEALER, PHASE_DRAW, PHASE_DISCARD, PHASE_OV
 
 _S = OBS_SLICES
 _WEIGHTS = [1 << i for i in range(8)]
-#: What an env's options may hold: rules, match options and ``observation`` (what the env
-#: shows the players, no rule: "history" adds the move history), the last two ignored here.
-_TABLE_OPTIONS = frozenset(
-    HandRules.option_names()
-    + GinConfig.option_names()
-    + ThreeHandedConfig.option_names()
-    + ("observation",)
-)
 
 
 @runtime_checkable
@@ -166,31 +158,22 @@ def game_actions(legal: list[int]) -> list[int]:
     return [a for a in legal if a != A.NO_ADVICE] or legal
 
 
-def table_rules(rules: HandRules | Mapping[str, Any] | None) -> HandRules:
-    """The hand rules of a table: from an env's config (:class:`~gin_env.config.GinConfig`,
-    :class:`~gin_env.config.ThreeHandedConfig`), a :class:`~gin_env.config.HandRules`, or a
-    dict of env option names (match options such as ``target_score`` and the env's
-    ``observation`` are ignored, unknown names are a ValueError); None is the standard rules.
+def table_rules(rules: HandRules | None) -> HandRules:
+    """The rules of one hand at a table: those of a gin table
+    (:class:`~gin_env.config.GinConfig`, :class:`~gin_env.config.ThreeHandedConfig`) or a
+    :class:`~gin_env.config.HandRules`; None is the standard rules. Anything else is a
+    ``ValueError`` (a table is typed: build one with ``gin_env.games.get(game).table()``).
 
-    >>> table_rules({"oklahoma": True, "target_score": 50}).oklahoma
+    >>> table_rules(ThreeHandedConfig(oklahoma=True, target_score=50)).oklahoma
     True
     """
     if rules is None:
         return HandRules()
     if isinstance(rules, HandRules):
         return rules.hand_rules()
-    if isinstance(rules, Mapping):
-        unknown = sorted(set(rules) - _TABLE_OPTIONS)
-        if unknown:
-            raise ValueError(
-                f"unknown rule option(s) {', '.join(map(repr, unknown))}; allowed: "
-                f"{', '.join(sorted(_TABLE_OPTIONS))}"
-            )
-        names = HandRules.option_names()
-        return HandRules(**{k: v for k, v in rules.items() if k in names})
     raise ValueError(
-        "rules must be an env config (GinConfig, ThreeHandedConfig), HandRules, a dict of "
-        f"rule options or None; got {type(rules).__name__}"
+        "rules must be a gin table (GinConfig, ThreeHandedConfig), HandRules or None; got "
+        f"{type(rules).__name__}"
     )
 
 

@@ -50,6 +50,7 @@ from agents.simple import SimpleAgent
 from agents.tuned import TunedAgent
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
+from gin_env.config import Table
 from gin_env.encoding import OBS_SLICES
 from gin_env.fast_melds import discard_deadwoods_batch
 from gin_env.hand import Phase
@@ -60,7 +61,7 @@ __all__ = [
     "BatchedRandom",
     "BatchedSimple",
     "PerRow",
-    "make_batched",
+    "seat_batched",
     "batched_form",
     "BATCHED_NAMES",
     "card_masks",
@@ -232,7 +233,7 @@ def batched_form(agent: Any, name: str | None = None) -> BatchedPolicy:
     if kind is SimpleAgent:
         return BatchedSimple()
     if kind in (HeuristicAgent, TunedAgent):  # L3 decides as L2 with its set's parameters
-        return BatchedHeuristic(agent.params, agent.rules)
+        return BatchedHeuristic(agent.params, agent.match_rules)  # the whole table
     if kind is Captain:
         return BatchedCaptain(batched_form(agent.agent), agent.mode, agent.margin)
     if kind is Adviser:
@@ -240,26 +241,18 @@ def batched_form(agent: Any, name: str | None = None) -> BatchedPolicy:
     return PerRow(agent, name=name)
 
 
-def make_batched(spec: str, rules: Any = None) -> BatchedPolicy:
-    """A batched policy by agent name or spec, the agent of :func:`agents.make_for_table`
-    (told the table's ``rules``) in its batched form (:func:`batched_form`): ``random``,
-    ``simple``, ``heuristic`` (any parameters: ``heuristic:knock_late=6``), ``captain`` and
-    ``adviser`` around them batched; any other name (``search:budget=0.05``, ``gin-ppo``)
-    row by row. A bad name is a ValueError listing the names."""
+def seat_batched(spec: str, table: Table) -> BatchedPolicy:
+    """The batched twin of :func:`agents.seat`: the agent ``spec`` seated at ``table`` (its
+    checks and refusals included), in its batched form (:func:`batched_form`): ``random``,
+    ``simple``, ``heuristic`` (any parameters: ``heuristic:knock_late=6``), ``tuned``,
+    ``captain`` and ``adviser`` around them batched; any other (``search:budget=0.05``,
+    ``gin-ppo``) row by row."""
 
     if not isinstance(spec, str):
         raise ValueError(f"an opponent is named by a string, got {spec!r}")
     base, options = agents.parse_spec(spec)
-    if base == "random" and not options:
-        return BatchedRandom()
-    if base == "simple" and not options:
-        return BatchedSimple()
-    try:
-        if base in ("random", "simple"):  # with options: the per-game agent's own draws
-            return PerRow(agents.make_for_table(spec, rules), name=spec)
-        return batched_form(agents.make_for_table(spec, rules), name=spec)
-    except ValueError as err:
-        raise ValueError(
-            f"unknown or bad opponent {spec!r}: batched {', '.join(BATCHED_NAMES)}; registered "
-            f"agents {', '.join(agents.names())}, or a trained checkpoint ({err})"
-        ) from None
+    agent = agents.seat(spec, table)
+    if base in ("random", "simple"):
+        # Without options the numpy forms; with options the per-game agent's own draws.
+        return batched_form(agent) if not options else PerRow(agent, name=spec)
+    return batched_form(agent, name=spec)

@@ -15,8 +15,9 @@ __all__ = ["FAMILY_AGENTS", "ANY_GAME_AGENTS", "DEFAULT_AGENTS", "default_agent"
 
 #: Agents that play only one family of games (an agent not listed plays the gin games).
 FAMILY_AGENTS: dict[str, tuple[str, ...]] = {"rummy": ("rummy-simple",)}
-#: Agents that play every game (they read the action mask only).
-ANY_GAME_AGENTS = ("random",)
+#: Agents that play every game (they read the action mask only, or, the players in words,
+#: the game's text).
+ANY_GAME_AGENTS = ("random", "llm", "words")
 #: The agent that fills a seat nobody named, by family of games.
 DEFAULT_AGENTS = {"gin": "heuristic", "rummy": "rummy-simple"}
 

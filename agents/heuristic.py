@@ -15,52 +15,40 @@ Every decision scores the 10-card hand it would keep:
   that went by him, one of our discards he passed or one of his own, are unlikely; a
   player who just threw a card of ``p`` pips keeps few loose cards above ``p``, so unseen
   cards above it are less likely his), weighted by how much it would help him;
-- the **knock**: by default as soon as the rules allow (duplicate play showed waiting for
-  gin, or a threshold lowered by the opponent's shown melds, to cost points against L1);
-  both remain options of :class:`HeuristicParams`.
+- the **knock**: by default as soon as the rules allow; waiting for gin, or a threshold
+  lowered by the opponent's shown melds, are options of :class:`HeuristicParams`.
 
 :func:`expected_deadwood` and :func:`knock_chance` are exact one-draw expectations over the
-unseen cards (options ``exact_draw`` and ``knock_weight``; off by default, no gain measured).
+unseen cards (options ``exact_draw`` and ``knock_weight``, off by default).
 
 It takes the upcard / top discard when the best hand it can keep after taking scores
 better than the expected hand after a blind draw from the stock.
 
-For tuning, :class:`HeuristicParams` also bends the knock threshold with the stock and
-moves it with the table's undercut bonus (the agent is told the table's rules), varies the
-take margin and the weight of kept deadwood with the stock, and the danger weight with the
-stock and the opponent's pickups; it also reads his hand from his last discard (a high
-card thrown moves the knock threshold, ``knock_last_pips``), weighs kept deadwood by his
-pickups (``keep_took``) and a discard's danger by its pips (``danger_pips``); two searches
-with these found nothing over the shipped ``tuned`` set (``results/tune_levers/``). It reads
+:class:`HeuristicParams` holds every weight and threshold, and the levers a tuner may
+move: the knock threshold bent with the stock and moved with the table's undercut bonus
+(the agent is told the table's rules) or by the pips of his last discard
+(``knock_last_pips``), the take margin and the weight of kept deadwood varied with the
+stock or weighed by his pickups (``keep_took``), the danger weight varied with the stock
+and his pickups, and a discard's danger weighed by its pips (``danger_pips``). It reads
 the match score too (``match_knock``, ``match_gin``): :func:`agents.match_equity.knock_shifts`
 gives, by its score and his, how much more a small win is worth in match equity than a big
 loss costs, against 0 to 0 (from L2-against-L2 hand outcomes at the table, its target and
 dealer rule); the knock threshold moves by ``match_knock`` times it and the deadwood up to
 which it plays on for gin by ``-match_gin`` times it (so a take that lets it knock for the
-match is taken by the same threshold). Every such
-field's default leaves the moves as they were
-(``tests/test_heuristic_params.py`` replays moves recorded before the fields existed).
+match is taken by the same threshold). Every such field's default leaves the moves as they
+were (``tests/test_heuristic_params.py`` replays moves recorded before the fields existed);
+L3 ``tuned`` is L2 with a tuned set of them.
+
 This module is the readable reference; :mod:`agents.heuristic_batched` plays the same moves
 compiled over a batch of games (differential test: ``tests/test_heuristic_batched.py``).
-
-Against L1 almost all of L2's edge is in its discards, and most of that in not feeding the
-opponent: told which discards L1 would take (a cheat, for measurement only), L2 scores
-about +11 a hand instead of +3, and L1 picks up 0.03 of our discards a hand instead of
-0.77. Reading the opponent's pickups and last discard took L2 from +2.61 / +1.90 / +2.25
-to +3.10 / +2.55 / +2.81 a hand (duplicate, 5,000 pairs, seeds 0 / 1 / 3); a sampler of
-his hands weighted by the same evidence predicted his takes no better than
-:func:`danger`. Nor did a particle filter over his hand that weighs every hand, turn by
-turn, by how likely it makes the moves he made (L2's own discards as the model): it
-narrows his hand little (Brier score of his cards 0.176 against 0.188 for a uniform
-guess), and its take predictions used as the danger score -0.25 +/- 0.62 a hand against
-L2 (1,000 pairs).
+What these choices are worth, measured, and what was tried beside them: docs/beating_l2.md
+("L2's design, measured").
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Any
 
 import numpy as np
 
@@ -351,24 +339,26 @@ def stock_fill(stock_size: int) -> float:
 class HeuristicAgent(ViewAgent):
     """Level 2: deadwood + meld potential + safe discards, with a stock-aware knock.
 
-    ``rules``: the table's (as :func:`agents.base.table_rules` takes them); the undercut
+    ``rules``: the table (a gin table, or :class:`HandRules` for a hand alone); the undercut
     bonus is read (``knock_undercut``), and with ``match_knock`` / ``match_gin`` the match's
-    target and dealer rule (a config or a dict of options; defaults 100 and alternate);
-    None the standard rules."""
+    target and dealer rule (defaults 100 and alternate); None the standard rules."""
 
     name = "heuristic"
 
-    def __init__(self, params: HeuristicParams | None = None, rules: Any = None) -> None:
+    def __init__(
+        self, params: HeuristicParams | None = None, rules: HandRules | None = None
+    ) -> None:
         self.params = params if params is not None else HeuristicParams()
         self.rules = table_rules(rules)
-        self.table = rules
+        #: The table as given (its match target and dealer rule, for the match shifts).
+        self.match_rules = rules
         self._shifts: np.ndarray | None = None
 
     def match_shift(self, view: SeatView) -> float:
         """The match score's shift at this view (:func:`agents.match_equity.knock_shifts`):
         my score and the hand opponent's, in points (the adviser reads the captain's)."""
         if self._shifts is None:
-            self._shifts = knock_shifts(self.table)
+            self._shifts = knock_shifts(self.match_rules)
         target = self._shifts.shape[0] - 1
         me = view.role if view.role < 2 else 1  # dealer/box 0, non-dealer/captain 1
         mine = int(round(view.scores[me] * target))

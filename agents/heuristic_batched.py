@@ -60,6 +60,7 @@ from agents.heuristic import (
 from agents.match_equity import knock_shifts
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
+from gin_env.config import HandRules
 from gin_env.encoding import FULL_STOCK, OBS_SLICES
 from gin_env.fast_melds import deadwood_nb, discard_deadwoods_nb
 from gin_env.hand import Phase
@@ -642,19 +643,22 @@ class BatchedHeuristic:
 
     name = "heuristic"
 
-    def __init__(self, params: HeuristicParams | None = None, rules: Any = None) -> None:
+    def __init__(
+        self, params: HeuristicParams | None = None, rules: HandRules | None = None
+    ) -> None:
         self.params = params if params is not None else HeuristicParams()
         if not isinstance(self.params, HeuristicParams):
             raise ValueError(f"params must be HeuristicParams, got {self.params!r}")
         self.rules = table_rules(rules)
-        self.table = rules
+        #: The table as given (its match target and dealer rule, for the match shifts).
+        self.match_rules = rules
         self._prm = params_vector(self.params)
         self._shifts: np.ndarray | None = None
 
     def match_shifts(self, rows: Rows) -> np.ndarray:
         """:meth:`HeuristicAgent.match_shift` of every row."""
         if self._shifts is None:
-            self._shifts = knock_shifts(self.table)
+            self._shifts = knock_shifts(self.match_rules)
         target = self._shifts.shape[0] - 1
         me = np.where(rows.role < 2, rows.role, 1)
         idx = np.arange(len(me))

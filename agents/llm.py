@@ -51,7 +51,9 @@ import numpy as np
 
 from gin_env import actions as A
 from gin_env import rummy_actions as R
+from gin_env.config import GinConfig, ThreeHandedConfig
 from gin_env.extras import require
+from gin_env.rummy import RummyConfig
 from gin_env.text import (
     GinFacts,
     ReplyError,
@@ -77,6 +79,17 @@ _STAT_KEYS = (
 )  # fmt: skip
 _TRANSCRIPT_LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
+
+
+def _game_of_table(rules: Any) -> str | None:
+    """The game a typed table is of (None for a dict of rules, or none)."""
+    if isinstance(rules, ThreeHandedConfig):
+        return "three_handed"
+    if isinstance(rules, GinConfig):
+        return "gin"
+    if isinstance(rules, RummyConfig):
+        return "rummy"
+    return None
 
 
 def system_prompt(table: Table) -> str:
@@ -143,9 +156,11 @@ class _WordsPlayer:
             )
         if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 20:
             raise ValueError(f"retries must be an int in 0..20, got {retries!r}")
-        self.game = None if game is None else table_of(game).game
+        # The game: as given, else the table's (a typed table says it), else the
+        # observation's (see table_for).
+        self.game = table_of(game).game if game is not None else _game_of_table(rules)
         self.rules = rules
-        self._three = self.game == "three_handed" or type(rules).__name__ == "ThreeHandedConfig"
+        self._three = self.game == "three_handed"
         self.retries = retries
         self.on_invalid = on_invalid
         self.transcript = None if transcript is None else Path(transcript)
@@ -156,8 +171,9 @@ class _WordsPlayer:
 
     # -- the seat ----------------------------------------------------------------------------
     def table_for(self, observation: Mapping[str, Any]) -> Table:
-        """The table of this seat: the game given, else the observation's family (two gin
-        games share one layout: an adviser's turn or a suggestion shows three hands)."""
+        """The table of this seat: the game given or seated at, else the observation's
+        family (the two gin games share one layout: an adviser's turn or a suggestion
+        shows three hands)."""
         family = game_of(observation)
         if family == "rummy":
             game = "rummy"
@@ -169,10 +185,11 @@ class _WordsPlayer:
             game = "three_handed" if self._three else "gin"
         table = self._tables.get(game)
         if table is None:
-            rules = self.rules if self.rules is not None and game != "rummy" else None
-            if game == "rummy" and isinstance(self.rules, Mapping):
-                rules = self.rules
-            table = self._tables[game] = table_of(game, rules)
+            # The seat's rules when they are this game's (a gin table's do not fit rummy).
+            fits = _game_of_table(self.rules) in (None, game) or (
+                game == "three_handed" and _game_of_table(self.rules) == "gin"
+            )
+            table = self._tables[game] = table_of(game, self.rules if fits else None)
         return table
 
     @staticmethod
@@ -226,9 +243,7 @@ class _WordsPlayer:
     def respond(self, text: str) -> str:
         """The words this player answers to a seat's text (the text env's loop; the env
         reads them, re-asks and applies its own invalid-reply policy)."""
-        table = Table(
-            self.game or "gin", dict(self.rules or {}) if isinstance(self.rules, Mapping) else {}
-        )
+        table = table_of(self.game or "gin", self.rules)
         reply, meta = self._reply(table, [{"role": "user", "content": text}], None)
         self._count("decisions")
         self._record(table, text, reply, None, meta.get("error"), 0, meta)
@@ -246,12 +261,14 @@ class _WordsPlayer:
 
     def stats(self) -> dict[str, float]:
         """Totals so far, and per decision: ``invalid_rate`` (unusable replies per reply),
-        ``reasks_per_decision``, ``tokens_per_decision``, ``latency_s_per_decision``."""
+        ``reasks_per_decision``, ``retries_per_decision`` (re-asks and HTTP retries),
+        ``tokens_per_decision``, ``latency_s_per_decision``."""
         with self._lock:
             s = dict(self._stats)
         n = max(1.0, s["decisions"])
         s["invalid_rate"] = s["invalid"] / max(1.0, s["replies"])
         s["reasks_per_decision"] = s["reasks"] / n
+        s["retries_per_decision"] = (s["reasks"] + s["http_retries"]) / n
         s["tokens_per_decision"] = (s["prompt_tokens"] + s["completion_tokens"]) / n
         s["latency_s_per_decision"] = s["latency_s"] / n
         return s

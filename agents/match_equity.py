@@ -35,7 +35,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -220,20 +219,16 @@ def _shipped_table_for(hand: dict[str, Any]) -> str:
     return "default"
 
 
-def knock_shifts(rules: Any = None) -> np.ndarray:
-    """:func:`knock_shift_table` for a table of ``rules`` (a config, a dict of env options
-    or None): the shipped outcomes of the named table with the same hand rules (else the
+def knock_shifts(rules: HandRules | None = None) -> np.ndarray:
+    """:func:`knock_shift_table` for a table of ``rules`` (a gin table, the rules of a hand
+    alone, or None): the shipped outcomes of the named table with the same hand rules (else the
     default table's), the table's target and dealer rule (defaults 100 and ``alternate``),
     a win of :data:`KNOCK_WIN` against a loss of the undercut bonus plus
     :data:`LOSS_OVER_UNDERCUT`. Above :data:`MAX_TARGET` no shift: in so long a match
     the score hardly matters."""
     hand = table_rules(rules)
-    if isinstance(rules, Mapping):
-        target = rules.get("target_score", 100)
-        rule = rules.get("dealer_rule", "alternate")
-    else:
-        target = getattr(rules, "target_score", 100)
-        rule = getattr(rules, "dealer_rule", "alternate")
+    target = getattr(rules, "target_score", 100)
+    rule = getattr(rules, "dealer_rule", "alternate")
     if target > MAX_TARGET:
         return np.zeros((target + 1, target + 1))
     options = {k: getattr(hand, k) for k in HandRules.option_names()}

@@ -18,9 +18,9 @@ At a decision with a real choice the agent
 4. leaves the heuristic's move only for a candidate whose mean gain over it, paired over
    the worlds, exceeds ``margin`` standard errors.
 
-The rules are the table's: give ``rules`` (the env's config, e.g.
-``agents.make("search", rules=env.unwrapped.config)``, a :class:`~gin_env.config.HandRules`
-or a dict of option names; ``agents.make("search:oklahoma=True")`` also works). Under
+The rules are the table's: seat it at the table (``agents.seat("search", env.config)``, which
+gives ``rules`` the table's hand rules; off a table ``agents.make("search:oklahoma=True")``
+also works). Under
 Oklahoma the hand's knock limit comes from the upcard, which the agent reads from what its
 seat saw (see :meth:`SearchAgent.upcard`). A table whose legal knocks (or big gin) do not
 fit the agent's rules is a ValueError, not silently searched with the wrong rules.
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 
@@ -103,7 +102,7 @@ class SearchAgent(ViewAgent):
         worlds: int | None = None,
         candidates: int = 3,
         policy: ViewAgent | None = None,
-        rules: HandRules | Mapping[str, Any] | None = None,
+        rules: HandRules | None = None,
         seed: int | None = None,
         margin: float = 2.0,
         opponent_samples: int = 3,
@@ -234,8 +233,8 @@ class SearchAgent(ViewAgent):
         if wrong:
             raise ValueError(
                 f"the table's legal knocks do not fit this agent's rules ({self.rules}, knock "
-                f"limit {limit} this hand): make the agent with the env's rules, e.g. "
-                "agents.make('search', rules=env.unwrapped.config)"
+                f"limit {limit} this hand): seat the agent at the env's table, e.g. "
+                "agents.seat('search', env.unwrapped.config)"
             )
 
     # -- worlds ---------------------------------------------------------------------------

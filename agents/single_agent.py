@@ -71,11 +71,10 @@ import gymnasium as gym
 import numpy as np
 from pettingzoo import AECEnv
 
-from agents import make
-from agents.families import agent_spec
+from agents import seat
 from gin_env import games
 from gin_env.actions import check_action
-from gin_env.config import check_real
+from gin_env.config import GinConfig, RummyConfig, Table, ThreeHandedConfig, check_real
 
 __all__ = [
     "make_three_handed",
@@ -91,7 +90,7 @@ __all__ = [
     "LEARNER_ROLES",
     "EXTRAS",
     "Observation",
-    "make_policy",
+    "seat_opponent",
 ]
 
 #: Roles a learner may be given: every role of the games (:mod:`gin_env.games`).
@@ -125,13 +124,12 @@ class RandomPolicy:
 Opponents = Union["Policy", str, Mapping[str, Union["Policy", str]]]
 
 
-def make_policy(spec: str, game: str | None = None) -> Policy:
-    """The agent called ``spec`` (``agents.make``), checked to play ``game`` (an env name,
-    when known)."""
-    if game is not None and game in games.GAMES:
-        spec = agent_spec(game, spec)
+def seat_opponent(spec: str, table: Table | None) -> Policy:
+    """The agent ``spec`` seated at the env's ``table`` (:func:`agents.seat`)."""
+    if table is None:
+        raise ValueError("opponents by name need an env of this package (its table: config)")
     try:
-        return make(spec)  # type: ignore[no-any-return]
+        return seat(spec, table)  # type: ignore[no-any-return]
     except ValueError as err:
         raise ValueError(f"opponents: {err}") from None
 
@@ -224,11 +222,13 @@ class SingleAgentEnv(gym.Env):
         self, opponents: Opponents | None, agents: list[str]
     ) -> Policy | Mapping[str, Policy]:
         """Agent names become agents (one per seat); policies are kept as given."""
-        game = self.aec.metadata.get("name")
         if opponents is None:
             return RandomPolicy()
+        # The env's table (its validated rules): every agent named is seated at it.
+        config = getattr(self.aec, "config", None)
+        table = config if isinstance(config, GinConfig | ThreeHandedConfig | RummyConfig) else None
         if isinstance(opponents, str):
-            return {a: make_policy(opponents, game) for a in agents}
+            return {a: seat_opponent(opponents, table) for a in agents}
         if isinstance(opponents, Mapping):
             unknown = [a for a in opponents if a not in agents]
             # A fixed learner leaves the other seats to cover; a drawn one, every seat.
@@ -240,7 +240,8 @@ class SingleAgentEnv(gym.Env):
                     + (f"unknown {unknown}" if unknown else f"missing {missing}")
                 )
             return {
-                a: make_policy(p, game) if isinstance(p, str) else p for a, p in opponents.items()
+                a: seat_opponent(p, table) if isinstance(p, str) else p
+                for a, p in opponents.items()
             }
         return opponents
 

@@ -7,10 +7,10 @@ were found (command, generations, evaluations, wall time) with the held-out figu
 model card is ``tuned.md``.
 
 ``make("tuned")`` plays the set tuned for the default rules; seated at a table
-(``agents.make_for_table("tuned", env.config)``, or ``rules=`` given) it takes the set
-tuned for that table's rules, and refuses, naming the tables it knows, a table no set
-was tuned for. ``params=<table>`` picks a set by its table's name, and ``any_table=True``
-lets it play at another table all the same (a deliberate choice, never a silent one).
+(``agents.seat("tuned", env.config)``) it takes the set tuned for that table's rules, and
+refuses, naming the tables it knows, a table no set was tuned for. ``params=<table>`` picks
+a set by its table's name, and ``any_table=True`` lets it play at another table all the same
+(a deliberate choice, never a silent one).
 
 Tables by name (:data:`TABLES`, each a :class:`~gin_env.config.GinConfig`; a set is bound
 to the hand rules, the match options say how the table plays its games):
@@ -73,20 +73,21 @@ TABLES: dict[str, GinConfig] = {
 }
 
 
-def rules_dict(rules: Any) -> dict[str, Any]:
-    """Every hand-rule option of ``rules`` (a config, :class:`HandRules`, a dict of
-    options or None for the defaults)."""
+def rules_dict(rules: HandRules | None) -> dict[str, Any]:
+    """Every hand-rule option of ``rules`` (a gin table, :class:`HandRules` or None for the
+    defaults), as a set's JSON holds them."""
     hand = table_rules(rules)
     return {k: getattr(hand, k) for k in HandRules.option_names()}
 
 
-def table_name(rules: Any) -> str | None:
+def table_name(rules: HandRules | None) -> str | None:
     """The name in :data:`TABLES` of ``rules``' table, or None."""
     want = rules_dict(rules)
     return next((n for n, r in TABLES.items() if rules_dict(r) == want), None)
 
 
 def _describe(rules: Mapping[str, Any]) -> str:
+    # ``rules``: a set's JSON rules (rules_dict)
     base = rules_dict(None)
     diff = [f"{k}={v!r}" for k, v in rules.items() if base.get(k) != v]
     return ", ".join(diff) or "the default rules"
@@ -99,14 +100,20 @@ class TunedAgent(HeuristicAgent):
     name = "tuned"
 
     def __init__(
-        self, params: HeuristicParams, rules: Any, table: str, tuned_for: Mapping[str, Any]
+        self,
+        params: HeuristicParams,
+        rules: HandRules | None,
+        table: str,
+        tuned_for: Mapping[str, Any],
     ) -> None:
         super().__init__(params, rules=rules)
         self.table = table
         self.tuned_for = dict(tuned_for)
 
 
-def param_set(params: HeuristicParams, rules: Any, table: str, **extra: Any) -> dict[str, Any]:
+def param_set(
+    params: HeuristicParams, rules: HandRules | None, table: str, **extra: Any
+) -> dict[str, Any]:
     """The JSON object of a parameter set (``extra``: how it was found, its figures)."""
     return {
         "format": FORMAT,
@@ -134,7 +141,10 @@ def _read_set(path: Path) -> dict[str, Any]:
     unknown = sorted(set(data["params"]) - known)
     if unknown:
         raise ValueError(f"{path}: parameters {unknown} are not HeuristicParams fields")
-    data["rules"] = rules_dict(data["rules"])
+    try:
+        data["rules"] = rules_dict(HandRules(**data["rules"]))
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{path}: bad rules {data['rules']!r} ({err})") from None
     return data
 
 
@@ -145,7 +155,7 @@ def load_sets(directory: str | Path | None = None) -> dict[str, dict[str, Any]]:
 
 
 def make_tuned(
-    rules: Any = None,
+    rules: HandRules | None = None,
     params: str | None = None,
     any_table: bool = False,
     directory: str | Path | None = None,
@@ -184,4 +194,4 @@ def make_tuned(
                 f"not this table ({_describe(table)}); pass any_table=True to play it anyway"
             )
     params_ = HeuristicParams(**chosen["params"])
-    return TunedAgent(params_, table, chosen["table"], chosen["rules"])
+    return TunedAgent(params_, rules, chosen["table"], chosen["rules"])

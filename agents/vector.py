@@ -8,8 +8,9 @@ act together, batch by batch (:mod:`agents.batched`: ``random`` and ``simple`` o
 other agents row by row), the games where the learner is to act again waiting
 (``VectorGinEnv.step(..., active=...)``), until the learner is to act in every game.
 
-Why here (the agents layer) and not in ``gin_env``: the opponents are agents, resolved by
-name through :func:`agents.make` (the env layer may not import agents); the SB3 adapter,
+Why here (the agents layer) and not in ``gin_env``: the opponents are agents, seated by
+name at the engine's table through :func:`agents.batched.seat_batched` (the env layer may
+not import agents); the SB3 adapter,
 which needs stable-baselines3, is in the training layer (:mod:`training.vec_env`).
 
 Semantics, as the single-agent wrapper's:
@@ -28,6 +29,18 @@ Semantics, as the single-agent wrapper's:
   the global state of every game (for a centralized critic); :meth:`history` the learner's
   move history (with ``observation="history"``).
 
+The masks, three ways (Gymnasium's vector wrappers, ``RecordEpisodeStatistics`` and the
+rest, forward neither methods nor ``call``, so a mask is reached through what they keep):
+
+- ``infos["action_mask"]`` ``[N, 109]`` bool (with ``infos["_action_mask"]``), in every
+  ``reset`` and ``step``: infos pass through every wrapper, so this works wrapped or not;
+- ``env.unwrapped.call("action_masks")``: a tuple of ``N`` masks, as Gymnasium's
+  ``SyncVectorEnv`` / ``AsyncVectorEnv`` answer it for the single-agent env (so
+  ``np.stack(venv.unwrapped.call("action_masks"))`` serves every ``make_vec`` mode);
+- ``env.unwrapped.action_masks()``: the ``[N, 109]`` array itself. sb3-contrib reaches it
+  through the SB3 adapter :mod:`training.vec_env` (``env_method("action_masks")``, what its
+  ``get_action_masks`` calls).
+
 Each gin id's Gymnasium ``vector_entry_point`` is one of the ``make_*`` functions below, so
 ``gymnasium.make_vec("gin_env/Gin-v0", num_envs=1024, vectorization_mode=
 "vector_entry_point", opponents="heuristic")`` is this env on the compiled engine, with the
@@ -36,7 +49,9 @@ single-agent wrapper's default learner (``"player_0"``).
 >>> env = LearnerVectorEnv(4, opponents="simple", seed=0, backend="python")
 >>> obs, infos = env.reset()
 >>> obs.shape, env.action_masks().shape, sorted(infos)
-((4, 436), (4, 109), ['_learner_seat', 'learner_seat'])
+((4, 436), (4, 109), ['_action_mask', '_learner_seat', 'action_mask', 'learner_seat'])
+>>> np.array_equal(np.stack(env.call("action_masks")), infos["action_mask"])
+True
 """
 
 from __future__ import annotations
@@ -49,9 +64,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from agents.batched import BatchedPolicy, make_batched
+from agents.batched import BatchedPolicy, seat_batched
 from gin_env import actions as A
-from gin_env.config import HandRules
 from gin_env.vector import VectorGinEnv
 
 __all__ = [
@@ -72,8 +86,8 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
     """``num_envs`` games of ``game``, a learner seat in each against ``opponents``.
 
     ``options`` are the AEC env's (rules, reward, episode...), checked by it; ``backend``
-    as :class:`~gin_env.vector.VectorGinEnv`'s. A search opponent is made with the table's
-    rules.
+    as :class:`~gin_env.vector.VectorGinEnv`'s. Opponents named by spec are seated at the
+    engine's table (:func:`agents.batched.seat_batched`): they play its rules.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -100,7 +114,7 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
                 f"learner must be 'random', a seat {players} or one of {names}; got {learner!r}"
             )
         self.learner_spec = learner
-        self._policies = self._resolve(opponents, options)
+        self._policies = self._resolve(opponents)
         size = self.engine.observation_size  # 436, or 499 for the v1 games
         self.single_observation_space = gym.spaces.Box(0.0, 1.0, (size,), np.float32)
         self.single_action_space = gym.spaces.Discrete(A.NUM_ACTIONS)
@@ -112,7 +126,7 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self._out: dict[str, np.ndarray] | None = None
 
     # -- opponents ------------------------------------------------------------------------
-    def _resolve(self, opponents: Opponents, options: dict[str, Any]) -> list[BatchedPolicy | None]:
+    def _resolve(self, opponents: Opponents) -> list[BatchedPolicy | None]:
         """One batched policy per seat (None for a fixed learner's seat); a name used for
         several seats is one policy (so one batch)."""
         seats = range(self.num_players)
@@ -143,17 +157,12 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
             spec = per_seat.get(s) if s != fixed else None
             if isinstance(spec, str):
                 if spec not in made:
-                    made[spec] = self._make(spec, options)
+                    # Seated at the engine's table: the table's own rules object.
+                    made[spec] = seat_batched(spec, self.engine.table)
                 out.append(made[spec])
             else:
                 out.append(spec)
         return out
-
-    @staticmethod
-    def _make(spec: str, options: dict[str, Any]) -> BatchedPolicy:
-
-        rules = {k: v for k, v in options.items() if k in HandRules.option_names()}
-        return make_batched(spec, rules=rules)
 
     @property
     def opponents(self) -> list[BatchedPolicy | None]:
@@ -198,6 +207,20 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
         if self._out is None:
             raise RuntimeError("call reset() before action_masks()")
         return self._out["action_mask"].copy()
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """As Gymnasium's ``SyncVectorEnv.call``: ``call("action_masks")`` is a tuple of
+        every game's learner mask (``[109]`` bool each); another name calls this env's own
+        method (or reads its attribute) once and returns its result for every game."""
+        if name == "action_masks":
+            return tuple(self.action_masks())
+        attr = getattr(self, name)
+        value = attr(*args, **kwargs) if callable(attr) else attr
+        return (value,) * self.num_envs
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """As Gymnasium's ``SyncVectorEnv.get_attr``: the attribute, once per game."""
+        return (getattr(self, name),) * self.num_envs
 
     def state(self) -> np.ndarray:
         """``[num_envs, state_size]`` float32: the global state of every game at the
@@ -260,9 +283,14 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
                 self._learner[new] = self._draw_learners(new)[new]
 
     def _infos(self) -> dict[str, Any]:
+        assert self._out is not None
+        every = np.ones(self.num_envs, bool)
         return {
             "learner_seat": self._learner.copy(),
-            "_learner_seat": np.ones(self.num_envs, bool),
+            "_learner_seat": every,
+            # The masks travel in infos too: Gymnasium's vector wrappers hide action_masks().
+            "action_mask": self._out["action_mask"].copy(),
+            "_action_mask": every.copy(),
         }
 
 

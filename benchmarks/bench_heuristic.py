@@ -20,6 +20,7 @@ Run ``python benchmarks/bench_heuristic.py``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -33,19 +34,21 @@ from agents.batched import PerRow  # noqa: E402
 from agents.heuristic import HeuristicAgent, HeuristicParams  # noqa: E402
 from agents.heuristic_batched import BatchedHeuristic  # noqa: E402
 from agents.vector import LearnerVectorEnv  # noqa: E402
+from gin_env.config import HandRules  # noqa: E402
 from gin_env.vector import VectorGinEnv  # noqa: E402
 
 __all__ = ["collect_rows", "time_l2", "time_learner", "main"]
 
-EAAI = {"gin_bonus": 25, "undercut_bonus": 25, "allow_discard_of_taken_card": True}
+EAAI = HandRules(gin_bonus=25, undercut_bonus=25, allow_discard_of_taken_card=True)
 WIDE = HeuristicParams(knock_bend=2.0, knock_undercut=-2.0, take_margin_late=1.0, danger_took=1.0)
 
 
 def collect_rows(
-    game: str, rules: dict[str, Any], params: HeuristicParams, n_envs: int, steps: int, seed: int
+    game: str, rules: HandRules, params: HeuristicParams, n_envs: int, steps: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Every decision of ``steps`` steps of ``n_envs`` games of L2 against itself."""
-    env = VectorGinEnv(n_envs, game, seed=seed, **rules)
+    """Every decision of ``steps`` steps of ``n_envs`` games of L2 against itself, at a
+    table of ``rules``."""
+    env = VectorGinEnv(n_envs, game, seed=seed, **dataclasses.asdict(rules))
     l2 = BatchedHeuristic(params, rules)
     out = env.reset()
     obs, masks = [], []
@@ -67,7 +70,7 @@ def _clock(fn: Any, min_cpu: float) -> tuple[Any, float, float, int]:
 
 
 def time_l2(
-    obs: np.ndarray, masks: np.ndarray, params: HeuristicParams, rules: dict[str, Any],
+    obs: np.ndarray, masks: np.ndarray, params: HeuristicParams, rules: HandRules,
     batch: int, min_cpu: float,
 ) -> dict[str, float]:  # fmt: skip
     ref = PerRow(HeuristicAgent(params, rules))
@@ -125,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     total = {"python": 0.0, "compiled": 0.0}
     for game in ("gin", "three_handed"):
-        for rname, rules in (("default", {}), ("eaai", EAAI)):
+        for rname, rules in (("default", HandRules()), ("eaai", EAAI)):
             for pname, params in (("defaults", HeuristicParams()), ("widened", WIDE)):
                 obs, masks = collect_rows(game, rules, params, ns.envs, ns.steps, 11)
                 r = time_l2(obs, masks, params, rules, ns.batch, ns.cpu)

@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import make  # noqa: E402
 from agents.batched import BatchedSimple, PerRow  # noqa: E402
+from gin_env import games  # noqa: E402
 from gin_env.vector import VectorGinEnv  # noqa: E402
 from training.league import League  # noqa: E402
 from training.vec_env import make_sb3_vec_env  # noqa: E402
@@ -39,7 +40,7 @@ def _today(game: str, opponent: str, n_envs: int, seed: int) -> object:
     from training.train_ppo import Args, make_vec_env  # train extra: the PPO trainer
 
     args = Args(env=game, n_envs=n_envs, vec="dummy", reward_scale=0.01)
-    league = League(fixed=(opponent,), max_snapshots=0, seed=seed)
+    league = League(fixed=(opponent,), max_snapshots=0, seed=seed, table=games.get(game).table())
     return make_vec_env(args, league, seed)
 
 

@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import agents  # noqa: E402
 import agents.batched  # noqa: E402
 from agents.batched import PerRow  # noqa: E402
+from gin_env.config import Table  # noqa: E402
 
 __all__ = ["run_ppo", "run_dmc", "main"]
 
@@ -86,9 +87,9 @@ def run_dmc(
     return _timed(lambda: train(args)["steps"])
 
 
-def python_l2(spec: str, rules: Any = None) -> Any:
-    """``make_batched`` as it was before L2 was compiled: L2 row by row (for ``--python-l2``)."""
-    return PerRow(agents.make_for_table(spec, rules), name=spec)
+def python_l2(spec: str, table: Table) -> Any:
+    """``seat_batched`` as it was before L2 was compiled: L2 row by row (for ``--python-l2``)."""
+    return PerRow(agents.seat(spec, table), name=spec)
 
 
 def _cpu() -> float:
@@ -141,14 +142,14 @@ def main(argv: list[str] | None = None) -> int:
         if ns.python:
             rows["dmc-py"] = run_dmc(ns.steps, folder, "basic", "python")
         if ns.python_l2:
-            compiled = agents.batched.make_batched
-            agents.batched.make_batched = python_l2  # type: ignore[assignment]
+            compiled = agents.batched.seat_batched
+            agents.batched.seat_batched = python_l2  # type: ignore[assignment]
             try:
                 steps = max(2_000, ns.steps // 4)
                 rows["dmc-l2-py"] = run_dmc(steps, folder, "l2", ns.backend)
                 rows["dmc-vs-l2-py"] = run_dmc(steps, folder, "basic", ns.backend, 0.5)
             finally:
-                agents.batched.make_batched = compiled
+                agents.batched.seat_batched = compiled
     ref = "dmc" if ns.no_ppo else "ppo"
     base = rows[ref]["per_cpu_s"]
     print(f"{'trainer':<17} {'decisions':>10} {'per CPU s':>10} {'per wall s':>11} {'x ' + ref:>7}")

@@ -3,7 +3,7 @@
 Envs: :mod:`gin_env.three_handed_gin_v0`, :mod:`gin_env.gin_v0`, :mod:`gin_env.rummy_v0`,
 and the observation layout v1 (the rules in view): :mod:`gin_env.three_handed_gin_v1`,
 :mod:`gin_env.gin_v1`. The rules: ``docs/RULES.md``; layouts by id:
-``gin_env.encoding.LAYOUTS``.
+``gin_env.encoding.LAYOUTS`` (rummy's: ``gin_env.rummy_encoding.LAYOUTS``).
 Gymnasium single-agent ids (see :mod:`agents.single_agent`): ``gin_env/ThreeHandedGin-v0``,
 ``gin_env/Gin-v0``, ``gin_env/Rummy-v0``, and the v1 layout's
 ``gin_env/ThreeHandedGinRulesInView-v0``, ``gin_env/GinRulesInView-v0`` (named apart, not

@@ -1,7 +1,15 @@
-"""Validated, immutable rule options for the gin games (docs/RULES.md sections 3 and 4).
+"""The tables: validated, immutable rules of each game (docs/RULES.md sections 3 and 4).
+
+A :data:`Table` is one game's rules object (:class:`GinConfig`, :class:`ThreeHandedConfig`,
+:class:`RummyConfig`): the one thing that says what a table is. Every engine is built from
+it (the AEC envs keep theirs as ``env.config``; the compiled engine reads it, not an env),
+and every agent is seated with it (``agents.seat(spec, table)``). Env options that are not
+rules (reward, episode, observation layout, infos, render) travel apart from it.
 
 >>> GinConfig(knock_limit=7).knock_limit
 7
+>>> ThreeHandedConfig(undercut_bonus=25).num_players, ThreeHandedConfig().adviser
+(3, 'suggest')
 >>> ThreeHandedConfig(target_score=0)
 Traceback (most recent call last):
 ...
@@ -14,12 +22,18 @@ import math
 import numbers
 import reprlib
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = [
     "HandRules",
     "GinConfig",
     "ThreeHandedConfig",
+    "RummyConfig",
+    "Table",
+    "GinTable",
+    "ADVISER_MODES",
+    "table_options",
+    "table_changes",
     "DEALER_RULES",
     "check_int",
     "check_choice",
@@ -27,6 +41,8 @@ __all__ = [
 ]
 
 DEALER_RULES = ("alternate", "winner", "loser", "alternate_scored")
+#: The three-handed adviser: ``"suggest"`` (a turn before each captain decision) or ``"none"``.
+ADVISER_MODES = ("suggest", "none")
 
 
 def check_int(name: str, value: object, low: int, high: int) -> None:
@@ -124,6 +140,11 @@ class GinConfig(HandRules):
     player who won two or more. There are no game or box bonuses, as in the plain match.
     """
 
+    #: Seats at the table (not an option).
+    num_players: ClassVar[int] = 2
+    #: The family of games (``"gin"``: one observation and action layout; ``"rummy"``).
+    family: ClassVar[str] = "gin"
+
     target_score: int = 100
     dealer_rule: str = "alternate"
     hollywood: bool = False
@@ -137,10 +158,83 @@ class GinConfig(HandRules):
 
 @dataclass(frozen=True)
 class ThreeHandedConfig(HandRules):
-    """Three-handed gin: hand options plus ``target_score``."""
+    """Three-handed gin: hand options plus ``target_score``, ``adviser`` (``"suggest"``: the
+    adviser suggests one of the captain's legal actions before each of his decisions;
+    ``"none"``: no adviser turns) and ``adviser_sees_hand`` (the adviser sees the captain's
+    hand; else he advises blind)."""
+
+    num_players: ClassVar[int] = 3
+    family: ClassVar[str] = "gin"
 
     target_score: int = 100
+    adviser: str = "suggest"
+    adviser_sees_hand: bool = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
         check_int("target_score", self.target_score, 1, 100000)
+        check_choice("adviser", self.adviser, ADVISER_MODES)
+        check_bool("adviser_sees_hand", self.adviser_sees_hand)
+
+
+MIN_RUMMY_PLAYERS = 2
+MAX_RUMMY_PLAYERS = 6
+
+
+@dataclass(frozen=True)
+class RummyConfig:
+    """Options of basic rummy; a bad value is a ``ValueError`` naming the allowed values."""
+
+    family: ClassVar[str] = "rummy"
+
+    num_players: int = 2
+    ace_high_or_low: bool = False  # the ace may also end a run Q-K-A (never K-A-2)
+    max_turns: int = 500  # a hand with no winner after this many turns is truncated
+    target_score: int | None = None  # None: one hand; else a match to this score
+
+    def __post_init__(self) -> None:
+        n = self.num_players
+        low, high = MIN_RUMMY_PLAYERS, MAX_RUMMY_PLAYERS
+        if isinstance(n, bool) or not isinstance(n, int) or not low <= n <= high:
+            allowed = ", ".join(map(str, range(low, high + 1)))
+            raise ValueError(f"num_players must be one of {allowed}, got {n!r}")
+        if not isinstance(self.ace_high_or_low, bool):
+            raise ValueError(f"ace_high_or_low must be True or False, got {self.ace_high_or_low!r}")
+        t = self.max_turns  # capped as the gin hands' max_turns_per_hand
+        if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= 10**5:
+            raise ValueError(f"max_turns must be an int in 1..100000, got {t!r}")
+        s = self.target_score
+        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 10**5):
+            raise ValueError(
+                f"target_score must be None (one hand) or an int in 1..100000, got {s!r}"
+            )
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+
+#: A gin table: two-player or three-handed.
+GinTable = GinConfig | ThreeHandedConfig
+#: A table: the validated rules of one game.
+Table = GinConfig | ThreeHandedConfig | RummyConfig
+
+
+def table_options(table: Table) -> dict[str, Any]:
+    """The table's rules as the env options that make it (``raw_env(**table_options(t))``).
+
+    >>> table_options(GinConfig(knock_limit=0))["knock_limit"]
+    0
+    """
+    return {name: getattr(table, name) for name in table.option_names()}
+
+
+def table_changes(table: Table) -> dict[str, Any]:
+    """The options of ``table`` that differ from the standard table of its game: what a
+    result records as its rules (``{}`` at the standard table).
+
+    >>> table_changes(ThreeHandedConfig(undercut_bonus=25, adviser="none"))
+    {'undercut_bonus': 25, 'adviser': 'none'}
+    """
+    standard = table_options(type(table)())
+    return {k: v for k, v in table_options(table).items() if standard[k] != v}

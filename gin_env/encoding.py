@@ -34,8 +34,9 @@ Also here, each with named parts, every layout listed by id in :data:`LAYOUTS`:
 - the move history of ``observation="history"`` (:func:`encode_history`,
   :data:`HISTORY_PARTS`): the last :data:`HISTORY_LENGTH` moves with a padding mask;
 - the global state of ``state()`` (:func:`encode_state`, :func:`state_parts`,
-  :func:`state_views`; rummy: :func:`encode_rummy_state` and friends), never part of an
-  observation.
+  :func:`state_views`), never part of an observation.
+
+Rummy's layouts (its observation and its state) are in :mod:`gin_env.rummy_encoding`.
 
 >>> OBS_SIZE
 436
@@ -49,11 +50,11 @@ import numpy as np
 
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
+from gin_env.config import GinTable, ThreeHandedConfig
 from gin_env.hand import Phase
+from gin_env.layout import int_bits, part_slices
 from gin_env.match import Match, ThreeHandedMatch
 from gin_env.melds import deadwood_mask
-from gin_env.rummy import Phase as RummyPhase
-from gin_env.rummy import RummyGame
 
 __all__ = [
     "OBS_PARTS",
@@ -86,10 +87,6 @@ __all__ = [
     "state_size",
     "state_views",
     "encode_state",
-    "rummy_state_parts",
-    "rummy_state_size",
-    "rummy_state_views",
-    "encode_rummy_state",
     "LAYOUTS",
 ]
 
@@ -115,15 +112,7 @@ OBS_PARTS: tuple[tuple[str, int], ...] = (
 )
 
 
-def _slices() -> dict[str, slice]:
-    out, start = {}, 0
-    for name, size in OBS_PARTS:
-        out[name] = slice(start, start + size)
-        start += size
-    return out
-
-
-OBS_SLICES: dict[str, slice] = _slices()
+OBS_SLICES: dict[str, slice] = part_slices(OBS_PARTS)
 OBS_SIZE: int = sum(size for _, size in OBS_PARTS)
 _S = OBS_SLICES
 # Every part is 0/1 except six numbers side by side: the whole vector is built as one int
@@ -136,10 +125,6 @@ _CARDS, _SUGGESTION = _S["hand"].start, _S["suggestion"].start
 _CARD_PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_discarded",
                "partner_discarded")  # fmt: skip
 assert all(_S[n].start == _CARDS + i * NUM_CARDS for i, n in enumerate(_CARD_PARTS))
-_OBS_BYTES = (OBS_SIZE + 7) // 8
-# np.unpackbits is fastest with its default big-endian bit order; reversing the bits of each
-# little-endian byte first (bytes.translate) puts bit i of the int at position i.
-_REVERSE_BITS = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
 
 
 def views(obs: np.ndarray) -> dict[str, np.ndarray]:
@@ -162,8 +147,7 @@ def _checked(obs: np.ndarray) -> np.ndarray:
 
 def _bits(mask: int) -> np.ndarray:
     """52 zero/one entries of a card mask (uint8)."""
-    raw = mask.to_bytes(7, "little").translate(_REVERSE_BITS)
-    return np.unpackbits(np.frombuffer(raw, np.uint8))[:NUM_CARDS]
+    return int_bits(mask, NUM_CARDS)
 
 
 def mask_to_cards(part: np.ndarray) -> list[int]:
@@ -233,8 +217,7 @@ def encode_observation(
         | partner_discarded << 5 * NUM_CARDS
     )
     bits |= cards << _CARDS
-    raw = bits.to_bytes(_OBS_BYTES, "little").translate(_REVERSE_BITS)
-    entries = np.unpackbits(np.frombuffer(raw, np.uint8))[:OBS_SIZE]
+    entries = int_bits(bits, OBS_SIZE)
     if out is None:
         obs = entries.astype(np.float32)
     else:
@@ -288,11 +271,7 @@ OBS_V1_EXTRA: tuple[tuple[str, int], ...] = (
 )
 OBS_PARTS_V1: tuple[tuple[str, int], ...] = OBS_PARTS + OBS_V1_EXTRA
 OBS_SIZE_V1: int = sum(size for _, size in OBS_PARTS_V1)
-OBS_SLICES_V1: dict[str, slice] = {}
-_start = 0
-for _name, _size in OBS_PARTS_V1:
-    OBS_SLICES_V1[_name] = slice(_start, _start + _size)
-    _start += _size
+OBS_SLICES_V1: dict[str, slice] = part_slices(OBS_PARTS_V1)
 #: The largest value of each log-scaled rule option (their validated ranges).
 RULE_MAX = {
     "gin_bonus": 1000,
@@ -309,6 +288,27 @@ def rule_scale(name: str, value: int) -> float:
     return float(np.log1p(value) / np.log1p(RULE_MAX[name]))
 
 
+def rules_in_view(table: GinTable) -> np.ndarray:
+    """The ``gin_obs_v1`` entries that are the table's alone (after the hand's knock limit
+    and multiplier): the same in every hand, so the compiled engine writes them from here."""
+    big = table.big_gin_bonus
+    sees = isinstance(table, ThreeHandedConfig) and table.adviser_sees_hand
+    return np.array(
+        (
+            rule_scale("gin_bonus", table.gin_bonus),
+            rule_scale("undercut_bonus", table.undercut_bonus),
+            0.0 if big is None else rule_scale("big_gin_bonus", big),
+            big is not None,
+            rule_scale("target_score", table.target_score),
+            rule_scale("max_turns_per_hand", table.max_turns_per_hand),
+            table.oklahoma,
+            table.allow_discard_of_taken_card,
+            sees,
+        ),
+        np.float32,
+    )
+
+
 def encode_observation_v1(match: Match, player: int, adviser_sees_hand: bool = True) -> np.ndarray:
     """The ``gin_obs_v1`` vector: the v0 parts, then what the observed hand took from the
     pile, and the rules the hand is played under (see :data:`OBS_V1_EXTRA`)."""
@@ -318,22 +318,10 @@ def encode_observation_v1(match: Match, player: int, adviser_sees_hand: bool = T
     players = match.record.players
     seat = players.index(player) if player in players else 0
     obs[OBS_SIZE : OBS_SIZE + NUM_CARDS] = _bits(hand.took[seat])
-    rules = hand.rules
-    big = rules.big_gin_bonus
-    three = isinstance(match, ThreeHandedMatch)
-    obs[OBS_SIZE + NUM_CARDS :] = (
-        hand.knock_limit / 10,
-        hand.multiplier == 2,
-        rule_scale("gin_bonus", rules.gin_bonus),
-        rule_scale("undercut_bonus", rules.undercut_bonus),
-        0.0 if big is None else rule_scale("big_gin_bonus", big),
-        big is not None,
-        rule_scale("target_score", match.target_score),
-        rule_scale("max_turns_per_hand", rules.max_turns_per_hand),
-        rules.oklahoma,
-        rules.allow_discard_of_taken_card,
-        three and adviser_sees_hand,
-    )
+    obs[OBS_SIZE + NUM_CARDS] = hand.knock_limit / 10  # these two change hand by hand
+    obs[OBS_SIZE + NUM_CARDS + 1] = hand.multiplier == 2
+    obs[OBS_SIZE + NUM_CARDS + 2 :] = rules_in_view(match.config)
+    obs[-1] = isinstance(match, ThreeHandedMatch) and adviser_sees_hand  # as the match plays
     return obs
 
 
@@ -350,11 +338,7 @@ HISTORY_PARTS: tuple[tuple[str, int], ...] = (
     ("card", NUM_CARDS),  # one-hot: the card moved, when the observer may see it
 )
 HISTORY_FEATURES: int = sum(size for _, size in HISTORY_PARTS)
-HISTORY_SLICES: dict[str, slice] = {}
-_start = 0
-for _name, _size in HISTORY_PARTS:
-    HISTORY_SLICES[_name] = slice(_start, _start + _size)
-    _start += _size
+HISTORY_SLICES: dict[str, slice] = part_slices(HISTORY_PARTS)
 
 
 def move_kind(action: int) -> int:
@@ -464,15 +448,14 @@ def state_views(state: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
             f"a {num_players}-player gin state has {size} entries (the last axis), got shape "
             f"{state.shape}"
         )
-    out, start = {}, 0
-    for name, width in state_parts(num_players):
-        part = state[..., start : start + width]
+    out = {}
+    for name, where in part_slices(state_parts(num_players)).items():
+        part = state[..., where]
         if name in ("hands", "took", "discarded"):
             part = part.reshape(*state.shape[:-1], num_players, NUM_CARDS)
         elif name == "roles":
             part = part.reshape(*state.shape[:-1], num_players, 3)
         out[name] = part
-        start += width
     return out
 
 
@@ -526,98 +509,7 @@ def _layouts() -> dict[str, dict[str, object]]:
     }
     for n in (2, 3):
         out[f"gin_state_{n}p_v0"] = {"size": state_size(n), "parts": state_parts(n)}
-    for n in range(2, 7):
-        out[f"rummy_state_{n}p_v0"] = {"size": rummy_state_size(n), "parts": rummy_state_parts(n)}
     return out
-
-
-# -- the global state of rummy_v0 --------------------------------------------------------------
-
-
-def rummy_state_parts(num_players: int) -> tuple[tuple[str, int], ...]:
-    """Named parts of ``rummy_v0``'s ``state()``, by seat (not relative to anyone)."""
-    n = num_players
-    return (
-        ("hands", n * NUM_CARDS),  # each seat's cards
-        ("public_cards", n * NUM_CARDS),  # cards the others saw go into each hand
-        ("melds_by_owner", n * NUM_CARDS),  # cards in the melds each seat laid down
-        ("stock", NUM_CARDS),  # the stock as a set
-        ("stock_order", NUM_CARDS),  # (place from the top + 1) / 52
-        ("discard_pile", NUM_CARDS),
-        ("pile_order", NUM_CARDS),  # (place from the bottom + 1) / 52
-        ("stock_known", NUM_CARDS),  # cards of a turned-over pile still in the stock
-        ("table_sets", NUM_CARDS),
-        ("table_runs", NUM_CARDS),
-        ("taken", NUM_CARDS),  # one-hot: the card taken from the pile this turn
-        ("phase", 3),  # one-hot: draw, play, over
-        ("to_act", n),  # one-hot (zeros when the hand is over)
-        ("dealer", n),
-        ("scores", n),  # / target_score, capped at 1 (0 without a target)
-        ("melded_before", n),
-        ("turn", 1),  # turns / max_turns
-        ("melded_this_turn", 1),
-    )
-
-
-def rummy_state_size(num_players: int) -> int:
-    return sum(size for _, size in rummy_state_parts(num_players))
-
-
-def rummy_state_views(state: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
-    """The named parts of a rummy state vector; per-seat card parts as ``(n, 52)``."""
-    state = np.asarray(state)
-    size = rummy_state_size(num_players)
-    if state.ndim == 0 or state.shape[-1] != size:
-        raise ValueError(
-            f"a {num_players}-player rummy state has {size} entries, got shape {state.shape}"
-        )
-    out, start = {}, 0
-    for name, width in rummy_state_parts(num_players):
-        part = state[..., start : start + width]
-        if name in ("hands", "public_cards", "melds_by_owner"):
-            part = part.reshape(*state.shape[:-1], num_players, NUM_CARDS)
-        out[name] = part
-        start += width
-    return out
-
-
-def encode_rummy_state(game: RummyGame) -> np.ndarray:
-    """The global state of a rummy game (see :func:`rummy_state_parts`)."""
-    n = game.num_players
-    state = np.zeros(rummy_state_size(n), np.float32)
-    v = rummy_state_views(state, n)
-    for seat in range(n):
-        v["hands"][seat] = _bits(game.hands[seat])
-        v["public_cards"][seat] = _bits(game.public_cards[seat])
-    sets = runs = 0
-    for meld in game.table:
-        v["melds_by_owner"][meld.owner] += _bits(meld.cards)
-        if meld.is_set:
-            sets |= meld.cards
-        else:
-            runs |= meld.cards
-    v["table_sets"][:] = _bits(sets)
-    v["table_runs"][:] = _bits(runs)
-    for i, c in enumerate(reversed(game.stock)):  # the stock's top is its last item
-        v["stock"][c] = 1.0
-        v["stock_order"][c] = (i + 1) / NUM_CARDS
-    for i, c in enumerate(game.discard_pile):
-        v["discard_pile"][c] = 1.0
-        v["pile_order"][c] = (i + 1) / NUM_CARDS
-    v["stock_known"][:] = _bits(game.stock_known)
-    if game.taken_card >= 0:
-        v["taken"][game.taken_card] = 1.0
-    v["phase"][int(game.phase)] = 1.0
-    if game.phase != RummyPhase.OVER:
-        v["to_act"][game.current] = 1.0
-    v["dealer"][game.dealer] = 1.0
-    target = game.config.target_score
-    for seat in range(n):
-        v["scores"][seat] = min(game.scores[seat] / target, 1.0) if target else 0.0
-        v["melded_before"][seat] = game.melded_before[seat]
-    v["turn"][0] = min(game.turns / game.config.max_turns, 1.0)
-    v["melded_this_turn"][0] = game.turn.melded
-    return state
 
 
 #: Every layout by id: ``{"size": int, "parts": ((name, size), ...)}`` (and ``shape`` for

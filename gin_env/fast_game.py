@@ -41,14 +41,13 @@ the v1 layout's extra entries (``v1_kernel``: ``encoding.encode_observation_v1``
 
 from __future__ import annotations
 
-from typing import Any
-
 import numba
 import numpy as np
 from gymnasium.utils import seeding
 
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
+from gin_env.config import GinTable, ThreeHandedConfig
 from gin_env.encoding import (
     DEADWOOD_SCALE,
     FULL_STOCK,
@@ -59,10 +58,12 @@ from gin_env.encoding import (
     OBS_SIZE_V1,
     OBS_SLICES,
     OBS_V1_EXTRA,
+    rules_in_view,
     state_parts,
     state_size,
 )
 from gin_env.fast_melds import GIN, UNDERCUT, deadwood_nb, discard_deadwoods_nb, showdown_nb
+from gin_env.gin_aec import EnvOptions
 from gin_env.hand import DRAW_AT_STOCK, Phase
 from gin_env.match import ADVISER, BOX, CAPTAIN, DEALER, HOLLYWOOD_GAMES, NONDEALER, draw_for_order
 
@@ -998,44 +999,50 @@ def start_kernel(st, deck, pile, next_deck, ep_order, ep_deck0, ep_deck1, cfg, w
 # -- the Python side -------------------------------------------------------------------------
 
 
-def config_vector(env: Any) -> tuple[np.ndarray, float]:
-    """The kernels' configuration from an AEC ``raw_env`` (its options, already checked)."""
-    c = env.config
+def config_vector(table: GinTable, options: EnvOptions) -> tuple[np.ndarray, float]:
+    """The kernels' configuration: the table's rules and the env options (both checked)."""
     cfg = np.zeros(NUM_CONFIG, np.int64)
-    cfg[C_PLAYERS] = env.num_players
-    cfg[C_KNOCK_LIMIT] = c.knock_limit
-    cfg[C_GIN_BONUS] = c.gin_bonus
-    cfg[C_UNDERCUT_BONUS] = c.undercut_bonus
-    cfg[C_BIG_GIN] = -1 if c.big_gin_bonus is None else c.big_gin_bonus
-    cfg[C_ALLOW_TAKEN] = c.allow_discard_of_taken_card
-    cfg[C_MAX_TURNS] = c.max_turns_per_hand
-    cfg[C_OKLAHOMA] = c.oklahoma
-    cfg[C_TARGET] = c.target_score
-    cfg[C_DEALER_RULE] = DEALER_CODES[getattr(c, "dealer_rule", "alternate")]
-    cfg[C_HOLLYWOOD] = getattr(c, "hollywood", False)
-    cfg[C_ADVICE] = getattr(env, "adviser", "none") == "suggest"
-    cfg[C_SEES_HAND] = env._adviser_sees_hand()
-    cfg[C_REWARD] = REWARD_CODES[env.reward_mode]
-    cfg[C_EPISODE_HAND] = env.episode == "hand"
-    cfg[C_MAX_HANDS] = 0 if env.max_hands is None else env.max_hands
-    return cfg, float(env.reward_scale)
+    cfg[C_PLAYERS] = table.num_players
+    cfg[C_KNOCK_LIMIT] = table.knock_limit
+    cfg[C_GIN_BONUS] = table.gin_bonus
+    cfg[C_UNDERCUT_BONUS] = table.undercut_bonus
+    cfg[C_BIG_GIN] = -1 if table.big_gin_bonus is None else table.big_gin_bonus
+    cfg[C_ALLOW_TAKEN] = table.allow_discard_of_taken_card
+    cfg[C_MAX_TURNS] = table.max_turns_per_hand
+    cfg[C_OKLAHOMA] = table.oklahoma
+    cfg[C_TARGET] = table.target_score
+    if isinstance(table, ThreeHandedConfig):
+        cfg[C_DEALER_RULE] = DEALER_CODES["alternate"]
+        cfg[C_ADVICE] = table.adviser == "suggest"
+        cfg[C_SEES_HAND] = table.adviser_sees_hand
+    else:
+        cfg[C_DEALER_RULE] = DEALER_CODES[table.dealer_rule]
+        cfg[C_HOLLYWOOD] = table.hollywood
+        cfg[C_SEES_HAND] = True  # the two-player game: no adviser to be blind
+    cfg[C_REWARD] = REWARD_CODES[options.reward]
+    cfg[C_EPISODE_HAND] = options.episode == "hand"
+    cfg[C_MAX_HANDS] = 0 if options.max_hands is None else options.max_hands
+    return cfg, float(options.reward_scale)
 
 
 class BatchedGames:
     """The numba backend of :class:`gin_env.vector.VectorGinEnv`: ``num_envs`` games as arrays.
 
-    ``env`` is an AEC ``raw_env`` made with the options (only its checked configuration is
-    read). The decks of slot ``i`` come from its own generators, drawn exactly as
-    ``GinFamilyEnv.reset`` draws them: ``np_random = seeding.np_random(seed + i)``; per
-    episode ``deck_rng = default_rng(np_random.integers(2**63))``, the role deck first,
-    then one permutation per hand.
+    ``table`` is the game's rules, ``options`` what is not a rule (reward, episode...),
+    ``obs_version`` the observation layout (0 or 1). The decks of slot ``i`` come from its
+    own generators, drawn exactly as ``GinFamilyEnv.reset`` draws them: ``np_random =
+    seeding.np_random(seed + i)``; per episode ``deck_rng =
+    default_rng(np_random.integers(2**63))``, the role deck first, then one permutation per
+    hand.
     """
 
-    def __init__(self, env: Any, num_envs: int) -> None:
+    def __init__(
+        self, table: GinTable, options: EnvOptions, num_envs: int, obs_version: int = 0
+    ) -> None:
         n = num_envs
         self.num_envs = n
-        self.num_players = env.num_players
-        self.cfg, self.scale = config_vector(env)
+        self.num_players = table.num_players
+        self.cfg, self.scale = config_vector(table, options)
         self.state = np.zeros((n, NUM_FIELDS), np.int64)
         self.deck = np.zeros((n, NUM_CARDS), np.int64)
         self.pile = np.zeros((n, NUM_CARDS), np.int64)
@@ -1047,14 +1054,10 @@ class BatchedGames:
         self.log = np.zeros((n, HISTORY_LENGTH), np.int64)
         self.state_offsets = state_offsets(self.num_players)
         self.state_size = state_size(self.num_players)
-        self.obs_size = OBS_SIZE_V1 if env.obs_version == 1 else OBS_SIZE
-        #: The v1 layout's rule entries (the same in every game and hand), read off the AEC
-        #: encoder itself so that they are its float32 values to the bit.
-        self.v1_rules = np.zeros(0, np.float32)
-        if env.obs_version == 1:
-            env.reset(seed=0)
-            first = env.observe(env.agent_selection)["observation"]
-            self.v1_rules = first[OBS_SIZE + NUM_CARDS + 2 :].copy()
+        self.obs_size = OBS_SIZE_V1 if obs_version == 1 else OBS_SIZE
+        #: The v1 layout's rule entries (the same in every game and hand), from the encoder's
+        #: own function so that they are its float32 values to the bit.
+        self.v1_rules = rules_in_view(table) if obs_version == 1 else np.zeros(0, np.float32)
         self.state[:, F_RES_KIND] = -1  # no hand finished yet
         self.state[:, F_RES_WINNER] = -1
         self.state[:, F_RES_KNOCKER] = -1

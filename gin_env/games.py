@@ -24,6 +24,9 @@ The layers above keep what is theirs: the command line's names (``--game three``
 ('gin_v1', 499)
 >>> get("rummy").make_env(num_players=3).num_players
 3
+>>> table = get("three_handed").table(knock_limit=0)
+>>> type(table).__name__, table.knock_limit, get("three_handed").make_env(table).config == table
+('ThreeHandedConfig', 0, True)
 """
 
 from __future__ import annotations
@@ -35,12 +38,13 @@ from types import ModuleType
 from typing import Any
 
 from gin_env.actions import NUM_ACTIONS as GIN_ACTIONS
+from gin_env.config import Table, table_options
 from gin_env.encoding import LAYOUTS
 from gin_env.gin_aec import role_names_for
 from gin_env.rummy_actions import NUM_ACTIONS as RUMMY_ACTIONS
 from gin_env.rummy_encoding import observation_size as rummy_observation_size
 
-__all__ = ["GameSpec", "GAMES", "get", "names"]
+__all__ = ["GameSpec", "GAMES", "get", "names", "of_table"]
 
 
 @dataclass(frozen=True)
@@ -74,13 +78,60 @@ class GameSpec:
         """The env module (``gin_env.<name>``), imported on first use."""
         return importlib.import_module(f"gin_env.{self.name}")
 
-    def make_env(self, **options: Any) -> Any:
-        """A fresh ``raw_env`` of this game with ``options`` (checked by the env)."""
-        return self.module.raw_env(**options)
+    @property
+    def table_class(self) -> type[Table]:
+        """The class of this game's tables (:data:`gin_env.config.Table`)."""
+        return self.module.raw_env.config_class  # type: ignore[no-any-return]
 
-    def make_wrapped_env(self, **options: Any) -> Any:
+    def table(self, **rules: Any) -> Table:
+        """This game's table with the rule options ``rules`` (the others at their defaults);
+        an option that is not one of its rules is a ``ValueError`` naming them."""
+        names = self.table_class.option_names()
+        unknown = sorted(set(rules) - set(names))
+        if unknown:
+            raise ValueError(
+                f"unknown rule option(s) {', '.join(unknown)} for {self.name}; allowed: "
+                f"{', '.join(names)}"
+            )
+        return self.table_class(**rules)
+
+    def split_options(self, options: dict[str, Any]) -> tuple[Table, dict[str, Any]]:
+        """Env options as the table (the rule options) and the rest (reward, episode,
+        observation, render...), which are not rules and are left to the env to check."""
+        names = set(self.table_class.option_names())
+        table = self.table(**{k: v for k, v in options.items() if k in names})
+        return table, {k: v for k, v in options.items() if k not in names}
+
+    def make_env(self, table: Table | None = None, **options: Any) -> Any:
+        """A fresh ``raw_env`` of this game with ``options`` (checked by the env); with a
+        ``table`` (of this game) its rules, and ``options`` the others only."""
+        return self.module.raw_env(**self._with_table(table, options))
+
+    def table_options(self, table: Table) -> dict[str, Any]:
+        """``table``'s rules as this game's env options; a table of another game (a
+        two-player table at the three-handed game) is a ``ValueError``."""
+        if type(table) is not self.table_class:
+            raise ValueError(
+                f"{self.name} is played at a {self.table_class.__name__} table, not a "
+                f"{type(table).__name__}"
+            )
+        return table_options(table)
+
+    def make_wrapped_env(self, table: Table | None = None, **options: Any) -> Any:
         """The game's ``env()``: ``raw_env`` inside PettingZoo's standard wrappers."""
-        return self.module.env(**options)
+        return self.module.env(**self._with_table(table, options))
+
+    def _with_table(self, table: Table | None, options: dict[str, Any]) -> dict[str, Any]:
+        """The env options of ``table`` and ``options``; with a table, a rule option among
+        ``options`` is a ``ValueError`` (the table holds the rules)."""
+        if table is None:
+            return options
+        rules = sorted(set(options) & set(self.table_class.option_names()))
+        if rules:
+            raise ValueError(
+                f"option(s) {', '.join(rules)} are rules: with a table, give them in the table"
+            )
+        return {**self.table_options(table), **options}
 
     def option_names(self) -> tuple[str, ...]:
         """Every option ``make_env`` takes: the env's own (``reward``, ``episode``...) and,
@@ -88,8 +139,7 @@ class GameSpec:
         env_class = self.module.raw_env
         params = inspect.signature(env_class.__init__).parameters.values()
         own = [p.name for p in params if p.name != "self" and p.kind is not p.VAR_KEYWORD]
-        config = getattr(env_class, "config_class", None)
-        return tuple(own) + (config.option_names() if config is not None else ())
+        return tuple(dict.fromkeys(own + list(self.table_class.option_names())))
 
     def num_players(self, **options: Any) -> int:
         if self.players is not None:
@@ -169,3 +219,17 @@ def get(name: str) -> GameSpec:
         allowed = ", ".join(f"{s.short} ({s.name})" for s in GAMES.values())
         raise ValueError(f"unknown game {name!r}; allowed: {allowed}")
     return spec
+
+
+def of_table(table: Table) -> GameSpec:
+    """The game (observation layout v0) played at ``table``: ``gin_v0`` at a
+    :class:`~gin_env.config.GinConfig`, ``three_handed_gin_v0`` at a
+    :class:`~gin_env.config.ThreeHandedConfig`, ``rummy_v0`` at a
+    :class:`~gin_env.config.RummyConfig`."""
+    for spec in GAMES.values():
+        if spec.version == 0 and type(table) is spec.table_class:
+            return spec
+    raise ValueError(
+        "a table is a game's rules object (GinConfig, ThreeHandedConfig, RummyConfig); got "
+        f"{type(table).__name__}"
+    )

@@ -8,6 +8,7 @@ Documentation of the options lives in the two env modules.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 import numpy as np
@@ -49,6 +50,7 @@ from gin_env.render_image import table_image
 
 __all__ = [
     "GinFamilyEnv",
+    "EnvOptions",
     "REWARD_MODES",
     "EPISODE_MODES",
     "OBSERVATION_MODES",
@@ -64,6 +66,33 @@ OBSERVATION_MODES = ("flat", "history")
 #: same as numbers under fixed keys, for libraries that turn every info into a tensor).
 INFOS_MODES = ("readable", "numeric")
 C = TypeVar("C", bound=HandRules)
+
+
+@dataclass(frozen=True)
+class EnvOptions:
+    """What a gin env does with a table that is not a rule: the reward, the episode, the
+    observation and the infos (the env's page documents each). Checked here, once, for the
+    AEC envs and the compiled engine alike."""
+
+    reward: str = "team"
+    episode: str = "match"
+    reward_scale: float = 1.0
+    max_hands: int | None = None
+    observation: str = "flat"
+    infos: str = "readable"
+
+    def __post_init__(self) -> None:
+        check_choice("reward", self.reward, REWARD_MODES)
+        check_choice("episode", self.episode, EPISODE_MODES)
+        check_choice("observation", self.observation, OBSERVATION_MODES)
+        check_choice("infos", self.infos, INFOS_MODES)
+        check_real("reward_scale", self.reward_scale, 0, 1e6, above=True)
+        if self.max_hands is not None:
+            check_int("max_hands", self.max_hands, 1, 10**6)
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
 
 
 class _Decks:
@@ -126,14 +155,9 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
             **kwargs,
         )
         super().__init__()
-        check_choice("reward", reward, REWARD_MODES)
-        check_choice("episode", episode, EPISODE_MODES)
-        check_choice("observation", observation, OBSERVATION_MODES)
-        check_choice("infos", infos, INFOS_MODES)
+        #: The options that are not rules (the rules are :attr:`config`, the table).
+        self.options = EnvOptions(reward, episode, reward_scale, max_hands, observation, infos)
         self.infos_mode = infos
-        check_real("reward_scale", reward_scale, 0, 1e6, above=True)
-        if max_hands is not None:
-            check_int("max_hands", max_hands, 1, 10**6)
         if render_mode is not None:
             check_choice("render_mode", render_mode, (None,) + RENDER_MODES)
         if render_mode == "rgb_array":
@@ -167,7 +191,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         self._act_space = ActionSpace(A.NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
-        self.np_random, self._seed = seeding.np_random(None)
+        self.np_random, _ = seeding.np_random(None)
         self.match: Match | None = None
         self.last_action: tuple[str, int] | None = None
         self._player_of = {a: i for i, a in enumerate(self.possible_agents)}
@@ -190,7 +214,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         if options.get("deck") is not None:
             first_deck = check_deck(options["deck"])
         if seed is not None:
-            self.np_random, self._seed = seeding.np_random(seed)
+            self.np_random, _ = seeding.np_random(seed)
         # The decks depend on the seed alone: one generator for them, untouched by play.
         deck_rng = np.random.default_rng(self.np_random.integers(2**63))
         role_deck = deck_rng.permutation(NUM_CARDS).tolist()

@@ -70,10 +70,6 @@ def _local_runs(ace_high: bool) -> list[int]:
     return runs
 
 
-def _pips(local: int) -> int:
-    return sum(_RANK_PIPS[r] for r in range(NUM_RANKS) if local >> r & 1)
-
-
 class MeldTable:
     """Meld rules for one ace convention: the meld list and the per-suit run tables."""
 

@@ -55,6 +55,7 @@ from gin_env.cards import (
     parse_cards,
     to_mask,
 )
+from gin_env.config import MAX_RUMMY_PLAYERS, MIN_RUMMY_PLAYERS, RummyConfig
 from gin_env.hand import check_deck
 from gin_env.melds import GIN_MELDS, MeldTable
 from gin_env.rummy_actions import (
@@ -79,8 +80,9 @@ __all__ = [
     "stacked_deck",
 ]
 
-MIN_PLAYERS = 2
-MAX_PLAYERS = 6
+
+#: Seats at a basic rummy table (:class:`~gin_env.config.RummyConfig` checks them).
+MIN_PLAYERS, MAX_PLAYERS = MIN_RUMMY_PLAYERS, MAX_RUMMY_PLAYERS
 
 
 def deal_size(num_players: int) -> int:
@@ -94,31 +96,6 @@ class Phase(enum.IntEnum):
     DRAW = 0
     PLAY = 1  # meld, lay off, then discard
     OVER = 2
-
-
-@dataclass(frozen=True)
-class RummyConfig:
-    """Options of basic rummy; a bad value is a ``ValueError`` naming the allowed values."""
-
-    num_players: int = 2
-    ace_high_or_low: bool = False  # the ace may also end a run Q-K-A (never K-A-2)
-    max_turns: int = 500  # a hand with no winner after this many turns is truncated
-    target_score: int | None = None  # None: one hand; else a match to this score
-
-    def __post_init__(self) -> None:
-        n = self.num_players
-        if isinstance(n, bool) or not isinstance(n, int) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be one of 2, 3, 4, 5, 6, got {n!r}")
-        if not isinstance(self.ace_high_or_low, bool):
-            raise ValueError(f"ace_high_or_low must be True or False, got {self.ace_high_or_low!r}")
-        t = self.max_turns  # capped as the gin hands' max_turns_per_hand
-        if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= 10**5:
-            raise ValueError(f"max_turns must be an int in 1..100000, got {t!r}")
-        s = self.target_score
-        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 10**5):
-            raise ValueError(
-                f"target_score must be None (one hand) or an int in 1..100000, got {s!r}"
-            )
 
 
 @dataclass

@@ -9,6 +9,10 @@ docstring of :mod:`gin_env.rummy_v0`.
 
 The 52-card parts come first and side by side, so one ``unpackbits`` fills them all.
 
+Also here: the global state of ``state()`` (:func:`encode_state`, :func:`state_parts`,
+:func:`state_views`), never part of an observation, and :data:`LAYOUTS`, rummy's layouts
+by id (the gin layouts are in :data:`gin_env.encoding.LAYOUTS`).
+
 >>> observation_size(2), observation_size(6)
 (640, 1076)
 >>> v = views(np.zeros(observation_size(3), np.float32), 3)
@@ -21,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from gin_env.cards import NUM_CARDS
+from gin_env.layout import int_bits, part_slices
 from gin_env.rummy import Phase, RummyGame, deal_size
 from gin_env.rummy_actions import NUM_ACTIONS
 
@@ -34,6 +39,11 @@ __all__ = [
     "action_mask",
     "cards_of",
     "mask_of",
+    "state_parts",
+    "state_size",
+    "state_views",
+    "encode_state",
+    "LAYOUTS",
 ]
 
 # Each card plane is stored as 56 bits (7 bytes) before unpacking; 52 are kept.
@@ -69,11 +79,7 @@ def obs_parts(num_players: int) -> tuple[tuple[str, int, int], ...]:
 
 
 def obs_slices(num_players: int) -> dict[str, slice]:
-    out, start = {}, 0
-    for name, rows, width in obs_parts(num_players):
-        out[name] = slice(start, start + rows * width)
-        start += rows * width
-    return out
+    return part_slices((name, rows * width) for name, rows, width in obs_parts(num_players))
 
 
 def observation_size(num_players: int) -> int:
@@ -196,3 +202,102 @@ def action_mask(legal: list[int], out: np.ndarray | None = None) -> np.ndarray:
         mask[:] = 0
     mask[legal] = 1
     return mask
+
+
+# -- the global state (state() of rummy_v0; never in an observation) ---------------------------
+
+
+def _card_bits(mask: int) -> np.ndarray:
+    return int_bits(mask, NUM_CARDS)
+
+
+def state_parts(num_players: int) -> tuple[tuple[str, int], ...]:
+    """Named parts of ``rummy_v0``'s ``state()``, by seat (not relative to anyone)."""
+    n = num_players
+    return (
+        ("hands", n * NUM_CARDS),  # each seat's cards
+        ("public_cards", n * NUM_CARDS),  # cards the others saw go into each hand
+        ("melds_by_owner", n * NUM_CARDS),  # cards in the melds each seat laid down
+        ("stock", NUM_CARDS),  # the stock as a set
+        ("stock_order", NUM_CARDS),  # (place from the top + 1) / 52
+        ("discard_pile", NUM_CARDS),
+        ("pile_order", NUM_CARDS),  # (place from the bottom + 1) / 52
+        ("stock_known", NUM_CARDS),  # cards of a turned-over pile still in the stock
+        ("table_sets", NUM_CARDS),
+        ("table_runs", NUM_CARDS),
+        ("taken", NUM_CARDS),  # one-hot: the card taken from the pile this turn
+        ("phase", 3),  # one-hot: draw, play, over
+        ("to_act", n),  # one-hot (zeros when the hand is over)
+        ("dealer", n),
+        ("scores", n),  # / target_score, capped at 1 (0 without a target)
+        ("melded_before", n),
+        ("turn", 1),  # turns / max_turns
+        ("melded_this_turn", 1),
+    )
+
+
+def state_size(num_players: int) -> int:
+    return sum(size for _, size in state_parts(num_players))
+
+
+def state_views(state: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
+    """The named parts of a rummy state vector; per-seat card parts as ``(n, 52)``."""
+    state = np.asarray(state)
+    size = state_size(num_players)
+    if state.ndim == 0 or state.shape[-1] != size:
+        raise ValueError(
+            f"a {num_players}-player rummy state has {size} entries, got shape {state.shape}"
+        )
+    out = {}
+    for name, where in part_slices(state_parts(num_players)).items():
+        part = state[..., where]
+        if name in ("hands", "public_cards", "melds_by_owner"):
+            part = part.reshape(*state.shape[:-1], num_players, NUM_CARDS)
+        out[name] = part
+    return out
+
+
+def encode_state(game: RummyGame) -> np.ndarray:
+    """The global state of a rummy game (see :func:`state_parts`)."""
+    n = game.num_players
+    state = np.zeros(state_size(n), np.float32)
+    v = state_views(state, n)
+    for seat in range(n):
+        v["hands"][seat] = _card_bits(game.hands[seat])
+        v["public_cards"][seat] = _card_bits(game.public_cards[seat])
+    sets = runs = 0
+    for meld in game.table:
+        v["melds_by_owner"][meld.owner] += _card_bits(meld.cards)
+        if meld.is_set:
+            sets |= meld.cards
+        else:
+            runs |= meld.cards
+    v["table_sets"][:] = _card_bits(sets)
+    v["table_runs"][:] = _card_bits(runs)
+    for i, c in enumerate(reversed(game.stock)):  # the stock's top is its last item
+        v["stock"][c] = 1.0
+        v["stock_order"][c] = (i + 1) / NUM_CARDS
+    for i, c in enumerate(game.discard_pile):
+        v["discard_pile"][c] = 1.0
+        v["pile_order"][c] = (i + 1) / NUM_CARDS
+    v["stock_known"][:] = _card_bits(game.stock_known)
+    if game.taken_card >= 0:
+        v["taken"][game.taken_card] = 1.0
+    v["phase"][int(game.phase)] = 1.0
+    if game.phase != Phase.OVER:
+        v["to_act"][game.current] = 1.0
+    v["dealer"][game.dealer] = 1.0
+    target = game.config.target_score
+    for seat in range(n):
+        v["scores"][seat] = min(game.scores[seat] / target, 1.0) if target else 0.0
+        v["melded_before"][seat] = game.melded_before[seat]
+    v["turn"][0] = min(game.turns / game.config.max_turns, 1.0)
+    v["melded_this_turn"][0] = game.turn.melded
+    return state
+
+
+#: Rummy's layouts by id, as :data:`gin_env.encoding.LAYOUTS` lists the gin ones:
+#: ``rummy_state_{n}p_v0`` for 2 to 6 players, ``{"size": int, "parts": ((name, size), ...)}``.
+LAYOUTS: dict[str, dict[str, object]] = {
+    f"rummy_state_{n}p_v0": {"size": state_size(n), "parts": state_parts(n)} for n in range(2, 7)
+}

@@ -117,7 +117,7 @@ the seed stay as they were). Other option keys are ignored.
 
 `state()` / `state_space` (PettingZoo's global state, for centralized critics; never part
 of an observation): a `float32` vector in [0, 1] of layout `rummy_state_{n}p_v0`
-(`gin_env.encoding.rummy_state_parts`, named by `rummy_state_views`): every hand, the cards
+(`gin_env.rummy_encoding.state_parts`, named by `state_views`): every hand, the cards
 the others saw go into each hand, the melds by owner, the stock as a set and in order, the
 pile in order, known stock cards, table sets and runs, the taken card, phase, seat to act,
 dealer, scores, who melded before, the turn.
@@ -146,6 +146,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
+from gin_env import rummy_encoding
 from gin_env.aec_tools import (
     RENDER_MODES,
     ActionSpace,
@@ -158,7 +159,6 @@ from gin_env.aec_tools import (
     wrap,
 )
 from gin_env.cards import NUM_CARDS, card_str, cards_str
-from gin_env.encoding import encode_rummy_state, rummy_state_size
 from gin_env.extras import require
 from gin_env.hand import check_deck
 from gin_env.render_image import rummy_table_image
@@ -183,6 +183,8 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         "is_parallelizable": False,
         "render_fps": 2,
     }
+    #: The table (:class:`~gin_env.config.RummyConfig`), kept as ``config``.
+    config_class = RummyConfig
 
     def __init__(
         self,
@@ -235,8 +237,10 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         #: PettingZoo's global state (:meth:`state`), layout ``rummy_state_{n}p_v0``.
         self.state_layout = f"rummy_state_{num_players}p_v0"
-        self.state_space = spaces.Box(0.0, 1.0, (rummy_state_size(num_players),), np.float32)
-        self.np_random, self._seed = seeding.np_random(None)
+        self.state_space = spaces.Box(
+            0.0, 1.0, (rummy_encoding.state_size(num_players),), np.float32
+        )
+        self.np_random, _ = seeding.np_random(None)
         self.game = RummyGame(self.config)
         self._deck_rng: np.random.Generator | None = None
         self._hand_info_shown = False
@@ -250,7 +254,7 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         if options.get("deck") is not None:
             given = check_deck(options["deck"])
         if seed is not None:
-            self.np_random, self._seed = seeding.np_random(seed)
+            self.np_random, _ = seeding.np_random(seed)
         # The decks come from their own generator, drawn only at deals: they depend on the
         # seed alone, whatever the agents do.
         self._deck_rng = np.random.default_rng(int(self.np_random.integers(2**63)))
@@ -286,10 +290,10 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
     def state(self) -> np.ndarray:
         """The global state (for centralized critics; never part of an observation): every
         hand, the stock as a set and in order, the pile in order, the table's melds by owner,
-        scores, phase, the seat to act. Layout: ``gin_env.encoding.rummy_state_parts``
-        (``rummy_state_views`` names the parts)."""
+        scores, phase, the seat to act. Layout: ``gin_env.rummy_encoding.state_parts``
+        (``state_views`` names the parts)."""
         self._check_order("state")
-        return encode_rummy_state(self.game)
+        return rummy_encoding.encode_state(self.game)
 
     def step(self, action: int | None) -> None:
         checked = self._dead_step(action)

@@ -256,13 +256,11 @@ from __future__ import annotations
 from typing import Any
 
 from gin_env.aec_tools import wrap
-from gin_env.config import ThreeHandedConfig, check_bool, check_choice
+from gin_env.config import ADVISER_MODES, ThreeHandedConfig
 from gin_env.gin_aec import GinFamilyEnv, make_config, role_names_for
 from gin_env.match import ADVISER, BOX, CAPTAIN, HandRecord, Match, ThreeHandedMatch
 
 __all__ = ["env", "raw_env", "ADVISER_MODES"]
-
-ADVISER_MODES = ("suggest", "none")
 
 
 def env(**kwargs: Any) -> Any:
@@ -289,9 +287,11 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         infos: str = "readable",
         **rules: Any,
     ) -> None:
-        check_choice("adviser", adviser, ADVISER_MODES)
-        check_bool("adviser_sees_hand", adviser_sees_hand)
-        self.config = make_config(self.config_class, rules)
+        # The adviser's options are the table's (rules of the three-handed game).
+        self.config = make_config(
+            self.config_class,
+            {**rules, "adviser": adviser, "adviser_sees_hand": adviser_sees_hand},
+        )
         self.adviser = adviser
         self.adviser_sees_hand = adviser_sees_hand
         super().__init__(

@@ -87,9 +87,10 @@ from gin_env import actions as A
 from gin_env import games
 from gin_env.aec_tools import check_options
 from gin_env.cards import NUM_CARDS
-from gin_env.config import check_choice, check_int
+from gin_env.config import GinConfig, GinTable, ThreeHandedConfig, check_choice, check_int
 from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, LAYOUTS, state_size
 from gin_env.fast_game import BatchedGames
+from gin_env.gin_aec import EnvOptions
 from gin_env.hand import HAND_KINDS
 
 __all__ = ["VectorGinEnv", "GAMES", "ENVS", "BACKENDS", "HAND_KINDS"]
@@ -106,10 +107,6 @@ GAMES = tuple(ENVS)
 BACKENDS = ("auto", "numba", "python")
 #: Options of the AEC envs that make no sense for a batch of games.
 _REFUSED = ("render_mode",)
-
-
-def _env_module(game: str) -> Any:
-    return importlib.import_module(f"gin_env.{ENVS[game]}")
 
 
 def _empty_results(n: int, players: int) -> dict[str, np.ndarray]:
@@ -243,21 +240,32 @@ class VectorGinEnv:
         refused = sorted(set(options) & set(_REFUSED))
         if refused:
             raise ValueError(f"option(s) {', '.join(refused)} are not taken by VectorGinEnv")
-        module = _env_module(game)
-        probe = module.raw_env(**options)  # the AEC env's own option checks
+        spec = games.get(ENVS[game])
+        table, rest = spec.split_options(options)
+        unknown = sorted(set(rest) - set(EnvOptions.option_names()))
+        if unknown:
+            raise ValueError(
+                f"unknown option(s) {', '.join(unknown)}; allowed: "
+                f"{', '.join(spec.table_class.option_names() + EnvOptions.option_names())}"
+            )
+        assert isinstance(table, GinConfig | ThreeHandedConfig)  # the gin games' tables
+        #: The table: the games' rules (:data:`gin_env.config.Table`).
+        self.table: GinTable = table
+        #: The options that are not rules (reward, episode, observation...).
+        self.env_options = EnvOptions(**rest)
         self.num_envs = num_envs
         self.game = game
-        self.num_players: int = probe.num_players
+        self.num_players: int = table.num_players
         self.options = dict(options)
         #: ``"flat"`` or ``"history"`` (the AEC option ``observation``): with ``"history"``
         #: every output also carries the seat to act's move history.
-        self.observation_mode: str = probe.observation_mode
+        self.observation_mode: str = self.env_options.observation
         #: Length of a :meth:`state` row, layout ``state_layout`` (``encoding.LAYOUTS``).
         self.state_size: int = state_size(self.num_players)
-        self.state_layout: str = probe.state_layout
+        self.state_layout = f"gin_state_{self.num_players}p_v0"
         #: The observation layout (``gin_obs_v0``, 436 entries; ``gin_obs_v1`` for the
         #: ``*_v1`` games) and its length.
-        self.observation_layout: str = probe.observation_layout
+        self.observation_layout = f"gin_obs_v{spec.version}"
         self.observation_size = int(LAYOUTS[self.observation_layout]["size"])  # type: ignore[call-overload]
         if backend == "auto":
             backend = "numba" if importlib.util.find_spec("numba") is not None else "python"
@@ -266,9 +274,9 @@ class VectorGinEnv:
         self._started = False
         self._impl: Any
         if self.backend == "python":
-            self._impl = _PythonBackend(module, self.options, num_envs)
+            self._impl = _PythonBackend(spec.module, self.options, num_envs)
         else:
-            self._impl = BatchedGames(probe, num_envs)
+            self._impl = BatchedGames(table, self.env_options, num_envs, spec.version)
         self._last: dict[str, np.ndarray] | None = None
         self._legal = np.zeros((num_envs, A.NUM_ACTIONS), np.bool_)
 

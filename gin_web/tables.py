@@ -605,11 +605,9 @@ def _rummy_card(action: int) -> str | None:
 
 
 def make_agent(spec: games.GameSpec, name: str, env: Any) -> Any:
-    """An agent for a seat of ``env`` (its table's rules reach it)."""
-    name = families.agent_spec(spec, name)
-    if spec.family == "gin":
-        return agents.make_for_table(name, env.config)
-    return agents.make(name)
+    """An agent for a seat of ``env``, seated at its table (``agents.seat``: the table's
+    rules reach it, and an agent that cannot play it is refused in one line)."""
+    return agents.seat(name, env.config)
 
 
 def new_table(

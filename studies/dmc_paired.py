@@ -16,6 +16,7 @@ import json
 import time
 from pathlib import Path
 
+from gin_env.config import GinConfig
 from training.evaluation.gin import play_gin_pair
 from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci
@@ -27,8 +28,7 @@ def per_deal(
 ) -> list[float]:
     models, args, _ = load_models(Path(checkpoint))
     agent = to_agent(models, args, name="dmc")
-    rules = agent.env_options()
-    jobs = [(agent, opponent, seed, i, rules) for i in range(pairs)]
+    jobs = [(agent, opponent, seed, i, GinConfig(), agent.env_options()) for i in range(pairs)]
     return [
         sum(h["a_points"] for h in r["hands"]) / 2 for r in pool_map(play_gin_pair, jobs, workers)
     ]

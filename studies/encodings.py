@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from gin_env.config import GinConfig
 from training.checkpoints import latest_checkpoint
 from training.evaluation.gin import play_gin_pair
 from training.evaluation.stats import mean_ci, wilson_ci
@@ -75,9 +76,11 @@ def evaluate_run(run_dir: Path, arm: str, pairs: int) -> dict[str, Any]:
     if ckpt is None:
         raise ValueError(f"no checkpoint under {run_dir}")
     actor = load_actor(ckpt, name=arm)
-    rules = {"observation": "history"} if arm == "history" else {}
+    env_options = {"observation": "history"} if arm == "history" else {}
     t0 = time.time()
-    results = [play_gin_pair(actor, OPPONENT, EVAL_SEED, i, rules) for i in range(pairs)]
+    results = [
+        play_gin_pair(actor, OPPONENT, EVAL_SEED, i, GinConfig(), env_options) for i in range(pairs)
+    ]
     hands = [h for r in results for h in r["hands"]]
     per_pair = [sum(h["a_points"] for h in r["hands"]) / 2 for r in results]
     mean, lo, hi = mean_ci(per_pair)

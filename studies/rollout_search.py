@@ -47,6 +47,7 @@ from agents.batched import batched_form
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.tuned import load_sets
 from gin_env import actions as A
+from gin_env.config import GinConfig, table_options
 from gin_env.encoding import OBS_SIZE
 from gin_env.fast_game import (
     F_CUR,
@@ -56,9 +57,11 @@ from gin_env.fast_game import (
     F_PLAYER0,
     F_STOCK_POS,
     F_TOOK0,
+    config_vector,
     outputs_kernel,
 )
 from gin_env.fast_melds import deadwood_nb, discard_deadwoods_nb
+from gin_env.gin_aec import EnvOptions
 from gin_env.hand import Phase
 from gin_env.vector import VectorGinEnv
 from training.evaluation.gin import deal_deck, play_duplicate_batched, signed_points
@@ -77,7 +80,7 @@ def _cards(mask: int) -> list[int]:
     return [c for c in range(52) if mask >> c & 1]
 
 
-def base_params(name: str, rules: dict[str, Any]) -> HeuristicParams:
+def base_params(name: str) -> HeuristicParams:
     """``"tuned"``: the shipped set for the default table; ``"L2"``: L2's defaults."""
     if name == "L2":
         return HeuristicParams()
@@ -88,13 +91,13 @@ def base_params(name: str, rules: dict[str, Any]) -> HeuristicParams:
 
 
 class Search:
-    """The rollout search of the module docstring, for one table of ``rules``."""
+    """The rollout search of the module docstring, at one ``table``."""
 
     def __init__(
         self,
         base: HeuristicParams,
         opponent: HeuristicParams,
-        rules: dict[str, Any],
+        table: GinConfig,
         worlds: int = 32,
         discards: int = 3,
         margin: float = 1.0,
@@ -103,9 +106,9 @@ class Search:
         decisions: str = "draw+discard",
         seed: int = 0,
     ) -> None:
-        self.rules = dict(rules)
-        self.base = batched_form(HeuristicAgent(base, rules=self.rules))
-        self.opponent = batched_form(HeuristicAgent(opponent, rules=self.rules))
+        self.table = table
+        self.base = batched_form(HeuristicAgent(base, rules=table))
+        self.opponent = batched_form(HeuristicAgent(opponent, rules=table))
         self.worlds = int(worlds)
         self.discards = int(discards)
         self.margin = float(margin)
@@ -125,7 +128,7 @@ class Search:
         self.rng = np.random.default_rng(seed)
         self._envs: dict[int, VectorGinEnv] = {}
         #: The table's configuration vector, as the engine's kernels read it.
-        self._cfg = VectorGinEnv(1, "gin", backend="numba", episode="hand", **self.rules)._impl.cfg
+        self._cfg = config_vector(table, EnvOptions(episode="hand"))[0]
         self.searched = 0
         self.overruled = 0
         self._scratch = np.zeros(52, np.int64)
@@ -167,7 +170,8 @@ class Search:
         would cost the small searches as much as the large)."""
         cap = 1 << max(6, (size - 1).bit_length())
         if cap not in self._envs:
-            env = VectorGinEnv(cap, "gin", seed=0, backend="numba", episode="hand", **self.rules)
+            options = table_options(self.table)
+            env = VectorGinEnv(cap, "gin", seed=0, backend="numba", episode="hand", **options)
             env.reset()
             # A rollout stops at its hand's end: the next deals are never played, so the
             # slots need no new decks (drawing them would cost more than the rollouts).
@@ -369,14 +373,14 @@ def play_pairs(
 ) -> dict[str, Any]:
     """Deals ``start .. start + pairs`` of ``seed``: the searcher and, on the same deals, its
     base player, each against L2 in both seats; points per deal (mean of its two hands)."""
-    rules: dict[str, Any] = search_kw.get("rules", {})
-    bp = base_params(base, rules)
+    table: GinConfig = search_kw["table"]
+    bp = base_params(base)
     search = Search(bp, HeuristicParams(), seed=seed * 1_000_003 + start, **search_kw)
     decks = np.asarray([deal_deck(seed, start + d) for d in range(pairs)])
     result: dict[str, Any] = {}
     for arm in ("search", "base"):
         act = partial(_table_moves, search, arm == "search")
-        points = play_duplicate_batched(decks, rules, act)
+        points = play_duplicate_batched(decks, table, act)
         result[arm] = points.reshape(pairs, 2).mean(axis=1).tolist()
     result["filtered"] = search.filtered
     result["consistent"] = search.consistent
@@ -403,7 +407,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--out", default="runs/rollout_search")
     a = parser.parse_args(argv)
     kw = {
-        "rules": {},
+        "table": GinConfig(),
         "worlds": a.worlds,
         "discards": a.discards,
         "margin": a.margin,

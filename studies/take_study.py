@@ -45,13 +45,14 @@ from typing import Any
 
 import numpy as np
 
-from agents import make
+import agents
 from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions
 from agents.heuristic import HeuristicAgent, HeuristicParams, banned_card, opponent_last_discard
 from agents.simulate import play_out, seat_points, view_of
 from agents.trained import mlp_forward
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
+from gin_env.config import GinConfig
 from gin_env.hand import GinHand, Phase
 from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci, wilson_ci
@@ -83,7 +84,7 @@ _L2 = HeuristicAgent()
 def _opponent(name: str) -> ViewAgent:
     if name not in OPPONENTS:
         raise ValueError(f"opponent must be one of {', '.join(OPPONENTS)}, got {name!r}")
-    agent: ViewAgent = make(name)
+    agent: ViewAgent = agents.seat(name, GinConfig())  # the study's table: the standard rules
     return agent
 
 

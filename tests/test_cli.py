@@ -143,8 +143,8 @@ def _scripted_hand(seed: int, seat: int, opponents: str) -> tuple[list[str], obj
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     me = env.possible_agents[seat]
-    policies = {a: make_agent(opponents) for a in env.possible_agents if a != me}
-    person = make_agent("simple")
+    policies = {a: make_agent(opponents, env.config) for a in env.possible_agents if a != me}
+    person = make_agent("simple", env.config)
     lines: list[str] = []
     while len(env.match.history) == 1:
         agent = env.agent_selection
@@ -354,10 +354,27 @@ def test_eval_refuses_a_bad_rule_before_any_game(tmp_path, args, message) -> Non
 
 
 def test_eval_seats_search_with_the_tables_rules() -> None:
+    from gin_env.config import GinConfig
     from training.evaluation.checks import agent_of
 
-    assert agent_of("search:worlds=2", {"knock_limit": 5}).rules.knock_limit == 5
-    assert agent_of("search:worlds=2").rules.knock_limit == 10
+    assert agent_of("search:worlds=2", GinConfig(knock_limit=5)).rules.knock_limit == 5
+    assert agent_of("search:worlds=2", GinConfig()).rules.knock_limit == 10
+
+
+def test_a_named_table_is_a_rule_option() -> None:
+    from training.cli import _options
+
+    eaai = _options(["table=eaai"], "gin")
+    assert eaai["undercut_bonus"] == 25 and eaai["dealer_rule"] == "alternate_scored"
+    assert eaai["allow_discard_of_taken_card"] is False
+    three = _options(["table=openspiel", "knock_limit=7"], "three")
+    assert three["allow_discard_of_taken_card"] is True and three["knock_limit"] == 7
+    assert "dealer_rule" not in three  # not an option of the three-handed game
+    result = run(["match", "-g", "gin", "--agents", "simple,simple", "-o", "table=vegas"])
+    assert result.exit_code != 0 and "allowed: default, eaai, openspiel" in result.output
+    result = run(["match", "-g", "gin", "--agents", "random,simple", "-o", "table=eaai",
+                  "-o", "target_score=10", "--no-color"])  # fmt: skip
+    assert result.exit_code == 0, result.output
 
 
 def test_eval_help_names_the_rule_options() -> None:

@@ -170,7 +170,7 @@ def test_a_tiny_history_run_trains_evaluates_exports_and_plays(tmp_path: Path) -
     assert agent.history == "lstm" and agent.meta["input_layout"] == dmc.input_layout(
         "basic", "lstm"
     )
-    res = evaluate_agent(agent, "gin", ["heuristic"], 2, 7, rules=agent.env_options())
+    res = evaluate_agent(agent, "gin", ["heuristic"], 2, 7, env_options=agent.env_options())
     assert np.isfinite(res["heuristic/points_per_hand"])
     from training.train_dmc import main
 
@@ -184,16 +184,19 @@ def test_a_tiny_history_run_trains_evaluates_exports_and_plays(tmp_path: Path) -
 
 
 def test_an_evaluation_on_envs_with_the_history_seats_rule_based_agents() -> None:
-    """``observation`` is an env option, no rule: a table with it seats L2 (the table's
-    rules were refusing it, so no history player could be evaluated against L2)."""
-    from agents.base import table_rules
-    from gin_env.config import HandRules
+    """``observation`` is an env option, no rule: it travels apart from the table, and the
+    agents are seated at the table (the env shows them the history; L2 reads the flat part)."""
+    from gin_env.config import GinConfig
     from training.evaluation.gin import gin_duplicate
 
-    assert table_rules({"observation": "history", "knock_limit": 7}) == HandRules(knock_limit=7)
     res = gin_duplicate("simple", "heuristic", 1, seed=3, progress=False,
-                        rules={"observation": "history"})  # fmt: skip
+                        table=GinConfig(knock_limit=7),
+                        env_options={"observation": "history"})  # fmt: skip
     assert res["pairs"] == 1 and np.isfinite(res["points_per_hand"])
+    assert res["rules"] == {"knock_limit": 7}
+    assert res["env_options"] == {"observation": "history"}
+    with pytest.raises(TypeError):  # a rule is no env option: the table holds the rules
+        GinConfig(observation="history")  # type: ignore[call-arg]
 
 
 @pytest.mark.slow
@@ -236,4 +239,4 @@ def test_the_model_cards_evaluation_plays_a_history_player(tmp_path: Path) -> No
                     False, "basic", name="h", env="gin")  # fmt: skip
     res = card_evaluation(str(path), 1, 0, 1, 3, opponents=("heuristic",))
     assert res["vs L2 (heuristic)"]["pairs"] == 1
-    assert res["vs L2 (heuristic)"]["rules"] == {"observation": "history"}
+    assert res["vs L2 (heuristic)"]["env_options"] == {"observation": "history"}

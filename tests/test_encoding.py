@@ -152,3 +152,32 @@ def test_values_stay_in_the_box() -> None:
             assert obs.min() >= 0.0 and obs.max() <= 1.0
             assert views(obs)["role"].sum() == 1 and views(obs)["phase"].sum() == 1
         match.step(rng.choice(match.legal_actions()))
+
+
+def test_part_slices_lay_parts_side_by_side_and_refuse_a_name_twice() -> None:
+    from gin_env.layout import int_bits, part_slices
+
+    assert part_slices([("a", 2), ("b", 0), ("c", 3)]) == {
+        "a": slice(0, 2),
+        "b": slice(2, 2),
+        "c": slice(2, 5),
+    }
+    with pytest.raises(ValueError, match="'a' is named twice"):
+        part_slices([("a", 1), ("a", 2)])
+    with pytest.raises(ValueError, match="negative size"):
+        part_slices([("a", -1)])
+    mask = (1 << 0) | (1 << 13) | (1 << 51)
+    assert np.flatnonzero(int_bits(mask, 52)).tolist() == [0, 13, 51]
+
+
+def test_the_gin_encoding_imports_nothing_of_rummy() -> None:
+    # Rummy's layouts live in gin_env.rummy_encoding; the gin encoding stands without them.
+    import ast
+    from pathlib import Path
+
+    import gin_env.encoding
+
+    tree = ast.parse(Path(gin_env.encoding.__file__).read_text())
+    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert imported and not [m for m in imported if "rummy" in m]

@@ -24,11 +24,12 @@ from gin_env.encoding import (
     OBS_SIZE,
     OBS_SIZE_V1,
     encode_history,
-    rummy_state_views,
     state_views,
     views,
 )
 from gin_env.hand import GinHand, Phase
+from gin_env.rummy_encoding import LAYOUTS as RUMMY_LAYOUTS
+from gin_env.rummy_encoding import state_views as rummy_state_views
 
 GIN_MODULES = [gin_v0, gin_v1, three_handed_gin_v0, three_handed_gin_v1]
 
@@ -50,7 +51,7 @@ def _over(env: Any) -> bool:
 
 
 def test_layouts_name_every_part_and_size() -> None:
-    for name, layout in LAYOUTS.items():
+    for name, layout in {**LAYOUTS, **RUMMY_LAYOUTS}.items():
         width = sum(size for _, size in layout["parts"])  # type: ignore[attr-defined]
         rows = layout["shape"][0] if "shape" in layout else 1  # type: ignore[index]
         assert layout["size"] == rows * width, name
@@ -61,6 +62,10 @@ def test_layouts_name_every_part_and_size() -> None:
         assert env.observation_layout == layout
         assert env.observation_space("player_0")["observation"].shape == (LAYOUTS[layout]["size"],)
         assert env.state_space.shape == (LAYOUTS[env.state_layout]["size"],)
+    assert all(name.startswith("gin_") for name in LAYOUTS)  # rummy's are rummy_encoding's
+    for n in (2, 6):
+        env = rummy_v0.raw_env(num_players=n)
+        assert env.state_space.shape == (RUMMY_LAYOUTS[env.state_layout]["size"],)
 
 
 def test_v1_keeps_v0_first_and_shows_the_rules() -> None:

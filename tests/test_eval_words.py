@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from scripted_openai import ScriptedServer
 
+from gin_env.config import RummyConfig
 from training.evaluate import main as evaluate
 from training.evaluation.gin import gin_duplicate
 from training.evaluation.outcomes import leaderboard_markdown, win_kinds
@@ -48,7 +49,7 @@ def test_language_model_with_concurrency_everywhere(tmp_path: Path) -> None:
         t = three_handed([llm, "heuristic", "simple"], 3, progress=False, concurrency=3)
         assert t["text"][llm]["replies"] > 0 and t["adviser_on"]["agents"][llm]["win_kinds"]
         r = rummy_duplicate(
-            [llm, "rummy-simple"], 2, progress=False, rules={"max_turns": 60}, concurrency=2
+            [llm, "rummy-simple"], 2, progress=False, table=RummyConfig(max_turns=60), concurrency=2
         )
         assert r["hands"] == 4 and r["text"][llm]["tokens_per_decision"] > 0
         out = evaluate(

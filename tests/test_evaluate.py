@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from gin_env.config import ThreeHandedConfig
 from training import evaluate as ev
 from training.evaluation import gin, ladder, three_handed
 from training.evaluation.checks import OptionError
@@ -79,7 +80,7 @@ def test_tiny_runs_end_to_end(tmp_path) -> None:  # noqa: ANN001
         workers=1,
         adviser="both",
         progress=False,
-        rules={"target_score": 25},
+        table=ThreeHandedConfig(target_score=25),
     )
     for mode in ("adviser_on", "adviser_off"):
         s = t[mode]
@@ -135,10 +136,11 @@ def test_bad_arguments_are_found_before_any_game() -> None:
     # The rules are checked up front, not after the duplicate pairs have been played.
     with pytest.raises(OptionError, match="target_score"):
         gin.gin_duplicate("simple", "random", pairs=10**9, workers=1, matches=1, target_score=0)
-    with pytest.raises(OptionError, match="knock_limit"):
+    with pytest.raises(OptionError, match="'tuned' has no parameter set tuned for this table"):
         three_handed.three_handed(
-            ["simple"] * 3, matches=10**9, workers=1, rules={"knock_limit": 11}
-        )
+            ["simple", "simple", "tuned"], matches=10**9, workers=1,
+            table=ThreeHandedConfig(undercut_bonus=17),
+        )  # fmt: skip
     with pytest.raises(OptionError, match="unknown agent"):
         ladder.ladder(["simple", "random", "no-such-agent"], pairs=10**9, workers=1)
 

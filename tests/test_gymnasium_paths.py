@@ -166,3 +166,26 @@ def test_a_finished_episode_allows_every_action_until_reset() -> None:
     assert env.action_masks().all()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
+
+
+@pytest.mark.parametrize("mode", ["vector_entry_point", "sync"])
+def test_masks_reach_a_user_through_gymnasiums_vector_wrappers(mode: str) -> None:
+    """Gymnasium's vector wrappers forward neither methods nor ``call``: the routes that
+    work are ``unwrapped.call("action_masks")`` (every mode) and, on the project's vector
+    env, ``infos["action_mask"]``."""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    venv = RecordEpisodeStatistics(
+        gymnasium.make_vec("gin_env/Gin-v0", num_envs=3, vectorization_mode=mode, episode="hand")
+    )
+    assert not hasattr(venv, "action_masks") and not hasattr(venv, "call")
+    _, infos = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        masks = np.stack(venv.unwrapped.call("action_masks"))
+        assert masks.shape == (3, 109) and masks.any(axis=1).all()
+        if mode == "vector_entry_point":
+            assert np.array_equal(infos["action_mask"], masks) and infos["_action_mask"].all()
+            assert np.array_equal(venv.unwrapped.action_masks(), masks)
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, _, _, _, infos = venv.step(actions)

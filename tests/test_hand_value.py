@@ -1,7 +1,7 @@
 """training.evaluation.hand_value: the learned value of a full hand state and its
 AIVAT-style corrections (mean 0 at every draw, nothing with V = 0), its features, saving
-and loading, and the ``--adjust value`` path of studies.team_vs_solo / ``gin-rummy eval
-three``."""
+and loading, and the ``--adjust value`` path of ``gin-rummy eval three`` with the shipped
+value. Fitting a value is the study's (tests/test_study_value_fit.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from gin_env import actions as A
 from gin_env.config import HandRules
 from gin_env.hand import GinHand, Phase
 from gin_env.melds import deadwood_mask, discard_deadwoods, showdown
-from studies import team_vs_solo as tvs
 from training import evaluate
 from training.evaluation import hand_value, luck, play, stats
 from training.evaluation.checks import OptionError
@@ -25,7 +24,6 @@ from training.evaluation.hand_value import (
     SEAT_FEATURES,
     HandValue,
     draw_alternatives,
-    hand_states,
     replay_hand,
     state_features,
     value_corrections,
@@ -145,8 +143,6 @@ def test_each_alternative_row_is_the_state_had_that_card_been_drawn() -> None:
 
     replay_hand(h["deck"], h["actions"], on_draw=check)
     assert seen >= 3
-    rows = hand_states(h["deck"], h["actions"])
-    assert rows.shape == (1 + seen, FEATURE_SIZE)  # the deal, then one state a stock draw
 
 
 # -- the corrections ---------------------------------------------------------------------------
@@ -216,20 +212,14 @@ def test_the_committed_value_loads_and_was_fitted_on_a_pilot_seed() -> None:
     assert v.info["pilot_seed"] != 0  # never the seed the study reports
     assert v.info["heldout_r2"] > 0.1
     assert hand_value.DEFAULT_VALUE_PATH.stat().st_size < 2_000_000
-    x = hand_states(*(_played()[k] for k in ("deck", "actions")))
-    assert np.isfinite(v(x)).all()
+    h = _played()
+    rows = [state_features(replay_hand(h["deck"], []))]
+    replay_hand(h["deck"], h["actions"], after_draw=lambda hand: rows.append(
+        state_features(hand)) if not hand.is_over else None)  # fmt: skip
+    assert len(rows) > 1 and np.isfinite(v(np.array(rows))).all()
 
 
-def test_fit_value_learns_a_signal_and_keeps_the_best_epoch() -> None:
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(3000, FEATURE_SIZE)).astype(np.float32)
-    y = 5 * x[:, 0] - 3 * np.maximum(x[:, 1], 0) + rng.normal(0, 1, 3000)
-    v = hand_value.fit_value(x, y, np.arange(3000) // 3, hidden=(16,), epochs=10, batch=32)
-    assert v.info["heldout_r2"] > 0.8
-    assert v.info["best_epoch"] >= 1 and v.info["rows"] == 3000
-
-
-def test_bad_values_and_options_are_clear_errors(tmp_path, capsys) -> None:
+def test_bad_values_and_options_are_clear_errors(tmp_path) -> None:
     w = np.zeros((1, FEATURE_SIZE))
     with pytest.raises(ValueError, match="first layer must take the 30 state features"):
         HandValue([(np.zeros((1, 5)), np.zeros(1))])
@@ -241,10 +231,6 @@ def test_bad_values_and_options_are_clear_errors(tmp_path, capsys) -> None:
         HandValue.zero()(np.zeros((2, 4)))
     with pytest.raises(ValueError, match="no hand value file"):
         HandValue.load(tmp_path / "missing.npz")
-    with pytest.raises(ValueError, match="hidden must be"):
-        hand_value.fit_value(np.zeros((4, FEATURE_SIZE)), np.zeros(4), np.arange(4), hidden=())
-    with pytest.raises(ValueError, match="x must be"):
-        hand_value.fit_value(np.zeros((4, 3)), np.zeros(4), np.arange(4))
     h = _played()
     with pytest.raises(ValueError, match="draw decision"):
         draw_alternatives(replay_hand(h["deck"], []))
@@ -256,33 +242,20 @@ def test_bad_values_and_options_are_clear_errors(tmp_path, capsys) -> None:
         duplicate_three(AGENTS, deals=1, unit="hand", adjust="value", value=tmp_path / "x.npz")
     with pytest.raises(OptionError, match="value must be a HandValue"):
         luck.load_value(3)  # type: ignore[arg-type]
-    with pytest.raises(SystemExit):
-        tvs.main(["fit-value", "--deals", "1", "--hidden", "a,b", "--out", str(tmp_path)])
-    assert "--hidden must be ints" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        tvs.main(["fit-value", "--deals", "0", "--out", str(tmp_path)])
-    assert "deals must be an int >= 1" in capsys.readouterr().err
 
 
-# -- the study path ------------------------------------------------------------------------------
+# -- evaluation corrected with the shipped value -------------------------------------------------
 @pytest.fixture(scope="module")
-def pilot_value() -> HandValue:
-    return luck.fit_value_on_pilot(AGENTS, deals=40, seed=1234, epochs=4)
+def shipped_value() -> HandValue:
+    return HandValue.load(hand_value.DEFAULT_VALUE_PATH)
 
 
-def test_a_pilot_value_records_where_it_came_from(pilot_value) -> None:
-    info = pilot_value.info
-    assert info["pilot_seed"] == 1234 and info["pilot_hands"] == 240
-    assert info["agents"] == AGENTS and info["hidden"] == [64, 32]
-    assert info["rows"] > 240  # the deal and every stock draw of each hand
-
-
-def test_duplicate_evaluation_corrected_with_the_learned_value(pilot_value) -> None:
+def test_duplicate_evaluation_corrected_with_the_learned_value(shipped_value) -> None:
     trio = ["simple", "heuristic", "three-handed-ppo"]
     kw: dict[str, Any] = dict(deals=100, seed=4, unit="hand", adjust_deals=300)
-    r = duplicate_three(trio, adjust="value", value=pilot_value, **kw)
+    r = duplicate_three(trio, adjust="value", value=shipped_value, **kw)
     deal = duplicate_three(trio, adjust="deal", **kw)
-    assert r["adjust"] == "value" and r["value"] == pilot_value.info
+    assert r["adjust"] == "value" and r["value"] == shipped_value.info
     assert r["covariates"] == list(luck.COVARIATES) + list(luck.VALUE_COVARIATES)
     share = r["adjustment_by_role"]["box"]["covariate_r2"]
     # V's corrections explain a share of the points the deal's covariates do not.
@@ -295,48 +268,26 @@ def test_duplicate_evaluation_corrected_with_the_learned_value(pilot_value) -> N
             assert x["points_per_hand"] == old["points_per_hand"]  # unadjusted unchanged
 
 
-def test_the_deal_value_mean_is_a_deals_only_monte_carlo(pilot_value) -> None:
-    mu, cov = luck.covariate_means(300, seed=3, value=pilot_value)
+def test_the_deal_value_mean_is_a_deals_only_monte_carlo(shipped_value) -> None:
+    mu, cov = luck.covariate_means(300, seed=3, value=shipped_value)
     mu0, cov0 = luck.covariate_means(300, seed=3)
     k = len(luck.COVARIATES)
     assert mu.shape == (k + 1,) and cov.shape == (k + 1, k + 1)
     np.testing.assert_allclose(mu[:k], mu0)
     np.testing.assert_allclose(cov[:k, :k], cov0)
     decks = luck.mc_decks(300, 3)
-    assert mu[k] == pytest.approx(hand_value.deal_values(pilot_value, decks).mean(), rel=1e-6)
+    assert mu[k] == pytest.approx(hand_value.deal_values(shipped_value, decks).mean(), rel=1e-6)
     assert 0 < cov[k, k] < 1  # the error of the mean of V after the deal
 
 
-def test_value_flags_on_the_command_lines(pilot_value, tmp_path, capsys) -> None:
-    path = pilot_value.save(tmp_path / "v.npz")
-    r = tvs.main(
-        ["duplicate", "--agents", "random,simple,heuristic", "--unit", "hand", "--deals", "4",
-         "--adjust", "value", "--value", str(path), "--adjust-deals", "200",
-         "--out", str(tmp_path)]
-    )  # fmt: skip
-    assert r["adjust"] == "value" and all(
-        "points_ratio_adjusted" in row for row in r["half_widths"]
-    )
-    assert "the learned V's draw corrections" in capsys.readouterr().out
-    for ext in ("json", "csv", "png"):
-        assert (tmp_path / f"team_duplicate_hands_value.{ext}").exists()
-    assert "learned V" in tvs.report(tmp_path)
-    assert str(tmp_path / "team_duplicate_hands_value.png") in map(str, tvs.replot(tmp_path))
+def test_gin_rummy_eval_adjusts_with_the_shipped_value(shipped_value, tmp_path) -> None:
     r = evaluate.main(
         ["three", "--agents", "random,simple,heuristic", "--duplicate", "hand", "--adjust",
          "value", "--matches", "2", "--adviser", "suggest", "--out", str(tmp_path), "--name",
          "value", "--no-plot", "--no-progress"]
     )  # fmt: skip
-    assert r["adviser_on"]["adjust"] == "value"  # the committed value
-    assert (
-        r["adviser_on"]["value"]["pilot_seed"]
-        == HandValue.load(hand_value.DEFAULT_VALUE_PATH).info["pilot_seed"]
-    )
-    out = tvs.main(
-        ["fit-value", "--agents", "random,simple,heuristic", "--deals", "2", "--epochs", "1",
-         "--seed", "77", "--save", str(tmp_path / "fit.npz"), "--out", str(tmp_path)]
-    )  # fmt: skip
-    assert HandValue.load(out["path"]).info["pilot_seed"] == 77
+    assert r["adviser_on"]["adjust"] == "value"
+    assert r["adviser_on"]["value"]["pilot_seed"] == shipped_value.info["pilot_seed"]
 
 
 def test_other_rules_change_the_features_the_value_sees() -> None:

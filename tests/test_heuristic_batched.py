@@ -15,10 +15,11 @@ import pytest
 from l2_play import OLD_PARAMS, OPPONENTS, cases, play
 
 import agents
-from agents.batched import PerRow, make_batched
+from agents.batched import PerRow, seat_batched
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.heuristic_batched import BatchedCaptain, BatchedHeuristic, params_vector
-from gin_env.config import HandRules
+from gin_env import games
+from gin_env.config import GinConfig, ThreeHandedConfig
 
 WIDE = HeuristicParams(
     knock_bend=3.0,
@@ -69,8 +70,9 @@ def random_params(rng: np.random.Generator) -> HeuristicParams:
     )
 
 
-def _rules(options: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in options.items() if k in HandRules.option_names()}
+def _table(game: str, options: dict[str, Any]) -> Any:
+    """The table of ``game`` with the rule options among ``options``."""
+    return games.get(game).split_options(options)[0]
 
 
 def compare(
@@ -108,8 +110,8 @@ def _run(num_envs: int, steps: int, draws: int, stride: int = 1) -> int:
     all_cases = cases()
     for i, (game, _label, options) in enumerate(all_cases[::stride]):
         for j, params in enumerate(_sets(rng, draws)):
-            ref = PerRow(HeuristicAgent(params, rules=_rules(options)))
-            fast = BatchedHeuristic(params, rules=_rules(options))
+            ref = PerRow(HeuristicAgent(params, rules=_table(game, options)))
+            fast = BatchedHeuristic(params, rules=_table(game, options))
             opp = OPPONENTS[(i + j) % len(OPPONENTS)]
             total += compare(game, options, 1000 * i + j, num_envs, steps, ref, fast, opp)
     return total
@@ -131,12 +133,13 @@ MATCH = HeuristicParams(
 def test_compiled_l2_reads_the_match_score_as_the_reference(
     game: str, options: dict[str, Any]
 ) -> None:
-    # The levers see the table's target and dealer rule (a dict of env options).
-    ref = PerRow(HeuristicAgent(MATCH, rules=options))
-    fast = BatchedHeuristic(MATCH, rules=options)
+    # The levers see the table's target and dealer rule (the table itself).
+    table = _table(game, options)
+    ref = PerRow(HeuristicAgent(MATCH, rules=table))
+    fast = BatchedHeuristic(MATCH, rules=table)
     assert compare(game, options, 11, 6, 400, ref, fast, "simple") > 500
     # ... and the score moves some decisions (against the same player without the levers).
-    plain = BatchedHeuristic(replace(MATCH, match_knock=0.0, match_gin=0.0), rules=options)
+    plain = BatchedHeuristic(replace(MATCH, match_knock=0.0, match_gin=0.0), rules=table)
     moved = [0]
 
     def hook(obs: np.ndarray, mask: np.ndarray, out: dict[str, np.ndarray]) -> np.ndarray:
@@ -164,8 +167,8 @@ def _advice_run(num_envs: int, steps: int) -> int:
              "captain:margin=0.5,knock_late=5,danger_took=1.0")  # fmt: skip
     for i, (game, _label, options) in enumerate(cases(("three_handed",))):
         spec = specs[i % len(specs)]
-        ref = PerRow(agents.make_for_table(spec, _rules(options)))
-        fast = make_batched(spec, rules=_rules(options))
+        ref = PerRow(agents.seat(spec, _table(game, options)))
+        fast = seat_batched(spec, _table(game, options))
         opp = OPPONENTS[i % 3]
         captain = isinstance(fast, BatchedCaptain) and fast.mode == "weigh"
         total += compare(
@@ -184,19 +187,19 @@ def test_compiled_captain_and_adviser_play_the_reference_moves() -> None:
     assert _advice_run(num_envs=16, steps=200) > 15_000
 
 
-def test_make_batched_gives_the_compiled_l2_with_the_spec_and_the_table() -> None:
-    got = make_batched(
-        "heuristic:knock_undercut=-2.0,danger_weight=3.0", rules={"undercut_bonus": 25}
+def test_seat_batched_gives_the_compiled_l2_with_the_spec_and_the_table() -> None:
+    got = seat_batched(
+        "heuristic:knock_undercut=-2.0,danger_weight=3.0", GinConfig(undercut_bonus=25)
     )
     assert isinstance(got, BatchedHeuristic)
     assert got.params == HeuristicParams(knock_undercut=-2.0, danger_weight=3.0)
     assert got.rules.undercut_bonus == 25
-    captain = make_batched("captain:mode=follow")
+    captain = seat_batched("captain:mode=follow", ThreeHandedConfig())
     assert isinstance(captain, BatchedCaptain) and isinstance(captain.policy, BatchedHeuristic)
     with pytest.raises(ValueError, match="agent 'heuristic' has no option 'x'"):
-        make_batched("heuristic:x=1")
+        seat_batched("heuristic:x=1", GinConfig())
     with pytest.raises(ValueError, match="captain mode must be one of follow, weigh, ignore"):
-        make_batched("captain:mode=obey")
+        seat_batched("captain:mode=obey", ThreeHandedConfig())
 
 
 def test_params_vector_follows_the_fields() -> None:

@@ -16,8 +16,9 @@ from agents.base import SeatView
 from agents.batched import PerRow
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from gin_env import actions as A
+from gin_env import games
 from gin_env.cards import POINTS, parse_cards
-from gin_env.config import HandRules
+from gin_env.config import GinConfig, HandRules
 
 RECORDED = dict(np.load(Path(__file__).parent / "data" / "l2_moves.npz"))
 NEW_FIELDS = (
@@ -41,8 +42,8 @@ def _replay(which: list[str]) -> int:
                 if k not in which or not k.startswith(key(game, label, pname, "")):
                     continue
                 opp = k.rsplit("|", 1)[1]
-                # The table's rules reach the agent as make_for_table gives them.
-                rules = {k: v for k, v in options.items() if k in HandRules.option_names()}
+                # The table's rules reach the agent as agents.seat gives them.
+                rules = games.get(game).split_options(options)[0].hand_rules()
                 l2 = PerRow(HeuristicAgent(params, rules=rules))
                 now = play(game, options, 100 * i + j, NUM_ENVS, STEPS, l2, opp)
                 n = min(len(now), len(moves))
@@ -58,7 +59,7 @@ def test_new_fields_default_to_zero_and_are_numbers() -> None:
     prm = HeuristicParams()
     assert all(getattr(prm, f) == 0.0 for f in NEW_FIELDS)
     assert prm.danger_pips == 1.0  # the weight by pips L2 always had
-    with pytest.raises(ValueError, match="knock_undercut must be a number, got 'x'"):
+    with pytest.raises(ValueError, match="knock_undercut must be a finite number, got 'x'"):
         HeuristicParams(knock_undercut="x")  # type: ignore[arg-type]
 
 
@@ -88,12 +89,12 @@ def test_knock_threshold_bends_with_the_stock_and_follows_the_undercut_bonus() -
     assert [bent.knock_limit(v) for v in (full, mid, empty)] == [10, 14, 10]
     prm = HeuristicParams(knock_undercut=-2.0)
     assert HeuristicAgent(prm).knock_limit(full) == 10  # standard rules: undercut 10
-    assert HeuristicAgent(prm, rules={"undercut_bonus": 25}).knock_limit(full) == 7
+    assert HeuristicAgent(prm, rules=HandRules(undercut_bonus=25)).knock_limit(full) == 7
     assert agents.make("heuristic:knock_undercut=-2.0,undercut_bonus=25").knock_limit(full) == 7
-    seated = agents.make_for_table("heuristic:knock_undercut=-2.0", {"undercut_bonus": 30})
+    seated = agents.seat("heuristic:knock_undercut=-2.0", GinConfig(undercut_bonus=30))
     assert seated.knock_limit(full) == 6
-    with pytest.raises(ValueError, match="unknown rule option"):
-        HeuristicAgent(prm, rules={"undercut": 25})
+    with pytest.raises(ValueError, match="rules must be a gin table"):
+        HeuristicAgent(prm, rules={"undercut_bonus": 25})  # type: ignore[arg-type]
 
 
 def test_take_margin_keep_and_danger_weights_move_with_stock_and_pickups() -> None:
@@ -164,7 +165,7 @@ def test_each_new_field_changes_some_moves() -> None:
         "danger_pips": 0.0,
     }
     for f, v in values.items():
-        agent = HeuristicAgent(HeuristicParams(**{f: v}), rules={"undercut_bonus": 25})
+        agent = HeuristicAgent(HeuristicParams(**{f: v}), rules=HandRules(undercut_bonus=25))
         now = play("gin", {"undercut_bonus": 25}, 7, 8, 100, PerRow(agent), "simple")
         n = min(len(now), len(base))
         assert (now[:n] != base[:n]).any(), f

@@ -17,6 +17,7 @@ from scripted_openai import ScriptedServer
 
 import agents
 from gin_env import games, text
+from gin_env.config import ThreeHandedConfig
 from training.rollout import play
 
 pytest.importorskip("openai")
@@ -30,9 +31,12 @@ def _decision(game: str = "gin", seed: int = 2) -> tuple[Any, dict[str, Any]]:
     return env, obs
 
 
-def _agent(server: ScriptedServer, tmp_path: Path, **options: Any) -> Any:
+def _agent(server: ScriptedServer, tmp_path: Path, table: Any = None, **options: Any) -> Any:
     spec = f"llm:model=test-model,base_url={server.base_url},timeout=0.5,backoff=0.01"
-    return agents.make(spec, transcript=str(tmp_path / "t.jsonl"), **options)
+    transcript = str(tmp_path / "t.jsonl")
+    if table is not None:  # seated at a table: the table's rules reach it
+        return agents.seat(spec, table, transcript=transcript, **options)
+    return agents.make(spec, transcript=transcript, **options)
 
 
 def _lines(tmp_path: Path) -> list[dict[str, Any]]:
@@ -183,3 +187,19 @@ def test_llm_in_the_text_env(tmp_path: Path) -> None:
             seen, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else agent.respond(seen))
     assert not env.agents and all(v == 0 for v in env.invalid.values())
+
+
+def test_a_typed_table_tells_the_game_and_its_rules(tmp_path: Path) -> None:
+    """Seated with a table's rules object, the box's first prompt already says three-handed
+    and the table's target (the gin layout alone could not tell a box from a dealer)."""
+
+    env = games.get("three_handed").make_env(episode="hand", target_score=50)
+    env.reset(seed=0)
+    while env.infos[env.agent_selection]["role"] != "box":
+        env.step(int(agents.make("heuristic").act(env.observe(env.agent_selection))))
+    with ScriptedServer() as server:
+        agent = _agent(server, tmp_path, table=ThreeHandedConfig(target_score=50))
+        agent.act(env.observe(env.agent_selection))
+        prompt = server.requests[0]["messages"][-1]["content"]
+    assert prompt.startswith("Three-handed gin rummy. You are the box.")
+    assert "match to 50." in prompt

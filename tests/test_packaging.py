@@ -101,3 +101,37 @@ def test_make_test_installs_the_torchrl_extra() -> None:
     assert install and "torchrl" in install.group(1).split(","), install
     extra = _pyproject()["project"]["optional-dependencies"]["torchrl"]
     assert "torchrl==0.14.1" in extra and "tensordict==0.14.3" in extra
+
+
+def test_ci_runs_every_example_target_and_benchmarl_stays_apart() -> None:
+    """examples/ runs in CI: .ci/run calls each examples target, and BenchMARL's extra
+    (torchrl < 0.12) is installed into its own venv, never beside the torchrl extra."""
+    ci = (ROOT / ".ci" / "run").read_text().split()
+    for target in ("test-examples", "test-benchmarl", "test-rllib"):
+        assert target in ci, target
+    extras = _pyproject()["project"]["optional-dependencies"]
+    assert "torchrl==0.11.1" in extras["benchmarl"] and "torchrl==0.14.1" in extras["torchrl"]
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r'\$\(BENCHMARL_VENV\)/bin/pip install -q -e "\.\[benchmarl\]"', makefile)
+    main_installs = re.findall(r'\$\(BIN\)/pip install -q -e "\.\[([^\]]*)\]"', makefile)
+    assert main_installs and all("benchmarl" not in x for x in main_installs)
+
+
+def test_the_development_page_names_every_module_of_the_layout() -> None:
+    """docs/development.md's layout is the real one: every module of the packages, the
+    studies and the examples is named there (a module added or renamed fails this until the
+    page says where it sits)."""
+    page = (ROOT / "docs" / "development.md").read_text()
+    block = page.split("## Layout", 1)[1].split("```", 2)[1]
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", block))
+    missing = []
+    folders = ("gin_env", "agents", "training", "training/evaluation", "studies", "examples",
+               "gin_web")  # fmt: skip
+    for folder in folders:
+        for path in sorted((ROOT / folder).glob("*.py")):
+            if path.stem not in ("__init__", "__main__") and path.stem not in words:
+                missing.append(f"{folder}/{path.name}")
+        for sub in sorted(p for p in (ROOT / folder).iterdir() if (p / "__init__.py").is_file()):
+            if sub.name not in words:
+                missing.append(f"{folder}/{sub.name}/")
+    assert missing == [], f"not in docs/development.md's layout: {missing}"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from agents.heuristic import HeuristicParams
+from gin_env.config import GinConfig
 from gin_env.fast_game import F_HAND0, F_PLAYER0, F_STOCK_POS
 from studies import rollout_search as R
 from training.evaluation.gin import deal_deck, play_duplicate_batched
@@ -35,7 +36,7 @@ def _play(search: R.Search, seed: int, pairs: int, visit: Any) -> np.ndarray:
         return acts
 
     decks = np.asarray([deal_deck(seed, d) for d in range(pairs)])
-    return play_duplicate_batched(decks, {}, act)
+    return play_duplicate_batched(decks, GinConfig(), act)
 
 
 class TrueWorld(R.Search):
@@ -50,7 +51,7 @@ class TrueWorld(R.Search):
 
 
 def test_rollouts_of_the_true_world_replay_the_game() -> None:
-    search = TrueWorld(R.base_params("tuned", {}), HeuristicParams(), {}, worlds=2)
+    search = TrueWorld(R.base_params("tuned"), HeuristicParams(), GinConfig(), worlds=2)
     predicted: list[tuple[int, float]] = []
 
     def visit(games: Any, r: int, player: int, move: int) -> None:
@@ -65,7 +66,9 @@ def test_rollouts_of_the_true_world_replay_the_game() -> None:
 
 
 def test_worlds_keep_the_public_cards_and_deal_the_unseen() -> None:
-    search = R.Search(R.base_params("L2", {}), HeuristicParams(), {}, worlds=16, filter_samples=40)
+    search = R.Search(
+        R.base_params("L2"), HeuristicParams(), GinConfig(), worlds=16, filter_samples=40
+    )
     seen = {"checks": 0}
 
     def visit(games: Any, r: int, player: int, move: int) -> None:
@@ -112,4 +115,4 @@ def test_a_tiny_run_reports_paired_figures(tmp_path: Any) -> None:
 
 def test_bad_decisions_are_refused() -> None:
     with pytest.raises(ValueError, match="decisions must be"):
-        R.Search(HeuristicParams(), HeuristicParams(), {}, decisions="draw+bluff")
+        R.Search(HeuristicParams(), HeuristicParams(), GinConfig(), decisions="draw+bluff")

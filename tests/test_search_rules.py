@@ -190,18 +190,17 @@ def test_resample_keeps_what_the_seat_saw_and_deals_the_rest_again(make_rng: typ
 
 
 # -- the table's rules ------------------------------------------------------------------------
-def test_table_rules_from_configs_dicts_and_specs() -> None:
+def test_table_rules_from_tables_and_specs() -> None:
     cfg = GinConfig(oklahoma=True, undercut_bonus=25, target_score=50)
     assert table_rules(cfg) == HandRules(oklahoma=True, undercut_bonus=25)
-    assert table_rules({"knock_limit": 7, "target_score": 10}) == HandRules(knock_limit=7)
-    with pytest.raises(ValueError, match="unknown rule option.*'knock'"):
-        table_rules({"knock": 7})
-    with pytest.raises(ValueError, match="rules must be an env config"):
-        table_rules(7)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="rules must be a gin table"):
+        table_rules({"knock_limit": 7})  # type: ignore[arg-type]
     env = gin_v0.raw_env(oklahoma=True, undercut_bonus=25)
-    assert agents.make("search", rules=env.unwrapped.config).rules == table_rules(cfg)
+    assert agents.seat("search", env.unwrapped.config).rules == table_rules(cfg)
     spec = agents.make("search:oklahoma=True,undercut_bonus=25,worlds=2")
     assert spec.rules == table_rules(cfg) and spec.worlds == 2
+    with pytest.raises(ValueError, match="sets oklahoma=False, but the table plays oklahoma=True"):
+        agents.seat("search:oklahoma=False", cfg)
 
 
 def _undercut_view() -> SeatView:
@@ -222,7 +221,8 @@ def test_search_scores_a_knock_with_the_tables_undercut_bonus() -> None:
     view = _undercut_view()
     values = {}
     for bonus in (10, 25):
-        agent = SearchAgent(budget=None, worlds=60, margin=0.0, rules={"undercut_bonus": bonus})
+        rules = HandRules(undercut_bonus=bonus)
+        agent = SearchAgent(budget=None, worlds=60, margin=0.0, rules=rules)
         values[bonus] = agent.candidate_values(view, np.random.default_rng(0))
     knock = next(a for a in values[10] if a >= A.KNOCK)
     assert list(values[10]) == list(values[25])  # the same candidates
@@ -252,7 +252,7 @@ def _oklahoma_states(n: int) -> list[tuple[dict, int, int]]:
 
 def test_search_reads_the_oklahoma_knock_limit_and_refuses_the_wrong_rules() -> None:
     states = _oklahoma_states(300)
-    ok = SearchAgent(budget=None, worlds=2, rules={"oklahoma": True, "undercut_bonus": 25})
+    ok = SearchAgent(budget=None, worlds=2, rules=HandRules(oklahoma=True, undercut_bonus=25))
     for obs, upcard, _ in states:  # one agent for both seats, in order, as at a table
         view = decode(obs)
         assert ok.upcard(view) == upcard
@@ -341,7 +341,7 @@ def test_search_rollouts_play_the_oklahoma_knock_limit() -> None:
             discard_pile=1 << card, opponent_took=0, opponent_discarded=0, own_discarded=0,
             stock_size=31, suggestion=-1, legal=[A.TAKE_DISCARD, A.PASS],
         )  # fmt: skip
-        okla = SearchAgent(budget=None, worlds=30, rules={"oklahoma": True})
+        okla = SearchAgent(budget=None, worlds=30, rules=HandRules(oklahoma=True))
         plain = SearchAgent(budget=None, worlds=30)
         assert okla.upcard(view) == card
         base = okla._base(view)
@@ -356,10 +356,10 @@ def test_search_rollouts_play_the_oklahoma_knock_limit() -> None:
 
 def test_agents_seated_at_a_table_learn_its_rules() -> None:
     cfg = gin_v0.raw_env(oklahoma=True, undercut_bonus=25).unwrapped.config
-    assert agents.make_for_table("search:worlds=2", cfg).rules == table_rules(cfg)
-    captain = agents.make_for_table("captain:agent=search", cfg)
+    assert agents.seat("search:worlds=2", cfg).rules == table_rules(cfg)
+    captain = agents.seat("captain:agent=search", cfg)
     assert captain.agent.rules == table_rules(cfg)
-    assert isinstance(agents.make_for_table("heuristic", cfg), HeuristicAgent)
+    assert isinstance(agents.seat("heuristic", cfg), HeuristicAgent)
 
 
 def test_a_search_opponent_plays_an_oklahoma_table_of_the_vector_env() -> None:

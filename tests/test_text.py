@@ -88,6 +88,7 @@ PARSES: list[tuple[str, list[int], str, int | str]] = [
     ('{"move": "big-gin"}', DISCARDS, "gin", "big-gin is not a legal move now"),
     ("I will discard the two of clubs", DISCARDS, "gin", "discard 2C is not a legal move now"),
     ("meld 2h 3h 4h", RUMMY, "rummy", "meld 2H 3H 4H is not a legal move now"),
+    ("I meld the 5h, 5h, 6h and 7h", RUMMY, "rummy", "an unknown move is not a legal move now"),
     # empty and unusable
     ("", DISCARDS, "gin", "the reply is empty"),
     ("   \n ", DISCARDS, "gin", "the reply is empty"),
@@ -397,7 +398,7 @@ def _fuzz(hands: int) -> int:
                     allowed = _may_see_gin(env, seat, public)
                 # The last line is the fixed template of how to reply ("discard 7H").
                 body = seen.rsplit("\nReply with", 1)[0]
-                named = to_mask(parse_card(c) for c in _CODE.findall(body))
+                named = to_mask({parse_card(c) for c in _CODE.findall(body)})
                 leak = named & ~allowed
                 assert not leak, f"{game} {options} hand {k}: {seat} reads {leak:b}\n{seen}"
                 checked += 1
@@ -458,3 +459,54 @@ def test_facts_read_back_the_engine() -> None:
                 assert f.stock == h.stock_size and f.pile == to_mask(h.discard_pile)
                 assert f.top == (-1 if h.top_discard is None else h.top_discard)
             env.step(text.move_words(int(player.act(info["numeric"])), game))
+
+
+def test_render_and_legal_moves_in_words() -> None:
+    env = text.env("gin", episode="hand", render_mode="ansi")
+    env.reset(seed=2)
+    assert env.legal_moves() == ["take", "pass"]
+    env.step("I pass on that one.")
+    shown = env.render()
+    assert isinstance(shown, str) and "last reply: player_" in shown and "-> pass" in shown
+
+
+def _module_file(root: Any, name: str) -> Any:
+    return root / (name.replace(".", "/") + ".py")
+
+
+def test_the_words_need_only_the_standard_library() -> None:
+    """gin_env.text.words, and the rules modules it reads, import nothing outside the
+    standard library and the package's pure rules (no numpy, no gymnasium)."""
+    import ast
+    import sys
+    from pathlib import Path
+
+    root = Path(text.__file__).resolve().parents[2]
+    seen: set[str] = set()
+    todo = ["gin_env.text.words"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        tree = ast.parse(_module_file(root, name).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                base = node.module
+                # "from gin_env import actions": the module gin_env.actions, if it is one.
+                targets = [
+                    f"{base}.{a.name}" if _module_file(root, f"{base}.{a.name}").exists() else base
+                    for a in node.names
+                ]
+            else:
+                continue
+            for t in targets:
+                top = t.split(".")[0]
+                if top == "gin_env":
+                    if _module_file(root, t).exists():
+                        todo.append(t)
+                else:
+                    assert top in sys.stdlib_module_names, f"{name} imports {t}"
+    assert "gin_env.melds" in seen and "gin_env.cards" in seen

@@ -10,6 +10,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents.trained import MLPAgent, load  # noqa: E402
+from gin_env import games  # noqa: E402
+from gin_env.config import GinConfig  # noqa: E402
 from training.league import League, LeagueEnv, Member, make_env, make_opponent  # noqa: E402
 from training.train_ppo import (  # noqa: E402
     Args,
@@ -88,7 +90,8 @@ def test_exported_checkpoint_loads_and_acts_deterministically(tmp_path: Path, in
     again = load(path)
     assert agent.obs_size == {"obs": 436, "obs+mask": 545, "obs+mask+features": 598}[inputs]
     model = load_model(latest_checkpoint(args.run_dir))  # type: ignore[arg-type]
-    env = LeagueEnv(make_env("gin"), [Member("random", make_opponent("random"))], inputs=inputs)
+    member = Member("random", make_opponent("random", GinConfig()))
+    env = LeagueEnv(make_env("gin"), [member], inputs=inputs)
     obs, _ = env.reset(seed=11)
     for _ in range(60):
         ob = {"observation": obs[:436], "action_mask": env.action_masks().astype(np.int8)}
@@ -115,7 +118,7 @@ def test_interrupt_and_resume_continues_steps_and_pool(tmp_path: Path) -> None:
     first = train(tiny_args(tmp_path, "gin", total=256, **kw))
     ckpt = latest_checkpoint(tiny_args(tmp_path, "gin").run_dir)
     assert ckpt is not None
-    saved = League.load(ckpt / "league")
+    saved = League.load(ckpt / "league", GinConfig())
     assert saved.names() == first["pool"] and len(saved.snapshots) >= 1
 
     resumed = train(tiny_args(tmp_path, "gin", total=512, resume=True, **kw))
@@ -132,7 +135,7 @@ def test_interrupt_and_resume_continues_steps_and_pool(tmp_path: Path) -> None:
 
 def test_league_round_trips_through_save_and_load(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
-    league = League(["random"], max_snapshots=2, seed=5)
+    league = League(["random"], max_snapshots=2, seed=5, table=GinConfig())
     for step in (10, 20, 30):
         layers = [
             (rng.normal(size=(8, 436)), rng.normal(size=8)),
@@ -144,7 +147,7 @@ def test_league_round_trips_through_save_and_load(tmp_path: Path) -> None:
     assert league.weights() == [0.5, 0.25, 0.25]
     with pytest.raises(ValueError, match="fixed weights must be 1 non-negative"):
         league.set_fixed_weights([1.0, 2.0])
-    league = League(["simple", "random"], max_snapshots=2, seed=5)
+    league = League(["simple", "random"], max_snapshots=2, seed=5, table=GinConfig())
     league.set_fixed_weights([3, 1])
     assert league.weights() == [0.75, 0.25]
     for step in (10, 20, 30):
@@ -155,7 +158,7 @@ def test_league_round_trips_through_save_and_load(tmp_path: Path) -> None:
         league.add_snapshot(MLPAgent(layers), step)
     assert league.weights() == pytest.approx([0.375, 0.125, 0.25, 0.25])
     league.save(tmp_path / "lg")
-    back = League.load(tmp_path / "lg")
+    back = League.load(tmp_path / "lg", GinConfig())
     assert back.names() == league.names() and back.weights() == league.weights()
     assert back.rng.integers(2**31) == league.rng.integers(2**31)
     for a, b in zip(league.snapshots, back.snapshots, strict=True):
@@ -170,7 +173,8 @@ def test_league_round_trips_through_save_and_load(tmp_path: Path) -> None:
 def test_learner_reward_is_its_own_sides_points(env: str) -> None:
     scale = 0.01
     league_env = LeagueEnv(
-        make_env(env, reward_scale=scale), [Member("random", make_opponent("random"))]
+        make_env(env, reward_scale=scale),
+        [Member("random", make_opponent("random", games.get(env).table()))],
     )
     rng = np.random.default_rng(1)
     obs, info = league_env.reset(seed=2)

@@ -33,6 +33,7 @@ pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
 from agents.trained import CHECKPOINT_DIR  # noqa: E402
+from gin_env.config import GinConfig  # noqa: E402
 from training import checkpoints, train_dmc, train_ppo, tune  # noqa: E402
 from training.checkpoints import latest_checkpoint, read_jsonl, write_checkpoint  # noqa: E402
 from training.league import League  # noqa: E402
@@ -246,7 +247,7 @@ def test_tune_resume_and_league_and_replay_never_run_a_payload(tmp_path: Path) -
     (league / "league.json").write_text(json.dumps({"fixed": [], "max_snapshots": 1}))
     evil_npz(marker, league / "snapshots.npz")
     with pytest.raises(ValueError, match="league"):
-        League.load(league)
+        League.load(league, GinConfig())
     replay = tmp_path / "match.json"
     replay.write_bytes(evil_pickle(marker))
     with pytest.raises(ValueError, match="match.json"):
@@ -351,6 +352,12 @@ def test_resume_without_a_checkpoint_is_refused_and_overwrite_is_asked_for(
     assert "no checkpoint" in capsys.readouterr().err
     summary = train_dmc.train(dmc_args(tmp_path / "killed", overwrite=True))
     assert summary["finished"] and not (tmp_path / "killed" / "args.json").read_text() == "{}"
+    # --overwrite deletes a run's files, never a folder of other things (--run-dir .).
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "thesis.tex").write_text("years of work")
+    with pytest.raises(ValueError, match="not a run's"):
+        train_dmc.train(dmc_args(tmp_path / "home", overwrite=True))
+    assert (tmp_path / "home" / "thesis.tex").read_text() == "years of work"
 
 
 def test_a_resume_takes_the_saved_settings_and_refuses_a_contradicting_flag(
@@ -643,7 +650,7 @@ def test_play_save_keeps_a_match_left_early(tmp_path: Path, typed: str) -> None:
     path = tmp_path / "left.json"
     args = ["play", "-g", "gin", "--seed", "3", "--opponents", "simple", "--save", str(path)]
     result = CliRunner().invoke(cli, args, input=typed)
-    assert result.exit_code == 0 and "(the match so far)" in result.output, result.output
+    assert result.exit_code == 0 and "(the match so far" in result.output, result.output
     data = load_replay(path)
     assert data["winner"] is None and len(data["hands"]) == 1
     again = CliRunner().invoke(cli, ["replay", str(path)])
@@ -657,3 +664,25 @@ def test_bad_tuned_sets_are_one_line_errors(tmp_path: Path, kind: str) -> None:
     with pytest.raises(ValueError) as err:
         agents.make("tuned", directory=str(tmp_path))
     one_line_naming(err.value, path)
+
+
+def test_an_old_ppo_checkpoint_migrates_and_resumes(tmp_path: Path, ppo_run: Path) -> None:
+    """A PPO checkpoint of the old format (sb3's model.zip, a pickled state.pkl), migrated
+    once with --trust, resumes from its step count."""
+    from training.trusted import migrate_main
+
+    run = copy_tree(ppo_run, tmp_path / "old")
+    ckpt = latest_checkpoint(run)
+    assert ckpt is not None
+    state = train_ppo.load_state(ckpt)
+    train_ppo.load_model(ckpt).save(ckpt / "model.zip")
+    state["rng"] = {"python": random.getstate(), "numpy": np.random.get_state(),
+                    "torch": torch.get_rng_state()}  # fmt: skip
+    (ckpt / "state.pkl").write_bytes(pickle.dumps(state))
+    for name in ("state.json", "policy.pt", "optimizer.pt", "checkpoint.json"):
+        (ckpt / name).unlink()
+    with pytest.raises(ValueError, match="migrate-checkpoint --trust"):
+        train_ppo.train(ppo_args(run, resume=True, total_steps=256))
+    assert migrate_main([str(ckpt), "--trust"]) == 0
+    more = train_ppo.train(ppo_args(run, resume=True, total_steps=256))
+    assert more["num_timesteps"] >= 256 and state["num_timesteps"] == 128

@@ -20,7 +20,7 @@ import pytest
 import agents
 from agents.heuristic import HeuristicParams
 from agents.tuned import TABLES, load_sets, make_tuned, param_set, rules_dict, table_name
-from gin_env.config import GinConfig
+from gin_env.config import GinConfig, HandRules
 
 pytest.importorskip("cma")
 
@@ -78,7 +78,7 @@ def test_every_parameter_is_searched_or_held_fixed() -> None:
 
 @pytest.mark.parametrize("table", list(TABLES))
 def test_the_batched_engine_plays_the_points_of_the_per_game_one(table: str) -> None:
-    rules = rules_dict(TABLES[table])
+    rules = GinConfig(**rules_dict(TABLES[table]))
     cand = tune.decode(np.random.default_rng(1).uniform(size=len(tune.space())))
     matches = [
         (HeuristicParams(), "simple"),
@@ -200,7 +200,7 @@ def test_a_parameter_set_is_refused_at_a_table_of_other_rules(tmp_path: Path) ->
     with pytest.raises(ValueError, match=r"no parameter set tuned for this table \(undercut"):
         make_tuned(rules=openspiel, directory=tmp_path)
     with pytest.raises(ValueError, match="any_table=True"):
-        make_tuned(rules={"knock_limit": 7}, directory=tmp_path)
+        make_tuned(rules=HandRules(knock_limit=7), directory=tmp_path)
     with pytest.raises(ValueError, match="set 'default' was tuned for the default rules"):
         make_tuned(rules=openspiel, params="default", directory=tmp_path)
     anyway = make_tuned(rules=openspiel, any_table=True, directory=tmp_path)
@@ -232,14 +232,14 @@ def test_the_shipped_sets_follow_the_table() -> None:
     for name, data in sets.items():
         assert data["rules"] == rules_dict(TABLES[name])
         rules = TABLES[name]
-        agent = agents.make_for_table("tuned", rules)
+        agent = agents.seat("tuned", rules)
         assert agent.table == name and agent.params == HeuristicParams(**data["params"])
     with pytest.raises(ValueError, match="no parameter set tuned for this table"):
-        agents.make_for_table("tuned", GinConfig(knock_limit=7))
+        agents.seat("tuned", GinConfig(knock_limit=7))
     assert (ROOT / "agents" / "checkpoints" / "tuned.md").is_file()
     # Asked by spec, as the command line writes it: true/false in any case are booleans.
     spec = "tuned:params=openspiel,any_table=true"
-    anyway = agents.make_for_table(spec, GinConfig(knock_limit=7))
+    anyway = agents.seat(spec, GinConfig(knock_limit=7))
     assert anyway.table == "openspiel"
     assert anyway.params == HeuristicParams(**sets["openspiel"]["params"])
     with pytest.raises(ValueError, match="any_table must be True or False"):
@@ -253,14 +253,14 @@ def test_the_evaluation_seats_tuned_with_the_set_of_its_table(tmp_path: Path, mo
     monkeypatch.setattr(agents.tuned, "SET_DIR", tmp_path)
     monkeypatch.setattr(checks, "_AGENT_CACHE", {})
     _write_set(tmp_path, "default", danger_weight=7.5)
-    eaai = rules_dict(TABLES["eaai"])
+    eaai = TABLES["eaai"]
     with pytest.raises(checks.OptionError, match="no parameter set tuned for this table"):
-        gin.gin_duplicate("tuned", "heuristic", 1, workers=1, progress=False, rules=eaai)
+        gin.gin_duplicate("tuned", "heuristic", 1, workers=1, progress=False, table=eaai)
     _write_set(tmp_path, "eaai", danger_weight=3.0)
-    out = gin.gin_duplicate("tuned", "heuristic", 1, workers=1, progress=False, rules=eaai)
+    out = gin.gin_duplicate("tuned", "heuristic", 1, workers=1, progress=False, table=eaai)
     assert out["pairs"] == 1
     assert checks.agent_of("tuned", eaai).table == "eaai"
-    assert checks.agent_of("tuned", {}).table == "default"
+    assert checks.agent_of("tuned", GinConfig()).table == "default"
 
 
 def test_the_card_is_written_from_the_runs(tmp_path: Path) -> None:
@@ -314,7 +314,7 @@ def test_a_search_from_the_shipped_set_against_l2_alone(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("flag", "value", "message"),
     [
-        ("start", "L3", "start must be one of L2, tuned; got 'L3'"),
+        ("start", "L3", "start must be one of L2, tuned, gin-only, knock-early; got 'L3'"),
         (
             "pool_opponents",
             "L2,L0",

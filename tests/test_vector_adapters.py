@@ -9,12 +9,13 @@ import pytest
 from gymnasium.utils.passive_env_checker import check_obs
 from gymnasium.vector import AutoresetMode
 
-from agents import make, make_for_table
-from agents.batched import BatchedRandom, BatchedSimple, PerRow, card_masks, make_batched
+from agents import make, seat
+from agents.batched import BatchedRandom, BatchedSimple, PerRow, card_masks, seat_batched
 from agents.heuristic_batched import BatchedHeuristic
 from agents.simple import SimpleAgent
 from agents.vector import LearnerVectorEnv
 from gin_env import actions as A
+from gin_env.config import GinConfig
 from gin_env.encoding import OBS_SLICES
 from gin_env.vector import VectorGinEnv
 
@@ -95,8 +96,8 @@ def test_batched_tuned_plays_the_tuned_set_of_the_table_as_the_agent_does(table:
     from agents.tuned import TABLES, rules_dict
 
     rules = rules_dict(TABLES[table])
-    agent = make_for_table("tuned", rules)
-    batched = make_batched("tuned", rules)
+    agent = seat("tuned", GinConfig(**rules))
+    batched = seat_batched("tuned", GinConfig(**rules))
     assert isinstance(batched, BatchedHeuristic) and batched.params == agent.params
     for obs, masks in _positions("gin", rules, steps=20):
         assert batched.act(obs, masks).tolist() == [
@@ -115,11 +116,12 @@ def test_batched_policies_refuse_bad_input_and_bad_names() -> None:
     empty[1] = False
     with pytest.raises(ValueError, match="row 1 has no legal action"):
         BatchedSimple().act(obs, empty)
-    with pytest.raises(ValueError, match="unknown or bad opponent 'nobody'.*simple.*heuristic"):
-        make_batched("nobody")
-    assert isinstance(make_batched("simple"), BatchedSimple)
-    assert isinstance(make_batched("heuristic"), BatchedHeuristic)  # compiled
-    assert isinstance(make_batched("search:budget=0.01"), PerRow)
+    gin = GinConfig()
+    with pytest.raises(ValueError, match="unknown agent 'nobody': registered .*heuristic"):
+        seat_batched("nobody", gin)
+    assert isinstance(seat_batched("simple", gin), BatchedSimple)
+    assert isinstance(seat_batched("heuristic", gin), BatchedHeuristic)  # compiled
+    assert isinstance(seat_batched("search:budget=0.01", gin), PerRow)
 
 
 # -- the Gymnasium VectorEnv -------------------------------------------------------------------
@@ -200,7 +202,7 @@ def test_learner_vector_env_opponents_by_name_and_bad_ones() -> None:
     env = LearnerVectorEnv(2, "three_handed", opponents={0: "heuristic", 1: "simple"}, learner=2)
     env.reset(seed=0)
     assert env.step(BatchedRandom().act(*_obs_masks(env)))[0].shape == (2, 436)
-    with pytest.raises(ValueError, match="unknown or bad opponent 'nobody'.*registered agents"):
+    with pytest.raises(ValueError, match="unknown agent 'nobody': registered"):
         LearnerVectorEnv(2, opponents="nobody")
     with pytest.raises(ValueError, match=r"every seat the learner does not hold \(\[0, 2\]\)"):
         LearnerVectorEnv(2, "three_handed", opponents={0: "simple"}, learner=1)
@@ -293,14 +295,13 @@ def test_learner_vector_env_history_is_the_learners(game: str) -> None:
 
 
 def test_batched_players_read_the_v1_layout_as_v0() -> None:
-    from agents.batched import make_batched
     from gin_env.encoding import OBS_SIZE
     from gin_env.vector import VectorGinEnv
 
     env = VectorGinEnv(16, "gin_v1", seed=3, backend="python")
     out = env.reset()
-    simple = make_batched("simple")
-    rows = make_batched("heuristic")
+    simple = seat_batched("simple", GinConfig())
+    rows = seat_batched("heuristic", GinConfig())
     rng = np.random.default_rng(0)
     for _ in range(20):
         obs, mask = out["observation"], out["action_mask"]

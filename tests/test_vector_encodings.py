@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from gin_env import actions as A
+from gin_env import games
 from gin_env.encoding import (
     HISTORY_FEATURES,
     HISTORY_LENGTH,
@@ -25,7 +26,7 @@ from gin_env.encoding import (
     OBS_SIZE_V1,
     state_views,
 )
-from gin_env.vector import ENVS, VectorGinEnv, _env_module
+from gin_env.vector import ENVS, VectorGinEnv
 
 #: (game, options, policy): together they touch Oklahoma, the blind adviser (with and
 #: without taking back the taken card), Hollywood, big gin, one-hand episodes, the v1 layout.
@@ -93,7 +94,7 @@ def replay_encodings(
     asserting at every step that the states, every seat's history and every seat's
     observation agree. Returns (hands finished, the most moves seen in one hand)."""
     options = {**options, "observation": "history"}
-    module = _env_module(game)
+    module = games.get(ENVS[game]).module
     venv = VectorGinEnv(num_envs, game, seed=seed, backend=backend, **options)
     refs = [module.raw_env(**options) for _ in range(num_envs)]
     for i, ref in enumerate(refs):

@@ -118,7 +118,7 @@ PLAY_EVERY_AGENT = textwrap.dedent(
         game = GAMES.get(name, "three_handed_gin_v0" if "three" in name else "gin_v0")
         env = games.get(game).make_env(**({} if game == "rummy_v0" else {"episode": "hand"}))
         env.reset(seed=0)
-        agent = agents.make_for_table(OPTIONS.get(name, name), getattr(env, "config", None))
+        agent = agents.seat(OPTIONS.get(name, name), env.config)
         rng = np.random.default_rng(0)
         moves = 0
         for who in env.agent_iter():

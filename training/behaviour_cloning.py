@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from agents.trained import actor_from_sb3, policy_input
+from gin_env import games
 from training.league import make_env, make_opponent
 
 __all__ = ["BCConfig", "collect_teacher_data", "behaviour_cloning", "warm_start"]
@@ -48,7 +49,7 @@ def collect_teacher_data(
 
     With a ``student`` (DAgger), the student plays every seat and the teacher only labels
     the decisions: the data then covers the states the student actually reaches."""
-    teacher = make_opponent(args.teacher)
+    teacher = make_opponent(args.teacher, games.get(args.env).table())
     env = make_env(args.env, reward_scale=args.reward_scale)
     rng = np.random.default_rng(args.seed + 99)
     obs_l: list[np.ndarray] = []

@@ -343,6 +343,18 @@ def check_export_name(name: str) -> str:
     return name
 
 
+#: What the trainers write in a run folder (all that ``--overwrite`` may delete).
+RUN_FILES = frozenset(
+    {"args.json", "checkpoints", "tb", "summary.json", "eval.csv", "checkpoint.json",
+     "checkpoint.json.tmp", "checkpoint.pkl", "generations.jsonl", "generations.csv",
+     "params.json", "report.json"}
+)  # fmt: skip
+
+
+def _run_file(name: str) -> bool:
+    return name in RUN_FILES or (name.startswith("learning_curve") and name.endswith(".png"))
+
+
 def claim_run_dir(run_dir: str | Path, resume: bool, overwrite: bool = False) -> Path | None:
     """Check a run folder before any work; returns the checkpoint to resume from.
 
@@ -369,6 +381,13 @@ def claim_run_dir(run_dir: str | Path, resume: bool, overwrite: bool = False) ->
             raise ValueError(
                 f"{run_dir} already holds a run ({held}); continue it with --resume, or "
                 "give another --run-dir (--overwrite deletes what is there)"
+            )
+        # --overwrite deletes a run's files only: never a folder of other things (--run-dir .)
+        foreign = sorted(p.name for p in run_dir.iterdir() if not _run_file(p.name))
+        if foreign:
+            raise ValueError(
+                f"--overwrite: {run_dir} holds files that are not a run's "
+                f"({', '.join(foreign[:5])}); not deleting them (give another --run-dir)"
             )
         for p in run_dir.iterdir():
             if p.is_dir() and not p.is_symlink():

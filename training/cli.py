@@ -17,7 +17,8 @@ Games (``--game``): ``three`` (three-handed gin, the default), ``gin`` (two-play
 ``rummy`` (basic rummy, 2-6 players), and ``three-v1`` / ``gin-v1`` (the observation with
 the table's rules in view). Rules options go through ``-o name=value``
 (e.g. ``-o knock_limit=0 -o target_score=50``) and are checked by the env, which names
-the allowed values of a bad one.
+the allowed values of a bad one; ``-o table=eaai`` (or ``default``, ``openspiel``:
+``agents.tuned.TABLES``) sets a named table's rules, the other options overriding them.
 
 In ``play`` moves are typed as words: ``draw`` (from the stock), ``take`` (the upcard or
 the top discard), ``pass``, a card to discard (``7h``, ``10s``, ``qd``), ``knock 3c``; the
@@ -43,10 +44,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 import agents
 from agents import families
+from agents.tuned import TABLES
 from gin_env import actions as A
 from gin_env import games
 from gin_env import rummy_actions as R
 from gin_env.cards import card_str, from_mask, suit
+from gin_env.config import HandRules, Table
 from gin_env.extras import MissingExtraError, require
 from gin_env.hand import Phase
 from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
@@ -61,6 +64,7 @@ __all__ = [
     "main",
     "cli",
     "make_agent",
+    "eval_table",
     "GAME_ENVS",
     "GAME_NAMES",
     "game_spec",
@@ -120,13 +124,42 @@ def _game(value: str) -> str:
         ) from None
 
 
-def _options(pairs: Sequence[str]) -> dict[str, Any]:
+def _options(pairs: Sequence[str], game: str | None = None) -> dict[str, Any]:
     """``-o name=value`` pairs as env keyword options (:func:`training.flags.pairs`: values
-    read as JSON when they parse, ``10``, ``true``, ``null``, and as text otherwise)."""
+    read as JSON when they parse, ``10``, ``true``, ``null``, and as text otherwise).
+    ``-o table=NAME`` sets the named table's rules (:data:`agents.tuned.TABLES`:
+    ``default``, ``eaai``, ``openspiel``) that ``game`` takes (a match option only where it
+    is not the default); the other ``-o`` options override them."""
+    tables = [p for p in pairs if p.partition("=")[0].strip() == "table"]
+    out: dict[str, Any] = {}
+    for pair in tables:
+        out.update(_table_options(pair.partition("=")[2].strip(), game))
     try:
-        return flags.pairs(pairs)
+        out.update(flags.pairs([p for p in pairs if p not in tables]))
     except ValueError as err:
         raise click.BadParameter(str(err).removeprefix("-o "), param_hint="'-o'") from None
+    return out
+
+
+def _table_options(name: str, game: str | None) -> dict[str, Any]:
+    """The env options of the named table that ``game``'s env takes."""
+    if name not in TABLES:
+        raise click.BadParameter(
+            f"table {name!r}; allowed: {', '.join(TABLES)}", param_hint="'-o table='"
+        )
+    if game is None or game == "rummy":
+        raise click.BadParameter(
+            "-o table= names a gin table: for the gin games", param_hint="'-o table='"
+        )
+    table = TABLES[name]
+    taken = set(game_spec(game).module.raw_env.config_class.option_names())
+    hand = set(HandRules.option_names())
+    default = type(table)()
+    return {
+        k: getattr(table, k)
+        for k in type(table).option_names()
+        if k in taken and (k in hand or getattr(table, k) != getattr(default, k))
+    }
 
 
 def make_env(game: str, options: dict[str, Any]) -> Any:
@@ -183,21 +216,19 @@ def _writable_path(ctx: Any, param: Any, value: str | None) -> str | None:
     return value
 
 
-def make_agent(name: str, game: str = "three") -> Any:
-    """A policy by registry name or spec (``agents.make``: ``random``, ``simple``,
-    ``heuristic``, ``search:budget=0.05``, trained names such as ``gin-ppo``) that plays
-    ``game`` (:func:`agents.families.agent_spec`: for rummy ``simple`` is ``rummy-simple``,
-    and an agent of the other family of games is refused). A bad name is a usage error
-    naming the choices."""
-
+def make_agent(name: str, table: Table) -> Any:
+    """The agent ``name`` (a registry name or spec: ``random``, ``simple``, ``heuristic``,
+    ``search:budget=0.05``, trained names such as ``gin-ppo``) seated at ``table``
+    (:func:`agents.seat`: for rummy ``simple`` is ``rummy-simple``; agents that read the
+    table play its rules). A bad name, or an agent that cannot play the table, is an error
+    of one line, before any game."""
     try:
-        return agents.make(families.agent_spec(game_spec(game), name))
+        return agents.seat(name, table)
     except (ValueError, OSError) as err:
-        raise click.BadParameter(one_line(err), param_hint="agent name") from None
+        raise UserError(one_line(err)) from None
     except (zipfile.BadZipFile, EOFError, KeyError) as err:  # a checkpoint's loaders
-        raise click.BadParameter(
-            f"{name!r} is not a readable checkpoint ({type(err).__name__}: {one_line(err)})",
-            param_hint="agent name",
+        raise UserError(
+            f"{name!r} is not a readable checkpoint ({type(err).__name__}: {one_line(err)})"
         ) from None
 
 
@@ -514,7 +545,7 @@ def play(
     type none. Type ? for the legal moves, hint for a suggestion, quit to leave.
     """
     console = _console(color)
-    options = _options(rule_options)
+    options = _options(rule_options, game)
     if target_score is not None:
         options["target_score"] = target_score
     whole_matches(options)
@@ -529,7 +560,8 @@ def play(
     names = _agent_names(opponents or families.default_agent(game_spec(game)), n - 1, "--opponents")
     others = [p for p in range(n) if p != seat]
     policies = {
-        env.possible_agents[p]: make_agent(nm, game) for p, nm in zip(others, names, strict=True)
+        env.possible_agents[p]: make_agent(nm, env.config)
+        for p, nm in zip(others, names, strict=True)
     }
     if seed is None:
         seed = int(np.random.default_rng().integers(2**31))
@@ -618,7 +650,7 @@ def _ask_human(
 
     def hint() -> str:
         if not hint_agent:
-            hint_agent.append(make_agent("heuristic", game))
+            hint_agent.append(make_agent("heuristic", env.config))
         return A.action_str(int(hint_agent[0].act(env.observe(env.agent_selection))))
 
     adviser = getattr(env.match, "advising", False)
@@ -682,7 +714,7 @@ def _play_rummy(
 ) -> None:
     """Basic rummy in the terminal: the table text, the person's hand and the legal moves."""
     me = env.possible_agents[seat]
-    hint_agent = make_agent("simple", "rummy")
+    hint_agent = make_agent("simple", env.config)
 
     def ask() -> int | None:
         console.print()
@@ -754,7 +786,7 @@ def match(
 ) -> None:
     """Agents play a match, printed hand by hand (or several, summed up)."""
     console = _console(color)
-    options = _options(rule_options)
+    options = _options(rule_options, game)
     if target_score is not None:
         options["target_score"] = target_score
     whole_matches(options)
@@ -766,7 +798,9 @@ def match(
     names = _agent_names(
         agent_spec or families.default_agent(game_spec(game)), len(env.possible_agents)
     )
-    policies = {a: make_agent(nm, game) for a, nm in zip(env.possible_agents, names, strict=True)}
+    policies = {
+        a: make_agent(nm, env.config) for a, nm in zip(env.possible_agents, names, strict=True)
+    }
     console.print(
         f"[bold]{GAME_ENVS[game]}[/]: "
         + ", ".join(f"{a} {nm}" for a, nm in zip(env.possible_agents, names, strict=True))
@@ -921,14 +955,14 @@ def _forward(module: str, args: Sequence[str], prog: str, **kwargs: Any) -> int:
 EVAL_GAMES = ("gin", "three")
 
 
-def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
-    """The ``-o name=value`` rule options of ``gin-rummy eval <design>``, checked before
-    any game is played: the rules of the game's table (``eval gin``'s match target is its
-    ``--target``; ``eval rummy`` plays single hands), each value checked by the env. A
-    usage error names what is allowed."""
-    options = _options(pairs)
+def eval_table(design: str | None, pairs: Sequence[str]) -> Table | None:
+    """The table of ``gin-rummy eval <design>`` with its ``-o name=value`` rule options,
+    checked before any game is played (``eval gin``'s match target is its ``--target``;
+    ``eval rummy`` plays single hands, its players counted from ``--agents``); None when no
+    option is given (the design's standard table). A usage error names what is allowed."""
+    options = _options(pairs, design if design in EVAL_GAMES else None)
     if not options:
-        return options
+        return None
     if design == "rummy":  # one hand per deal: only the hand's rules
         unknown = sorted(set(options) - set(RUMMY_RULES))
         if unknown:
@@ -937,8 +971,10 @@ def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
                 + ", ".join(RUMMY_RULES),
                 param_hint="'-o'",
             )
-        make_env("rummy", options)
-        return options
+        try:
+            return game_spec("rummy").table(**options)
+        except ValueError as err:
+            raise click.UsageError(f"bad option for rummy: {err}") from None
     game = design if design in EVAL_GAMES else None
     if game is None:
         raise click.UsageError(
@@ -957,8 +993,10 @@ def eval_rules(design: str | None, pairs: Sequence[str]) -> dict[str, Any]:
             + (" (the match target is --target)" if "target_score" in unknown else ""),
             param_hint="'-o'",
         )
-    make_env(game, options)  # the env checks every value, naming the allowed ones
-    return options
+    try:
+        return spec.table(**options)  # the table checks every value, naming the allowed ones
+    except ValueError as err:
+        raise click.UsageError(f"bad option for {game}: {err}") from None
 
 
 @cli.command("eval", context_settings=PASSTHROUGH, add_help_option=False)
@@ -968,8 +1006,8 @@ def eval_(rule_options: tuple[str, ...], args: tuple[str, ...]) -> None:
     """Evaluate agents (training.evaluate): gin-rummy eval --help for its options; eval gin
     and eval three also take the table's rules as -o name=value, as play and match do."""
     design = next((a for a in args if not a.startswith("-")), None)
-    rules = eval_rules(design, rule_options)
-    raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval", rules=rules))
+    table = eval_table(design, rule_options)
+    raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval", table=table))
 
 
 #: The trainers by ``gin-rummy train --algo`` name: each a leaf module with ``main(argv)``,

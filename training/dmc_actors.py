@@ -6,7 +6,7 @@ learner (as DouZero's actors feed its learner).
   every seat is the learner (epsilon-greedy on the scores of ``score``) or, in
   ``opponent_share`` of the hands, a fixed opponent in every seat but one; fixed roles are
   played by their agents in every hand. Opponents answer for all their rows at once through
-  :func:`agents.batched.make_batched` (the compiled form where there is one). :meth:`Actor.step`
+  :func:`agents.batched.seat_batched` (the compiled form where there is one). :meth:`Actor.step`
   plays one engine step and returns the decisions whose hands ended, with their targets.
   The trainer's single-process loop and the actor processes run this same class.
 - :class:`HandReturns`: a hand's decisions kept until the hand ends, then given their
@@ -213,16 +213,18 @@ class Actor:
             observation="history" if self.reads_history else "flat",
         )
         self.n_slots, self.n_players = self.env.num_envs, self.env.num_players
-        self.fixed = [batched.make_batched(n) for n in names(args.opponents)]
+        # Every agent is seated at the engine's table (its rules, checked at seating).
+        table = self.env.table
+        self.fixed = [batched.seat_batched(n, table) for n in names(args.opponents)]
         self.n_opponents = len(self.fixed)
         # by_role[r]: index into ``fixed`` (+1) of the agent playing role r, 0 if r learns.
         self.by_role = np.zeros(max(len(ROLE_NAMES), self.n_players), np.int64)
         for role_name, agent_name in role_specs.items():
-            self.fixed.append(batched.make_batched(agent_name))
+            self.fixed.append(batched.seat_batched(agent_name, table))
             self.by_role[ROLE_NAMES.index(role_name)] = len(self.fixed)
         self.has_fixed_roles = bool(role_specs)
         self.n_nets = self.n_players if args.role_nets else 1
-        self.l2 = batched.make_batched("heuristic")
+        self.l2 = batched.seat_batched("heuristic", table)
         self.ctrl = np.zeros((self.n_slots, self.n_players), np.int64)  # 0: learner; k: agent k-1
         self.staged = HandReturns(self.n_slots, args.reward_scale)
         self.out = self.env.reset()

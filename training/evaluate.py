@@ -20,8 +20,10 @@ import argparse
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from gin_env import games
+from gin_env.config import GinConfig, RummyConfig, Table, ThreeHandedConfig, table_options
 from gin_env.extras import MissingExtraError, require
 from gin_env.match import ROLE_NAMES
 from training import cli_description, flags, prog_name
@@ -37,6 +39,8 @@ from training.evaluation.reports import text_table
 from training.evaluation.rummy import rummy_duplicate
 from training.evaluation.three_handed import three_handed
 from training.evaluation.writer import write_result
+
+C = TypeVar("C", GinConfig, ThreeHandedConfig, RummyConfig)
 
 __all__ = ["DEFAULT_OUT", "main", "seed_int"]
 
@@ -102,9 +106,10 @@ def seed_int(text: str) -> int:
     return value
 
 
-def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None) -> dict[str, Any]:
+def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[str, Any]:
     """CLI: ``python -m training.evaluate {gin,three,ladder} --agents a,b[,c] ...``;
-    ``rules``: the table's rule options for gin and three (``gin-rummy eval -o``)."""
+    ``table``: the table of eval gin, three or rummy (``gin-rummy eval -o``; default: the
+    standard rules of the design's game; rummy's players are counted from ``--agents``)."""
     p = argparse.ArgumentParser(
         prog=prog_name("python -m training.evaluate"), description=cli_description(__doc__)
     )
@@ -144,7 +149,7 @@ def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None)
         "--no-plot", action="store_true", help="skip the PNG plot (no matplotlib needed)"
     )
     # The table's rules: gin-rummy eval reads -o itself (as play and match do) and passes
-    # them on as ``rules``; listed here so that the usage line and --help show them.
+    # them on as the table; listed here so that the usage line and --help show them.
     rule_option = argparse.ArgumentParser(add_help=False)
     rule_option.add_argument(
         "-o",
@@ -236,17 +241,47 @@ def main(argv: Sequence[str] | None = None, rules: dict[str, Any] | None = None)
         check_writable(args.out, folder=True, create=False)
     except ValueError as err:
         p.error(f"--out: {err}")
-    rules = dict(rules or {})
     if getattr(args, "option", None):  # -o given to python -m training.evaluate itself
-        rules.update(flags.pairs(args.option, "-o"))
+        table = _with_options(p, args.cmd, table, args.option)
     try:
         if not args.no_plot:  # checked before any game is played
             require("matplotlib", needed_for="eval plots (or pass --no-plot)")
-        return _run(args, rules)
+        return _run(args, table)
     except OptionError as err:  # pairs 0, an unknown agent, a bad rule: a usage error
         p.error(str(err))
     except MissingExtraError as err:  # an optional package is missing: say which extra
         p.exit(1, f"{p.prog}: error: {err}\n")
+
+
+#: The game of each design that takes the table's rules.
+_DESIGN_GAMES = {"gin": "gin_v0", "three": "three_handed_gin_v0", "rummy": "rummy_v0"}
+
+
+def _with_options(
+    p: argparse.ArgumentParser, design: str, table: Table | None, items: Sequence[str]
+) -> Table:
+    """``table`` (default: the design's standard one) with the ``-o name=value`` rule
+    options given; a bad one is a usage error naming what is allowed."""
+    game = _DESIGN_GAMES.get(design)
+    if game is None:
+        p.error(f"-o rule options are taken by eval {', '.join(_DESIGN_GAMES)}, not by {design}")
+    try:
+        base = table_options(table) if table is not None else {}
+        return games.get(game).table(**{**base, **flags.pairs(items, "-o")})
+    except ValueError as err:
+        p.error(f"-o: {err}")
+
+
+def _table(cls: type[C], table: Table | None) -> C:
+    """The design's table: ``table`` when it is one of ``cls`` (a usage error otherwise),
+    or the standard rules."""
+    if table is None:
+        return cls()
+    if not isinstance(table, cls):
+        raise OptionError(
+            f"this design plays at a {cls.__name__} table, not {type(table).__name__}"
+        )
+    return table
 
 
 def _outcome_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
@@ -263,7 +298,7 @@ def _outcome_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
         dw = k.get("mean_showdown_deadwood")
         row["showdown_dw"] = float("nan") if dw is None else dw
         row["invalid"] = t["invalid_rate"] if t else float("nan")
-        row["reasks/dec"] = t["reasks_per_decision"] if t else float("nan")
+        row["retries/dec"] = t["retries_per_decision"] if t else float("nan")
         row["tokens/dec"] = t["tokens_per_decision"] if t else float("nan")
         row["s/dec"] = t["latency_s_per_decision"] if t else float("nan")
         rows.append(row)
@@ -290,7 +325,7 @@ def _rummy_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
+def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
     specs = [s.strip() for s in args.agents.split(";" if ";" in args.agents else ",") if s.strip()]
     out = Path(args.out)
     progress = not args.no_progress
@@ -311,7 +346,7 @@ def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
             args.target,
             args.matches,
             progress,
-            rules,
+            _table(GinConfig, table),
             concurrency=args.concurrency,
         )
         rows = _gin_rows(r)
@@ -329,12 +364,13 @@ def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
     elif args.cmd == "three" and args.duplicate:
         r, rows, paths = eval_duplicate(
             specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png,
-            unit=args.duplicate, adjust=args.adjust or False, rules=rules,
-            concurrency=args.concurrency,
+            unit=args.duplicate, adjust=args.adjust or False,
+            table=_table(ThreeHandedConfig, table), concurrency=args.concurrency,
         )  # fmt: skip
     elif args.cmd == "three":
+        three = _table(ThreeHandedConfig, table)
         r = three_handed(
-            specs, args.matches, args.seed, args.workers, args.adviser, progress, rules,
+            specs, args.matches, args.seed, args.workers, args.adviser, progress, three,
             concurrency=args.concurrency,
         )  # fmt: skip
         rows = _three_rows(r)
@@ -350,8 +386,9 @@ def _run(args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
         )
     elif args.cmd == "rummy":
         r = rummy_duplicate(
-            specs, args.deals, args.seed, args.workers, progress, rules, args.concurrency
-        )
+            specs, args.deals, args.seed, args.workers, progress, _table(RummyConfig, table),
+            args.concurrency,
+        )  # fmt: skip
         rows = _rummy_rows(r)
         paths = write_result(out, stem, r, rows)
         plot_bars(

@@ -28,6 +28,7 @@ import agents
 from agents.single_agent import Observation, Policy, RandomPolicy, SingleAgentEnv
 from agents.trained import INPUT_KINDS, MLPAgent, policy_input
 from gin_env import games
+from gin_env.config import Table
 from training.rollout import play
 
 __all__ = [
@@ -46,11 +47,11 @@ ENVS = tuple(g.short for g in games.GAMES.values() if g.family == "gin")
 FIXED_OPPONENTS = ("random", "simple", "heuristic")
 
 
-def make_opponent(name: str) -> Policy:
-    """A fixed opponent by registry name (``agents.make``)."""
+def make_opponent(name: str, table: Table) -> Policy:
+    """A fixed opponent by registry name, seated at ``table`` (:func:`agents.seat`)."""
     if name not in FIXED_OPPONENTS:
         raise ValueError(f"opponent must be one of {', '.join(FIXED_OPPONENTS)}; got {name!r}")
-    return agents.make(name)
+    return agents.seat(name, table)  # type: ignore[no-any-return]
 
 
 def make_env(env: str, **options: Any) -> Any:
@@ -114,9 +115,6 @@ class LeagueEnv(SingleAgentEnv):
             raise ValueError(f"weights must be one non-negative number per member; got {weights}")
         self.members = list(members)
         self.weights = w / w.sum()
-
-    def pool_names(self) -> list[str]:
-        return [m.name for m in self.members]
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -226,17 +224,21 @@ class League:
         margin: float = 0.05,
         snapshot_share: float = 0.5,
         seed: int = 0,
+        *,
+        table: Table,
     ) -> None:
         if not fixed:
             raise ValueError("fixed must name at least one opponent")
         if not 0 <= snapshot_share < 1:
             raise ValueError(f"snapshot_share must be in [0, 1); got {snapshot_share!r}")
         self.fixed = list(fixed)
+        #: The table the learner trains at: the fixed opponents are seated at it.
+        self.table = table
         self.max_snapshots = int(max_snapshots)
         self.margin = float(margin)
         self.snapshot_share = float(snapshot_share)
         self.fixed_weights: dict[str, float] = {}
-        self.members: list[Member] = [Member(n, make_opponent(n)) for n in self.fixed]
+        self.members: list[Member] = [Member(n, make_opponent(n, table)) for n in self.fixed]
         self.history: list[dict[str, Any]] = []
         self.rng = np.random.default_rng(seed)
 
@@ -268,7 +270,7 @@ class League:
         self.fixed_weights = {n: float(w) for n, w in zip(self.fixed, weights, strict=True)}
 
     def add_fixed(self, name: str) -> Member:
-        member = Member(name, make_opponent(name))
+        member = Member(name, make_opponent(name, self.table))
         self.fixed.append(name)
         self.members.insert(len(self.fixed) - 1, member)
         return member
@@ -334,12 +336,12 @@ class League:
         (directory / "snapshots.json").write_text(json.dumps(meta))
 
     @classmethod
-    def load(cls, directory: str | Path) -> League:
-        """The league saved in ``directory`` (JSON and arrays only); a missing or malformed
-        file is a one-line ValueError naming it."""
+    def load(cls, directory: str | Path, table: Table) -> League:
+        """The league saved in ``directory`` (JSON and arrays only), its fixed opponents
+        seated at ``table``; a missing or malformed file is a one-line ValueError naming it."""
         directory = Path(directory)
         try:
-            return cls._load(directory)
+            return cls._load(directory, table)
         except (OSError, ValueError, KeyError, TypeError, EOFError) as err:
             line = str(err).splitlines()[0][:160] if str(err) else ""
             raise ValueError(
@@ -347,11 +349,12 @@ class League:
             ) from None
 
     @classmethod
-    def _load(cls, directory: Path) -> League:
+    def _load(cls, directory: Path, table: Table) -> League:
         state = json.loads((directory / "league.json").read_text())
         league = cls(
-            state["fixed"], state["max_snapshots"], state["margin"], state["snapshot_share"]
-        )
+            state["fixed"], state["max_snapshots"], state["margin"], state["snapshot_share"],
+            table=table,
+        )  # fmt: skip
         league.history = state["history"]
         league.fixed_weights = state.get("fixed_weights", {})
         league.rng.bit_generator.state = state["rng"]
@@ -361,7 +364,7 @@ class League:
             for entry in state["members"]:
                 name = entry["name"]
                 if not entry["snapshot"]:
-                    members.append(Member(name, make_opponent(name)))
+                    members.append(Member(name, make_opponent(name, table)))
                     continue
                 layers = []
                 i = 0

@@ -50,20 +50,21 @@ def card_evaluation(
     agent = agents.make(name)
     env = agent.meta["env"]
     # The env options the player needs (a DMC network reading the move history needs it).
-    rules = agent.env_options() if hasattr(agent, "env_options") else {}
+    env_options = agent.env_options() if hasattr(agent, "env_options") else {}
     out: dict[str, Any] = {"env": env, "seed": seed}
     if env == "gin":
         for opp in opponents:
             label = LEVELS.get(opp, opp)
             out[f"vs {label} ({opp})"] = gin_duplicate(
                 name, opp, pairs, seed=seed, workers=workers, matches=matches, progress=False,
-                rules=rules,
+                env_options=env_options,
             )  # fmt: skip
     else:
         for opp, label in (("simple", "L1"), ("heuristic", "L2")):
             res = three_handed(
-                [name, opp, opp], matches, seed=seed, workers=workers, progress=False, rules=rules
-            )["adviser_on"]
+                [name, opp, opp], matches, seed=seed, workers=workers, progress=False,
+                env_options=env_options,
+            )["adviser_on"]  # fmt: skip
             mine = res["agents"][name]
             wins = round(mine["match_win_rate"] * mine["matches"])
             out[f"vs two {label} ({opp})"] = {

@@ -17,10 +17,11 @@ another: the selection seed's figures are biased upwards by the selection.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gin_env import games
 from training.evaluation.gin import gin_duplicate
 from training.evaluation.stats import wilson_ci
 from training.evaluation.three_handed import three_handed
@@ -38,31 +39,34 @@ def evaluate_agent(
     seed: int,
     step: int = 0,
     workers: int = 1,
-    rules: dict[str, Any] | None = None,
+    env_options: Mapping[str, Any] | None = None,
     hands: bool = False,
 ) -> dict[str, float]:
-    """One row of the learning curve: ``agent`` against each of ``opponents`` at ``step``
-    (``rules``: env options, e.g. ``observation="history"``; ``hands``: single hands in
-    random seats instead of three-handed matches, for every game but gin)."""
-    rules = dict(rules or {})
+    """One row of the learning curve: ``agent`` against each of ``opponents`` at ``step``,
+    at the game's standard table (``env_options``: what is not a rule, e.g.
+    ``observation="history"``; ``hands``: single hands in random seats instead of
+    three-handed matches, for every game but gin)."""
+    opts = dict(env_options or {})
     out: dict[str, float] = {"step": float(step)}
     for name in opponents:
         if game == "gin":
             res = gin_duplicate(
-                agent, name, pairs, seed=seed, workers=workers, progress=False, rules=rules
+                agent, name, pairs, seed=seed, workers=workers, progress=False, env_options=opts
             )
             out[f"{name}/hand_win_rate"] = float(res["hand_win_rate"])
             out[f"{name}/points_per_hand"] = float(res["points_per_hand"])
             out[f"{name}/points_ci_low"] = float(res["ci95"][0])
             out[f"{name}/points_ci_high"] = float(res["ci95"][1])
         elif hands:
-            played = play_hands(agent, make_opponent(name), game, 2 * pairs, seed=seed, **rules)
+            opponent = make_opponent(name, games.get(game).table())
+            played = play_hands(agent, opponent, game, 2 * pairs, seed=seed, **opts)
             out[f"{name}/hand_win_rate"] = played.win_rate
             out[f"{name}/points_per_hand"] = played.points_per_hand
         else:
             res = three_handed(
-                [agent, name, name], pairs, seed=seed, workers=workers, progress=False, rules=rules
-            )["adviser_on"]
+                [agent, name, name], pairs, seed=seed, workers=workers, progress=False,
+                env_options=opts,
+            )["adviser_on"]  # fmt: skip
             mine = res["agents"][getattr(agent, "name", type(agent).__name__)]
             wins = round(mine["match_win_rate"] * mine["matches"])
             lo, hi = wilson_ci(wins, mine["matches"])

@@ -48,10 +48,6 @@ class Rollout:
     seconds: dict[str, float] = field(default_factory=dict)
     stopped: bool = False  # a policy returned None
 
-    def mean_decision_ms(self, agent: str) -> float:
-        n = self.decisions.get(agent, 0)
-        return 1000.0 * self.seconds.get(agent, 0.0) / n if n else 0.0
-
 
 def play(
     env: Any,

@@ -16,7 +16,7 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
   with ``--num-envs`` games; every seat plays with the current networks, epsilon-greedy.
   ``--opponent-share`` of the hands put one learner seat against fixed opponents
   (``--opponents``, by agent name, each answering all its rows at once through
-  :func:`agents.batched.make_batched`: L0, L1 and L2 compiled).
+  :func:`agents.batched.seat_batched`: L0, L1 and L2 compiled).
 - **Fixed roles** (``--fixed-roles box=heuristic,adviser=heuristic``, three-handed): those
   roles are played by fixed agents in every hand (batched, as the opponents); only the other roles'
   decisions are learned from (the replay never holds a fixed role's decision). With fixed
@@ -101,6 +101,7 @@ from agents.dmc import (
 )
 from agents.dmc import save as save_player
 from agents.trained import CHECKPOINT_DIR
+from gin_env import games
 from gin_env.encoding import HISTORY_LENGTH, OBS_SIZE
 from gin_env.match import ROLE_NAMES
 from training import prog_name
@@ -387,9 +388,10 @@ def check(args: Args) -> None:
         raise ValueError(
             f"hidden must be comma-separated layer sizes (e.g. 256,256); got {args.hidden!r}"
         )
+    table = games.get(args.env).table()  # the table the run plays at: agents seated at it
     for name in names(args.opponents) + names(args.eval_opponents):
         try:
-            agents.make(name)
+            agents.seat(name, table)
         except ValueError as err:
             raise ValueError(f"opponents: {err}") from None
     if args.opponent_share > 0 and not names(args.opponents):
@@ -409,7 +411,7 @@ def check(args: Args) -> None:
         raise ValueError("fixed_roles and opponent_share > 0 cannot be combined")
     for role, name in fixed.items():
         try:
-            agents.make(name)
+            agents.seat(name, table)
         except ValueError as err:
             raise ValueError(f"fixed_roles {role}: {err}") from None
 
@@ -839,7 +841,7 @@ def evaluate_player(
     if role_specs:
         return team_evaluation(agent, role_specs, args.eval_pairs, args.eval_seed, step)
     return evaluate_agent(agent, args.env, names(args.eval_opponents), args.eval_pairs,
-                          args.eval_seed, step, rules=agent.env_options())  # fmt: skip
+                          args.eval_seed, step, env_options=agent.env_options())  # fmt: skip
 
 
 def selection_key(args: Args) -> str:
@@ -1213,7 +1215,7 @@ def margins_main(argv: list[str]) -> int:
         t = time.time()
         res = evaluate_agent(
             agent, args.env, [ns.opponent], ns.pairs, ns.seed, state["steps"],
-            rules=agent.env_options(),
+            env_options=agent.env_options(),
         )  # fmt: skip
         print(json.dumps({"margin": m, **res, "seconds": round(time.time() - t)}), flush=True)
     return 0

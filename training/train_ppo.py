@@ -53,6 +53,7 @@ from agents.trained import (
     actor_from_state,
     save_actor,
 )
+from gin_env import games
 from training import prog_name
 from training.behaviour_cloning import BCConfig, warm_start
 from training.checkpoints import (
@@ -363,7 +364,7 @@ def evaluate_actor(actor: Any, args: Args, step: int) -> dict[str, float]:
     give the move history when the actor reads it)."""
     options = {"observation": "history"} if args.observation == "history" else {}
     return evaluate_agent(actor, args.env, names(args.eval_opponents), args.eval_pairs,
-                          seed=10_007, step=step, rules=options, hands=True)  # fmt: skip
+                          seed=10_007, step=step, env_options=options, hands=True)  # fmt: skip
 
 
 # ==========================================================================================
@@ -439,7 +440,8 @@ def load_model(ckpt: str | Path) -> Any:
     ckpt = Path(ckpt)
     state = load_state(ckpt)
     args = Args(**state["args"])
-    league = League(names(args.opponents), args.max_snapshots, args.margin, seed=args.seed)
+    league = League(names(args.opponents), args.max_snapshots, args.margin, seed=args.seed,
+                    table=games.get(args.env).table())  # fmt: skip
     vec_env = make_vec_env(dataclasses.replace(args, n_envs=1, vec="dummy"), league, 0)
     model = build_model(args, vec_env)
     restore_model(model, ckpt, state, rng=False)
@@ -469,7 +471,7 @@ def train(args: Args) -> dict[str, Any]:
     # -- league, RNGs and bookkeeping, fresh or from the checkpoint -------------------------
     if ckpt is not None and saved is not None:
         state = saved
-        league = League.load(ckpt / "league")
+        league = League.load(ckpt / "league", games.get(args.env).table())
         # The network's input size is fixed at the start: keep the run's choice.
         args.inputs = str(state["args"].get("inputs", "obs"))
         args.critic = str(state["args"].get("critic", "plain"))
@@ -483,7 +485,8 @@ def train(args: Args) -> dict[str, Any]:
         np.random.seed(args.seed)
         torch.manual_seed(args.seed)
         league = League(names(args.opponents), args.max_snapshots, args.margin,
-                        args.snapshot_share, seed=args.seed)  # fmt: skip
+                        args.snapshot_share, seed=args.seed,
+                        table=games.get(args.env).table())  # fmt: skip
         state = {"num_timesteps": 0, "wall_s": 0.0, "evals": [], "args": dataclasses.asdict(args),
                  "run_id": new_run_id()}  # fmt: skip
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))

@@ -71,7 +71,8 @@ from agents.batched import BatchedSimple, batched_form
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.heuristic_batched import BatchedHeuristic
 from agents.simple import SimpleAgent
-from agents.tuned import SET_DIR, TABLES, load_sets, param_set, rules_dict
+from agents.tuned import SET_DIR, TABLES, load_sets, param_set
+from gin_env.config import GinConfig
 from gin_env.extras import require
 from training import flags
 from training.checkpoints import (
@@ -140,8 +141,9 @@ SEARCH_FLAGS = (
     "table", "popsize", "sigma0", "pairs", "pool_bests", "seed", "start", "pool_opponents",
     "fitness",
 )  # fmt: skip
-#: Where a search may start: L2's defaults, or the shipped set tuned for the table.
-STARTS = ("L2", "tuned")
+#: Where a search may start: L2's defaults, the shipped set tuned for the table, or a
+#: style of the pool (:data:`STYLES`).
+STARTS = ("L2", "tuned", "gin-only", "knock-early")
 #: The fixed opponents a fitness pool may hold (the generation bests come on top): L2, L1,
 #: ``tuned`` (the set shipped for the table; at ``eaai``, which has none, OpenSpiel's),
 #: ``gin-only`` (L2 that knocks only with gin) and ``knock-early`` (L2 that knocks with
@@ -184,7 +186,9 @@ class Args:
         "L2,L1", f"the pool's fixed opponents, comma-separated: of {', '.join(POOL_OPPONENTS)}"
     )
     start: str = HELP(
-        "L2", "the search's start: L2 (its defaults) or tuned (the set shipped for --table)"
+        "L2",
+        "the search's start: L2 (its defaults), tuned (the set shipped for --table), or a "
+        "style of the pool (gin-only, knock-early)",
     )
     fitness: str = HELP(
         "points", "points (per hand) or games (share of matches to the target won, mirrored)"
@@ -212,6 +216,8 @@ def _start(args: Args) -> tuple[HeuristicParams, dict[str, Any] | None]:
     search's story (the card keeps it)."""
     if args.start == "L2":
         return HeuristicParams(), None
+    if args.start in STYLES:
+        return STYLES[args.start], None
     sets = load_sets()
     name = _set_for(args.table, sets)
     shipped = sets[name]
@@ -306,20 +312,21 @@ def decode(x: Sequence[float] | np.ndarray) -> HeuristicParams:
 Opponent = Any  # HeuristicParams (an L2 with those parameters) or "simple"
 
 
-def _agent(who: Opponent, rules: dict[str, Any]) -> Any:
-    # L2 and the candidates read the table's rules (the undercut bonus moves the knock).
-    return SimpleAgent() if who == "simple" else HeuristicAgent(who, rules=rules)
+def _agent(who: Opponent, table: GinConfig) -> Any:
+    # L2 and the candidates (parameter sets, not named agents) read the table's rules: the
+    # undercut bonus moves the knock.
+    return SimpleAgent() if who == "simple" else HeuristicAgent(who, rules=table)
 
 
 def play_block(
-    a: HeuristicParams, b: Opponent, seed: int, start: int, count: int, rules: dict[str, Any]
+    a: HeuristicParams, b: Opponent, seed: int, start: int, count: int, table: GinConfig
 ) -> list[float]:
     """A's points per hand on deals ``start .. start + count`` of ``seed``, a mean per
     deal over its two hands (A in each seat)."""
-    agent_a, agent_b = _agent(a, rules), _agent(b, rules)
+    agent_a, agent_b = _agent(a, table), _agent(b, table)
     out = []
     for index in range(start, start + count):
-        hands = play_gin_pair(agent_a, agent_b, seed, index, rules)["hands"]
+        hands = play_gin_pair(agent_a, agent_b, seed, index, table)["hands"]
         out.append(sum(h["a_points"] for h in hands) / 2)
     return out
 
@@ -329,7 +336,7 @@ def play_batched(
     seed: int,
     start: int,
     pairs: int,
-    rules: dict[str, Any],
+    table: GinConfig,
 ) -> list[list[float]]:
     """:func:`play_block` for every (A, B) of ``matches`` at once on the batched engine
     (:class:`~gin_env.vector.VectorGinEnv`, the compiled L2 and L1 of
@@ -340,27 +347,25 @@ def play_batched(
     def policy(who: Opponent) -> int:
         key = "simple" if who == "simple" else who
         if key not in policies:
-            policies[key] = (
-                BatchedSimple() if who == "simple" else batched_form(HeuristicAgent(who, rules))
-            )
+            policies[key] = BatchedSimple() if who == "simple" else batched_form(_agent(who, table))
         return list(policies).index(key)
 
     owner_a = np.repeat([policy(a) for a, _ in matches], 2 * pairs)
     owner_b = np.repeat([policy(b) for _, b in matches], 2 * pairs)
-    table = [policies[k] for k in policies]
+    pols = [policies[k] for k in policies]
     decks = np.asarray([deal_deck(seed, start + d) for d in range(pairs)])
 
     def act(out: dict[str, np.ndarray], active: np.ndarray, a_player: np.ndarray, _: Any) -> Any:
         who = np.where(out["seat"] == a_player, owner_a, owner_b)
         actions = np.zeros(len(who), np.int64)
-        for k, pol in enumerate(table):
+        for k, pol in enumerate(pols):
             rows = np.flatnonzero(active & (who == k))
             if len(rows):
                 actions[rows] = pol.act(out["observation"][rows], out["action_mask"][rows])
         return actions
 
     # Slot 2 k: A is the non-dealer; slot 2 k + 1: A deals (of each match's deals in turn).
-    points = play_duplicate_batched(np.tile(decks, (len(matches), 1)), rules, act)
+    points = play_duplicate_batched(np.tile(decks, (len(matches), 1)), table, act)
     per_pair = points.reshape(len(matches), pairs, 2).mean(axis=2)
     return [row.tolist() for row in per_pair]
 
@@ -370,13 +375,12 @@ def play_games_batched(
     seed: int,
     start: int,
     pairs: int,
-    table: str,
+    table: GinConfig,
 ) -> list[list[float]]:
     """For every (A, B) of ``matches``, A's share of each mirrored pair of matches won at
-    the named ``table`` (to its target, under its dealer rule), pairs ``start ..
-    start + pairs`` of ``seed``, all on the same deals
-    (:func:`training.evaluation.matches.play_match_table`)."""
-    config = TABLES[table]
+    ``table`` (to its target, under its dealer rule), pairs ``start .. start + pairs`` of
+    ``seed``, all on the same deals (:func:`training.evaluation.matches.play_match_table`)."""
+    config = table
     cache: dict[Any, Any] = {}
 
     def policy(who: Opponent) -> Any:
@@ -397,16 +401,14 @@ class Runner:
     def __init__(
         self,
         workers: int,
-        rules: dict[str, Any],
+        table: GinConfig,
         engine: str = "batched",
         fitness: str = "points",
-        table: str = "default",
     ) -> None:
         self.workers = workers
-        self.rules = rules
+        self.table = table
         self.engine = engine
         self.fitness = fitness
-        self.table = table
         self.pool = WorkerPool(workers)
 
     def play(
@@ -425,7 +427,7 @@ class Runner:
         jobs, owner = [], []
         for m, (a, b) in enumerate(matches):
             for lo in range(0, pairs, size):
-                jobs.append((a, b, seed, start + lo, min(size, pairs - lo), self.rules))
+                jobs.append((a, b, seed, start + lo, min(size, pairs - lo), self.table))
                 owner.append(m)
         out: list[list[float]] = [[] for _ in matches]
         left = [sum(1 for o in owner if o == m) for m in range(len(matches))]
@@ -452,7 +454,7 @@ class Runner:
             games = [([matches[m] for m in c], seed, start, pairs, self.table) for c in chunks]
             it = self.pool.imap(play_games_batched, games)
         else:
-            jobs = [([matches[m] for m in c], seed, start, pairs, self.rules) for c in chunks]
+            jobs = [([matches[m] for m in c], seed, start, pairs, self.table) for c in chunks]
             it = self.pool.imap(play_batched, jobs)
         out: list[list[float]] = []
         for c, r in zip(chunks, it, strict=True):
@@ -705,11 +707,11 @@ def tune(
         state = _new_state(args, cma)
     if command:  # every command of the run, the first and each resume
         state["commands"] = [*state.get("commands", []), command]
-    rules = rules_dict(TABLES[args.table])
+    table = TABLES[args.table]  # the table tuned for
     es = state["es"]
     started = time.time()
     wall0 = state["wall_s"]
-    runner = Runner(args.workers, rules, args.engine, args.fitness, args.table)
+    runner = Runner(args.workers, table, args.engine, args.fitness)
     bar = Progress(
         total=args.generations * es.popsize,
         start=min(state["generation"], args.generations) * es.popsize,
@@ -828,7 +830,7 @@ def _choose(args: Args, state: dict[str, Any], runner: Runner, bar: Progress) ->
     es = state["es"]
     key = _choice_key(args, state)
     named = [("mean", decode(es.result.xfavorite))]
-    if args.start == "tuned":  # the set it set out from competes on the same deals
+    if args.start != "L2":  # the set it set out from competes on the same deals
         named.append(("start", HeuristicParams(**state["start"])))
     bests = state["bests"]
     k = min(args.select_candidates, len(bests))
@@ -954,7 +956,7 @@ def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> 
     lines = [
         "# tuned (L3): L2 with parameters tuned by CMA-ES, one set per table",
         "",
-        '`agents.make("tuned")`, or `agents.make_for_table("tuned", env.config)` to take the',
+        '`agents.make("tuned")`, or `agents.seat("tuned", env.config)` to take the',
         "set tuned for the table's rules (another table is refused unless `any_table=True`).",
         "Trained by `training/tune.py` (`gin-rummy train --algo tune`): CMA-ES (`cma`) over",
         "`HeuristicParams`' ranges in `training.tune.BOUNDS`; fitness the points per hand on",

@@ -20,17 +20,23 @@ its hand with its best melds and deadwood (the adviser: the captain's hand, when
 what the opponent took from the pile and still holds and what he discarded; its own
 discards; for the captain the adviser's suggestion and message; then the legal moves (a
 discard from 11 cards says the deadwood it leaves) and how to reply. The rules in brief,
-for a system prompt, are :func:`~gin_env.text.words.rules_in_brief`. A sample::
+for a system prompt, are :func:`~gin_env.text.words.rules_in_brief`. The dealer of
+``text.env("gin", episode="hand")``, seed 3, after taking the upcard (L2's moves; long
+lines cut at "...")::
 
-    Two-player gin rummy. You are the non-dealer.
-    Table rules: knock limit 10; gin bonus 25; undercut bonus 10; big gin off; ...
+    Two-player gin rummy. You are the dealer.
+    Table rules: knock limit 10; gin bonus 25; undercut bonus 10; big gin off; a card ...
     Scores: dealer 0, non-dealer 0.
-    Phase: discard; turn 1; stock: 30 cards.
-    Your hand (11 cards): AS 2S 3S 7H 9H 7D KD 4C 7C 8C QC
-      best melds: AS 2S 3S; 7H 7D 7C
-      deadwood: 9H KD 4C 8C QC = 45 points
-    ...
-    Legal moves: discard AS (leaves 45 deadwood), ..., discard QC (leaves 35 deadwood).
+    Phase: discard; turn 0; stock: 31 cards.
+    Your hand (11 cards): AS 2S JS 8H 9H TH QH 4D JD 5C 8C
+      best melds: 8H 9H TH
+      deadwood: AS 2S JS QH 4D JD 5C 8C = 50 points
+    Top of the discard pile: none.
+    Also in the discard pile: none.
+    Cards your opponent took from the pile and still holds: none.
+    Cards your opponent discarded: none.
+    Cards you discarded: none.
+    Legal moves: discard AS (leaves 49 deadwood), discard 2S (leaves 48 deadwood), ...
     Reply with one legal move, e.g. "discard 7H", or as JSON: {"move": "discard 7H"}.
 
 Replies

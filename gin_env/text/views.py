@@ -21,6 +21,7 @@ from gin_env.text.words import GAMES, GinFacts, RummyFacts, Table, describe
 __all__ = ["table_of", "game_of", "facts", "seat_text"]
 
 _S = OBS_SLICES
+_RUMMY_SLICES = {n: rummy_encoding.obs_slices(n) for n in range(2, 7)}
 _CARDS_FROM = _S["hand"].start
 _ALL = (1 << 52) - 1
 _PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_discarded",
@@ -126,7 +127,7 @@ def facts(
 
 def _rummy_facts(obs: np.ndarray, legal: list[int], table: Table) -> RummyFacts:
     n = rummy_encoding.num_players_for_size(obs.shape[-1])
-    sl = rummy_encoding.obs_slices(n)
+    sl = _RUMMY_SLICES[n]
     # The card planes and the per-seat card rows come first, side by side: one packing.
     planes = 7 + 2 * n
     packed = _mask(obs[: planes * 52])

@@ -54,7 +54,6 @@ from gin_env.cards import (
     RANK_CHARS,
     SUIT_CHARS,
     card_str,
-    from_mask,
     mask_points,
     to_mask,
 )
@@ -249,8 +248,21 @@ def rules_in_brief(table: Table) -> str:
     return " ".join(parts)
 
 
+_RULES_LINES: dict[tuple[Any, ...], str] = {}
+
+
 def rules_line(table: Table) -> str:
     """The table's rules in one line, as every seat's view states them."""
+    key = (table.game, *sorted(table.rules.items()))
+    found = _RULES_LINES.get(key)
+    if found is None:
+        if len(_RULES_LINES) > 256:
+            _RULES_LINES.clear()
+        found = _RULES_LINES[key] = _rules_line(table)
+    return found
+
+
+def _rules_line(table: Table) -> str:
     if table.game == "rummy":
         target = table.rule("target_score", None)
         return (
@@ -277,12 +289,18 @@ def rules_line(table: Table) -> str:
 
 
 # -- moves in words -----------------------------------------------------------------------------
+#: Every id's words, read once from the action layouts.
+_GIN_WORDS = tuple(A.action_str(a) for a in range(A.NUM_ACTIONS))
+_RUMMY_WORDS = tuple(R.action_str(a) for a in range(R.NUM_ACTIONS))
+
+
 def move_words(action: int, game: str) -> str:
     """A legal move's words as :func:`parse_reply` reads them strictly: ``'draw'``,
     ``'discard 7H'``, ``'knock 3C'``; rummy ``'meld 5H 6H 7H'``, ``'lay off 8H on run'``."""
-    if game == "rummy":
-        return R.action_str(action)
-    return A.action_str(action)
+    words = _RUMMY_WORDS if game == "rummy" else _GIN_WORDS
+    if isinstance(action, bool) or not 0 <= action < len(words):
+        raise ValueError(f"action must be an int in 0..{len(words) - 1}, got {action!r}")
+    return words[action]
 
 
 def legal_words(legal: Sequence[int], game: str) -> list[str]:
@@ -377,6 +395,12 @@ def _describe_gin(f: GinFacts, table: Table) -> list[str]:
     lines.append(f"Cards {opp} took from the pile and still holds: {_list(f.opponent_took)}.")
     lines.append(f"Cards {opp} discarded: {_list(f.opponent_discarded)}.")
     lines.append(f"Cards {mine} discarded: {_list(f.own_discarded)}.")
+    # What he passed: those discards he let lie (not the top card: his choice is to come).
+    passed = f.own_discarded & ~f.opponent_took & ~f.opponent_discarded
+    if f.top >= 0:
+        passed &= ~(1 << f.top)
+    if f.own_discarded:
+        lines.append(f"Of those, {opp} passed (did not take): {_list(passed)}.")
     if f.phase == 1:
         lines.append(f"{'The non-dealer' if f.role == 0 else 'Your opponent'} passed the upcard.")
     if f.role == 1 and three and f.suggestion >= 0:
@@ -407,12 +431,12 @@ def _describe_gin(f: GinFacts, table: Table) -> list[str]:
 
 
 def _suggestion_words(action: int) -> str:
-    return "no advice" if action == A.NO_ADVICE else A.action_str(action)
+    return "no advice" if action == A.NO_ADVICE else _GIN_WORDS[action]
 
 
 def _annotated(f: GinFacts, action: int) -> str:
     """A move with what it leaves: discards and knocks from 11 cards say the deadwood."""
-    words = A.action_str(action)
+    words = _GIN_WORDS[action]
     if action >= A.DISCARD and action < A.BIG_GIN and f.hand.bit_count() == 11:
         left = _discard_table(f.hand).get((action - A.DISCARD) % 52)
         if left is not None:
@@ -477,7 +501,7 @@ def _describe_rummy(f: RummyFacts, table: Table) -> list[str]:
             "The hand is over; you have no move." if f.phase == 2 else "It is not your turn."
         )
         return lines
-    lines.append("Legal moves: " + ", ".join(R.action_str(a) for a in f.legal) + ".")
+    lines.append("Legal moves: " + ", ".join(_RUMMY_WORDS[a] for a in f.legal) + ".")
     lines.append(
         'Reply with one legal move, e.g. "discard 7H", "meld 5H 6H 7H", "lay off 8H on run", '
         'or as JSON: {"move": "draw"}.'
@@ -638,7 +662,9 @@ def _mentions(text: str, game: str) -> list[Mention]:
         ):
             cards = _next_cards(toks, i, _VERB_REACH + 1)
             if len(cards) >= 3:
-                found.append(("meld", to_mask(cards)))
+                # A card named twice makes no meld (mask 0: no move of the layout).
+                distinct = len(set(cards)) == len(cards)
+                found.append(("meld", to_mask(cards) if distinct else 0))
         elif rummy and (word in ("layoff", "lay-off") or (word == "lay" and nxt == ["off"])):
             cards = _next_cards(toks, i, _VERB_REACH + 1)
             if cards:
@@ -704,9 +730,12 @@ def _strict(text: str, game: str) -> int | None:
         return None
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _json_move(text: str) -> str | None:
     """The ``move`` (or ``action``) string of the first JSON object in ``text`` with one."""
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     start = text.find("{")
     tries = 0
     while start >= 0 and tries < 20:
@@ -784,12 +813,6 @@ def parse_advice(reply: object, legal: Sequence[int]) -> int:
         if str(err).startswith(("no move found", "the reply is empty")) and A.NO_ADVICE in legal:
             return A.NO_ADVICE
         raise
-
-
-def card_words(cards: int | list[int]) -> str:
-    """Cards in long form, ``'seven of hearts, king of clubs'``."""
-    items = from_mask(cards) if isinstance(cards, int) else cards
-    return ", ".join(card_name(c) for c in items)
 
 
 assert RANK_CHARS == "A23456789TJQK" and SUIT_CHARS == "SHDC"  # the words above follow these

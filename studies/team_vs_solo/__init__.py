@@ -26,12 +26,13 @@ JSON-ready dict; the command line writes ``<out>/team_*.json/csv/png`` (``--out`
 - :func:`learned_advice` (``learned``): trained captains with and without advice, and the
   cross-play of jointly trained teams.
 - ``fit-value``: the learned value of ``--adjust value``
-  (:func:`~training.evaluation.luck.fit_value_on_pilot`).
+  (:func:`~studies.team_vs_solo.value_fit.fit_value_on_pilot`).
 
 Agents are registered names / specs (``agents.make``) or agent objects, so trained
 captains and advisers plug in. Modules: :mod:`~studies.team_vs_solo.advice`,
 :mod:`~studies.team_vs_solo.balance`, :mod:`~studies.team_vs_solo.figures`,
-:mod:`~studies.team_vs_solo.report`, :mod:`~studies.team_vs_solo.cli`.
+:mod:`~studies.team_vs_solo.report`, :mod:`~studies.team_vs_solo.value_fit`,
+:mod:`~studies.team_vs_solo.cli`.
 """
 
 from studies.team_vs_solo.advice import advice_matrix, learned_advice, suggestion_agreement

@@ -11,6 +11,7 @@ import numpy as np
 
 from agents.ablations import ADVICE_ABLATIONS
 from gin_env import actions as A
+from gin_env.config import ThreeHandedConfig, table_changes
 from gin_env.encoding import OBS_SLICES
 from training.evaluation.checks import AgentSpec, OptionError, agent_of, check_count, label_of
 from training.evaluation.luck import (
@@ -66,7 +67,7 @@ def advice_matrix(
     baseline: str | None = None,
     chunk: int = 100,
     progress: bool = False,
-    rules: Mapping[str, Any] | None = None,
+    table: ThreeHandedConfig | None = None,
     keep_points: bool = False,
 ) -> dict[str, Any]:
     """Every captain with every adviser on the same ``hands`` deals against ``box``.
@@ -82,10 +83,10 @@ def advice_matrix(
     check_count("chunk", chunk)
     if not captains or not advisers:
         raise OptionError("advice_matrix needs at least one captain and one adviser")
-    rules = dict(rules or {})
+    table = table or ThreeHandedConfig()
     check_three(
         [box, *captains.values(), *(a for a in advisers.values() if a not in ADVICE_ABLATIONS)],
-        rules,
+        table,
     )
     if baseline is None:
         baseline = next((k for k, v in advisers.items() if v == "none"), None)
@@ -98,7 +99,7 @@ def advice_matrix(
     for cap, cap_spec in captains.items():
         for adv, adv_spec in advisers.items():
             jobs = [
-                (cap_spec, adv_spec, box, seed, s, min(s + chunk, hands), sees_hand, rules)
+                (cap_spec, adv_spec, box, seed, s, min(s + chunk, hands), sees_hand, table)
                 for s in range(0, hands, chunk)
             ]
             res = pool_map(play_advice_hands, jobs, workers, progress, f"{cap} + {adv}")
@@ -123,7 +124,7 @@ def advice_matrix(
         "seed": seed,
         "sees_hand": sees_hand,
         "baseline": baseline,
-        "rules": rules,
+        "rules": table_changes(table),
         "cells": cells,
     }
     if keep_points:
@@ -162,7 +163,8 @@ def suggestion_agreement(
     the move ``reference`` (L2 by default) would suggest on the same observation, over
     ``hands`` deals of ``seed``: the share, with a Wilson 95% CI."""
     check_count("hands", hands)
-    rec = SuggestionRecorder(agent_of(adviser), agent_of(reference))
+    table = ThreeHandedConfig()
+    rec = SuggestionRecorder(agent_of(adviser, table), agent_of(reference, table))
     play_advice_hands(captain, rec, box, seed, 0, hands)
     n, k = rec.suggestions, rec.agreements
     return {

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from gin_env.config import ThreeHandedConfig, table_changes
 from gin_env.match import ROLE_NAMES
 from training.evaluation.checks import AgentSpec, OptionError, check_count, label_of
 from training.evaluation.luck import (
@@ -19,26 +20,27 @@ from training.evaluation.stats import cluster_ratio_ci, wilson_ci
 __all__ = ["BALANCE_OPTIONS", "balance", "balance_rows"]
 
 
-#: Rule options of the balance table: label -> (adviser mode, rules).
-BALANCE_OPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
-    "standard (undercut 10, knock 10, advice on)": ("suggest", {}),
-    "undercut bonus 0": ("suggest", {"undercut_bonus": 0}),
-    "undercut bonus 25": ("suggest", {"undercut_bonus": 25}),
-    "knock limit 5": ("suggest", {"knock_limit": 5}),
-    "knock limit 0 (gin only)": ("suggest", {"knock_limit": 0}),
-    "adviser off": ("none", {}),
+#: The tables of the balance study, by label.
+BALANCE_OPTIONS: dict[str, ThreeHandedConfig] = {
+    "standard (undercut 10, knock 10, advice on)": ThreeHandedConfig(),
+    "undercut bonus 0": ThreeHandedConfig(undercut_bonus=0),
+    "undercut bonus 25": ThreeHandedConfig(undercut_bonus=25),
+    "knock limit 5": ThreeHandedConfig(knock_limit=5),
+    "knock limit 0 (gin only)": ThreeHandedConfig(knock_limit=0),
+    "adviser off": ThreeHandedConfig(adviser="none"),
 }
 
 
 def balance(
     matches: int,
-    options: Mapping[str, tuple[str, Mapping[str, Any]]] | None = None,
+    options: Mapping[str, ThreeHandedConfig] | None = None,
     agent: AgentSpec = "heuristic",
     seed: int = 0,
     workers: int = 1,
     progress: bool = False,
 ) -> dict[str, Any]:
-    """``agent`` in every seat, ``matches`` matches per rule option on the same seeds.
+    """``agent`` in every seat, ``matches`` matches at each table of ``options`` (label ->
+    table; default :data:`BALANCE_OPTIONS`) on the same seeds.
 
     Per option: the share of hands the box wins / the team wins / drawn and the box's points
     per hand (95% CIs clustered by match), the share of matches won by a player who held the
@@ -48,20 +50,18 @@ def balance(
     check_count("matches", matches)
     check_count("workers", workers)
     options = dict(options or BALANCE_OPTIONS)
-    for label, (mode, rules) in options.items():
-        if mode not in ("suggest", "none"):
-            raise OptionError(
-                f"option {label!r}: adviser must be 'suggest' or 'none', got {mode!r}"
-            )
-        check_three([agent], rules)
+    for label, table in options.items():
+        if not isinstance(table, ThreeHandedConfig):
+            raise OptionError(f"option {label!r}: a ThreeHandedConfig table, got {table!r}")
+        check_three([agent], table)
     out: dict[str, Any] = {
         "agent": label_of(agent),
         "matches": matches,
         "seed": seed,
         "options": {},
     }
-    for label, (mode, rules) in options.items():
-        jobs = [([agent] * 3, seed, i, mode, dict(rules)) for i in range(matches)]
+    for label, table in options.items():
+        jobs = [([agent] * 3, seed, i, table) for i in range(matches)]
         res = pool_map(play_seated_match, jobs, workers, progress, label)
         n = np.array([len(r["hands"]) for r in res], float)
         bw = np.array([sum(h["box_won"] for h in r["hands"]) for r in res], float)
@@ -76,8 +76,8 @@ def balance(
         box_share, team_share = cluster_ratio_ci(bw, n), cluster_ratio_ci(tw, n)
         pph = cluster_ratio_ci(bp, n)
         out["options"][label] = {
-            "adviser": mode,
-            "rules": dict(rules),
+            "adviser": table.adviser,
+            "rules": {k: v for k, v in table_changes(table).items() if k != "adviser"},
             "hands": int(n.sum()),
             "hands_per_match": float(n.mean()),
             "box_hand_share": box_share[0],

@@ -19,13 +19,11 @@ from studies.team_vs_solo.figures import (
     replot,
 )
 from studies.team_vs_solo.report import adjusted_report, learned_report, report
+from studies.team_vs_solo.value_fit import fit_value_on_pilot
 from training.evaluation.checks import OptionError
 from training.evaluation.duplicate import duplicate_vs_plain, write_duplicate
 from training.evaluation.hand_value import DEFAULT_VALUE_PATH
-from training.evaluation.luck import (
-    ADJUST_MODES,
-    fit_value_on_pilot,
-)
+from training.evaluation.luck import ADJUST_MODES
 from training.evaluation.plots import plot_duplicate
 from training.evaluation.reports import text_table
 from training.evaluation.writer import write_result

@@ -1,18 +1,19 @@
 """Agents by spec and the checks every evaluation makes before it plays a game.
 
-An evaluation takes its agents as registered names / specs (:func:`agents.make`) or as
-agent objects, so trained players plug in. :func:`agent_of` builds a spec once per process
-(worker processes build their own); :func:`check_setup` builds the agents and an env with
-the rules up front, so that a bad spec or rule is an :class:`OptionError` before any game
-is played.
+An evaluation takes its agents as registered names / specs (seated with :func:`agents.seat`)
+or as agent objects, so trained players plug in. :func:`agent_of` seats a spec once per
+process and table (worker processes seat their own); :func:`check_setup` builds the agents
+and an env at the table up front, so that a bad spec, env option or an agent that refuses
+the table is an :class:`OptionError` before any game is played.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import agents as agent_registry
+from gin_env.config import Table
 
 __all__ = [
     "AgentSpec",
@@ -26,7 +27,7 @@ __all__ = [
 
 #: A registered name / spec string, or an agent object.
 AgentSpec = Any
-_AGENT_CACHE: dict[str, Any] = {}
+_AGENT_CACHE: dict[tuple[str, Table], Any] = {}
 
 
 class OptionError(ValueError):
@@ -34,15 +35,14 @@ class OptionError(ValueError):
     game is played; the command line reports it as a usage error."""
 
 
-def agent_of(spec: AgentSpec, rules: Mapping[str, Any] | None = None) -> Any:
-    """The agent for ``spec``: an object as given, a spec made once per process and table
-    (:func:`agents.make_for_table` with ``rules``: agents that play hands out, such as
-    search, play the table's rules)."""
+def agent_of(spec: AgentSpec, table: Table) -> Any:
+    """The agent for ``spec``: an object as given, a spec seated once per process and table
+    (:func:`agents.seat`: agents that read the table play its rules)."""
     if not isinstance(spec, str):
         return spec
-    key = f"{spec}|{sorted((rules or {}).items())}"
+    key = (spec, table)
     if key not in _AGENT_CACHE:
-        _AGENT_CACHE[key] = agent_registry.make_for_table(spec, dict(rules or {}))
+        _AGENT_CACHE[key] = agent_registry.seat(spec, table)
     return _AGENT_CACHE[key]
 
 
@@ -66,18 +66,14 @@ def check_count(name: str, value: object, low: int = 1) -> int:
     return value
 
 
-def check_setup(
-    specs: Sequence[AgentSpec],
-    make_env: Callable[[], Any],
-    rules: Mapping[str, Any] | None = None,
-) -> None:
-    """Build an env with the rules and the agents for that table once, up front: a bad
-    spec or rule option, or an agent that refuses the table (``tuned`` at rules it has no
-    set for), is an :class:`OptionError` before any game is played."""
+def check_setup(specs: Sequence[AgentSpec], make_env: Callable[[], Any], table: Table) -> None:
+    """Build an env at the table and the agents seated at it once, up front: a bad spec or
+    env option, or an agent that refuses the table (``tuned`` at rules it has no set for),
+    is an :class:`OptionError` before any game is played."""
     try:
         make_env()
         for spec in specs:
-            agent_of(spec, rules)
+            agent_of(spec, table)
     except OptionError:
         raise
     except ValueError as err:

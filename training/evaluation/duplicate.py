@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gin_env.config import HandRules, ThreeHandedConfig
-from gin_env.gin_aec import make_config
+from gin_env.config import HandRules, ThreeHandedConfig, table_changes
 from gin_env.match import BOX, ROLE_NAMES
 from training.evaluation.checks import AgentSpec, OptionError, check_count, unique_labels
 from training.evaluation.hand_value import HandValue, value_corrections
@@ -65,14 +65,15 @@ def duplicate_three(
     adviser: str = "suggest",
     design: str = "duplicate",
     progress: bool = False,
-    rules: Mapping[str, Any] | None = None,
+    table: ThreeHandedConfig | None = None,
     unit: str = "match",
     adjust: bool | str = False,
     adjust_deals: int = 20000,
     value: HandValue | str | Path | None = None,
     concurrency: int = 0,
 ) -> dict[str, Any]:
-    """``6 * deals`` matches of three agents, every agent in every seat order equally often.
+    """``6 * deals`` matches of three agents, every agent in every seat order equally often,
+    at ``table`` (default: the standard rules) with its adviser set to ``adviser``.
     ``concurrency``: games at once in threads of this process (players that wait on a
     server); the result adds ``win_kinds`` (every agent's wins by gin / knock / undercut
     and mean deadwood at showdown) and ``text`` (word-play stats, when played here).
@@ -116,15 +117,15 @@ def duplicate_three(
     if value is not None and mode != "value":
         raise OptionError(f"value is for adjust='value' only, got adjust={adjust!r}")
     v = load_value(value) if mode == "value" else None
-    rules = dict(rules or {})
-    check_three(agents, rules)
+    table = replace(table or ThreeHandedConfig(), adviser=adviser)
+    check_three(agents, table)
     labels = unique_labels(agents)
     jobs, meta = [], []
     for i in range(deals):
         for p, perm in enumerate(PERMUTATIONS):
             index = i if design == "duplicate" else 6 * i + p
             # By seat for matches; by role for single hands (player r plays role r).
-            jobs.append((seat_specs(agents, perm), seed, index, adviser, rules))
+            jobs.append((seat_specs(agents, perm), seed, index, table))
             meta.append((index, [labels[perm[s]] for s in range(3)]))
     fn = play_seated_match if unit == "match" else role_hand_job
     res = pool_map(
@@ -132,7 +133,7 @@ def duplicate_three(
     )
     matches = [dict(r, cluster=c, order=o) for r, (c, o) in zip(res, meta, strict=True)]
     replay = mode in ("draws", "value")
-    hand_rules = make_config(ThreeHandedConfig, rules).hand_rules() if replay else None
+    hand_rules = table.hand_rules() if replay else None
     means = covariate_means(adjust_deals, seed, v, hand_rules) if mode else None
     out = _duplicate_summary(labels, matches, means, hand_rules, v)
     if mode:
@@ -142,10 +143,11 @@ def duplicate_three(
     if unit == "hand":
         for st in out["per_agent"].values():
             st.update(matches=0, match_win_rate=None, match_win_rate_ci95=None)
-    out.update(design=design, unit=unit, deals=deals, seed=seed, adviser=adviser, rules=rules)
+    out.update(design=design, unit=unit, deals=deals, seed=seed, adviser=adviser,
+               rules=table_changes(table))  # fmt: skip
     out["win_kinds"] = win_kinds((m["order"], h["outcome"]) for m in matches for h in m["hands"])
     if concurrency > 1 or workers <= 1:
-        out["text"] = text_stats(agents, rules)
+        out["text"] = text_stats(agents, table)
     return out
 
 
@@ -357,7 +359,7 @@ def duplicate_vs_plain(
     workers: int = 1,
     adviser: str = "suggest",
     progress: bool = False,
-    rules: Mapping[str, Any] | None = None,
+    table: ThreeHandedConfig | None = None,
     unit: str = "match",
     adjust: bool | str = False,
     adjust_deals: int = 20000,
@@ -385,7 +387,7 @@ def duplicate_vs_plain(
             adviser,
             design,
             progress,
-            rules,
+            table,
             unit,
             adjust,
             adjust_deals,
@@ -463,7 +465,7 @@ def eval_duplicate(
     unit: str = "match",
     adjust: bool | str = False,
     value: str | Path | None = None,
-    rules: Mapping[str, Any] | None = None,
+    table: ThreeHandedConfig | None = None,
     concurrency: int = 0,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Path]]:
     """``gin-rummy eval three --duplicate [match|hand] [--adjust]``: :func:`duplicate_three`
@@ -475,12 +477,13 @@ def eval_duplicate(
     if adviser not in ("suggest", "none", "both"):
         raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
     modes = ("suggest", "none") if adviser == "both" else (adviser,)
+    table = table or ThreeHandedConfig()
     result: dict[str, Any] = {"design": "duplicate", "unit": unit, "deals": deals, "seed": seed,
-                              "rules": dict(rules or {})}  # fmt: skip
+                              "rules": table_changes(table)}  # fmt: skip
     rows: list[dict[str, Any]] = []
     for mode in modes:
         r = duplicate_three(
-            specs, deals, seed, workers, mode, "duplicate", progress, rules, unit=unit,
+            specs, deals, seed, workers, mode, "duplicate", progress, table, unit=unit,
             adjust=adjust, value=value, concurrency=concurrency,
         )  # fmt: skip
         result["agents"] = r["agents"]

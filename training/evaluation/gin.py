@@ -10,16 +10,19 @@ whose budget is a count rather than seconds).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from gin_env import games
+from gin_env.config import GinConfig, table_changes, table_options
 from gin_env.match import NONDEALER
 from gin_env.vector import VectorGinEnv
 from training.evaluation.checks import (
     AgentSpec,
+    OptionError,
     agent_of,
     check_count,
     check_setup,
@@ -65,25 +68,25 @@ def signed_points(
 
 def play_duplicate_batched(
     decks: np.ndarray,
-    rules: dict[str, Any],
+    table: GinConfig,
     act: Callable[[dict[str, np.ndarray], np.ndarray, np.ndarray, Any], np.ndarray],
 ) -> np.ndarray:
     """Every deck of ``decks`` (``[P, 52]``) dealt as one hand twice on the batched engine
     (:func:`play_hands_batched`), player A once the non-dealer (slot ``2k``) and once the
-    dealer (slot ``2k + 1``), at a table of ``rules``. Returns A's points in each slot,
+    dealer (slot ``2k + 1``), at ``table``. Returns A's points in each slot,
     ``[2 P]`` (:func:`signed_points`)."""
     n = 2 * len(decks)
-    return play_hands_batched(np.repeat(decks, 2, axis=0), np.arange(n) % 2 == 1, rules, act)
+    return play_hands_batched(np.repeat(decks, 2, axis=0), np.arange(n) % 2 == 1, table, act)
 
 
 def play_hands_batched(
     decks: np.ndarray,
     a_deals: np.ndarray,
-    rules: dict[str, Any],
+    table: GinConfig,
     act: Callable[[dict[str, np.ndarray], np.ndarray, np.ndarray, Any], np.ndarray],
 ) -> np.ndarray:
     """Deck ``k`` of ``decks`` (``[N, 52]``) dealt as one hand on the batched engine
-    (:class:`~gin_env.vector.VectorGinEnv`, numba) at a table of ``rules`` (hand rules),
+    (:class:`~gin_env.vector.VectorGinEnv`, numba) at ``table``,
     player A the dealer where ``a_deals[k]``.
 
     At each step ``act(out, active, a_player, games)`` returns every slot's action (those of
@@ -92,7 +95,7 @@ def play_hands_batched(
     search that copies a game). Returns A's points in each slot, ``[N]``
     (:func:`signed_points`)."""
     n = len(decks)
-    env = VectorGinEnv(n, "gin", seed=0, backend="numba", episode="hand", **rules)
+    env = VectorGinEnv(n, "gin", seed=0, backend="numba", episode="hand", **table_options(table))
     out = env.reset(options={"decks": decks})
     if not (out["role"] == NONDEALER).all():
         raise RuntimeError("the non-dealer should act first in every game")
@@ -111,18 +114,24 @@ def play_hands_batched(
 
 
 def play_gin_pair(
-    spec_a: AgentSpec, spec_b: AgentSpec, seed: int, index: int, rules: dict[str, Any] | None = None
+    spec_a: AgentSpec,
+    spec_b: AgentSpec,
+    seed: int,
+    index: int,
+    table: GinConfig | None = None,
+    env_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Deal ``index``: A as ``player_0`` then as ``player_1`` on the same deck.
+    """Deal ``index``: A as ``player_0`` then as ``player_1`` on the same deck, at ``table``
+    (default: the standard rules); ``env_options``: what is not a rule (``observation``).
 
     Returns per hand: the deck played, which agent held each player, the dealer's agent,
     the kind, A's points (+ when A scored, - when B did), A's win, decision times.
     """
-    rules = rules or {}
+    table = table or GinConfig()
     deck = deal_deck(seed, index)
     hands = []
     for swap in (False, True):
-        env = GIN.make_env(episode="hand", **rules)
+        env = GIN.make_env(table, **{**(env_options or {}), "episode": "hand"})
         # The same env seed for both hands: the same initial draw, so the same player deals.
         env.reset(
             seed=int(np.random.default_rng([seed, index]).integers(2**31)), options={"deck": deck}
@@ -130,7 +139,7 @@ def play_gin_pair(
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
         rng = np.random.default_rng([seed, index, int(swap)])
-        run = play(env, {seat_a: agent_of(spec_a, rules), seat_b: agent_of(spec_b, rules)}, rng)
+        run = play(env, {seat_a: agent_of(spec_a, table), seat_b: agent_of(spec_b, table)}, rng)
         match = env.match
         assert match is not None  # reset above
         rec = match.history[0]
@@ -163,17 +172,22 @@ def play_gin_pair(
 
 
 def play_gin_match_pair(
-    spec_a: AgentSpec, spec_b: AgentSpec, seed: int, index: int, rules: dict[str, Any]
+    spec_a: AgentSpec,
+    spec_b: AgentSpec,
+    seed: int,
+    index: int,
+    table: GinConfig,
+    env_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Two matches on one env seed (the same deck sequence), A as player_0 then player_1."""
     env_seed = int(np.random.default_rng([seed, index, 99]).integers(2**31))
     out = []
     for swap in (False, True):
-        env = GIN.make_env(episode="match", **rules)
+        env = GIN.make_env(table, **{**(env_options or {}), "episode": "match"})
         env.reset(seed=env_seed)
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
-        players = {seat_a: agent_of(spec_a, rules), seat_b: agent_of(spec_b, rules)}
+        players = {seat_a: agent_of(spec_a, table), seat_b: agent_of(spec_b, table)}
         play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
         match = env.match
         assert match is not None  # reset above
@@ -196,10 +210,13 @@ def gin_duplicate(
     target_score: int = 100,
     matches: int = 0,
     progress: bool = True,
-    rules: dict[str, Any] | None = None,
+    table: GinConfig | None = None,
+    env_options: Mapping[str, Any] | None = None,
     concurrency: int = 0,
 ) -> dict[str, Any]:
-    """A against B on ``pairs`` duplicate deals (and ``matches`` paired matches).
+    """A against B on ``pairs`` duplicate deals (and ``matches`` paired matches) at
+    ``table`` (default: the standard rules; the matches are played to ``target_score``);
+    ``env_options``: what is not a rule (``observation="history"`` for a history player).
 
     Points are A's: + when A scored. ``ci95`` is over the pairs' mean points per hand.
     ``win_kinds``: each agent's wins by gin / knock / undercut and mean deadwood at
@@ -209,13 +226,14 @@ def gin_duplicate(
     check_count("pairs", pairs)
     check_count("matches", matches, 0)
     check_count("workers", workers)
-    rules = dict(rules or {})
-    check_setup(
-        (agent_a, agent_b),
-        lambda: GIN.make_env(**dict(rules, target_score=target_score) if matches else rules),
-        rules,
-    )
-    jobs = [(agent_a, agent_b, seed, i, rules) for i in range(pairs)]
+    table = table or GinConfig()
+    opts = dict(env_options or {})
+    check_setup((agent_a, agent_b), lambda: GIN.make_env(table, **opts), table)
+    try:
+        match_table = replace(table, target_score=target_score) if matches else table
+    except ValueError as err:  # a bad target: before any game
+        raise OptionError(str(err)) from None
+    jobs = [(agent_a, agent_b, seed, i, table, opts) for i in range(pairs)]
     results = pool_map(
         play_gin_pair, jobs, workers, progress, f"{label_of(agent_a)} v {label_of(agent_b)}",
         threads=concurrency,
@@ -255,17 +273,17 @@ def gin_duplicate(
         / max(1, len(a_knocks)),
         "mean_decision_ms": a_ms,
         "mean_decision_ms_b": b_ms,
-        "rules": rules,
+        "rules": table_changes(table),
+        "env_options": opts,
     }
     la, lb = label_of(agent_a), label_of(agent_b)
     out["win_kinds"] = win_kinds(
         ([la, lb] if h["a_player"] == 0 else [lb, la], h["outcome"]) for h in hands
     )
     if concurrency > 1 or workers <= 1:
-        out["text"] = text_stats([agent_a, agent_b], rules)
+        out["text"] = text_stats([agent_a, agent_b], table)
     if matches:
-        mrules = dict(rules, target_score=target_score)
-        mjobs = [(agent_a, agent_b, seed, i, mrules) for i in range(matches)]
+        mjobs = [(agent_a, agent_b, seed, i, match_table, opts) for i in range(matches)]
         mres = pool_map(
             play_gin_match_pair, mjobs, workers, progress, "matches", threads=concurrency
         )

@@ -3,10 +3,10 @@
 In an evaluation every card is known afterwards, so the value ``V`` of a state may look at
 both hands, the pile and the stock. :class:`HandValue` is a small MLP (numpy forward,
 :func:`agents.trained.mlp_forward`) of :func:`state_features` that predicts the **box's
-points** of the hand (seat 1 of the hand, the dealer; the captain is seat 0). It is fitted
-by :func:`fit_value` (torch) on the states of hands played on a pilot seed, every state
-with the hand's final points as its target, and saved as a small ``.npz``
-(:meth:`HandValue.save` / :meth:`HandValue.load`).
+points** of the hand (seat 1 of the hand, the dealer; the captain is seat 0), saved as a
+small ``.npz`` (:meth:`HandValue.save` / :meth:`HandValue.load`). The package ships one,
+:data:`DEFAULT_VALUE_PATH`, the value ``gin-rummy eval three --adjust value`` uses by
+default; its ``info`` records how it was fitted.
 
 :func:`value_corrections` turns ``V`` into chance corrections of one played hand: ``V`` of
 the state after the deal (its mean over shuffled decks comes from a deals-only Monte
@@ -17,14 +17,14 @@ is uniform over the stock, so each draw correction has mean 0 given the hand so 
 whatever ``V`` is: ``y - beta . corrections`` stays unbiased for any ``V`` and ``beta``
 fitted on other hands.
 
-Layers: rules (``gin_env``) and numpy below, torch only inside :func:`fit_value`.
+Layers: rules (``gin_env``) and numpy below; no torch (fitting a value is research, in
+``studies/team_vs_solo/value_fit.py``).
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from gin_env import actions as A
 from gin_env.config import HandRules
 from gin_env.fast_melds import discard_deadwoods_batch
 from gin_env.hand import GinHand, Phase
+from gin_env.layout import part_slices
 from gin_env.melds import deadwood_mask, discard_deadwoods, showdown
 
 __all__ = [
@@ -48,15 +49,13 @@ __all__ = [
     "replay_hand",
     "state_features",
     "draw_alternatives",
-    "hand_states",
     "value_corrections",
     "deal_values",
-    "fit_value",
 ]
 
 SEAT_CAPTAIN, SEAT_BOX = 0, 1  # the hand's seats; the box deals
-#: The committed value (``python -m studies.team_vs_solo fit-value``; see docs/team_vs_solo.md),
-#: installed with the package as ``training/data/hand_value.npz``.
+#: The shipped value, installed with the package as ``training/data/hand_value.npz`` (its
+#: ``info`` says how it was fitted; docs/team_vs_solo.md has the study).
 DEFAULT_VALUE_PATH = Path(__file__).parents[1] / "data" / "hand_value.npz"
 _STOCK_NORM = 31.0  # cards in the stock after the deal
 _DW_NORM = 10.0
@@ -81,21 +80,18 @@ _OUTS = 3  # the last three of SEAT_FEATURES
 #: Where each part of :func:`state_features` lies (from the captain's side: seat 0 first).
 #: No card bits: on the pilot, the 52-bit blocks of both hands, the pile and its top made the
 #: MLP overfit from the first epoch and its corrections weaker (see docs/team_vs_solo.md).
-FEATURE_SLICES: dict[str, slice] = {}
-_at = 0
-for _name, _size in (
-    ("stock_size", 1),
-    ("to_move", 2),
-    ("phase", 4),
-    ("knock_limit", 1),
-    ("captain_derived", len(SEAT_FEATURES)),
-    ("box_derived", len(SEAT_FEATURES)),
-):
-    FEATURE_SLICES[_name] = slice(_at, _at + _size)
-    _at += _size
+FEATURE_SLICES: dict[str, slice] = part_slices(
+    [
+        ("stock_size", 1),
+        ("to_move", 2),
+        ("phase", 4),
+        ("knock_limit", 1),
+        ("captain_derived", len(SEAT_FEATURES)),
+        ("box_derived", len(SEAT_FEATURES)),
+    ]
+)
 #: The length of :func:`state_features`' vector.
-FEATURE_SIZE = _at
-del _at, _name, _size
+FEATURE_SIZE = FEATURE_SLICES["box_derived"].stop
 _PHASES = (Phase.UPCARD_NONDEALER, Phase.UPCARD_DEALER, Phase.DRAW, Phase.DISCARD)
 
 
@@ -260,22 +256,6 @@ def replay_hand(
     return hand
 
 
-def hand_states(
-    deck: Sequence[int], actions: Sequence[tuple[int, int]], rules: HandRules | None = None
-) -> np.ndarray:
-    """The states ``V`` is evaluated at along one played hand: :func:`state_features` after
-    the deal, then after each draw from the stock (``(1 + draws, FEATURE_SIZE)``); the
-    training rows of :func:`fit_value`."""
-    rows = [state_features(GinHand(deck, rules, dealer=SEAT_BOX))]
-
-    def add(hand: GinHand) -> None:
-        if not hand.is_over:
-            rows.append(state_features(hand))
-
-    replay_hand(deck, actions, rules, after_draw=add)
-    return np.array(rows)
-
-
 class HandValue:
     """``V(state)``: an MLP of :func:`state_features` (inputs standardised by ``shift`` and
     ``scale``, ``layers`` torch-shaped ``(weight, bias)``, ReLU between layers), the
@@ -384,91 +364,3 @@ def deal_values(
     """``V`` of the state after the deal of each deck (one batched forward)."""
     x = np.array([state_features(GinHand(d, rules, dealer=SEAT_BOX)) for d in decks])
     return value(x) if len(x) else np.zeros(0)
-
-
-def fit_value(
-    x: np.ndarray,
-    y: np.ndarray,
-    groups: np.ndarray,
-    hidden: Sequence[int] = (256, 128),
-    epochs: int = 30,
-    batch: int = 512,
-    lr: float = 1e-3,
-    weight_decay: float = 1e-5,
-    holdout: float = 0.1,
-    seed: int = 0,
-    log: Callable[[str], Any] | None = None,
-) -> HandValue:
-    """Fit a :class:`HandValue` to ``y`` (the box's final points of each row's hand) on the
-    states ``x`` (``(rows, FEATURE_SIZE)``) by mean squared error (torch, Adam).
-    ``groups`` (int, one per row: the deal) picks the ``holdout`` share of deals kept out of
-    the fit; the epoch with the least held-out error is kept. ``info`` records the sizes
-    and the held-out R^2 (None when the held-out targets are all equal)."""
-    import torch  # train extra: torch
-
-    from training.mlp import numpy_layers, relu_mlp  # train extra: torch
-
-    xv, yv, gv = np.asarray(x, np.float32), np.asarray(y, np.float32), np.asarray(groups)
-    if xv.ndim != 2 or xv.shape[1] != FEATURE_SIZE or yv.shape != (xv.shape[0],):
-        raise ValueError(
-            f"x must be (rows, {FEATURE_SIZE}) and y (rows,); got {xv.shape} and {yv.shape}"
-        )
-    if gv.shape != yv.shape:
-        raise ValueError(f"groups must have one id per row, got shape {gv.shape}")
-    if not hidden or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in hidden):
-        raise ValueError(f"hidden must be a non-empty list of ints >= 1, got {hidden!r}")
-    if not 0 < holdout < 1:
-        raise ValueError(f"holdout must be in (0, 1), got {holdout!r}")
-    torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    ids = np.unique(gv)
-    held_ids = rng.choice(ids, max(1, int(round(holdout * ids.size))), replace=False)
-    val = np.isin(gv, held_ids)
-    if val.all() or not val.any():
-        raise ValueError("fit_value needs rows of at least two deals")
-    shift = xv[~val].mean(axis=0)
-    scale = xv[~val].std(axis=0)
-    scale[scale < 1e-6] = 1.0
-    xt = torch.from_numpy((xv - shift) / scale)
-    yt = torch.from_numpy(yv)
-    net = relu_mlp([FEATURE_SIZE, *hidden, 1])
-    last = net[-1]
-    assert isinstance(last, torch.nn.Linear)
-    with torch.no_grad():
-        last.bias.fill_(float(yv[~val].mean()))
-    opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=weight_decay)
-    train_idx = np.flatnonzero(~val)
-    xval, yval = xt[val], yt[val]
-    best = (math.inf, [p.detach().clone() for p in net.parameters()], 0)
-    var_val = float(yval.var())
-    for epoch in range(epochs):
-        net.train()
-        perm = rng.permutation(train_idx)
-        for s in range(0, perm.size, batch):
-            b = torch.from_numpy(perm[s : s + batch])
-            opt.zero_grad()
-            loss = ((net(xt[b])[:, 0] - yt[b]) ** 2).mean()
-            loss.backward()
-            opt.step()
-        net.eval()
-        with torch.no_grad():
-            mse = float(((net(xval)[:, 0] - yval) ** 2).mean())
-        if log is not None and var_val > 0:
-            log(f"epoch {epoch + 1}: held-out R^2 {1 - mse / var_val:.4f}")
-        if mse < best[0]:
-            best = (mse, [p.detach().clone() for p in net.parameters()], epoch + 1)
-    with torch.no_grad():
-        for p, q in zip(net.parameters(), best[1], strict=True):
-            p.copy_(q)
-    layers = numpy_layers(net)
-    info = {
-        "hidden": list(hidden),
-        "rows": int(xv.shape[0]),
-        "deals": int(ids.size),
-        "heldout_deals": int(held_ids.size),
-        "heldout_r2": 1 - best[0] / var_val if var_val > 0 else None,  # None: constant y
-        "best_epoch": best[2],
-        "epochs": epochs,
-        "seed": seed,
-    }
-    return HandValue(layers, shift, scale, info)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
+from gin_env.config import GinConfig
 from gin_env.extras import require
 from training.evaluation.checks import (
     AgentSpec,
@@ -41,14 +42,15 @@ def ladder(
         raise OptionError(f"ladder needs at least 2 agents, got {len(agents)}")
     check_count("pairs", pairs)
     check_count("workers", workers)
-    check_setup(agents, GIN.make_env)
+    table = GinConfig()  # the standard table
+    check_setup(agents, GIN.make_env, table)
     require("openskill.models", needed_for="the ladder's OpenSkill ratings")
     labels = [label_of(a) for a in agents]
     games: list[tuple[int, int, float]] = []
     matrix: dict[str, dict[str, float]] = {n: {} for n in labels}
     duels = []
     for i, j in combinations(range(len(agents)), 2):
-        jobs: list[tuple[Any, ...]] = [(agents[i], agents[j], seed, k, {}) for k in range(pairs)]
+        jobs: list[tuple[Any, ...]] = [(agents[i], agents[j], seed, k, table) for k in range(pairs)]
         res = pool_map(
             play_gin_pair, jobs, workers, progress, f"{labels[i]} v {labels[j]}",
             threads=concurrency,
@@ -62,8 +64,8 @@ def ladder(
         duels.append({"a": labels[i], "b": labels[j], "points_per_hand": m, "ci95": (lo, hi)})
     ratings = rate_openskill(labels, games)
     elo = elo_bootstrap(labels, games, seed=seed)
-    table = sorted(labels, key=lambda n: -ratings[n]["ordinal"])
-    text = text_stats(agents, None) if concurrency > 1 or workers <= 1 else {}
+    ranking = sorted(labels, key=lambda n: -ratings[n]["ordinal"])
+    text = text_stats(agents, table) if concurrency > 1 or workers <= 1 else {}
     return {
         "text": text,
         "agents": labels,
@@ -73,5 +75,5 @@ def ladder(
         "matrix": matrix,
         "openskill": ratings,
         "elo": elo,
-        "ranking": table,
+        "ranking": ranking,
     }

@@ -9,23 +9,21 @@ value of the state.
   features for the card drawn minus their mean over every card then in the stock
   (:func:`draw_corrections`, mean 0 exactly) join the deal's covariates.
 - **A learned value** (``adjust="value"``): the same corrections made with a learned value
-  of the full state (:mod:`training.evaluation.hand_value`, fitted on a pilot seed by
-  :func:`fit_value_on_pilot`; :func:`load_value` gives the committed one by default).
+  of the full state (:mod:`training.evaluation.hand_value`; :func:`load_value` gives the
+  one the package ships by default, or loads another saved one).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from gin_env import three_handed_gin_v0
 from gin_env.cards import NUM_CARDS
-from gin_env.config import HandRules, ThreeHandedConfig
-from gin_env.gin_aec import make_config
+from gin_env.config import HandRules, ThreeHandedConfig, table_options
 from gin_env.hand import DRAW_AT_STOCK, GinHand, Phase
 from gin_env.melds import deadwood_mask, discard_deadwoods
 from training.evaluation.checks import (
@@ -33,19 +31,14 @@ from training.evaluation.checks import (
     OptionError,
     check_count,
     check_setup,
-    unique_labels,
 )
 from training.evaluation.hand_value import (
     DEFAULT_VALUE_PATH,
     HandValue,
     deal_values,
-    fit_value,
-    hand_states,
     least_deadwood,
     replay_hand,
 )
-from training.evaluation.play import PERMUTATIONS, role_hand_job, seat_specs
-from training.evaluation.pool import pool_map
 
 __all__ = [
     "COVARIATES",
@@ -60,7 +53,6 @@ __all__ = [
     "adjust_mode",
     "check_three",
     "load_value",
-    "fit_value_on_pilot",
 ]
 
 #: Covariates of a deal: functions of the deck alone (known before any move, whoever plays).
@@ -245,51 +237,8 @@ def load_value(value: HandValue | str | Path | None = None) -> HandValue:
         raise OptionError(str(err)) from None
 
 
-def fit_value_on_pilot(
-    agents: Sequence[AgentSpec],
-    deals: int,
-    seed: int,
-    workers: int = 1,
-    adviser: str = "suggest",
-    rules: Mapping[str, Any] | None = None,
-    progress: bool = False,
-    hidden: Sequence[int] = (64, 32),
-    epochs: int = 12,
-) -> HandValue:
-    """A :class:`~training.evaluation.hand_value.HandValue` fitted on ``6 * deals`` single hands of
-    a **pilot** ``seed`` (never the seed a study reports): fresh deals, the three agents in the six
-    role assignments in turn (the plain design of
-    :func:`~training.evaluation.duplicate.duplicate_three`), every state ``V`` is evaluated at
-    (:func:`~training.evaluation.hand_value.hand_states`) with its hand's final box points as the
-    target (:func:`~training.evaluation.hand_value.fit_value`)."""
-    if len(agents) != 3:
-        raise OptionError(f"the pilot needs exactly 3 agents, got {len(agents)}")
-    check_count("deals", deals)
-    check_count("workers", workers)
-    check_count("epochs", epochs)
-    rules = dict(rules or {})
-    check_three(agents, rules)
-    jobs = [(seat_specs(agents, perm), seed, 6 * i + p, adviser, rules)
-            for i in range(deals) for p, perm in enumerate(PERMUTATIONS)]  # fmt: skip
-    res = pool_map(role_hand_job, jobs, workers, progress, "pilot hands for V")
-    hand_rules = make_config(ThreeHandedConfig, rules).hand_rules()
-    xs, ys, groups = [], [], []
-    for k, r in enumerate(res):
-        h = r["hands"][0]
-        x = hand_states(h["deck"], h["actions"], hand_rules)
-        xs.append(x)
-        ys += [h["box_points"]] * len(x)
-        groups += [k] * len(x)
-    try:
-        v = fit_value(np.concatenate(xs), np.array(ys), np.array(groups), hidden, epochs)
-    except ValueError as err:
-        raise OptionError(str(err)) from None
-    v.info.update(agents=unique_labels(agents), pilot_seed=seed, pilot_hands=len(res),
-                  adviser=adviser, rules=rules)  # fmt: skip
-    return v
-
-
-def check_three(specs: Sequence[AgentSpec], rules: Mapping[str, Any]) -> None:
-    """Build the agents and a three-handed env with ``rules`` up front: a bad spec or rule
-    is an :class:`~training.evaluation.checks.OptionError` before any game is played."""
-    check_setup(specs, lambda: three_handed_gin_v0.raw_env(**dict(rules)), rules)
+def check_three(specs: Sequence[AgentSpec], table: ThreeHandedConfig) -> None:
+    """Build the agents and a three-handed env at ``table`` up front: a bad spec, or an agent
+    that refuses the table, is an :class:`~training.evaluation.checks.OptionError` before
+    any game is played."""
+    check_setup(specs, lambda: three_handed_gin_v0.raw_env(**table_options(table)), table)

@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.batched import make_batched
+from agents.batched import seat_batched
 from agents.match_equity import FORMAT, SHIPPED, HandOutcomes, match_equity
 from agents.tuned import TABLES, rules_dict
-from gin_env.config import GinConfig
+from gin_env.config import GinConfig, HandRules
 from gin_env.encoding import OBS_SLICES
 from gin_env.match import next_dealer
 from training.evaluation.gin import deal_deck, play_duplicate_batched, play_hands_batched
@@ -99,7 +99,7 @@ def play_match_table(
     target = config.target_score
     if not all(0 <= s < target for s in start):
         raise ValueError(f"start scores must be in 0..{target - 1}, got {start!r}")
-    rules = rules_dict(config)
+    hand_table = GinConfig(**rules_dict(config))  # each hand dealt alone: its rules only
     table: list[Any] = []
 
     def index(policy: Any) -> int:
@@ -135,7 +135,7 @@ def play_match_table(
             np.where(a_deals, b_sc, a_sc),
             target,
         )
-        points = play_hands_batched(decks, a_deals, rules, act).astype(np.int64)
+        points = play_hands_batched(decks, a_deals, hand_table, act).astype(np.int64)
         scores[rows, 0] += np.maximum(points, 0)
         scores[rows, 1] += np.maximum(-points, 0)
         hands[rows] += 1
@@ -188,7 +188,7 @@ def _act(
 
 
 def hand_outcomes(
-    policy_a: Any, policy_b: Any, rules: dict[str, Any], seed: int, pairs: int
+    policy_a: Any, policy_b: Any, rules: HandRules, seed: int, pairs: int
 ) -> HandOutcomes:
     """A's signed points against B by dealer, from ``pairs`` duplicate deals of ``seed``
     (each dealt twice: B dealing, then A)."""
@@ -203,7 +203,7 @@ def hand_outcomes(
                 actions[idx] = policy.act(out["observation"][idx], out["action_mask"][idx])
         return actions
 
-    points = play_duplicate_batched(decks, rules_dict(rules), act).astype(np.int64)
+    points = play_duplicate_batched(decks, GinConfig(**rules_dict(rules)), act).astype(np.int64)
     return HandOutcomes.from_samples(points[1::2], points[0::2])
 
 
@@ -220,7 +220,7 @@ def check_equity(
     ``seed``) against ``match_pairs`` mirrored pairs of real matches from each of
     ``score_pairs`` (deals of ``seed + 1``): each pair's prediction is the mean of A
     dealing first and B dealing first."""
-    outcomes = hand_outcomes(policy_a, policy_b, rules_dict(config), seed, hand_pairs)
+    outcomes = hand_outcomes(policy_a, policy_b, config, seed, hand_pairs)
     table = match_equity(outcomes, config.target_score, config.dealer_rule)
     rows = []
     for k, (a, b) in enumerate(score_pairs):
@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="")
     if games:
-        parser.add_argument("a", help="batched agent spec (agents.make_batched)")
+        parser.add_argument("a", help="batched agent spec (agents.batched.seat_batched)")
         parser.add_argument("b")
         parser.add_argument("--pairs", type=int, default=500)
         parser.add_argument("--any-table", action="store_true", help="tuned: play any set")
@@ -268,15 +268,15 @@ def main(argv: list[str] | None = None) -> int:
     config = TABLES[ns.table]
     t0 = time.time()
     if games:
-        a, b = make_batched(ns.a, rules_dict(config)), make_batched(ns.b, rules_dict(config))
+        a, b = seat_batched(ns.a, config), seat_batched(ns.b, config)
         res = play_matches(a, b, config, ns.seed, ns.pairs)
         out = {k: res[k] for k in ("win_share", "ci95", "pairs")}
         out["mean_hands"] = float(res["hands"].mean())
         out.update(table=ns.table, a=ns.a, b=ns.b, seed=ns.seed, seconds=time.time() - t0)
     else:
         a, b = (
-            make_batched(ns.agent, rules_dict(config)),
-            make_batched(ns.opponent, rules_dict(config)),
+            seat_batched(ns.agent, config),
+            seat_batched(ns.opponent, config),
         )
         out = check_equity(a, b, config, ns.seed, ns.hand_pairs, ns.match_pairs)
         out.update(table=ns.table, agent=ns.agent, opponent=ns.opponent, seed=ns.seed)
@@ -303,8 +303,8 @@ def _ship_outcomes(argv: list[str]) -> int:
     tables = {}
     for name, config in TABLES.items():
         rules = rules_dict(config)
-        l2 = make_batched("heuristic", rules)
-        outcomes = hand_outcomes(l2, l2, rules, ns.seed, ns.pairs)
+        l2 = seat_batched("heuristic", config)
+        outcomes = hand_outcomes(l2, l2, config, ns.seed, ns.pairs)
         tables[name] = {"rules": rules, "pairs": ns.pairs, "outcomes": outcomes.to_dict()}
         print(
             f"{name}: {len(outcomes.points)} outcomes, dead hands by dealer "

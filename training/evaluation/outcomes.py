@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from gin_env.config import Table
 from training.evaluation.checks import AgentSpec, agent_of, label_of
 
 __all__ = [
@@ -73,12 +74,12 @@ def win_kinds(hands: Iterable[tuple[Sequence[str], Mapping[str, Any]]]) -> dict[
     return table
 
 
-def text_stats(specs: Sequence[AgentSpec], rules: Mapping[str, Any] | None) -> dict[str, Any]:
+def text_stats(specs: Sequence[AgentSpec], table: Table) -> dict[str, Any]:
     """Per agent that keeps word-play stats (``stats()``), those stats as this process
-    holds them."""
+    holds them (the agents seated at ``table``, as the games seated them)."""
     out = {}
     for spec in specs:
-        agent = agent_of(spec, rules)
+        agent = agent_of(spec, table)
         stats = getattr(agent, "stats", None)
         if callable(stats):
             out[label_of(spec)] = stats()

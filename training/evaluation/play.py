@@ -10,14 +10,16 @@ deals in every seating, and cells of a study are paired by deal.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from agents.ablations import make_adviser
 from gin_env import actions as A
-from gin_env import three_handed_gin_v0
+from gin_env import games
+from gin_env.config import ThreeHandedConfig
 from gin_env.encoding import OBS_SLICES
 from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch
 from training.evaluation.checks import AgentSpec, agent_of
@@ -35,6 +37,8 @@ __all__ = [
     "play_advice_hands",
 ]
 
+#: The game every function here plays.
+THREE = games.get("three_handed_gin_v0")
 #: The six orders of three agents over the player seats: ``perm[seat]`` is the agent index.
 PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(3)))
 
@@ -69,21 +73,20 @@ def play_seated_match(
     seat_specs: Sequence[AgentSpec],
     seed: int,
     index: int,
-    adviser: str = "suggest",
-    rules: Mapping[str, Any] | None = None,
+    table: ThreeHandedConfig | None = None,
 ) -> dict[str, Any]:
-    """One match of deal sequence ``index``; ``seat_specs[k]`` plays ``player_k``.
+    """One match of deal sequence ``index`` at ``table`` (default: the standard rules, the
+    adviser suggesting); ``seat_specs[k]`` plays ``player_k``.
 
     The env seed depends on ``(seed, index)`` alone, so the decks and the initial role draw
     are the same whoever sits where. Per hand: the deck (as a tuple), each player's role,
     the box's points (+ when the box scores), who won. Also the match winner's seat and the
     role the winner held in the last hand.
     """
-    env = three_handed_gin_v0.raw_env(
-        adviser=adviser, episode="match", max_hands=2000, **dict(rules or {})
-    )
+    table = table or ThreeHandedConfig()
+    env = THREE.make_env(table, episode="match", max_hands=2000)
     env.reset(seed=env_seed(seed, index, 3))
-    players = {f"player_{k}": agent_of(s, rules) for k, s in enumerate(seat_specs)}
+    players = {f"player_{k}": agent_of(s, table) for k, s in enumerate(seat_specs)}
     rng = np.random.default_rng([seed, index, 11])
     while True:
         agent = env.agent_selection
@@ -113,18 +116,18 @@ def play_role_hand(
     role_specs: Sequence[AgentSpec],
     seed: int,
     index: int,
-    adviser: str = "suggest",
-    rules: Mapping[str, Any] | None = None,
+    table: ThreeHandedConfig | None = None,
 ) -> dict[str, Any]:
-    """Deal ``index`` as a single hand, ``role_specs[r]`` playing role ``r`` (box, captain,
-    adviser). The env seed depends on ``(seed, index)`` alone: the same cards whoever
+    """Deal ``index`` as a single hand at ``table``, ``role_specs[r]`` playing role ``r``
+    (box, captain, adviser). The env seed depends on ``(seed, index)`` alone: the same cards whoever
     plays which role. Returns the hand as :func:`play_seated_match` lists it, with player
     ``r`` in role ``r``."""
-    env = three_handed_gin_v0.raw_env(adviser=adviser, episode="hand", **dict(rules or {}))
+    table = table or ThreeHandedConfig()
+    env = THREE.make_env(table, episode="hand")
     env.reset(seed=env_seed(seed, index, 31))
     match = env.match
     assert isinstance(match, ThreeHandedMatch)  # reset above
-    by_role = {r: agent_of(spec, rules) for r, spec in enumerate(role_specs)}
+    by_role = {r: agent_of(spec, table) for r, spec in enumerate(role_specs)}
     rng = np.random.default_rng([seed, index, 13])
     while True:
         agent = env.agent_selection
@@ -158,10 +161,10 @@ def _by_role(outcome: dict[str, Any], roles: Sequence[int]) -> dict[str, Any]:
 
 
 def role_hand_job(
-    role_specs: Sequence[AgentSpec], seed: int, index: int, adviser: str, rules: dict[str, Any]
+    role_specs: Sequence[AgentSpec], seed: int, index: int, table: ThreeHandedConfig
 ) -> dict[str, Any]:
     """:func:`play_role_hand` as a one-hand match (no winner), for the pool."""
-    return {"winner": None, "hands": [play_role_hand(role_specs, seed, index, adviser, rules)]}
+    return {"winner": None, "hands": [play_role_hand(role_specs, seed, index, table)]}
 
 
 def seat_specs(specs: Sequence[AgentSpec], perm: Sequence[int]) -> list[AgentSpec]:
@@ -177,10 +180,12 @@ def play_advice_hands(
     start: int,
     stop: int,
     sees_hand: bool = True,
-    rules: Mapping[str, Any] | None = None,
+    table: ThreeHandedConfig | None = None,
     trace: bool = False,
 ) -> dict[str, Any]:
-    """Deals ``start..stop-1`` as single hands, the roles played by the three policies.
+    """Deals ``start..stop-1`` as single hands, the roles played by the three policies, at
+    ``table`` (default: the standard rules) with the adviser's options set here: advice on
+    unless ``adviser_spec`` is ``"none"``, the adviser seeing the hand when ``sees_hand``.
 
     Deal ``i`` resets the env with a seed of ``(seed, i)`` only, so every captain/adviser
     pair plays the same decks and role draws. Returns per deal: the team's points (+ when
@@ -189,15 +194,15 @@ def play_advice_hands(
     as ``(suggestion or None, the suggestion part of the captain's observation as action
     ids, the captain's legal ids, the action)``.
     """
-    captain = agent_of(captain_spec)
-    adviser = make_adviser(adviser_spec, captain, agent_of)
-    box = agent_of(box_spec)
-    env = three_handed_gin_v0.raw_env(
-        adviser="none" if adviser is None else "suggest",
+    table = replace(
+        table or ThreeHandedConfig(),
+        adviser="none" if adviser_spec == "none" else "suggest",
         adviser_sees_hand=sees_hand,
-        episode="hand",
-        **dict(rules or {}),
     )
+    captain = agent_of(captain_spec, table)
+    adviser = make_adviser(adviser_spec, captain, lambda spec: agent_of(spec, table))
+    box = agent_of(box_spec, table)
+    env = THREE.make_env(table, episode="hand")
     by_role = {BOX: box, CAPTAIN: captain, ADVISER: adviser}
     team, team_won, box_won, advised, followed = [], [], [], [], []
     traces: list[list[tuple[Any, ...]]] = []

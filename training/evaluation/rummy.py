@@ -7,12 +7,14 @@ out in one turn (rummy) and the mean pips left in its hand when another went out
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from gin_env import games
 from gin_env.cards import mask_points
+from gin_env.config import RummyConfig, table_changes
 from gin_env.rummy import MAX_PLAYERS, MIN_PLAYERS
 from training.evaluation.checks import (
     AgentSpec,
@@ -37,15 +39,16 @@ RULES = ("ace_high_or_low", "max_turns")
 
 
 def play_rummy_deal(
-    specs: Sequence[AgentSpec], seed: int, index: int, rotation: int, rules: dict[str, Any]
+    specs: Sequence[AgentSpec], seed: int, index: int, rotation: int, table: RummyConfig
 ) -> dict[str, Any]:
-    """Deal ``index`` with agent ``(k + rotation) % n`` in seat ``k``: each seat's payment
-    (+ for the winner), the winner's seat, rummy, truncation and the pips left by seat."""
+    """Deal ``index`` at ``table`` (its ``num_players`` is ``len(specs)``) with agent
+    ``(k + rotation) % n`` in seat ``k``: each seat's payment (+ for the winner), the
+    winner's seat, rummy, truncation and the pips left by seat."""
     n = len(specs)
-    env = RUMMY.make_env(num_players=n, **rules)
+    env = RUMMY.make_env(table)
     env.reset(seed=env_seed(seed, index, 41), options={"deck": deal_deck(seed, index)})
     seats = [(k + rotation) % n for k in range(n)]
-    players = {f"player_{k}": agent_of(specs[a], rules) for k, a in enumerate(seats)}
+    players = {f"player_{k}": agent_of(specs[a], table) for k, a in enumerate(seats)}
     play(env, players, np.random.default_rng([seed, index, rotation, 43]))
     game = env.game
     result = game.results[-1]
@@ -66,24 +69,26 @@ def rummy_duplicate(
     seed: int = 0,
     workers: int = 2,
     progress: bool = True,
-    rules: dict[str, Any] | None = None,
+    table: RummyConfig | None = None,
     concurrency: int = 0,
 ) -> dict[str, Any]:
-    """``deals`` deals, each in all ``n`` rotations of the ``n`` agents (2-6)."""
+    """``deals`` deals, each in all ``n`` rotations of the ``n`` agents (2-6), at ``table``
+    (default: the standard rules) with ``n`` players and single hands (no target)."""
     n = len(agents)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise OptionError(f"rummy needs {MIN_PLAYERS} to {MAX_PLAYERS} agents, got {n}")
     check_count("deals", deals)
     check_count("workers", workers)
-    rules = dict(rules or {})
-    unknown = sorted(set(rules) - set(RULES))
-    if unknown:
+    table = table or RummyConfig()
+    other = sorted(k for k, v in table_changes(table).items() if k not in RULES + ("num_players",))
+    if other:
         raise OptionError(
-            f"{', '.join(unknown)} is not a rule option of eval rummy; allowed: {', '.join(RULES)}"
+            f"{', '.join(other)} is not a rule option of eval rummy; allowed: {', '.join(RULES)}"
         )
-    check_setup(agents, lambda: RUMMY.make_env(num_players=n, **rules), rules)
+    table = replace(table, num_players=n)  # one seat per agent
+    check_setup(agents, lambda: RUMMY.make_env(table), table)
     labels = unique_labels(agents)
-    jobs = [(list(agents), seed, i, r, rules) for i in range(deals) for r in range(n)]
+    jobs = [(list(agents), seed, i, r, table) for i in range(deals) for r in range(n)]
     res = pool_map(play_rummy_deal, jobs, workers, progress, f"rummy x{n}", threads=concurrency)
     per_deal = np.zeros((deals, n))
     hands = np.zeros(n)
@@ -119,9 +124,9 @@ def rummy_duplicate(
         "deals": deals,
         "hands": len(res),
         "truncated_hands": truncated,
-        "rules": rules,
+        "rules": {k: v for k, v in table_changes(table).items() if k != "num_players"},
         "per_agent": per_agent,
     }
     if concurrency > 1 or workers <= 1:
-        out["text"] = text_stats(agents, rules)
+        out["text"] = text_stats(agents, table)
     return out

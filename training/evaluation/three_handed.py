@@ -6,12 +6,14 @@ deal) is :mod:`training.evaluation.duplicate`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from gin_env import games
+from gin_env.config import ThreeHandedConfig, table_changes
 from gin_env.match import BOX, ROLE_NAMES
 from training.evaluation.checks import (
     AgentSpec,
@@ -34,13 +36,18 @@ THREE = games.get("three_handed_gin_v0")
 
 
 def play_three_match(
-    specs: Sequence[AgentSpec], seed: int, index: int, adviser: str, rules: dict[str, Any]
+    specs: Sequence[AgentSpec],
+    seed: int,
+    index: int,
+    table: ThreeHandedConfig,
+    env_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One match; ``specs[k]`` plays ``player_k``. Per hand: each player's role and points
-    (the box's points, and the captain's team's: the adviser shares the captain's)."""
-    env = THREE.make_env(adviser=adviser, episode="match", max_hands=2000, **rules)
+    """One match at ``table``; ``specs[k]`` plays ``player_k``; ``env_options``: what is not
+    a rule (``observation="history"``). Per hand: each player's role and points (the box's
+    points, and the captain's team's: the adviser shares the captain's)."""
+    env = THREE.make_env(table, **{**(env_options or {}), "episode": "match", "max_hands": 2000})
     env.reset(seed=int(np.random.default_rng([seed, index, 3]).integers(2**31)))
-    players = {f"player_{k}": agent_of(s, rules) for k, s in enumerate(specs)}
+    players = {f"player_{k}": agent_of(s, table) for k, s in enumerate(specs)}
     run = play(env, players, np.random.default_rng([seed, index, 11]))
     match = env.match
     assert match is not None  # reset above
@@ -124,10 +131,12 @@ def three_handed(
     workers: int = 2,
     adviser: str = "suggest",
     progress: bool = True,
-    rules: dict[str, Any] | None = None,
+    table: ThreeHandedConfig | None = None,
+    env_options: Mapping[str, Any] | None = None,
     concurrency: int = 0,
 ) -> dict[str, Any]:
-    """``matches`` three-handed matches (seats rotated through the three agents in turn).
+    """``matches`` three-handed matches (seats rotated through the three agents in turn) at
+    ``table`` (default: the standard rules; its adviser is set by ``adviser``).
     ``concurrency``: games at once in threads of this process (see
     :func:`~training.evaluation.pool.pool_map`); per agent ``win_kinds`` (wins by gin /
     knock / undercut, deadwood at showdown) and, for agents in words, ``text`` stats.
@@ -141,7 +150,9 @@ def three_handed(
         raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
     check_count("matches", matches)
     check_count("workers", workers)
-    check_setup(agents, lambda: THREE.make_env(**(rules or {})), rules)
+    table = table or ThreeHandedConfig()
+    opts = dict(env_options or {})
+    check_setup(agents, lambda: THREE.make_env(table, **opts), table)
     labels = [label_of(a) for a in agents]
     if len(set(labels)) < 3:  # one agent several times: label the seats apart
         labels = [f"{lab}#{k}" if labels.count(lab) > 1 else lab for k, lab in enumerate(labels)]
@@ -150,7 +161,7 @@ def three_handed(
         "agents": labels,
         "seed": seed,
         "matches": matches,
-        "rules": dict(rules or {}),
+        "rules": table_changes(table),
     }
     for mode in modes:
         jobs = []
@@ -160,7 +171,7 @@ def three_handed(
             order = [labels[(k + rot) % 3] for k in range(3)]
             specs = [agents[(k + rot) % 3] for k in range(3)]
             orders.append(order)
-            jobs.append((specs, seed, i, mode, dict(rules or {})))
+            jobs.append((specs, seed, i, replace(table, adviser=mode), opts))
         res = pool_map(
             play_three_match, jobs, workers, progress, f"three-handed ({mode})",
             threads=concurrency,
@@ -169,5 +180,5 @@ def three_handed(
             r["order"] = order
         out["adviser_on" if mode == "suggest" else "adviser_off"] = _three_summary(labels, res)
     if concurrency > 1 or workers <= 1:
-        out["text"] = text_stats(agents, rules)
+        out["text"] = text_stats(agents, table)
     return out

@@ -1,0 +1,48 @@
+"""Flat vectors built from named parts: the two helpers every layout of the package shares
+(the gin observations, move history and state in :mod:`gin_env.encoding`, rummy's in
+:mod:`gin_env.rummy_encoding`, the hand value's features in the evaluation).
+
+A layout is a sequence of ``(name, size)`` parts laid side by side; :func:`part_slices`
+says where each lies. Card parts are 52 zero/one entries, card ``c`` at index ``c``, and
+:func:`int_bits` writes a whole int of bits (a card mask, or many parts packed into one
+int) in a single numpy call.
+
+>>> part_slices([("role", 3), ("phase", 5)])
+{'role': slice(0, 3, None), 'phase': slice(3, 8, None)}
+>>> int_bits(0b1101, 5).tolist()
+[1, 0, 1, 1, 0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = ["part_slices", "int_bits"]
+
+# np.unpackbits is fastest with its default big-endian bit order; reversing the bits of each
+# little-endian byte first (bytes.translate) puts bit i of the int at position i.
+_REVERSED_BYTE = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
+
+
+def part_slices(parts: Iterable[tuple[str, int]]) -> dict[str, slice]:
+    """Where each named part lies in a vector that holds ``parts`` in order: ``{name:
+    slice}``. A name given twice or a negative size is a ValueError."""
+    out: dict[str, slice] = {}
+    start = 0
+    for name, size in parts:
+        if name in out:
+            raise ValueError(f"the part {name!r} is named twice in one layout")
+        if size < 0:
+            raise ValueError(f"the part {name!r} has a negative size {size}")
+        out[name] = slice(start, start + size)
+        start += size
+    return out
+
+
+def int_bits(value: int, count: int) -> np.ndarray:
+    """The low ``count`` bits of the non-negative int ``value`` as zero/one ``uint8``
+    entries, bit ``i`` at index ``i`` (a card mask with ``count=52`` is its card part)."""
+    raw = value.to_bytes((count + 7) // 8, "little").translate(_REVERSED_BYTE)
+    return np.unpackbits(np.frombuffer(raw, np.uint8))[:count]
