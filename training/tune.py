@@ -98,6 +98,8 @@ __all__ = [
     "decode",
     "encode",
     "tune",
+    "nearest_set",
+    "todays_tuned",
     "write_card",
     "main",
 ]
@@ -219,7 +221,7 @@ def _start(args: Args) -> tuple[HeuristicParams, dict[str, Any] | None]:
     if args.start in STYLES:
         return STYLES[args.start], None
     sets = load_sets()
-    name = _set_for(args.table, sets)
+    name = nearest_set(args.table, sets)
     shipped = sets[name]
     t = shipped.get("tuning", {})
     keep = ("commands", "generations", "evaluations", "wall_s", "start_tuning")
@@ -484,10 +486,12 @@ def todays_tuned(table: str) -> HeuristicParams:
     """The shipped set for ``table``; at a table without one, OpenSpiel's (the nearest:
     the same bonuses) or the default's."""
     sets = load_sets()
-    return HeuristicParams(**sets[_set_for(table, sets)]["params"])
+    return HeuristicParams(**sets[nearest_set(table, sets)]["params"])
 
 
-def _set_for(table: str, sets: dict[str, Any]) -> str:
+def nearest_set(table: str, sets: dict[str, Any]) -> str:
+    """The name of the set of ``sets`` for ``table``: its own, else OpenSpiel's at ``eaai``
+    (the same bonuses), else the default's."""
     if table in sets:
         return table
     return "openspiel" if table == "eaai" and "openspiel" in sets else "default"
