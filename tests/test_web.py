@@ -679,6 +679,16 @@ def test_the_moves_offered_are_the_envs_action_mask() -> None:
             table.move(p, table.hint(p))
 
 
+def test_hollywood_scoring_shows_the_three_games() -> None:
+    table = tables.new_table("gin", {"hollywood": True, "target_score": 30}, ["human"] * 2, seed=4)
+    while not table.over:
+        p = table.to_act
+        table.move(p, table.hint(p))
+    view = table.view(0)
+    assert len(view["games"]) == 3 and all(len(g) == 2 for g in view["games"])
+    assert all(w in (0, 1) for w in view["game_winners"])  # all closed when the match ends
+
+
 def test_the_hint_is_a_legal_move_for_every_role() -> None:
     for sees in (True, False):
         table = tables.new_table("three", {"adviser_sees_hand": sees}, ["human"] * 3, seed=1)
