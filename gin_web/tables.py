@@ -187,16 +187,19 @@ class Table:
         return not seat.human or seat.stand_in
 
     def role(self, player: int) -> str:
+        """``player``'s role in the hand on the table ("" in basic rummy: no roles)."""
         if self.family != "gin":
-            return "player"
+            return ""
         return str(self.env.role_names[self.env.match.record.roles[player]])
 
     def legal(self, player: int) -> list[int]:
-        """The legal ids of ``player`` (empty when it is not his turn), from the env's mask."""
+        """The legal ids of ``player`` (empty when it is not his turn): the engine's list,
+        the one its action mask is made of."""
         if self.to_act != player:
             return []
-        mask = self.env.observe(self.names[player])["action_mask"]
-        return [int(a) for a in np.flatnonzero(mask)]
+        if self.family == "gin":
+            return [int(a) for a in self.env.legal_actions()]
+        return [int(a) for a in self.env.game.legal_actions()]
 
     # -- moves ------------------------------------------------------------------------------
     def move(self, player: int, action: Any, seq: Any = None) -> None:
@@ -258,7 +261,7 @@ class Table:
         return int(self._hinter.act(self.env.observe(self.names[player])))
 
     def _make_agent(self, spec: str) -> Any:
-        return make_agent(self.spec, spec, self.env)
+        return make_agent(spec, self.env)
 
     def play_move(self, player: int, action: int) -> None:
         """Play a move the env will check (agents' moves, replays): log it, step the env."""
@@ -289,7 +292,8 @@ class Table:
 
     def log_move(self, player: int, action: int) -> None:
         """The move in words, before it is played, for those who may know it."""
-        who = f"{self.names[player]} ({self.role(player)})"
+        role = self.role(player)
+        who = f"{self.names[player]} ({role})" if role else self.names[player]
         if self.family == "rummy":
             game = self.env.game
             if action == R.TAKE_DISCARD:
@@ -604,9 +608,9 @@ def _rummy_card(action: int) -> str | None:
     return None
 
 
-def make_agent(spec: games.GameSpec, name: str, env: Any) -> Any:
-    """An agent for a seat of ``env``, seated at its table (``agents.seat``: the table's
-    rules reach it, and an agent that cannot play it is refused in one line)."""
+def make_agent(name: str, env: Any) -> Any:
+    """An agent for a seat of ``env``: :func:`agents.seat` at the env's table (its typed
+    rules), so the table's rules reach the agents that read them."""
     return agents.seat(name, env.config)
 
 
@@ -666,12 +670,12 @@ def new_table(
             made.append(Seat(p, HUMAN, token=secrets.token_urlsafe(18)))
             continue
         try:
-            agent = make_agent(spec, kind, env)
+            agent = make_agent(kind, env)
         except (ValueError, TypeError, FileNotFoundError, KeyError) as err:
             raise ValueError(f"seat {p}: {err}") from None
         made.append(Seat(p, kind, agent=agent))
     try:
-        make_agent(spec, hint, env)
+        make_agent(hint, env)
     except (ValueError, TypeError, FileNotFoundError, KeyError) as err:
         raise ValueError(f"hint agent: {err}") from None
     return Table(

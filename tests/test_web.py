@@ -26,6 +26,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from gin_env import games  # noqa: E402
 from gin_env.cards import card_str, from_mask  # noqa: E402
+from gin_env.match import CAPTAIN  # noqa: E402
 from gin_web import tables  # noqa: E402
 from gin_web.app import MAX_MESSAGE, Server, create_app  # noqa: E402
 from gin_web.store import Store, export  # noqa: E402
@@ -33,6 +34,7 @@ from training import replay as replay_files  # noqa: E402
 from training.cli import cli  # noqa: E402
 
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
+CARD_ID = {card_str(c): c for c in range(52)}
 
 
 @pytest.fixture
@@ -434,9 +436,9 @@ def test_serve_has_host_port_and_data_options() -> None:
 
 
 # -- the no-leak check ------------------------------------------------------------------------
-def _cards_in(obj: Any) -> set[str]:
+def _cards_in(obj: Any) -> set[int]:
     """Every card named anywhere in ``obj`` (its JSON text: keys and words are lower case)."""
-    return set(CARD.findall(json.dumps(obj)))
+    return {CARD_ID[c] for c in CARD.findall(json.dumps(obj))}
 
 
 def _visible_gin(env: Any, player: int | None) -> set[int]:
@@ -449,8 +451,9 @@ def _visible_gin(env: Any, player: int | None) -> set[int]:
         return seen
     if player in rec.players:
         seen |= set(from_mask(hand.hands[rec.players.index(player)]))
-    elif env.adviser_sees_hand:
-        seen |= set(from_mask(hand.hands[rec.players.index(match.captain)]))
+    elif env.adviser_sees_hand:  # the captain of the hand on the table (its record's roles)
+        captain = next(s for s, q in enumerate(rec.players) if rec.roles[q] == CAPTAIN)
+        seen |= set(from_mask(hand.hands[captain]))
     return seen
 
 
@@ -491,8 +494,8 @@ def _allowed(record: dict[str, Any], players: int) -> dict[int, dict[Any, Any]]:
             for res in env.game.results:
                 for m in res.cards_left:
                     shown |= set(from_mask(m))
-        out[k] = {p: {card_str(c) for c in seen[p]} for p in seats}
-        out[k]["shown"] = {card_str(c) for c in shown}
+        out[k] = {p: set(seen[p]) for p in seats}
+        out[k]["shown"] = set(shown)
         if k < len(moves):
             env.step(int(moves[k][1]))
     return out
@@ -556,13 +559,16 @@ class _Socket:
         return None
 
 
-def _play_all_seats_in_loop(data: Path, body: dict[str, Any], hands: int, seed: int) -> None:
-    """As :func:`_play_all_seats`, the clients' sockets in the server's event loop."""
+def _play_all_seats_in_loop(data: Path, body: dict[str, Any], hands: int, seed: int) -> int:
+    """As :func:`_play_all_seats`, the clients' sockets in the server's event loop, whole
+    matches one after another (to 100 points, a new table each) until ``hands`` hands are
+    played; return the hands played."""
+    server = Server(data)
+    rng = np.random.default_rng(seed)
 
-    async def run() -> None:
-        server = Server(data)
-        options = body.get("options", {})
-        table = tables.new_table(body["game"], options, body["seats"], seed=body["seed"])
+    async def one_match(k: int) -> int:
+        options = {**body.get("options", {}), "target_score": 100}
+        table = tables.new_table(body["game"], options, body["seats"], seed=body["seed"] + k)
         out = server.add_table(table)
         n = len(out["seats"])
         tokens = [out["seats"][f"player_{p}"] for p in range(n)] + [out["spectator"]]
@@ -581,12 +587,8 @@ def _play_all_seats_in_loop(data: Path, body: dict[str, Any], hands: int, seed: 
             handlers.append(asyncio.create_task(server.handle(sock)))  # type: ignore[arg-type]
             # A connection is news to everyone connected.
             await until(lambda i=i: len(socks[0].got) >= i + 1)
-        rng = np.random.default_rng(seed)
-        while True:
-            last = socks[0].got[-1]
-            if last["over"] or len(last["sheet"]) >= hands:
-                break
-            mover = last["to_act"]
+        while not socks[0].got[-1]["over"]:
+            mover = socks[0].got[-1]["to_act"]
             view = socks[mover].got[-1]
             assert view["to_act"] == view["you"] == mover and view["legal"]
             counts = [len(x.got) for x in socks]
@@ -598,9 +600,17 @@ def _play_all_seats_in_loop(data: Path, body: dict[str, Any], hands: int, seed: 
             await sock.inbox.put({"type": "websocket.disconnect"})
         await asyncio.gather(*handlers)
         got = {p: sock.got for p, sock in zip([*range(n), None], socks, strict=True)}
-        _check_no_leak(got, table, hands)
+        _check_no_leak(got, table, 1)
+        return len(socks[0].got[-1]["sheet"])
 
-    asyncio.run(run())
+    async def run() -> int:
+        played, k = 0, 0
+        while played < hands:
+            played += await one_match(k)
+            k += 1
+        return played
+
+    return asyncio.run(run())
 
 
 def _check_no_leak(got: dict[Any, list[dict[str, Any]]], table: Any, hands: int) -> None:
@@ -653,7 +663,20 @@ def test_no_client_receives_a_card_its_seat_may_not_see(
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "body"), NO_LEAK_TABLES, ids=[t[0] for t in NO_LEAK_TABLES])
 def test_no_leak_over_200_hands(tmp_path: Path, name: str, body: dict) -> None:
-    _play_all_seats_in_loop(tmp_path, {**body, "seats": _seats(body), "seed": 70}, 200, seed=2)
+    played = _play_all_seats_in_loop(tmp_path, {**body, "seats": _seats(body), "seed": 70}, 200, 2)
+    assert played >= 200
+
+
+def test_the_moves_offered_are_the_envs_action_mask() -> None:
+    for game, seats in (("three", ["human"] * 3), ("rummy", ["human"] * 2)):
+        table = tables.new_table(game, {}, seats, seed=3)
+        for _ in range(60):
+            p = table.to_act
+            mask = table.env.observe(table.names[p])["action_mask"]
+            assert table.legal(p) == [int(a) for a in np.flatnonzero(mask)]
+            for other in set(range(len(seats))) - {p}:
+                assert table.legal(other) == []
+            table.move(p, table.hint(p))
 
 
 def test_the_hint_is_a_legal_move_for_every_role() -> None:

@@ -1,9 +1,9 @@
 """The page in a real headless Chromium (Debian's ``chromium`` and ``chromedriver``, driven
-by Selenium): a person plays a whole two-player hand and a whole three-handed hand as
-captain with an agent adviser, by clicking (and a few keys); a saved match is opened in
-the replay viewer and stepped forward and back. Screenshots go to ``$GIN_WEB_SCREENSHOTS``
-(default: the test's temporary directory). ``make test-browser`` runs these; they are
-skipped where the browser or Selenium is not installed."""
+by Selenium): a person plays a whole two-player hand, a whole three-handed hand as captain
+with an agent adviser, and a hand of basic rummy, by clicking (and a few keys); a saved
+match is opened in the replay viewer and stepped forward and back. Screenshots go to
+``$GIN_WEB_SCREENSHOTS`` (default: the test's temporary directory). ``make test-browser``
+runs these; they are skipped where the browser or Selenium is not installed."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def click_a_move(driver: Any) -> None:
     pass...), else the highest deadwood card (a card click discards)."""
     buttons = driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
     kinds = {b.get_attribute("data-kind"): b for b in buttons}
-    for kind in ("knock", "big-gin"):
+    for kind in ("knock", "big-gin", "meld", "lay-off"):
         if kind in kinds:
             kinds[kind].click()
             return
@@ -166,6 +166,18 @@ def test_a_person_captains_a_whole_three_handed_hand_with_an_agent_adviser(
     table = next(iter(app.state.server.tables.values()))
     rec = table.env.match.history[0]
     assert rec.roles[0] == 1 and rec.result is not None  # captain, and the hand is over
+
+
+def test_a_person_plays_a_hand_of_basic_rummy(site: Any, browser: Any, shots: Path) -> None:
+    base, app = site
+    seats = ["human", "rummy-simple", "rummy-simple"]
+    body = {"game": "rummy", "seed": 3, "options": {"num_players": 3}, "seats": seats}
+    out = post(base + "/api/tables", body)
+    browser.get(base + out["seats"]["player_0"])
+    seen = play_one_hand(browser, shots, "rummy")
+    assert seen["moves"] >= 2 and "Hand 1" in seen["showdown"]
+    table = next(iter(app.state.server.tables.values()))
+    assert table.env.game.results  # the hand is over in the env too
 
 
 def test_a_saved_match_is_opened_and_stepped(

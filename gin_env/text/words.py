@@ -395,6 +395,12 @@ def _describe_gin(f: GinFacts, table: Table) -> list[str]:
     lines.append(f"Cards {opp} took from the pile and still holds: {_list(f.opponent_took)}.")
     lines.append(f"Cards {opp} discarded: {_list(f.opponent_discarded)}.")
     lines.append(f"Cards {mine} discarded: {_list(f.own_discarded)}.")
+    # What he passed: those discards he let lie (not the top card: his choice is to come).
+    passed = f.own_discarded & ~f.opponent_took & ~f.opponent_discarded
+    if f.top >= 0:
+        passed &= ~(1 << f.top)
+    if f.own_discarded:
+        lines.append(f"Of those, {opp} passed (did not take): {_list(passed)}.")
     if f.phase == 1:
         lines.append(f"{'The non-dealer' if f.role == 0 else 'Your opponent'} passed the upcard.")
     if f.role == 1 and three and f.suggestion >= 0:

@@ -73,7 +73,7 @@ function cardButton(code, move, knock) {
 // -- drawing a table (play and replay) ---------------------------------------------------
 function seatLabel(view, p) {
   const info = view.players[p];
-  let who = info.name + " (" + info.role + ")";
+  let who = info.name + (info.role ? " (" + info.role + ")" : "");
   if (info.kind !== "human") who += " [" + info.kind + "]";
   if (!info.present) who += " - away";
   if (info.stand_in) who += " - an agent stands in";
@@ -253,7 +253,7 @@ function statusText(view) {
   const hand = "Hand " + (view.hand.index + 1) + ", " + view.hand.phase;
   if (view.you === null) return hand + ": " + who + " to act";
   const me = view.players[view.you];
-  let s = hand + ": you are " + me.name + ", " + view.role;
+  let s = hand + ": you are " + me.name + (view.role ? ", " + view.role : "");
   s += view.to_act === view.you ? (view.hand.advising ? " - your suggestion" : " - your move") : " - " + who + " to act";
   return s;
 }
