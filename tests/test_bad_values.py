@@ -320,3 +320,28 @@ def test_agent_options_refuse_values_they_cannot_take(spec: str, name: str) -> N
 def test_gymnasium_options_refuse_values_they_cannot_take(options: dict, name: str) -> None:
     with pytest.raises(ValueError, match=name):
         gymnasium.make("gin_env/Gin-v0", **options)
+
+
+def test_wrapped_env_refuses_out_of_range_under_python_O() -> None:
+    # PettingZoo's bounds check is an assert, which python -O strips: -1 then reached the
+    # illegal-move wrapper as the mask's last entry and ended the game.
+    import subprocess
+    import sys
+
+    code = (
+        "from gin_env import three_handed_gin_v0\n"
+        "env = three_handed_gin_v0.env(); env.reset(seed=0)\n"
+        "for bad in (-1, 109, None, 2.5):\n"
+        "    try:\n"
+        "        env.step(bad)\n"
+        "    except ValueError as err:\n"
+        "        print('refused', bad, '|', err)\n"
+        "print('over' if any(env.terminations.values()) else 'playing')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-O", "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out[-1] == "playing" and len(out) == 5, out
+    assert "refused -1 | action must be an int in 0..108, got -1" in out
+    assert "refused 109 | action must be an int in 0..108, got 109" in out
+    assert any(line.startswith("refused None") and "must act" in line for line in out)

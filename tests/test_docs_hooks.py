@@ -49,17 +49,32 @@ def test_a_simple_table_with_a_header_and_continued_rows() -> None:
     assert len(lines) == 4
 
 
-def test_a_table_without_a_header_gets_an_empty_one() -> None:
+def test_a_table_without_a_header_has_no_empty_header_row() -> None:
     text = "======  ====\nImport  ``x``\nAgents  two\n======  ====\n\nAfter."
     lines = rst.convert(text).splitlines()
-    assert lines[:4] == ["|  |  |", "|---|---|", "| Import | `x` |", "| Agents | two |"]
-    assert lines[-1] == "After."
+    assert lines[:4] == [
+        "<table>",
+        "<tr><td>Import</td><td><code>x</code></td></tr>",
+        "<tr><td>Agents</td><td>two</td></tr>",
+        "</table>",
+    ]
+    assert lines[-1] == "After." and "|---|" not in lines
+
+
+def test_a_heading_keeps_plain_text_for_the_table_of_contents() -> None:
+    text = (
+        "The game (docs/RULES.md section 3, :mod:`gin_env.match`)\n----------\n\nSee docs/RULES.md."
+    )
+    md = rst.convert(text, resolve=lambda name: name)
+    heading, body = md.splitlines()[0], md.splitlines()[-1]
+    assert heading == "# The game (docs/RULES.md section 3, `gin_env.match`)"
+    assert "<autoref" in body  # the citation in the text still links the page
 
 
 def test_a_cell_that_runs_past_its_column_stays_whole() -> None:
     text = '======  ====\n``"individual"`` the scorer\n``x``   y\n======  ====\n'
     lines = rst.convert(text).splitlines()
-    assert lines[2] == '| `"individual"` | the scorer |'
+    assert lines[1] == '<tr><td><code>"individual"</code></td><td>the scorer</td></tr>'
 
 
 def test_roles_become_optional_references_resolved_in_scope() -> None:

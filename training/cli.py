@@ -901,12 +901,18 @@ def replay(file: str, gif_path: str | None, hands: str, max_frames: int, actions
     try:
         if gif_path is not None:  # before the file is read and played back
             require("PIL", needed_for="gin-rummy replay --gif")
+        try:
+            chosen = [int(h) for h in hands.split(",") if h.strip()] or None
+        except ValueError:
+            raise click.BadParameter(
+                f"{hands!r}: expected hand numbers, e.g. 1,2", param_hint="'--hands'"
+            ) from None
         data = replay_files.load(file)
         if gif_path is None:
             click.echo(replay_files.replay_text(data, actions=actions))
             click.echo(f"{file}: {checked_out(data)}")
             return
-        chosen = [int(h) for h in hands.split(",") if h.strip()] or None
+        replay_files.replay_env(data)  # the whole record checked (the GIF may stop early)
         console = _console(True)
         with _progress(console) as progress:
             task = progress.add_task("frames", total=max_frames)

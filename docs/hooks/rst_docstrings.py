@@ -8,12 +8,15 @@ rewritten once, after its package is loaded:
 - a title over a line of ``-``, ``~`` or ``=`` becomes a Markdown heading (one level per
   underline character, in the order the docstring uses them);
 - a simple table becomes a pipe table (rows continued on lines whose first column is blank
-  are joined; a table without a header row gets an empty one);
+  are joined); a table without a header row (an info table) becomes an HTML table, as
+  Markdown would give it an empty header row;
 - ``x`` becomes `x`; a role becomes the object's name in code, linked to its API entry when
   the site has one (an optional cross-reference: an object that is not documented stays
   plain code, with no warning);
 - ``::`` blocks and ``>>>`` examples become fenced code;
-- "docs/RULES.md" (and "docs/RULES.md section 3") links the rules page (and its section).
+- "docs/RULES.md" (and "docs/RULES.md section 3") links the rules page (and its section);
+- in a heading, roles and citations stay plain text (the table of contents shows a
+  heading's text, where a link's HTML showed as a placeholder).
 
 Only the text is changed, never the source. The converter needs only the standard library
 (``tests/test_docs_hooks.py`` runs it without the docs extra); griffe is imported when
@@ -31,6 +34,7 @@ UNDERLINE = re.compile(r"([-=~^\"'`#*+])\1{2,}\s*")
 TABLE_BORDER = re.compile(r"\s*=+(?: +=+)+\s*")
 ROLE = re.compile(r":(?:mod|func|class|meth|data|attr|exc|obj|const):`(~?)([^`]+)`")
 LITERAL = re.compile(r"``(.+?)``", re.S)
+HTML_CELL_TOKEN = re.compile(r"(<autoref [^>]*>.*?</autoref>)|`([^`]+)`", re.S)
 LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+\.)\s")
 TOP_PACKAGES = ("gin_env", "agents", "training", "benchmarks")
 RULES_PAGE = Path(__file__).resolve().parents[1] / "RULES.md"
@@ -105,9 +109,20 @@ def _inline(text: str, resolve: Any) -> str:
         anchor = anchors.get(section or "", anchors[""])
         return f'<autoref identifier="{anchor}">{match.group(0)}</autoref>'
 
-    text = ROLE.sub(role, text)
+    # A heading stays plain Markdown: the table of contents repeats a heading's text, and
+    # an HTML tag in it (a link) showed there as a placeholder ("wzxhzdk:3").
+    def in_heading(match: re.Match[str]) -> bool:
+        return match.string.startswith("#", match.string.rfind("\n", 0, match.start()) + 1)
+
+    def role_or_code(match: re.Match[str]) -> str:
+        if not in_heading(match):
+            return role(match)
+        name = " ".join(match.group(2).split())
+        return "`" + (name.rsplit(".", 1)[-1] if match.group(1) else name) + "`"
+
+    text = ROLE.sub(role_or_code, text)
     text = LITERAL.sub(lambda m: "`" + m.group(1) + "`", text)
-    return RULES_CITED.sub(rules, text)
+    return RULES_CITED.sub(lambda m: m.group(0) if in_heading(m) else rules(m), text)
 
 
 def _rules_anchors() -> dict[str, str]:
@@ -149,9 +164,19 @@ def _table(lines: list[str], i: int, out: list[str], resolve: Any) -> int:
             rows.append(cells)
         i += 1
     width = len(starts)
-    head = header if header is not None else [""] * width
     out.append("")
-    out.append("| " + " | ".join(_cell(c, resolve) for c in head) + " |")
+    if header is None:
+        # A Markdown table needs a header row; one without (a page's info table) would show
+        # an empty bar on top, so it is written in HTML.
+        out.append("<table>")
+        for row in rows:
+            out.append(
+                "<tr>" + "".join(f"<td>{_html_cell(c, resolve)}</td>" for c in row) + "</tr>"
+            )
+        out.append("</table>")
+        out.append("")
+        return i
+    out.append("| " + " | ".join(_cell(c, resolve) for c in header) + " |")
     out.append("|" + "---|" * width)
     for row in rows:
         out.append("| " + " | ".join(_cell(c, resolve) for c in row) + " |")
@@ -186,6 +211,19 @@ def _cells(line: str, starts: list[int]) -> list[str]:
 
 def _cell(text: str, resolve: Any) -> str:
     return _inline(text, resolve).replace("|", "\\|")
+
+
+def _html_cell(text: str, resolve: Any) -> str:
+    """A cell as HTML: code spans as ``<code>``, references kept, the rest escaped."""
+    md = _inline(text, resolve)
+    out, pos = [], 0
+    for m in HTML_CELL_TOKEN.finditer(md):
+        out.append(html.escape(md[pos : m.start()], quote=False))
+        code = m.group(2)
+        out.append(m.group(1) or f"<code>{html.escape(code, quote=False)}</code>")
+        pos = m.end()
+    out.append(html.escape(md[pos:], quote=False))
+    return "".join(out)
 
 
 def __getattr__(name: str) -> Any:
