@@ -360,6 +360,46 @@ def test_rummy_decisions_export_one_data_set_per_number_of_players(tmp_path: Pat
     assert np.load(written["rummy_v0_3p"]["path"])["obs"].shape == (5, size)
 
 
+def test_a_restart_deals_unfinished_tables_again_and_the_links_still_work(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    rng = np.random.default_rng(0)
+    with TestClient(create_app(data)) as c:
+        out = new_table(c, game="gin", seats=["human", "heuristic"], seed=9,
+                        options={"target_score": 30})  # fmt: skip
+        watch = new_table(c, game="three", seats=["heuristic"] * 3, seed=5, delay=0.05,
+                          options={"target_score": 30})  # fmt: skip
+        with c.websocket_connect(link(out["seats"]["player_0"])) as ws:
+            view = state(ws)
+            for _ in range(3):
+                while not view["legal"]:
+                    view = state(ws)
+                ws.send_json({"type": "move", "action": policy(view, rng), "seq": view["seq"]})
+                view = state(ws)
+        before = view
+    # The store keeps the links' keys, never a link that would open a seat.
+    raw = (data / "gin_web.sqlite3").read_bytes()
+    for path in (*out["seats"].values(), out["spectator"]):
+        assert path.rsplit("/", 1)[1].encode() not in raw
+    with TestClient(create_app(data)) as c:
+        server = server_of(c)
+        assert server.restored == 2
+        with c.websocket_connect(link(out["seats"]["player_0"])) as ws:
+            again = state(ws)
+            assert again["you"] == 0 and again["seq"] == before["seq"]
+            assert again["hand"] == before["hand"] and again["log"] == before["log"]
+        moves = _play_match(c, out, "player_0", seed=3)
+        record = c.get(f"/api/matches/{out['table']}").json()
+        assert replay_files.replay_env(record).match.is_over  # one match across two servers
+        deadline = time.monotonic() + 60  # the agents' table plays on by itself
+        while watch["table"] not in {m["id"] for m in c.get("/api/matches").json()}:
+            assert time.monotonic() < deadline, "the restored agents' table did not finish"
+            time.sleep(0.1)
+    decisions = Store(data).decisions()
+    assert len(decisions) == 3 + moves
+
+
 def test_the_exported_decisions_have_the_teacher_data_layout(tmp_path: Path) -> None:
     """The data set's arrays are those :func:`collect_teacher_data` gives the BC trainer."""
     from training.behaviour_cloning import BCConfig, collect_teacher_data
