@@ -499,8 +499,15 @@ def create_app(data_dir: str | Path) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
         for table in list(server.tables.values()):  # restored tables: agents to move go on
             server.start_agents(table)
+            if table.takeover is not None:  # and nobody is connected yet: the clock runs
+                for seat in table.seats:
+                    if seat.human:
+                        seat.left_at = time.monotonic()
+                        loop.call_later(table.takeover, server.takeover_check, table,
+                                        seat.player, seat.left_at)  # fmt: skip
         yield
 
     app = Starlette(

@@ -400,6 +400,24 @@ def test_a_restart_deals_unfinished_tables_again_and_the_links_still_work(
     assert len(decisions) == 3 + moves
 
 
+def test_after_a_restart_an_empty_seat_is_still_handed_to_an_agent(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with TestClient(create_app(data)) as c:
+        out = new_table(c, game="gin", seats=["human", "heuristic"], seed=4, takeover=60,
+                        options={"target_score": 10})  # fmt: skip
+    table_id = out["table"]
+    store = Store(data)
+    ((tid, config, _),) = store.open_tables(10)
+    config["takeover"] = 0.2  # (as if the server had been down past the timeout)
+    store.add_table(tid, config)
+    with TestClient(create_app(data)) as c:
+        deadline = time.monotonic() + 30
+        while table_id not in {m["id"] for m in c.get("/api/matches").json()}:
+            assert time.monotonic() < deadline, "nobody took the empty seat"
+            time.sleep(0.1)
+        assert server_of(c).tables[table_id].seats[0].stand_in
+
+
 def test_the_exported_decisions_have_the_teacher_data_layout(tmp_path: Path) -> None:
     """The data set's arrays are those :func:`collect_teacher_data` gives the BC trainer."""
     from training.behaviour_cloning import BCConfig, collect_teacher_data
