@@ -74,6 +74,10 @@ MAX_BODY = 16_384
 MAX_REPLAY = 4_000_000
 #: The most tables a server holds at once (finished ones are dropped first).
 MAX_TABLES = 2000
+#: Agents the lobby does not offer (the API still seats them by name): wrappers of another
+#: agent, and agents that think for seconds or ask a remote model, which would hold up
+#: every table of the server (the agents play in its one event loop).
+NOT_IN_LOBBY = ("adviser", "captain", "search", "llm", "words")
 _FIELDS = {
     "move": {"type", "action", "seq"},
     "hint": {"type"},
@@ -412,11 +416,7 @@ def create_app(data_dir: str | Path) -> Starlette:
         out = {}
         for short, name in GAMES.items():
             spec = games.get(name)
-            fits = [
-                a
-                for a in agents.names()
-                if _fits(spec, a) and a not in ("adviser", "captain", "search")
-            ]
+            fits = [a for a in agents.names() if _fits(spec, a) and a not in NOT_IN_LOBBY]
             out[short] = {
                 "env": name,
                 "players": spec.players,

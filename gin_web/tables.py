@@ -430,8 +430,12 @@ class Table:
             if s in shown:
                 entry["cards"] = arranged(hand.hands[s])
             seats.append(entry)
+        standings = match.standings()
         view: dict[str, Any] = {
             "target": match.target_score,
+            # Hollywood scoring: the three games' scores and winners.
+            "games": standings.get("games"),
+            "game_winners": standings.get("game_winners"),
             "hand": {
                 "index": rec.index,
                 "phase": hand.phase.name.lower(),

@@ -344,7 +344,20 @@ def test_a_restart_loses_no_match_and_no_decision(tmp_path: Path) -> None:
         res = hands[int(h)]["result"]
         assert abs(r) == (0 if res is None or res["winner"] is None else res["points"])
     written = export(store, tmp_path / "again")
-    assert written["decisions"]["rummy_v0"]["decisions"] == moves2
+    assert written["decisions"]["rummy_v0_2p"]["decisions"] == moves2
+
+
+def test_rummy_decisions_export_one_data_set_per_number_of_players(tmp_path: Path) -> None:
+    store = Store(tmp_path / "data")
+    for n in (2, 3):
+        table = tables.new_table("rummy", {"num_players": n}, ["human"] * n, seed=n)
+        table.on_decision = lambda d: store.add_decision("rummy_v0", d)
+        for _ in range(5):
+            table.move(table.to_act, table.hint(table.to_act))
+    written = export(store, tmp_path / "out")["decisions"]
+    assert {k: v["decisions"] for k, v in written.items()} == {"rummy_v0_2p": 5, "rummy_v0_3p": 5}
+    size = games.get("rummy").observation_size(num_players=3)
+    assert np.load(written["rummy_v0_3p"]["path"])["obs"].shape == (5, size)
 
 
 def test_the_exported_decisions_have_the_teacher_data_layout(tmp_path: Path) -> None:
@@ -677,6 +690,16 @@ def test_the_moves_offered_are_the_envs_action_mask() -> None:
             for other in set(range(len(seats))) - {p}:
                 assert table.legal(other) == []
             table.move(p, table.hint(p))
+
+
+def test_hollywood_scoring_shows_the_three_games() -> None:
+    table = tables.new_table("gin", {"hollywood": True, "target_score": 30}, ["human"] * 2, seed=4)
+    while not table.over:
+        p = table.to_act
+        table.move(p, table.hint(p))
+    view = table.view(0)
+    assert len(view["games"]) == 3 and all(len(g) == 2 for g in view["games"])
+    assert all(w in (0, 1) for w in view["game_winners"])  # all closed when the match ends
 
 
 def test_the_hint_is_a_legal_move_for_every_role() -> None:
