@@ -77,6 +77,13 @@ MAX_BODY = 16_384
 MAX_REPLAY = 4_000_000
 #: The most tables a server holds at once (finished ones are dropped first).
 MAX_TABLES = 2000
+#: The page runs only its own script and talks only to this server (no inline script, no
+#: other site), whatever text a table shows.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data: blob:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+}
 #: Agents the lobby does not offer (the API still seats them by name): wrappers of another
 #: agent, and agents that think for seconds or ask a remote model, which would hold up
 #: every table of the server (the agents play in its one event loop).
@@ -430,7 +437,7 @@ def create_app(data_dir: str | Path) -> Starlette:
     server = Server(data_dir)
 
     async def page(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
+        return FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
 
     async def game_list(request: Request) -> Response:
         out = {}

@@ -132,6 +132,7 @@ def test_the_games_page_lists_options_and_agents(client: TestClient) -> None:
     assert "heuristic" in info["gin"]["agents"] and "heuristic" not in info["rummy"]["agents"]
     page = client.get("/")
     assert page.status_code == 200 and "/static/app.js" in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
     assert client.get("/static/app.js").status_code == 200
 
 
