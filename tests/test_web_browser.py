@@ -168,6 +168,24 @@ def test_a_person_captains_a_whole_three_handed_hand_with_an_agent_adviser(
     assert rec.roles[0] == 1 and rec.result is not None  # captain, and the hand is over
 
 
+def test_a_person_advises_an_agent_captain(site: Any, browser: Any, shots: Path) -> None:
+    base, app = site
+    # Seed 10 draws player_0 the adviser's seat in the first hand.
+    out = post(base + "/api/tables", {"game": "three", "seed": 10,
+                                      "seats": ["human", "heuristic", "heuristic"]})  # fmt: skip
+    browser.get(base + out["seats"]["player_0"])
+    wait(lambda: "adviser" in browser.find_element(By.ID, "status").text)
+    # The adviser sees the captain's hand (adviser_sees_hand) and suggests by clicking.
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#moves button.move"))
+    assert "suggest:" in browser.find_element(By.ID, "moves").text
+    seen = play_one_hand(browser, shots, "adviser")
+    table = next(iter(app.state.server.tables.values()))
+    rec = table.env.match.history[0]
+    assert rec.roles[0] == 2 and rec.result is not None  # the adviser, and the hand is over
+    suggested = [a for p, a in rec.actions if p == 0]
+    assert len(suggested) == seen["moves"] > 0  # every click a suggestion to the captain
+
+
 def test_a_person_plays_a_hand_of_basic_rummy(site: Any, browser: Any, shots: Path) -> None:
     base, app = site
     seats = ["human", "rummy-simple", "rummy-simple"]
