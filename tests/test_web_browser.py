@@ -1,7 +1,8 @@
 """The page in a real headless Chromium (Debian's ``chromium`` and ``chromedriver``, driven
 by Selenium): a person plays a whole two-player hand, a whole three-handed hand as captain
-with an agent adviser, and a hand of basic rummy, by clicking (and a few keys); a saved
-match is opened in the replay viewer and stepped forward and back. Screenshots go to
+with an agent adviser and one as the adviser of an agent captain, and a hand of basic
+rummy, by clicking (and a few keys); a saved match is opened in the replay viewer and
+stepped forward and back. Screenshots go to
 ``$GIN_WEB_SCREENSHOTS`` (default: the test's temporary directory). ``make test-browser``
 runs these; they are skipped where the browser or Selenium is not installed."""
 
