@@ -36,8 +36,9 @@ import asyncio
 import contextlib
 import json
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,8 @@ MAX_MESSAGE = 4096
 #: The largest JSON body of a table request, and of a replay file.
 MAX_BODY = 16_384
 MAX_REPLAY = 4_000_000
+#: Messages other than states waiting for one client, at most.
+MAX_PENDING = 64
 #: The most tables a server holds at once (finished ones are dropped first).
 MAX_TABLES = 2000
 #: The page runs only its own script and talks only to this server (no inline script, no
@@ -98,12 +101,41 @@ _FIELDS = {
 
 @dataclass(eq=False)
 class Conn:
-    """One open WebSocket: its table, its seat (None: a spectator), face-up watching."""
+    """One open WebSocket: its table, its seat (None: a spectator), face-up watching, and
+    what waits to be sent to it.
+
+    A table never waits on a client: messages go into the connection's outbox, which its
+    own task sends. Each state is the whole view, so a client that reads slowly gets the
+    latest state instead of every one (the outbox keeps one pending state), and at most
+    :data:`MAX_PENDING` other messages."""
 
     ws: WebSocket
     table: Table
     player: int | None
     open_hands: bool = False
+    outbox: deque[tuple[bool, str]] = field(default_factory=deque)  # (is a state, text)
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def put(self, message: dict[str, Any]) -> None:
+        state = message.get("type") == "state"
+        if state:  # a newer state makes a pending one useless
+            kept = [m for m in self.outbox if not m[0]]
+            if len(kept) != len(self.outbox):
+                self.outbox = deque(kept)
+        elif sum(1 for m in self.outbox if not m[0]) >= MAX_PENDING:
+            return  # a client that reads nothing gets no more errors to read
+        self.outbox.append((state, json.dumps(message)))
+        self.ready.set()
+
+    async def pump(self) -> None:
+        """Send the outbox, in order, until the socket fails or the task is cancelled."""
+        with contextlib.suppress(Exception):  # a closed socket: its handler cleans up
+            while True:
+                await self.ready.wait()
+                self.ready.clear()
+                while self.outbox:
+                    _, text = self.outbox.popleft()
+                    await self.ws.send_text(text)
 
 
 class Server:
@@ -228,8 +260,7 @@ class Server:
 
     # -- connections ------------------------------------------------------------------------
     async def send(self, conn: Conn, message: dict[str, Any]) -> None:
-        with contextlib.suppress(Exception):  # a closing socket: its handler cleans up
-            await conn.ws.send_text(json.dumps(message))
+        conn.put(message)
 
     async def broadcast(self, table: Table) -> None:
         for conn in list(self.conns.get(table.id, [])):
@@ -261,6 +292,7 @@ class Server:
             await ws.close(code=4403)
             return
         conn = Conn(ws, table, player, open_hands)
+        pump = asyncio.create_task(conn.pump())
         self.conns.setdefault(table.id, []).append(conn)
         seat = None if player is None else table.seats[player]
         if seat is not None:
@@ -279,6 +311,7 @@ class Server:
         except WebSocketDisconnect:
             pass
         finally:
+            pump.cancel()
             with contextlib.suppress(ValueError):
                 self.conns.get(table.id, []).remove(conn)
             if seat is not None:

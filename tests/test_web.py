@@ -761,6 +761,19 @@ def test_hollywood_scoring_shows_the_three_games() -> None:
     assert all(w in (0, 1) for w in view["game_winners"])  # all closed when the match ends
 
 
+def test_a_client_that_reads_nothing_holds_up_nobody_and_piles_up_little() -> None:
+    from gin_web.app import MAX_PENDING, Conn
+
+    table = tables.new_table("gin", {}, ["human", "human"], seed=1)
+    conn = Conn(ws=None, table=table, player=0)  # type: ignore[arg-type]
+    for i in range(500):  # put() never waits: the table goes on whatever the client does
+        conn.put({**table.view(0), "seq": i})
+        conn.put({"type": "error", "message": f"e{i}"})
+    states = [text for is_state, text in conn.outbox if is_state]
+    assert len(states) == 1 and json.loads(states[0])["seq"] == 499  # only the latest
+    assert len(conn.outbox) == MAX_PENDING + 1
+
+
 def test_the_hint_is_a_legal_move_for_every_role() -> None:
     for sees in (True, False):
         table = tables.new_table("three", {"adviser_sees_hand": sees}, ["human"] * 3, seed=1)
