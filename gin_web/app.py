@@ -26,7 +26,8 @@ The WebSocket ``/ws/<link>`` carries the play. The server sends ``{"type": "stat
 Anything else (not JSON, not an object, an unknown type or field, a wrong type, a move
 out of turn or illegal, a spectator's move, a binary frame, an oversized frame) gets an
 error for that client and changes nothing. A person who reconnects with the same link
-gets the same seat back.
+gets the same seat back, also from a restarted server (:mod:`gin_web.store` keeps the
+tables at play).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,8 +60,10 @@ from gin_web.tables import (
     Seat,
     Table,
     game_options,
+    link_key,
     new_table,
     option_choices,
+    restore_table,
 )
 from training import replay as replay_files
 
@@ -74,6 +77,10 @@ MAX_BODY = 16_384
 MAX_REPLAY = 4_000_000
 #: The most tables a server holds at once (finished ones are dropped first).
 MAX_TABLES = 2000
+#: Agents the lobby does not offer (the API still seats them by name): wrappers of another
+#: agent, and agents that think for seconds or ask a remote model, which would hold up
+#: every table of the server (the agents play in its one event loop).
+NOT_IN_LOBBY = ("adviser", "captain", "search", "llm", "words")
 _FIELDS = {
     "move": {"type", "action", "seq"},
     "hint": {"type"},
@@ -98,28 +105,45 @@ class Server:
     def __init__(self, data_dir: str | Path) -> None:
         self.store = Store(data_dir)
         self.tables: dict[str, Table] = {}
-        self.links: dict[str, tuple[Table, int | None]] = {}
+        self.links: dict[str, tuple[Table, int | None]] = {}  # by link_key
         self.conns: dict[str, list[Conn]] = {}
         self.saved: set[str] = set()
         self._running: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.restored = 0
+        for tid, config, moves in self.store.open_tables(MAX_TABLES):
+            try:
+                table = restore_table(tid, config, moves)
+            except (ValueError, TypeError, KeyError) as err:  # a table that no longer plays
+                print(f"gin_web: table {tid} not restored: {err}", flush=True)
+                continue
+            self._register(table)
+            self.restored += 1
 
     # -- tables -----------------------------------------------------------------------------
+    def _register(self, table: Table) -> None:
+        game, tid = table.game, table.id
+        table.on_decision = lambda d: self._decision(game, d)
+        table.on_move = lambda n, p, a: self.store.add_move(tid, n, p, a)
+        self.tables[tid] = table
+        self.conns[tid] = []
+        for seat in table.seats:
+            if seat.key is not None:
+                self.links[seat.key] = (table, seat.player)
+        self.links[table.spectator_key] = (table, None)
+
     def add_table(self, table: Table) -> dict[str, Any]:
         if len(self.tables) >= MAX_TABLES:
             self._drop_finished()
         if len(self.tables) >= MAX_TABLES:
             raise ValueError(f"this server holds {MAX_TABLES} tables already")
-        game = table.game
-        table.on_decision = lambda d: self._decision(game, d)
-        self.tables[table.id] = table
-        self.conns[table.id] = []
-        links = {}
-        for seat in table.seats:
-            if seat.token is not None:
-                self.links[seat.token] = (table, seat.player)
-                links[table.names[seat.player]] = f"/t/{seat.token}"
-        self.links[table.spectator_token] = (table, None)
+        self.store.add_table(table.id, table.config())
+        self._register(table)
+        links = {
+            table.names[seat.player]: f"/t/{seat.token}"
+            for seat in table.seats
+            if seat.token is not None
+        }
         self.start_agents(table)
         return {
             "table": table.id,
@@ -137,8 +161,8 @@ class Server:
     def _forget(self, table: Table) -> None:
         self.tables.pop(table.id, None)
         self.conns.pop(table.id, None)
-        for token in [s.token for s in table.seats if s.token] + [table.spectator_token]:
-            self.links.pop(token, None)
+        for key in [s.key for s in table.seats if s.key] + [table.spectator_key]:
+            self.links.pop(key, None)
 
     def _decision(self, game: str, d: Decision) -> None:
         self.store.add_decision(game, d)
@@ -217,7 +241,7 @@ class Server:
             await ws.close(code=4403)
             return
         token = ws.path_params.get("token", "")
-        found = self.links.get(token)
+        found = self.links.get(link_key(token))
         if found is None:
             await ws.send_text(json.dumps({"type": "error", "message": "unknown link"}))
             await ws.close(code=4404)
@@ -412,11 +436,7 @@ def create_app(data_dir: str | Path) -> Starlette:
         out = {}
         for short, name in GAMES.items():
             spec = games.get(name)
-            fits = [
-                a
-                for a in agents.names()
-                if _fits(spec, a) and a not in ("adviser", "captain", "search")
-            ]
+            fits = [a for a in agents.names() if _fits(spec, a) and a not in NOT_IN_LOBBY]
             out[short] = {
                 "env": name,
                 "players": spec.players,
@@ -477,7 +497,21 @@ def create_app(data_dir: str | Path) -> Starlette:
         except ValueError as err:
             return _bad(str(err))
 
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        for table in list(server.tables.values()):  # restored tables: agents to move go on
+            server.start_agents(table)
+            if table.takeover is not None:  # and nobody is connected yet: the clock runs
+                for seat in table.seats:
+                    if seat.human:
+                        seat.left_at = time.monotonic()
+                        loop.call_later(table.takeover, server.takeover_check, table,
+                                        seat.player, seat.left_at)  # fmt: skip
+        yield
+
     app = Starlette(
+        lifespan=lifespan,
         routes=[
             Route("/", page),
             Route("/t/{token}", page),
@@ -489,7 +523,7 @@ def create_app(data_dir: str | Path) -> Starlette:
             Route("/api/replay", replay, methods=["POST"]),
             WebSocketRoute("/ws/{token}", server.handle),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
-        ]
+        ],
     )
     app.state.server = server
     return app

@@ -193,6 +193,16 @@ function drawSheet(view, root) {
   for (const s of view.scores) total.appendChild(el("th", {}, String(s)));
   total.appendChild(el("th", {}, view.target ? "to " + view.target : ""));
   t.appendChild(total);
+  if (view.games) { // Hollywood: three games at once
+    view.games.forEach((g, i) => {
+      const tr = el("tr", { class: "hollywood" });
+      tr.appendChild(el("th", {}, "game " + (i + 1)));
+      g.forEach((x) => tr.appendChild(el("td", {}, String(x))));
+      const w = view.game_winners[i];
+      tr.appendChild(el("td", {}, w === null ? "open" : "won by " + view.players[w].name));
+      t.appendChild(tr);
+    });
+  }
   root.appendChild(t);
 }
 
