@@ -51,9 +51,9 @@ import numpy as np
 
 from gin_env import actions as A
 from gin_env import rummy_actions as R
-from gin_env.config import GinConfig, ThreeHandedConfig
+from gin_env.config import GinConfig, RummyConfig, ThreeHandedConfig
+from gin_env.config import Table as GameTable
 from gin_env.extras import require
-from gin_env.rummy import RummyConfig
 from gin_env.text import (
     GinFacts,
     ReplyError,
@@ -81,7 +81,7 @@ _TRANSCRIPT_LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
 
 
-def _game_of_table(rules: Any) -> str | None:
+def _game_of_table(rules: GameTable | None) -> str | None:
     """The game a typed table is of (None for a dict of rules, or none)."""
     if isinstance(rules, ThreeHandedConfig):
         return "three_handed"
@@ -144,7 +144,7 @@ class _WordsPlayer:
     def __init__(
         self,
         game: str | None = None,
-        rules: Any = None,
+        rules: GameTable | None = None,
         retries: int = 2,
         on_invalid: str = "random-legal",
         transcript: str | None = None,

@@ -14,8 +14,9 @@ trainer, with a policy per role, self-play snapshots, checkpoints and a cluster,
 turns from hand to hand, and RLlib maps an agent to one module per episode), only the role
 to act observes, and observations are ``{"observations", "action_mask"}``, the keys
 RLlib's ``ActionMaskingTorchRLModule`` reads. At the end the trained module plays the
-captain's seat against random players on fresh hands (through the AEC env) and the
-script prints its points per hand with a 95% interval.
+captain's seat against opponents seated by name at the same table (``agents.seat``;
+``--opponent random`` by default) on fresh hands, through the AEC env, and the script
+prints its points per hand with a 95% interval.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
+import agents
 from gin_env import three_handed_gin_v0
 from training.rllib_env import RLlibGinEnv
 
@@ -44,6 +46,7 @@ class Args:
     epochs: int = 4
     lr: float = 3e-4
     eval_hands: int = 300
+    opponent: str = "random"  # any agent name, seated at the table by agents.seat
     seed: int = 0
 
 
@@ -91,11 +94,14 @@ def build(args: Args) -> PPOConfig:
     )
 
 
-def evaluate(module: object, hands: int, seed: int) -> tuple[float, float]:
+def evaluate(module: object, opponent: str, hands: int, seed: int) -> tuple[float, float]:
     """Points per hand of the module's most likely legal move in the captain's seat of
     each hand (the roles turn, so the seat that plays captain is read from the env)
-    against random players, over ``hands`` hands of a seed training never saw."""
+    against ``opponent`` in the other seats, over ``hands`` hands of a seed training never
+    saw."""
     env = three_handed_gin_v0.env(episode="hand")
+    table = env.unwrapped.config  # the table's rules: opponents are seated with them
+    others = {seat: agents.seat(opponent, table) for seat in env.possible_agents}
     rng = np.random.default_rng(seed)
     points = []
     for k in range(hands):
@@ -121,7 +127,7 @@ def evaluate(module: object, hands: int, seed: int) -> tuple[float, float]:
                     logits = module.forward_inference(batch)["action_dist_inputs"][0].numpy()  # type: ignore[attr-defined]
                 action = int(np.argmax(np.where(mask, logits, -np.inf)))
             else:
-                action = int(rng.choice(np.flatnonzero(mask)))
+                action = int(others[agent].act(obs, rng))
             env.step(action)
         points.append(total)
     x = np.array(points)
@@ -140,9 +146,10 @@ def main() -> None:
             f"iteration {it + 1}: {int(runners.get('num_env_steps_sampled_lifetime', 0))} steps, "
             f"{int(runners.get('num_episodes_lifetime', 0))} hands so far"
         )
-    mean, half = evaluate(algo.get_module("main"), args.eval_hands, seed=args.seed + 10_000)
+    module = algo.get_module("main")
+    mean, half = evaluate(module, args.opponent, args.eval_hands, seed=args.seed + 10_000)
     print(
-        f"points per hand as captain against random players: {mean:+.2f} +/- {half:.2f} "
+        f"points per hand as captain against {args.opponent}: {mean:+.2f} +/- {half:.2f} "
         f"(95% CI, {args.eval_hands} hands)"
     )
     algo.stop()

@@ -18,8 +18,9 @@ Three things make a card game fit TorchRL's multi-agent loop:
   policy lets such a seat "play" action 0 (ignored by the env), the only choice it has, so
   its log-probability is 0 and it adds nothing to the policy gradient.
 
-At the end the learned policy plays seat ``player_0`` against two random players on fresh
-hands and the script prints its points per hand with a 95% interval.
+At the end the learned policy plays seat ``player_0`` against two opponents seated by
+name at the same table (``agents.seat``; ``--opponent random`` by default, or ``heuristic``,
+``tuned``...) on fresh hands, and the script prints its points per hand with a 95% interval.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from torchrl.envs.libs.pettingzoo import MarlGroupMapType
 from torchrl.modules import MaskedCategorical, MultiAgentMLP, ProbabilisticActor
 from torchrl.objectives import ClipPPOLoss, ValueEstimators
 
+import agents
 from gin_env import three_handed_gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
@@ -54,6 +56,7 @@ class Args:
     gamma: float = 1.0  # a hand is short and its points are the whole reward
     lmbda: float = 0.95
     eval_hands: int = 500
+    opponent: str = "random"  # any agent name, seated at the table by agents.seat
     seed: int = 0
 
 
@@ -130,11 +133,16 @@ def make_critic(env: PettingZooWrapper) -> TensorDictModule:
     )
 
 
-def evaluate(policy: ProbabilisticActor, hands: int, seed: int) -> tuple[float, float]:
+def evaluate(
+    policy: ProbabilisticActor, opponent: str, hands: int, seed: int
+) -> tuple[float, float]:
     """Points per hand of the policy (its most likely legal move) in seat ``player_0``
-    against two random players, over ``hands`` hands of a seed training never saw."""
+    against ``opponent`` in the other seats, over ``hands`` hands of a seed training never
+    saw."""
     logits_net = policy.module[0].module[1].module  # the MultiAgentMLP
     env = three_handed_gin_v0.env(episode="hand")
+    table = env.unwrapped.config  # the table's rules: opponents are seated with them
+    others = {seat: agents.seat(opponent, table) for seat in env.possible_agents[1:]}
     rng = np.random.default_rng(seed)
     points = []
     for k in range(hands):
@@ -154,7 +162,7 @@ def evaluate(policy: ProbabilisticActor, hands: int, seed: int) -> tuple[float, 
                     logits = logits_net(seats)[0].numpy()
                 action = int(np.argmax(np.where(mask, logits, -np.inf)))
             else:
-                action = int(rng.choice(np.flatnonzero(mask)))
+                action = int(others[agent].act(obs, rng))
             env.step(action)
         points.append(total)
     x = np.array(points)
@@ -228,10 +236,10 @@ def main() -> None:
         f"{time.perf_counter() - start:.1f} s"
     )
 
-    # -- what it learned: one seat against two random players ------------------------------
-    mean, half = evaluate(policy, args.eval_hands, seed=args.seed + 10_000)
+    # -- what it learned: one seat against two opponents -----------------------------------
+    mean, half = evaluate(policy, args.opponent, args.eval_hands, seed=args.seed + 10_000)
     print(
-        f"points per hand as player_0 against two random players: {mean:+.2f} +/- "
+        f"points per hand as player_0 against {args.opponent}: {mean:+.2f} +/- "
         f"{half:.2f} (95% CI, {args.eval_hands} hands)"
     )
 

@@ -1,11 +1,15 @@
 """What the web app keeps: every finished match and every decision a person made, in one
-SQLite file (``<data dir>/gin_web.sqlite3``, the standard library's ``sqlite3``).
+SQLite file (``<data dir>/gin_web.sqlite3``, the standard library's ``sqlite3``), and the
+tables still at play (their rules, seats, the keys of their links, every move).
 
 Each row is committed when it is written (WAL journal), so a server that stops, even
-killed, loses no finished match and no recorded decision. :func:`export` writes them out
+killed, loses no finished match and no recorded decision, and a restarted server deals
+every unfinished table again from its seed and replays its moves: the same links open
+the same seats. :func:`export` writes them out
 as the project's files: each gin match as a replay (``training.replay``'s match format,
 which ``gin-rummy replay`` reads and checks), basic rummy matches as their move lists, and
-the decisions as ``decisions_<game>.npz`` with the arrays the behaviour-cloning trainer
+the decisions as ``decisions_<game>.npz`` (basic rummy: ``decisions_rummy_v0_<n>p.npz``,
+one per number of players) with the arrays the behaviour-cloning trainer
 reads (``obs``, ``mask``, ``action``, ``return``: the same keys, dtypes and meaning as
 :func:`training.behaviour_cloning.collect_teacher_data` with ``inputs="obs"``) plus what a
 study of people needs (``suggestion``: the adviser's suggestion shown, -1 when none;
@@ -39,6 +43,18 @@ CREATE TABLE IF NOT EXISTS matches (
     game TEXT NOT NULL,
     finished REAL NOT NULL,
     record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    config TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moves (
+    tbl TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    player INTEGER NOT NULL,
+    action INTEGER NOT NULL,
+    PRIMARY KEY (tbl, n)
 );
 CREATE TABLE IF NOT EXISTS decisions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -95,6 +111,37 @@ class Store:
                     time.time(),
                 ),
             )
+
+    def add_table(self, table_id: str, config: dict[str, Any]) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO tables (id, created, config) VALUES (?,?,?)",
+                (table_id, time.time(), json.dumps(config)),
+            )
+
+    def add_move(self, table_id: str, n: int, player: int, action: int) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO moves (tbl, n, player, action) VALUES (?,?,?,?)",
+                (table_id, n, player, action),
+            )
+
+    def open_tables(self, limit: int) -> list[tuple[str, dict[str, Any], list[tuple[int, int]]]]:
+        """The tables whose match is not finished, newest first (at most ``limit``), each
+        with its config and its moves in order."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, config FROM tables WHERE id NOT IN (SELECT id FROM matches) "
+                "ORDER BY created DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+            out = []
+            for tid, config in rows:
+                moves = self._db.execute(
+                    "SELECT player, action FROM moves WHERE tbl = ? ORDER BY n", (tid,)
+                ).fetchall()
+                out.append((tid, json.loads(config), [(int(p), int(a)) for p, a in moves]))
+        return out
 
     def add_match(self, match_id: str, game: str, record: dict[str, Any]) -> None:
         with self._lock:
@@ -183,6 +230,17 @@ def hand_returns(record: dict[str, Any]) -> dict[tuple[int, int], float]:
     return out
 
 
+def _dataset_name(d: dict[str, Any]) -> str:
+    """A data set per game, and for basic rummy per number of players (its observation's
+    size depends on it): ``three_handed_gin_v0``, ``rummy_v0_3p``."""
+    spec = games.get(d["game"])
+    if spec.players is not None:
+        return spec.name
+    size = len(d["observation"]) // 4  # float32
+    n = next(n for n in range(2, 7) if spec.observation_size(num_players=n) == size)
+    return f"{spec.name}_{n}p"
+
+
 def export(store: Store, out_dir: str | Path) -> dict[str, Any]:
     """Write every finished match and the decisions under ``out_dir``: ``matches/<id>.json``
     (replay files; gin matches are checked by ``training.replay.check`` first) and
@@ -202,15 +260,16 @@ def export(store: Store, out_dir: str | Path) -> dict[str, Any]:
         returns[info["id"]] = hand_returns(record)
     by_game: dict[str, list[dict[str, Any]]] = {}
     for d in store.decisions():
-        by_game.setdefault(d["game"], []).append(d)
+        by_game.setdefault(_dataset_name(d), []).append(d)
     datasets = {}
-    for game, rows in by_game.items():
+    for name, rows in by_game.items():
+        game = rows[0]["game"]
         size = games.get(game).num_actions
         obs = np.stack([np.frombuffer(r["observation"], np.float32) for r in rows])
         mask = np.stack([np.frombuffer(r["mask"], np.int8) for r in rows]).astype(bool)
         if mask.shape[1] != size:
             raise ValueError(f"decisions of {game}: masks of {mask.shape[1]}, expected {size}")
-        path = out / f"decisions_{game}.npz"
+        path = out / f"decisions_{name}.npz"
         # The hand's points to the decider's side (0 for an unfinished match's hands).
         points = [returns.get(r["match"], {}).get((r["hand"], r["player"]), 0.0) for r in rows]
         arrays: dict[str, np.ndarray] = {
@@ -227,5 +286,5 @@ def export(store: Store, out_dir: str | Path) -> dict[str, Any]:
             "match": np.asarray([r["match"] for r in rows]),
         }
         np.savez(path, **arrays)  # type: ignore[arg-type]  # (numpy stubs: allow_pickle)
-        datasets[game] = {"path": str(path), "decisions": len(rows)}
+        datasets[name] = {"path": str(path), "decisions": len(rows)}
     return {"matches": written, "decisions": datasets}

@@ -102,7 +102,10 @@ def test_a_tiny_run_with_a_fitness_in_games(tmp_path: Path) -> None:
     assert row["pool"] == ["L2", "tuned", "gin-only", "knock-early"]
     assert all(0.0 <= v <= 1.0 for v in row["pool_points"].values())
     assert dict(state["fixed"])["tuned"] == dataclasses.asdict(tune.todays_tuned("eaai"))
-    assert state["start_tuning"]["table"] == "openspiel"  # eaai has no set of its own yet
+    assert state["start"] == load_sets()["eaai"]["params"]  # the set shipped for eaai
+    # A table without a set starts from (and meets) the nearest one: eaai from OpenSpiel's.
+    assert tune.nearest_set("eaai", {"default": {}, "openspiel": {}}) == "openspiel"
+    assert tune.nearest_set("eaai", {"default": {}}) == "default"
     report = json.loads((tmp_path / "report.json").read_text())
     assert {"vs_L2", "vs_tuned", "vs_gin-only", "vs_knock-early"} <= set(report)
     assert 0.0 <= report["vs_L2"]["win_share"] <= 1.0

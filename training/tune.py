@@ -98,6 +98,8 @@ __all__ = [
     "decode",
     "encode",
     "tune",
+    "nearest_set",
+    "todays_tuned",
     "write_card",
     "main",
 ]
@@ -219,7 +221,7 @@ def _start(args: Args) -> tuple[HeuristicParams, dict[str, Any] | None]:
     if args.start in STYLES:
         return STYLES[args.start], None
     sets = load_sets()
-    name = _set_for(args.table, sets)
+    name = nearest_set(args.table, sets)
     shipped = sets[name]
     t = shipped.get("tuning", {})
     keep = ("commands", "generations", "evaluations", "wall_s", "start_tuning")
@@ -484,10 +486,12 @@ def todays_tuned(table: str) -> HeuristicParams:
     """The shipped set for ``table``; at a table without one, OpenSpiel's (the nearest:
     the same bonuses) or the default's."""
     sets = load_sets()
-    return HeuristicParams(**sets[_set_for(table, sets)]["params"])
+    return HeuristicParams(**sets[nearest_set(table, sets)]["params"])
 
 
-def _set_for(table: str, sets: dict[str, Any]) -> str:
+def nearest_set(table: str, sets: dict[str, Any]) -> str:
+    """The name of the set of ``sets`` for ``table``: its own, else OpenSpiel's at ``eaai``
+    (the same bonuses), else the default's."""
     if table in sets:
         return table
     return "openspiel" if table == "eaai" and "openspiel" in sets else "default"
@@ -961,7 +965,8 @@ def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> 
         "Trained by `training/tune.py` (`gin-rummy train --algo tune`): CMA-ES (`cma`) over",
         "`HeuristicParams`' ranges in `training.tune.BOUNDS`; fitness the points per hand on",
         "common duplicate deals against a pool of L2, L1 (unless left out) and the latest",
-        "generation bests;",
+        "generation bests (or, with `--fitness games`, the share of mirrored games to the",
+        "table's target won against a pool of other styles);",
         "the set chosen on the selection seed, the figures played on another seed.",
         "",
     ]
@@ -981,8 +986,9 @@ def write_card(sources: Sequence[str | Path], out_dir: str | Path = SET_DIR) -> 
             lines.append(f"- table: {t['table_note']}")
         before = t.get("start_tuning")
         while before:  # a search that started from an earlier shipped set
+            other = f" for the `{before['table']}` table" if before.get("table") else ""
             lines += [
-                f"- started from the set an earlier search found: "
+                f"- started from the set an earlier search found{other}: "
                 f"{before.get('generations')} generations, {before.get('evaluations')} "
                 f"evaluations, {before.get('wall_s', 0) / 60:.1f} min",
                 *(f"  - its command: `{c}`" for c in before.get("commands", [])),

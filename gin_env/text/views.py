@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 
 from gin_env import rummy_encoding
+from gin_env.config import HandRules
+from gin_env.config import Table as GameTable
 from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
 from gin_env.text.words import GAMES, GinFacts, RummyFacts, Table, describe
 
@@ -45,10 +47,14 @@ def _short(game: str) -> str:
     return names[game]
 
 
-def table_of(game: str, rules: Any = None, adviser_sees_hand: bool = True) -> Table:
+def table_of(
+    game: str,
+    rules: GameTable | HandRules | Mapping[str, Any] | None = None,
+    adviser_sees_hand: bool = True,
+) -> Table:
     """The :class:`~gin_env.text.words.Table` of ``game`` (a short or env name) with
-    ``rules``: an env's config, any rules dataclass, a dict of option names, or None (the
-    standard rules)."""
+    ``rules``: the game's table (:data:`gin_env.config.Table`, an env's ``config``), the
+    rules of a hand, a dict of option names, or None (the standard rules)."""
     if rules is None:
         found: dict[str, Any] = {}
     elif isinstance(rules, Mapping):

@@ -193,6 +193,16 @@ function drawSheet(view, root) {
   for (const s of view.scores) total.appendChild(el("th", {}, String(s)));
   total.appendChild(el("th", {}, view.target ? "to " + view.target : ""));
   t.appendChild(total);
+  if (view.games) { // Hollywood: three games at once
+    view.games.forEach((g, i) => {
+      const tr = el("tr", { class: "hollywood" });
+      tr.appendChild(el("th", {}, "game " + (i + 1)));
+      g.forEach((x) => tr.appendChild(el("td", {}, String(x))));
+      const w = view.game_winners[i];
+      tr.appendChild(el("td", {}, w === null ? "open" : "won by " + view.players[w].name));
+      t.appendChild(tr);
+    });
+  }
   root.appendChild(t);
 }
 
@@ -302,8 +312,10 @@ function render(view) {
   drawShowdown(view, $("showdown"));
   drawSheet(view, $("sheet"));
   drawLog(view.log, $("log"));
-  const team = view.game === "three_handed_gin_v0" && (view.role === "captain" || view.role === "adviser");
-  $("chat").hidden = !team || view.you === null;
+  // The team message box: for a captain and an adviser who are both people.
+  const partner = { captain: "adviser", adviser: "captain" }[view.role];
+  const mate = view.players.find((p, i) => i !== view.you && p.role === partner);
+  $("chat").hidden = view.game !== "three_handed_gin_v0" || !mate || mate.kind !== "human";
   selected = -1;
 }
 
