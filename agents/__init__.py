@@ -48,7 +48,7 @@ import dataclasses
 import importlib
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,6 +90,9 @@ __all__ = [
 class _Entry:
     factory: Callable[..., Any]
     reads_table: bool
+    #: What a spec may set, for error messages: the callables whose keyword parameters
+    #: (a dataclass: its fields) are the options (imported lazily; default: the factory).
+    takes: Callable[[], Sequence[Callable[..., Any]]] | None
 
 
 _REGISTRY: dict[str, _Entry] = {}
@@ -97,14 +100,22 @@ _REGISTRY: dict[str, _Entry] = {}
 _RULE_OPTIONS = tuple(dict.fromkeys(GinConfig.option_names() + ThreeHandedConfig.option_names()))
 
 
-def register(name: str, factory: Callable[..., Any], *, reads_table: bool = False) -> None:
+def register(
+    name: str,
+    factory: Callable[..., Any],
+    *,
+    reads_table: bool = False,
+    takes: Callable[[], Sequence[Callable[..., Any]]] | None = None,
+) -> None:
     """Register ``factory(**options) -> agent`` under ``name`` (replacing any earlier one).
     ``reads_table=True``: the agent plays by the table's rules, and :func:`seat` calls the
     factory with ``table=`` beside the spec's options (a gin table; None when the agent is
-    made off any table by :func:`make`: the factory's default rules)."""
+    made off any table by :func:`make`: the factory's default rules). ``takes``: a
+    function giving the callables (or dataclasses) whose parameters the spec's options are,
+    when the factory passes them on with ``**kwargs`` (named in error messages)."""
     if not isinstance(name, str) or not name or ":" in name or "," in name:
         raise ValueError(f"agent name must be a non-empty string without ':' or ',', got {name!r}")
-    _REGISTRY[name] = _Entry(factory, bool(reads_table))
+    _REGISTRY[name] = _Entry(factory, bool(reads_table), takes)
 
 
 def names() -> list[str]:
@@ -245,39 +256,24 @@ def check_fits(agent: Any, spec: str, table: Table) -> None:
 
 
 def _option_names(name: str) -> str:
-    """The options an agent's spec may set, for error messages."""
-    if name in ("llm", "words"):
-        llm = importlib.import_module("agents.llm")
-        cls = llm.LLMAgent if name == "llm" else llm.WordsAgent
-        found = [
-            p.name
-            for c in (cls, llm.WordsAgent.__mro__[1])
-            for p in inspect.signature(c).parameters.values()
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-            and p.name not in ("kwargs", "rules")
-        ]
-        return ", ".join(dict.fromkeys(found))
-    if name == "heuristic":
-        # Its parameters, then the table's rules (only the undercut bonus is read).
-        found = [f.name for f in dataclasses.fields(HeuristicParams)]
-        found += list(_RULE_OPTIONS)
-    else:
-        target = (
-            SearchAgent
-            if name == "search"
-            else _rummy_simple_class()
-            if name == "rummy-simple"
-            else _REGISTRY[name].factory
-        )
-        found = [
+    """The options an agent's spec may set, for error messages: the parameters of what it
+    takes (its registration's ``takes``, else its factory), then, for an agent that reads
+    the table, the table's rule options."""
+    entry = _REGISTRY[name]
+    found: list[str] = []
+    for target in entry.takes() if entry.takes is not None else (entry.factory,):
+        if dataclasses.is_dataclass(target):
+            found += [f.name for f in dataclasses.fields(target)]
+            continue
+        found += [
             p.name
             for p in inspect.signature(target).parameters.values()
             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-            and p.name not in ("table", "rules")
+            and p.name not in ("table", "rules", "kwargs")
         ]
-        if _REGISTRY[name].reads_table:
-            found += list(_RULE_OPTIONS)
-    return ", ".join(found) or "no options"
+    if entry.reads_table:
+        found += list(_RULE_OPTIONS)
+    return ", ".join(dict.fromkeys(found)) or "no options"
 
 
 def load(name_or_path: str, **kwargs: Any) -> Any:
@@ -326,13 +322,17 @@ def _captain(
 
 register("random", RandomAgent)
 register("simple", SimpleAgent)
-register("heuristic", _heuristic, reads_table=True)
-register("search", _search, reads_table=True)
-register("tuned", _tuned, reads_table=True)
-register("rummy-simple", _rummy_simple)
+register("heuristic", _heuristic, reads_table=True, takes=lambda: (HeuristicParams,))
+register("search", _search, reads_table=True, takes=lambda: (SearchAgent,))
+register("tuned", _tuned, reads_table=True, takes=lambda: (make_tuned,))
+register("rummy-simple", _rummy_simple, takes=lambda: (_rummy_simple_class(),))
 # "adviser:agent=search" suggests what search would play; "captain:mode=follow" follows advice.
 register("adviser", _adviser, reads_table=True)
 register("captain", _captain, reads_table=True)
+
+
+def _llm_class() -> Any:
+    return importlib.import_module("agents.llm").LLMAgent
 
 
 def _llm(table: Table | None, **kwargs: Any) -> Any:
@@ -347,5 +347,10 @@ def _words(table: Table | None, agent: str = "heuristic", **kwargs: Any) -> Any:
 
 
 # "llm:model=NAME,base_url=URL": a language model; "words:agent=heuristic": moves said in words.
-register("llm", _llm, reads_table=True)
-register("words", _words, reads_table=True)
+def _words_takes() -> tuple[Callable[..., Any], ...]:
+    llm = importlib.import_module("agents.llm")
+    return (llm.WordsAgent, llm.WordsAgent.__mro__[1])
+
+
+register("llm", _llm, reads_table=True, takes=lambda: (_llm_class(), _words_takes()[1]))
+register("words", _words, reads_table=True, takes=_words_takes)

@@ -40,7 +40,11 @@ gymnasium.vector.AutoresetMode.SAME_STEP}`` resets in the step that ends the epi
 instead, so ``call("action_masks")`` always gives the new episode's real mask. Without
 a ``vectorization_mode``, ``gymnasium.make_vec`` of a gin id gives its vector entry point,
 the compiled batched engine (:class:`agents.vector.LearnerVectorEnv`, SAME_STEP, its
-``action_masks()`` ``[num_envs, 109]``); rummy's is vectorized from this wrapper.
+``action_masks()`` ``[num_envs, 109]``, the same in ``infos["action_mask"]``); rummy's is
+vectorized from this wrapper. Gymnasium's vector wrappers (``RecordEpisodeStatistics``...)
+forward neither methods nor ``call``: reach the masks through
+``np.stack(envs.unwrapped.call("action_masks"))`` (every mode) or the infos (the compiled
+engine's).
 
 The reward of a step is everything the learner's own agent received since its previous
 action (its own side's points).

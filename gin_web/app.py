@@ -26,7 +26,8 @@ The WebSocket ``/ws/<link>`` carries the play. The server sends ``{"type": "stat
 Anything else (not JSON, not an object, an unknown type or field, a wrong type, a move
 out of turn or illegal, a spectator's move, a binary frame, an oversized frame) gets an
 error for that client and changes nothing. A person who reconnects with the same link
-gets the same seat back.
+gets the same seat back, also from a restarted server (:mod:`gin_web.store` keeps the
+tables at play).
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +61,10 @@ from gin_web.tables import (
     Seat,
     Table,
     game_options,
+    link_key,
     new_table,
     option_choices,
+    restore_table,
 )
 from training import replay as replay_files
 
@@ -72,8 +76,17 @@ MAX_MESSAGE = 4096
 #: The largest JSON body of a table request, and of a replay file.
 MAX_BODY = 16_384
 MAX_REPLAY = 4_000_000
+#: Messages other than states waiting for one client, at most.
+MAX_PENDING = 64
 #: The most tables a server holds at once (finished ones are dropped first).
 MAX_TABLES = 2000
+#: The page runs only its own script and talks only to this server (no inline script, no
+#: other site), whatever text a table shows.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data: blob:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+}
 #: Agents the lobby does not offer (the API still seats them by name): wrappers of another
 #: agent, and agents that think for seconds or ask a remote model, which would hold up
 #: every table of the server (the agents play in its one event loop).
@@ -88,12 +101,41 @@ _FIELDS = {
 
 @dataclass(eq=False)
 class Conn:
-    """One open WebSocket: its table, its seat (None: a spectator), face-up watching."""
+    """One open WebSocket: its table, its seat (None: a spectator), face-up watching, and
+    what waits to be sent to it.
+
+    A table never waits on a client: messages go into the connection's outbox, which its
+    own task sends. Each state is the whole view, so a client that reads slowly gets the
+    latest state instead of every one (the outbox keeps one pending state), and at most
+    :data:`MAX_PENDING` other messages."""
 
     ws: WebSocket
     table: Table
     player: int | None
     open_hands: bool = False
+    outbox: deque[tuple[bool, str]] = field(default_factory=deque)  # (is a state, text)
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def put(self, message: dict[str, Any]) -> None:
+        state = message.get("type") == "state"
+        if state:  # a newer state makes a pending one useless
+            kept = [m for m in self.outbox if not m[0]]
+            if len(kept) != len(self.outbox):
+                self.outbox = deque(kept)
+        elif sum(1 for m in self.outbox if not m[0]) >= MAX_PENDING:
+            return  # a client that reads nothing gets no more errors to read
+        self.outbox.append((state, json.dumps(message)))
+        self.ready.set()
+
+    async def pump(self) -> None:
+        """Send the outbox, in order, until the socket fails or the task is cancelled."""
+        with contextlib.suppress(Exception):  # a closed socket: its handler cleans up
+            while True:
+                await self.ready.wait()
+                self.ready.clear()
+                while self.outbox:
+                    _, text = self.outbox.popleft()
+                    await self.ws.send_text(text)
 
 
 class Server:
@@ -102,28 +144,45 @@ class Server:
     def __init__(self, data_dir: str | Path) -> None:
         self.store = Store(data_dir)
         self.tables: dict[str, Table] = {}
-        self.links: dict[str, tuple[Table, int | None]] = {}
+        self.links: dict[str, tuple[Table, int | None]] = {}  # by link_key
         self.conns: dict[str, list[Conn]] = {}
         self.saved: set[str] = set()
         self._running: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.restored = 0
+        for tid, config, moves in self.store.open_tables(MAX_TABLES):
+            try:
+                table = restore_table(tid, config, moves)
+            except (ValueError, TypeError, KeyError) as err:  # a table that no longer plays
+                print(f"gin_web: table {tid} not restored: {err}", flush=True)
+                continue
+            self._register(table)
+            self.restored += 1
 
     # -- tables -----------------------------------------------------------------------------
+    def _register(self, table: Table) -> None:
+        game, tid = table.game, table.id
+        table.on_decision = lambda d: self._decision(game, d)
+        table.on_move = lambda n, p, a: self.store.add_move(tid, n, p, a)
+        self.tables[tid] = table
+        self.conns[tid] = []
+        for seat in table.seats:
+            if seat.key is not None:
+                self.links[seat.key] = (table, seat.player)
+        self.links[table.spectator_key] = (table, None)
+
     def add_table(self, table: Table) -> dict[str, Any]:
         if len(self.tables) >= MAX_TABLES:
             self._drop_finished()
         if len(self.tables) >= MAX_TABLES:
             raise ValueError(f"this server holds {MAX_TABLES} tables already")
-        game = table.game
-        table.on_decision = lambda d: self._decision(game, d)
-        self.tables[table.id] = table
-        self.conns[table.id] = []
-        links = {}
-        for seat in table.seats:
-            if seat.token is not None:
-                self.links[seat.token] = (table, seat.player)
-                links[table.names[seat.player]] = f"/t/{seat.token}"
-        self.links[table.spectator_token] = (table, None)
+        self.store.add_table(table.id, table.config())
+        self._register(table)
+        links = {
+            table.names[seat.player]: f"/t/{seat.token}"
+            for seat in table.seats
+            if seat.token is not None
+        }
         self.start_agents(table)
         return {
             "table": table.id,
@@ -141,8 +200,8 @@ class Server:
     def _forget(self, table: Table) -> None:
         self.tables.pop(table.id, None)
         self.conns.pop(table.id, None)
-        for token in [s.token for s in table.seats if s.token] + [table.spectator_token]:
-            self.links.pop(token, None)
+        for key in [s.key for s in table.seats if s.key] + [table.spectator_key]:
+            self.links.pop(key, None)
 
     def _decision(self, game: str, d: Decision) -> None:
         self.store.add_decision(game, d)
@@ -201,8 +260,7 @@ class Server:
 
     # -- connections ------------------------------------------------------------------------
     async def send(self, conn: Conn, message: dict[str, Any]) -> None:
-        with contextlib.suppress(Exception):  # a closing socket: its handler cleans up
-            await conn.ws.send_text(json.dumps(message))
+        conn.put(message)
 
     async def broadcast(self, table: Table) -> None:
         for conn in list(self.conns.get(table.id, [])):
@@ -221,7 +279,7 @@ class Server:
             await ws.close(code=4403)
             return
         token = ws.path_params.get("token", "")
-        found = self.links.get(token)
+        found = self.links.get(link_key(token))
         if found is None:
             await ws.send_text(json.dumps({"type": "error", "message": "unknown link"}))
             await ws.close(code=4404)
@@ -234,6 +292,7 @@ class Server:
             await ws.close(code=4403)
             return
         conn = Conn(ws, table, player, open_hands)
+        pump = asyncio.create_task(conn.pump())
         self.conns.setdefault(table.id, []).append(conn)
         seat = None if player is None else table.seats[player]
         if seat is not None:
@@ -252,6 +311,7 @@ class Server:
         except WebSocketDisconnect:
             pass
         finally:
+            pump.cancel()
             with contextlib.suppress(ValueError):
                 self.conns.get(table.id, []).remove(conn)
             if seat is not None:
@@ -410,7 +470,7 @@ def create_app(data_dir: str | Path) -> Starlette:
     server = Server(data_dir)
 
     async def page(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
+        return FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
 
     async def game_list(request: Request) -> Response:
         out = {}
@@ -477,7 +537,21 @@ def create_app(data_dir: str | Path) -> Starlette:
         except ValueError as err:
             return _bad(str(err))
 
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        for table in list(server.tables.values()):  # restored tables: agents to move go on
+            server.start_agents(table)
+            if table.takeover is not None:  # and nobody is connected yet: the clock runs
+                for seat in table.seats:
+                    if seat.human:
+                        seat.left_at = time.monotonic()
+                        loop.call_later(table.takeover, server.takeover_check, table,
+                                        seat.player, seat.left_at)  # fmt: skip
+        yield
+
     app = Starlette(
+        lifespan=lifespan,
         routes=[
             Route("/", page),
             Route("/t/{token}", page),
@@ -489,7 +563,7 @@ def create_app(data_dir: str | Path) -> Starlette:
             Route("/api/replay", replay, methods=["POST"]),
             WebSocketRoute("/ws/{token}", server.handle),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
-        ]
+        ],
     )
     app.state.server = server
     return app

@@ -1,8 +1,11 @@
 """What the web app keeps: every finished match and every decision a person made, in one
-SQLite file (``<data dir>/gin_web.sqlite3``, the standard library's ``sqlite3``).
+SQLite file (``<data dir>/gin_web.sqlite3``, the standard library's ``sqlite3``), and the
+tables still at play (their rules, seats, the keys of their links, every move).
 
 Each row is committed when it is written (WAL journal), so a server that stops, even
-killed, loses no finished match and no recorded decision. :func:`export` writes them out
+killed, loses no finished match and no recorded decision, and a restarted server deals
+every unfinished table again from its seed and replays its moves: the same links open
+the same seats. :func:`export` writes them out
 as the project's files: each gin match as a replay (``training.replay``'s match format,
 which ``gin-rummy replay`` reads and checks), basic rummy matches as their move lists, and
 the decisions as ``decisions_<game>.npz`` (basic rummy: ``decisions_rummy_v0_<n>p.npz``,
@@ -40,6 +43,18 @@ CREATE TABLE IF NOT EXISTS matches (
     game TEXT NOT NULL,
     finished REAL NOT NULL,
     record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    config TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moves (
+    tbl TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    player INTEGER NOT NULL,
+    action INTEGER NOT NULL,
+    PRIMARY KEY (tbl, n)
 );
 CREATE TABLE IF NOT EXISTS decisions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -96,6 +111,37 @@ class Store:
                     time.time(),
                 ),
             )
+
+    def add_table(self, table_id: str, config: dict[str, Any]) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO tables (id, created, config) VALUES (?,?,?)",
+                (table_id, time.time(), json.dumps(config)),
+            )
+
+    def add_move(self, table_id: str, n: int, player: int, action: int) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO moves (tbl, n, player, action) VALUES (?,?,?,?)",
+                (table_id, n, player, action),
+            )
+
+    def open_tables(self, limit: int) -> list[tuple[str, dict[str, Any], list[tuple[int, int]]]]:
+        """The tables whose match is not finished, newest first (at most ``limit``), each
+        with its config and its moves in order."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, config FROM tables WHERE id NOT IN (SELECT id FROM matches) "
+                "ORDER BY created DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+            out = []
+            for tid, config in rows:
+                moves = self._db.execute(
+                    "SELECT player, action FROM moves WHERE tbl = ? ORDER BY n", (tid,)
+                ).fetchall()
+                out.append((tid, json.loads(config), [(int(p), int(a)) for p, a in moves]))
+        return out
 
     def add_match(self, match_id: str, game: str, record: dict[str, Any]) -> None:
         with self._lock:

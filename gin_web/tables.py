@@ -13,6 +13,7 @@ Nothing here knows about WebSockets (:mod:`gin_web.app`) or SQLite (:mod:`gin_we
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -43,6 +44,8 @@ __all__ = [
     "game_options",
     "option_choices",
     "new_table",
+    "link_key",
+    "restore_table",
 ]
 
 #: The games a table plays, by the name the lobby uses.
@@ -88,7 +91,8 @@ class Seat:
 
     player: int
     kind: str  # HUMAN or the agent's spec
-    token: str | None = None
+    token: str | None = None  # the invite link's token (only while the table is new)
+    key: str | None = None  # its link_key: what the server and its store keep
     agent: Any = None
     connections: int = 0
     left_at: float | None = None  # when the last connection of a person closed
@@ -135,6 +139,7 @@ class Table:
     env: Any
     seats: list[Seat]
     spectator_token: str
+    spectator_key: str = ""
     delay: float = 0.0  # seconds between agent moves (watching)
     takeover: float | None = None  # seconds a person's seat may stay empty on his turn
     hint_agent: str = "heuristic"
@@ -143,6 +148,7 @@ class Table:
     turn_started: float = field(default_factory=time.monotonic)
     log: list[_Event] = field(default_factory=list)
     on_decision: Callable[[Decision], None] | None = None
+    on_move: Callable[[int, int, int], None] | None = None  # (move number, player, action)
     rummy_moves: list[tuple[int, int]] = field(default_factory=list)  # basic rummy's record
     _hinter: Any = None
 
@@ -267,10 +273,16 @@ class Table:
         """Play a move the env will check (agents' moves, replays): log it, step the env."""
         self.log_move(player, action)
         before = self.hand_index
-        self.env.step(action)
+        try:
+            self.env.step(action)
+        except ValueError:
+            self.log.pop()  # the env refused it and changed nothing: nor does the log
+            raise
         if self.family == "rummy":
             self.rummy_moves.append((player, action))
         self.step_count += 1
+        if self.on_move is not None:
+            self.on_move(self.step_count - 1, player, action)
         self.turn_started = time.monotonic()
         if self.hand_index != before or self._hand_over():
             self.log = []
@@ -513,6 +525,22 @@ class Table:
             }
         return view
 
+    def config(self) -> dict[str, Any]:
+        """What rebuilds the table after a restart (with its moves): JSON-ready, the links
+        as their keys only."""
+        return {
+            "game": self.game,
+            "options": self.options,
+            "seed": self.seed,
+            "seats": [s.kind for s in self.seats],
+            "keys": [s.key for s in self.seats],
+            "spectator_key": self.spectator_key,
+            "delay": self.delay,
+            "takeover": self.takeover,
+            "hint_agent": self.hint_agent,
+            "created": self.created,
+        }
+
     # -- the record -------------------------------------------------------------------------
     def record(self) -> dict[str, Any]:
         """The match as a replay record (the project's match format for the gin games;
@@ -612,6 +640,46 @@ def _rummy_card(action: int) -> str | None:
     return None
 
 
+def link_key(token: str) -> str:
+    """What is kept of an invite link: its token's SHA-256 (the store never holds a link
+    that would open a seat)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def restore_table(
+    table_id: str, config: Mapping[str, Any], moves: Sequence[Sequence[int]]
+) -> Table:
+    """The table ``config`` (:meth:`Table.config`) after ``moves`` ``(player, action)``:
+    a fresh env from the same seed, the same seats, every move played again through it."""
+    spec = games.get(config["game"])
+    env = spec.make_env(**config["options"])
+    env.reset(seed=config["seed"])
+    seats = []
+    for p, (kind, key) in enumerate(zip(config["seats"], config["keys"], strict=True)):
+        agent = None if kind == HUMAN else make_agent(kind, env)
+        seats.append(Seat(p, kind, key=key, agent=agent))
+    table = Table(
+        id=table_id,
+        game=spec.name,
+        options=dict(config["options"]),
+        seed=config["seed"],
+        env=env,
+        seats=seats,
+        spectator_token="",
+        spectator_key=config["spectator_key"],
+        delay=config["delay"],
+        takeover=config["takeover"],
+        hint_agent=config["hint_agent"],
+        created=config["created"],
+    )
+    for player, action in moves:
+        if table.to_act != player:
+            raise ValueError(f"table {table_id}: move {table.step_count} by player {player}, "
+                             f"but {table.to_act} is to act")  # fmt: skip
+        table.play_move(int(player), int(action))
+    return table
+
+
 def make_agent(name: str, env: Any) -> Any:
     """An agent for a seat of ``env``: :func:`agents.seat` at the env's table (its typed
     rules), so the table's rules reach the agents that read them."""
@@ -671,7 +739,8 @@ def new_table(
         if not isinstance(kind, str) or not kind.strip():
             raise ValueError(f"seat {p}: expected 'human' or an agent name, got {kind!r}")
         if kind == HUMAN:
-            made.append(Seat(p, HUMAN, token=secrets.token_urlsafe(18)))
+            token = secrets.token_urlsafe(18)
+            made.append(Seat(p, HUMAN, token=token, key=link_key(token)))
             continue
         try:
             agent = make_agent(kind, env)
@@ -682,6 +751,7 @@ def new_table(
         make_agent(hint, env)
     except (ValueError, TypeError, FileNotFoundError, KeyError) as err:
         raise ValueError(f"hint agent: {err}") from None
+    spectator = secrets.token_urlsafe(18)
     return Table(
         id=secrets.token_hex(8),
         game=spec.name,
@@ -689,7 +759,8 @@ def new_table(
         seed=seed,
         env=env,
         seats=made,
-        spectator_token=secrets.token_urlsafe(18),
+        spectator_token=spectator,
+        spectator_key=link_key(spectator),
         delay=float(delay),
         takeover=None if takeover is None else float(takeover),
         hint_agent=hint,

@@ -132,6 +132,11 @@ def test_gymnasium_make_seats_opponents_at_the_tables_rules() -> None:
     env = gymnasium.make("gin_env/Gin-v0", opponents="search:worlds=2,candidates=1", **GIN_ONLY)
     assert env.unwrapped.opponents["player_1"].rules.knock_limit == 0
     assert _play(env, 120) >= 1
+    # The same games with search made off the table (the standard rules): the old route.
+    stray = agents.make("search:worlds=2,candidates=1")
+    env = gymnasium.make("gin_env/Gin-v0", opponents=stray, **GIN_ONLY)
+    with pytest.raises(ValueError, match="do not fit this agent's rules"):
+        _play(env, 120)
 
 
 def test_make_vec_seats_opponents_at_the_tables_rules() -> None:

@@ -132,6 +132,7 @@ def test_the_games_page_lists_options_and_agents(client: TestClient) -> None:
     assert "heuristic" in info["gin"]["agents"] and "heuristic" not in info["rummy"]["agents"]
     page = client.get("/")
     assert page.status_code == 200 and "/static/app.js" in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
     assert client.get("/static/app.js").status_code == 200
 
 
@@ -358,6 +359,64 @@ def test_rummy_decisions_export_one_data_set_per_number_of_players(tmp_path: Pat
     assert {k: v["decisions"] for k, v in written.items()} == {"rummy_v0_2p": 5, "rummy_v0_3p": 5}
     size = games.get("rummy").observation_size(num_players=3)
     assert np.load(written["rummy_v0_3p"]["path"])["obs"].shape == (5, size)
+
+
+def test_a_restart_deals_unfinished_tables_again_and_the_links_still_work(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    rng = np.random.default_rng(0)
+    with TestClient(create_app(data)) as c:
+        out = new_table(c, game="gin", seats=["human", "heuristic"], seed=9,
+                        options={"target_score": 30})  # fmt: skip
+        watch = new_table(c, game="three", seats=["heuristic"] * 3, seed=5, delay=0.05,
+                          options={"target_score": 30})  # fmt: skip
+        with c.websocket_connect(link(out["seats"]["player_0"])) as ws:
+            view = state(ws)
+            for _ in range(3):
+                while not view["legal"]:
+                    view = state(ws)
+                ws.send_json({"type": "move", "action": policy(view, rng), "seq": view["seq"]})
+                view = state(ws)
+        before = view
+    # The store keeps the links' keys, never a link that would open a seat.
+    raw = (data / "gin_web.sqlite3").read_bytes()
+    for path in (*out["seats"].values(), out["spectator"]):
+        assert path.rsplit("/", 1)[1].encode() not in raw
+    with TestClient(create_app(data)) as c:
+        server = server_of(c)
+        assert server.restored == 2
+        with c.websocket_connect(link(out["seats"]["player_0"])) as ws:
+            again = state(ws)
+            assert again["you"] == 0 and again["seq"] == before["seq"]
+            assert again["hand"] == before["hand"] and again["log"] == before["log"]
+        moves = _play_match(c, out, "player_0", seed=3)
+        record = c.get(f"/api/matches/{out['table']}").json()
+        assert replay_files.replay_env(record).match.is_over  # one match across two servers
+        deadline = time.monotonic() + 60  # the agents' table plays on by itself
+        while watch["table"] not in {m["id"] for m in c.get("/api/matches").json()}:
+            assert time.monotonic() < deadline, "the restored agents' table did not finish"
+            time.sleep(0.1)
+    decisions = Store(data).decisions()
+    assert len(decisions) == 3 + moves
+
+
+def test_after_a_restart_an_empty_seat_is_still_handed_to_an_agent(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with TestClient(create_app(data)) as c:
+        out = new_table(c, game="gin", seats=["human", "heuristic"], seed=4, takeover=60,
+                        options={"target_score": 10})  # fmt: skip
+    table_id = out["table"]
+    store = Store(data)
+    ((tid, config, _),) = store.open_tables(10)
+    config["takeover"] = 0.2  # (as if the server had been down past the timeout)
+    store.add_table(tid, config)
+    with TestClient(create_app(data)) as c:
+        deadline = time.monotonic() + 30
+        while table_id not in {m["id"] for m in c.get("/api/matches").json()}:
+            assert time.monotonic() < deadline, "nobody took the empty seat"
+            time.sleep(0.1)
+        assert server_of(c).tables[table_id].seats[0].stand_in
 
 
 def test_the_exported_decisions_have_the_teacher_data_layout(tmp_path: Path) -> None:
@@ -700,6 +759,19 @@ def test_hollywood_scoring_shows_the_three_games() -> None:
     view = table.view(0)
     assert len(view["games"]) == 3 and all(len(g) == 2 for g in view["games"])
     assert all(w in (0, 1) for w in view["game_winners"])  # all closed when the match ends
+
+
+def test_a_client_that_reads_nothing_holds_up_nobody_and_piles_up_little() -> None:
+    from gin_web.app import MAX_PENDING, Conn
+
+    table = tables.new_table("gin", {}, ["human", "human"], seed=1)
+    conn = Conn(ws=None, table=table, player=0)  # type: ignore[arg-type]
+    for i in range(500):  # put() never waits: the table goes on whatever the client does
+        conn.put({**table.view(0), "seq": i})
+        conn.put({"type": "error", "message": f"e{i}"})
+    states = [text for is_state, text in conn.outbox if is_state]
+    assert len(states) == 1 and json.loads(states[0])["seq"] == 499  # only the latest
+    assert len(conn.outbox) == MAX_PENDING + 1
 
 
 def test_the_hint_is_a_legal_move_for_every_role() -> None:

@@ -1,7 +1,8 @@
 """The page in a real headless Chromium (Debian's ``chromium`` and ``chromedriver``, driven
 by Selenium): a person plays a whole two-player hand, a whole three-handed hand as captain
-with an agent adviser, and a hand of basic rummy, by clicking (and a few keys); a saved
-match is opened in the replay viewer and stepped forward and back. Screenshots go to
+with an agent adviser and one as the adviser of an agent captain, and a hand of basic
+rummy, by clicking (and a few keys); a saved match is opened in the replay viewer and
+stepped forward and back. Screenshots go to
 ``$GIN_WEB_SCREENSHOTS`` (default: the test's temporary directory). ``make test-browser``
 runs these; they are skipped where the browser or Selenium is not installed."""
 
@@ -166,6 +167,24 @@ def test_a_person_captains_a_whole_three_handed_hand_with_an_agent_adviser(
     table = next(iter(app.state.server.tables.values()))
     rec = table.env.match.history[0]
     assert rec.roles[0] == 1 and rec.result is not None  # captain, and the hand is over
+
+
+def test_a_person_advises_an_agent_captain(site: Any, browser: Any, shots: Path) -> None:
+    base, app = site
+    # Seed 10 draws player_0 the adviser's seat in the first hand.
+    out = post(base + "/api/tables", {"game": "three", "seed": 10,
+                                      "seats": ["human", "heuristic", "heuristic"]})  # fmt: skip
+    browser.get(base + out["seats"]["player_0"])
+    wait(lambda: "adviser" in browser.find_element(By.ID, "status").text)
+    # The adviser sees the captain's hand (adviser_sees_hand) and suggests by clicking.
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#moves button.move"))
+    assert "suggest:" in browser.find_element(By.ID, "moves").text
+    seen = play_one_hand(browser, shots, "adviser")
+    table = next(iter(app.state.server.tables.values()))
+    rec = table.env.match.history[0]
+    assert rec.roles[0] == 2 and rec.result is not None  # the adviser, and the hand is over
+    suggested = [a for p, a in rec.actions if p == 0]
+    assert len(suggested) == seen["moves"] > 0  # every click a suggestion to the captain
 
 
 def test_a_person_plays_a_hand_of_basic_rummy(site: Any, browser: Any, shots: Path) -> None:

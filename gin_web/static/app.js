@@ -312,8 +312,10 @@ function render(view) {
   drawShowdown(view, $("showdown"));
   drawSheet(view, $("sheet"));
   drawLog(view.log, $("log"));
-  const team = view.game === "three_handed_gin_v0" && (view.role === "captain" || view.role === "adviser");
-  $("chat").hidden = !team || view.you === null;
+  // The team message box: for a captain and an adviser who are both people.
+  const partner = { captain: "adviser", adviser: "captain" }[view.role];
+  const mate = view.players.find((p, i) => i !== view.you && p.role === partner);
+  $("chat").hidden = view.game !== "three_handed_gin_v0" || !mate || mate.kind !== "human";
   selected = -1;
 }
 
