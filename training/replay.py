@@ -39,6 +39,7 @@ from gin_env import actions as A
 from gin_env import games
 from gin_env.cards import NUM_CARDS
 from gin_env.extras import require
+from gin_env.gin_aec import role_names_for
 from gin_env.match import ADVISER, BOX, CAPTAIN, DEALER, NONDEALER, ROLE_NAMES, HandRecord
 from gin_env.render_image import table_image
 
@@ -198,7 +199,7 @@ class _Checker:
             self.fail(f"{at}.roles", f"expected each role 0..{players - 1} once, got {roles}")
         first, second = (CAPTAIN, BOX) if players == 3 else (NONDEALER, DEALER)
         if (roles[seats[0]], roles[seats[1]]) != (first, second):
-            names = ROLE_NAMES if players == 3 else ("dealer", "non-dealer")
+            names = role_names_for(players)
             self.fail(
                 f"{at}.players",
                 f"expected (the {names[first]}, the {names[second]}) as roles gives them, got "
