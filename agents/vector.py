@@ -173,12 +173,14 @@ class LearnerVectorEnv(VectorEnv):  # type: ignore[type-arg]
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start every game (game ``i`` seeded ``seed + i`` as :class:`VectorGinEnv`)."""
+        """Start every game (game ``i`` seeded ``seed + i`` as :class:`VectorGinEnv`);
+        ``options`` as the engine's (``{"decks": [N, 52] card ints}``)."""
+        # The engine first: it checks the seed and the options before it changes anything.
+        out = self.engine.reset(seed=seed, options=options)
         super().reset(seed=seed)
         if seed is not None:
             self._seat_rng = np.random.default_rng([seed, 1])
             self._opp_rng = np.random.default_rng([seed, 2])
-        out = self.engine.reset(seed=seed)
         self._learner = self._draw_learners(np.ones(self.num_envs, bool))
         reward = np.zeros(self.num_envs, np.float32)
         ended = np.zeros(self.num_envs, bool)

@@ -345,3 +345,14 @@ def test_wrapped_env_refuses_out_of_range_under_python_O() -> None:
     assert "refused -1 | action must be an int in 0..108, got -1" in out
     assert "refused 109 | action must be an int in 0..108, got 109" in out
     assert any(line.startswith("refused None") and "must act" in line for line in out)
+
+
+def test_vector_envs_refuse_bad_reset_options() -> None:
+    # the learner vector env used to drop its options unread
+    for env in (
+        VectorGinEnv(2, "gin", seed=0, backend="python"),
+        LearnerVectorEnv(2, "gin", opponents="random", seed=0, backend="python"),
+    ):
+        for options in ([1], "decks", {"decks": np.zeros((2, 3))}, {"decks": np.zeros((2, 52))}):
+            with pytest.raises(ValueError, match="decks"):
+                env.reset(seed=1, options=options)
