@@ -91,6 +91,15 @@ def policy(view: dict[str, Any], rng: np.random.Generator) -> int:
         ({"game": "rummy", "options": {"num_players": 7}}, "num_players"),
         ({"game": "gin", "seats": ["human"]}, "seats must list 2 entries"),
         ({"game": "gin", "seats": ["human", "wizard"]}, "seat 1: unknown agent 'wizard'"),
+        # A client never names a file, a remote model or a costly search for the server.
+        ({"game": "gin", "seats": ["human", "/etc/passwd"]}, "seat 1: unknown agent '/etc/"),
+        (
+            {"game": "gin", "seats": ["llm:base_url='http://127.0.0.1:9',model='m'", "human"]},
+            "seat 0: unknown agent",
+        ),  # fmt: skip
+        ({"game": "gin", "seats": ["human", "search:budget=600"]}, "a client may seat: "),
+        ({"game": "gin", "seats": ["human", "llm"]}, "'llm' is not seated for clients"),
+        ({"game": "gin", "hint_agent": "search"}, "hint_agent: agent 'search' is not seated"),
         ({"game": "rummy", "seats": ["human", "heuristic"]}, "agents for rummy_v0"),
         ({"game": "gin", "delay": -1}, "delay must be a number of seconds"),
         ({"game": "gin", "takeover": 0}, "takeover must be None or a positive number"),
