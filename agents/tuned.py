@@ -26,7 +26,9 @@ to the hand rules, the match options say how the table plays its games):
 
 The set shipped as ``tuned-openspiel.json`` was tuned (as ``--table eaai``, the name this
 table had then) with the taken card discardable: it is OpenSpiel's table's, not the
-challenge's.
+challenge's. ``tuned-eaai.json`` is the challenge's table's, tuned for games to 100
+(``--fitness games``): 66.5% of games against L2 and 56.2% against OpenSpiel's set, held
+out (the card has the intervals).
 """
 
 from __future__ import annotations

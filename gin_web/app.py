@@ -87,7 +87,8 @@ PAGE_HEADERS = {
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
 }
-#: Agents the lobby does not offer (the API still seats them by name): wrappers of another
+#: Agents the lobby does not offer, nor seats for a client (code that runs the server still
+#: seats them by name): wrappers of another
 #: agent, and agents that think for seconds or ask a remote model, which would hold up
 #: every table of the server (the agents play in its one event loop).
 NOT_IN_LOBBY = ("adviser", "captain", "search", "llm", "words")
@@ -476,7 +477,7 @@ def create_app(data_dir: str | Path) -> Starlette:
         out = {}
         for short, name in GAMES.items():
             spec = games.get(name)
-            fits = [a for a in agents.names() if _fits(spec, a) and a not in NOT_IN_LOBBY]
+            fits = _lobby_agents(short)
             out[short] = {
                 "env": name,
                 "players": spec.players,
@@ -501,6 +502,7 @@ def create_app(data_dir: str | Path) -> Starlette:
                                  f"{', '.join(sorted(allowed))}")  # fmt: skip
             if "options" in body and not isinstance(body["options"], dict):
                 raise ValueError("options is an object of rule options")
+            _check_lobby_agents(body)
             table = new_table(
                 body.get("game", "three"),
                 body.get("options"),
@@ -567,6 +569,41 @@ def create_app(data_dir: str | Path) -> Starlette:
     )
     app.state.server = server
     return app
+
+
+def _lobby_agents(game: str) -> list[str]:
+    """The agents a client may seat at ``game``: registered names that play it, bare (no
+    spec options, no file paths), less :data:`NOT_IN_LOBBY`."""
+    spec = games.get(GAMES.get(game, game))
+    return [a for a in agents.names() if _fits(spec, a) and a not in NOT_IN_LOBBY]
+
+
+def _check_lobby_agents(body: dict[str, Any]) -> None:
+    """A client names agents only from the lobby's list: a spec with options or a path could
+    make the server read its files, call another host (``llm:base_url=...``) or think for
+    minutes (``search:budget=...``). Code that runs the server seats any agent by name."""
+    game = body.get("game", "three")
+    if not isinstance(game, str):
+        return  # new_table names the bad game
+    try:
+        allowed = _lobby_agents(game)
+    except (ValueError, KeyError):
+        return  # an unknown game: new_table names it and the games there are
+    seats = body.get("seats")
+    named = [(f"seat {p}", s) for p, s in enumerate(seats)] if isinstance(seats, list) else []
+    named.append(("hint_agent", body.get("hint_agent")))
+    for where, name in named:
+        if not isinstance(name, str) or name == HUMAN:
+            continue  # new_table names a seat that is not a string
+        if name not in agents.names():
+            raise ValueError(
+                f"{where}: unknown agent {name[:60]!r}; a client may seat: {', '.join(allowed)}"
+            )
+        if name in NOT_IN_LOBBY:
+            raise ValueError(
+                f"{where}: agent {name!r} is not seated for clients (it wraps another agent or "
+                f"thinks for seconds); a client may seat: {', '.join(allowed)}"
+            )
 
 
 def _fits(spec: games.GameSpec, name: str) -> bool:

@@ -91,6 +91,15 @@ def policy(view: dict[str, Any], rng: np.random.Generator) -> int:
         ({"game": "rummy", "options": {"num_players": 7}}, "num_players"),
         ({"game": "gin", "seats": ["human"]}, "seats must list 2 entries"),
         ({"game": "gin", "seats": ["human", "wizard"]}, "seat 1: unknown agent 'wizard'"),
+        # A client never names a file, a remote model or a costly search for the server.
+        ({"game": "gin", "seats": ["human", "/etc/passwd"]}, "seat 1: unknown agent '/etc/"),
+        (
+            {"game": "gin", "seats": ["llm:base_url='http://127.0.0.1:9',model='m'", "human"]},
+            "seat 0: unknown agent",
+        ),  # fmt: skip
+        ({"game": "gin", "seats": ["human", "search:budget=600"]}, "a client may seat: "),
+        ({"game": "gin", "seats": ["human", "llm"]}, "'llm' is not seated for clients"),
+        ({"game": "gin", "hint_agent": "search"}, "hint_agent: agent 'search' is not seated"),
         ({"game": "rummy", "seats": ["human", "heuristic"]}, "agents for rummy_v0"),
         ({"game": "gin", "delay": -1}, "delay must be a number of seconds"),
         ({"game": "gin", "takeover": 0}, "takeover must be None or a positive number"),
@@ -369,8 +378,8 @@ def test_a_restart_deals_unfinished_tables_again_and_the_links_still_work(
     with TestClient(create_app(data)) as c:
         out = new_table(c, game="gin", seats=["human", "heuristic"], seed=9,
                         options={"target_score": 30})  # fmt: skip
-        watch = new_table(c, game="three", seats=["heuristic"] * 3, seed=5, delay=0.05,
-                          options={"target_score": 30})  # fmt: skip
+        watch = new_table(c, game="three", seats=["heuristic"] * 3, seed=5, delay=0.03,
+                          options={"target_score": 10})  # fmt: skip
         with c.websocket_connect(link(out["seats"]["player_0"])) as ws:
             view = state(ws)
             for _ in range(3):
@@ -379,13 +388,15 @@ def test_a_restart_deals_unfinished_tables_again_and_the_links_still_work(
                 ws.send_json({"type": "move", "action": policy(view, rng), "seq": view["seq"]})
                 view = state(ws)
         before = view
+        # (A very slow machine may have let the agents finish before the restart.)
+        watch_done = watch["table"] in {m["id"] for m in c.get("/api/matches").json()}
     # The store keeps the links' keys, never a link that would open a seat.
     raw = (data / "gin_web.sqlite3").read_bytes()
     for path in (*out["seats"].values(), out["spectator"]):
         assert path.rsplit("/", 1)[1].encode() not in raw
     with TestClient(create_app(data)) as c:
         server = server_of(c)
-        assert server.restored == 2
+        assert server.restored == (1 if watch_done else 2)
         with c.websocket_connect(link(out["seats"]["player_0"])) as ws:
             again = state(ws)
             assert again["you"] == 0 and again["seq"] == before["seq"]
