@@ -95,6 +95,8 @@ class _Entry:
     takes: Callable[[], Sequence[Callable[..., Any]]] | None
 
 
+#: A factory's TypeError for an option it needs: "missing 1 required ... argument: 'model'".
+_MISSING_OPTION = re.compile(r"missing \d+ required (?:positional|keyword-only) arguments?: (.*)")
 _REGISTRY: dict[str, _Entry] = {}
 #: Rule options a spec may set (``"heuristic:undercut_bonus=25"``): the gin tables' fields.
 _RULE_OPTIONS = tuple(dict.fromkeys(GinConfig.option_names() + ThreeHandedConfig.option_names()))
@@ -204,6 +206,14 @@ def _make(spec: str, table: Table | None, **kwargs: Any) -> Any:
     try:
         return entry.factory(**options)
     except TypeError as err:
+        # An option it needs and was not given ("llm" without a model): say which.
+        missing = _MISSING_OPTION.search(str(err))
+        if missing:
+            needed = missing.group(1).replace("'", "")
+            raise ValueError(
+                f"agent {base!r} needs option(s) {needed} (e.g. {base}:{needed.split(',')[0]}"
+                f"=...); it takes: {_option_names(base)}"
+            ) from None
         # An option the factory does not take: say which, and what it does take.
         bad = re.search(r"unexpected keyword argument '([^']+)'|takes no arguments", str(err))
         given = [k for k in options if k != "table"]

@@ -65,6 +65,7 @@ USER_ERRORS = [
     (["match", "--agents", "search:budget=1e400"], ["budget", "finite", "3600"]),
     (["match", "--agents", "captain:margin=nan"], ["margin"]),
     (["match", "--agents", "nosuch"], ["'nosuch'", "registered"]),
+    (["match", "--agents", "llm"], ["'llm'", "needs option(s) model"]),
     (["match", "-g", "gin", "-o", "episode=hand"], ["episode='hand'", "max_hands"]),
     (["play", "-g", "gin", "-o", "episode=hand"], ["episode='hand'"]),
     (["match", "-o", "reward_scale=inf"], ["reward_scale", "finite"]),

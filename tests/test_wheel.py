@@ -114,7 +114,8 @@ PLAY_EVERY_AGENT = textwrap.dedent(
     OPTIONS = {"search": "search:worlds=2,candidates=2"}
     GAMES = {"rummy-simple": "rummy_v0"}
     played = {}
-    for name in agents.names() + trained.available():
+    # The language model needs a model server (tests/test_llm.py starts a scripted one).
+    for name in [n for n in agents.names() if n != "llm"] + trained.available():
         game = GAMES.get(name, "three_handed_gin_v0" if "three" in name else "gin_v0")
         env = games.get(game).make_env(**({} if game == "rummy_v0" else {"episode": "hand"}))
         env.reset(seed=0)

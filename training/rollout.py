@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from gin_env.actions import check_action
+
 __all__ = ["Rollout", "play"]
 
 Hook = Callable[[Any, str], None]
@@ -89,7 +91,11 @@ def play(
         if action is None:
             out.stopped = True
             break
-        action = int(action)
+        # Checked, not cast: a policy that answers 2.7 is refused by name, not played as 2.
+        try:
+            action = check_action(action, env.action_space(agent).n)
+        except ValueError as err:
+            raise ValueError(f"{agent}'s policy answered: {err}") from None
         out.decisions[agent] += 1
         env.step(action)
         out.steps += 1
