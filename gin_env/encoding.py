@@ -52,7 +52,7 @@ from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
 from gin_env.config import GinTable, ThreeHandedConfig
 from gin_env.hand import Phase
-from gin_env.layout import int_bits, part_slices
+from gin_env.layout import int_bits, part_slices, part_views
 from gin_env.match import Match, ThreeHandedMatch
 from gin_env.melds import deadwood_mask
 
@@ -441,22 +441,11 @@ def state_size(num_players: int) -> int:
 
 def state_views(state: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
     """The named parts of a gin state vector; per-player card parts as ``(n, 52)``."""
-    state = np.asarray(state)
-    size = state_size(num_players)
-    if state.ndim == 0 or state.shape[-1] != size:
-        raise ValueError(
-            f"a {num_players}-player gin state has {size} entries (the last axis), got shape "
-            f"{state.shape}"
-        )
-    out = {}
-    for name, where in part_slices(state_parts(num_players)).items():
-        part = state[..., where]
-        if name in ("hands", "took", "discarded"):
-            part = part.reshape(*state.shape[:-1], num_players, NUM_CARDS)
-        elif name == "roles":
-            part = part.reshape(*state.shape[:-1], num_players, 3)
-        out[name] = part
-    return out
+    per_player = {"hands": NUM_CARDS, "took": NUM_CARDS, "discarded": NUM_CARDS, "roles": 3}
+    return part_views(
+        state, state_parts(num_players), per_player, num_players,
+        f"a {num_players}-player gin state",
+    )  # fmt: skip
 
 
 def encode_state(match: Match) -> np.ndarray:

@@ -15,11 +15,11 @@ int) in a single numpy call.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["part_slices", "int_bits"]
+__all__ = ["part_slices", "part_views", "int_bits"]
 
 # np.unpackbits is fastest with its default big-endian bit order; reversing the bits of each
 # little-endian byte first (bytes.translate) puts bit i of the int at position i.
@@ -38,6 +38,29 @@ def part_slices(parts: Iterable[tuple[str, int]]) -> dict[str, slice]:
             raise ValueError(f"the part {name!r} has a negative size {size}")
         out[name] = slice(start, start + size)
         start += size
+    return out
+
+
+def part_views(
+    vector: np.ndarray,
+    parts: Sequence[tuple[str, int]],
+    per_seat: Mapping[str, int],
+    seats: int,
+    what: str,
+) -> dict[str, np.ndarray]:
+    """The named parts of ``vector`` (its last axis laid out as ``parts``), as views; a part
+    named in ``per_seat`` holds one row of that width for each of the ``seats``. A last
+    axis of the wrong size is a ValueError that names ``what`` the vector is."""
+    vector = np.asarray(vector)
+    size = sum(n for _, n in parts)
+    if vector.ndim == 0 or vector.shape[-1] != size:
+        raise ValueError(f"{what} has {size} entries (the last axis), got shape {vector.shape}")
+    out = {}
+    for name, where in part_slices(parts).items():
+        part = vector[..., where]
+        if name in per_seat:
+            part = part.reshape(*vector.shape[:-1], seats, per_seat[name])
+        out[name] = part
     return out
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from gin_env.cards import NUM_CARDS
-from gin_env.layout import int_bits, part_slices
+from gin_env.layout import int_bits, part_slices, part_views
 from gin_env.rummy import Phase, RummyGame, deal_size
 from gin_env.rummy_actions import NUM_ACTIONS
 
@@ -242,19 +242,11 @@ def state_size(num_players: int) -> int:
 
 def state_views(state: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
     """The named parts of a rummy state vector; per-seat card parts as ``(n, 52)``."""
-    state = np.asarray(state)
-    size = state_size(num_players)
-    if state.ndim == 0 or state.shape[-1] != size:
-        raise ValueError(
-            f"a {num_players}-player rummy state has {size} entries, got shape {state.shape}"
-        )
-    out = {}
-    for name, where in part_slices(state_parts(num_players)).items():
-        part = state[..., where]
-        if name in ("hands", "public_cards", "melds_by_owner"):
-            part = part.reshape(*state.shape[:-1], num_players, NUM_CARDS)
-        out[name] = part
-    return out
+    per_seat = {"hands": NUM_CARDS, "public_cards": NUM_CARDS, "melds_by_owner": NUM_CARDS}
+    return part_views(
+        state, state_parts(num_players), per_seat, num_players,
+        f"a {num_players}-player rummy state",
+    )  # fmt: skip
 
 
 def encode_state(game: RummyGame) -> np.ndarray:
