@@ -22,9 +22,9 @@ LAYER = {"gin_env": 0, "agents": 1, "training": 2, "studies": 3, "benchmarks": 3
 LIBRARY = ("gin_env", "agents", "training")
 #: The trainers: leaves of the import graph (the command line runs them by name).
 TRAINERS = ("training.train_ppo", "training.train_dmc", "training.rllib_train", "training.tune")
-#: Documented upward imports: the command line starts the web app (gin-rummy serve, a
-#: function-local import of the web extra); the Gymnasium envs that seat agents live in agents.
-UPWARD_EXCEPTIONS: set[tuple[str, str]] = {("training.cli", "gin_web")}
+#: Documented upward imports: none (the web app adds `gin-rummy serve` through an entry
+#: point, and the Gymnasium envs that seat agents live in agents).
+UPWARD_EXCEPTIONS: set[tuple[str, str]] = set()
 _PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 EXTRAS = tuple(_PYPROJECT["project"]["optional-dependencies"])
 EXTRA_COMMENT = re.compile(r"#.*\b(" + "|".join(map(re.escape, EXTRAS)) + r") extra\b")

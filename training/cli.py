@@ -9,7 +9,7 @@ Subcommands::
     gin-rummy train    the trainers: --algo ppo (training.train_ppo, the default) or dmc
                        (training.train_dmc); the other options go to the trainer
     gin-rummy serve    the table in a browser: a local web app to play, watch and replay
-                       (extra "web"; gin_web.app)
+                       (extra "web"; gin_web.cli, found by its entry point)
     gin-rummy bench    env: how fast the envs run here (training.speed, installed); rules,
                        rummy: benchmarks/bench_<rules|rummy>.py of a source checkout
 
@@ -34,6 +34,7 @@ import os
 import sys
 import zipfile
 from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -1041,40 +1042,6 @@ def train(args: tuple[str, ...]) -> None:
     raise SystemExit(_forward(TRAINERS[algo], rest, "gin-rummy train"))
 
 
-@cli.command(context_settings=CONTEXT)
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on (loopback: only this machine can connect).")  # fmt: skip
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--data-dir", default="runs/web", show_default=True,
-              type=click.Path(file_okay=False), help="Where the SQLite file of matches and "
-              "decisions lives.")  # fmt: skip
-@click.option("--export", "export_dir", default=None, type=click.Path(file_okay=False),
-              help="Write the finished matches (replay files) and the decision data set "
-              "under this directory, then exit.")  # fmt: skip
-def serve(host: str, port: int, data_dir: str, export_dir: str | None) -> None:
-    """The table in a browser at http://HOST:PORT: start tables of people and agents, play
-    in any seat, watch agents, step through saved matches (needs the web extra:
-    pip install "gin-env[web]")."""
-    try:
-        require("starlette", needed_for="gin-rummy serve")
-        require("uvicorn", needed_for="gin-rummy serve")
-    except MissingExtraError as err:
-        raise click.ClickException(str(err)) from None
-    from gin_web import app as web_app  # web extra: starlette, uvicorn
-    from gin_web import store as web_store  # web extra: starlette, uvicorn
-
-    if export_dir is not None:
-        written = web_store.export(web_store.Store(data_dir), export_dir)
-        sets = ", ".join(
-            f"{g}: {d['decisions']} decisions" for g, d in written["decisions"].items()
-        )
-        click.echo(f"wrote {len(written['matches'])} matches to {export_dir}/matches"
-                   + (f"; {sets}" if sets else "; no decisions recorded"))  # fmt: skip
-        return
-    click.echo(f"gin-rummy serve: http://{host}:{port}/ (data in {data_dir}; Ctrl-C stops)")
-    web_app.serve(host, port, data_dir)
-
-
 @cli.command("import-sb3", context_settings=PASSTHROUGH, add_help_option=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def import_sb3(args: tuple[str, ...]) -> None:
@@ -1129,6 +1096,20 @@ def bench(which: str | None, args: tuple[str, ...]) -> None:
     sys.argv[0] = f"gin-rummy bench {which}"
     code = module.main(list(args))
     raise SystemExit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
+
+
+#: Packages above the CLI (the web app) add their subcommands through this entry-point
+#: group, so the CLI never imports them: ``gin-rummy serve`` is ``gin_web.cli:serve``.
+COMMANDS_GROUP = "gin_rummy.commands"
+
+
+def _add_plugin_commands() -> None:
+    for point in entry_points(group=COMMANDS_GROUP):
+        if point.name not in cli.commands:
+            cli.add_command(point.load(), point.name)
+
+
+_add_plugin_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> Any:
