@@ -42,7 +42,7 @@ import numpy as np
 
 import agents
 from agents.advice import Adviser, Captain
-from agents.batch import BatchedPolicy, card_masks, check_batch
+from agents.batched_policy import BatchedPolicy, card_masks, check_batch
 from agents.heuristic import HeuristicAgent
 from agents.heuristic_batched import BatchedAdviser, BatchedCaptain, BatchedHeuristic
 from agents.random_agent import RandomAgent

@@ -45,7 +45,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from agents.advice import check_captain_mode
 from agents.base import ROLE_ADVISER, ROLE_CAPTAIN, table_rules
-from agents.batch import card_masks, check_batch
+from agents.batched_policy import card_masks, check_batch
 from agents.heuristic import (
     ABOVE_PIPS,
     FULL,

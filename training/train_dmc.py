@@ -140,7 +140,7 @@ __all__ = [
     "main",
     "export",
     "to_agent",
-    "Replay",
+    "ExperienceBuffer",
     "CHANGEABLE",
     "load_state",
 ]
@@ -452,9 +452,9 @@ def to_agent(models: list[Any], args: Args, name: str = "dmc", **meta: Any) -> A
 
 
 # ==========================================================================================
-# Replay: the latest decisions with their returns
+# ExperienceBuffer: the latest decisions with their returns
 # ==========================================================================================
-class Replay:
+class ExperienceBuffer:
     """A FIFO of ``capacity`` decisions: observation (float16), the chosen action's
     encoding (``width`` numbers, :func:`agents.dmc.action_size`), the network that acted
     (role), the move history (``history=True``: 64 uint16 move codes,
@@ -567,7 +567,7 @@ def _save(
     name: str,
     models: list[Any],
     opt: Any,
-    replay: Replay | None,
+    replay: ExperienceBuffer | None,
     state: dict[str, Any],
     keep: int,
     pointer: bool = True,
@@ -700,7 +700,9 @@ class Learner:
         self.models = [torch_model(hidden, args.features, args.history) for _ in range(self.n_nets)]
         params = [p for m in self.models for p in m.parameters()]
         self.opt = torch.optim.Adam(params, lr=args.learning_rate)
-        self.replay = Replay(args.buffer_size, action_size(args.features), args.history != "none")
+        self.replay = ExperienceBuffer(
+            args.buffer_size, action_size(args.features), args.history != "none"
+        )
 
     def restore(self, ckpt: Path) -> None:
         """The checkpoint's networks, optimizer (at this run's rate) and replay, if kept."""
