@@ -13,7 +13,7 @@ from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.heuristic_batched import BatchedHeuristic
 from agents.match_equity import HandOutcomes, knock_shifts, match_equity, simulate_model
 from agents.simple import SimpleAgent
-from agents.tuned import TABLES, rules_dict
+from agents.tuned import TABLES
 from gin_env.config import DEALER_RULES, GinConfig
 from gin_env.encoding import action_mask, encode_observation
 from gin_env.match import GinMatch
@@ -106,7 +106,7 @@ def test_matches_refuse_bad_starts() -> None:
 def test_the_table_predicts_real_matches_from_20_scores() -> None:
     # L2 against L1 at the EAAI table (results/match_equity/ has the same run's figures).
     config = TABLES["eaai"]
-    l2 = BatchedHeuristic(rules=rules_dict(config))
+    l2 = BatchedHeuristic(rules=config)
     out = check_equity(l2, BatchedSimple(), config, seed=0, hand_pairs=20000, match_pairs=500)
     assert len(out["rows"]) == len(SCORE_PAIRS) == 20
     within = sum(r["within"] for r in out["rows"])
