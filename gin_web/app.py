@@ -435,9 +435,17 @@ async def _body(request: Request, limit: int) -> Any:
         raise ValueError("the body is not JSON") from None
 
 
+#: Basic rummy's match record as the app saves it (:meth:`Table.record`): its moves, the
+#: deals by seed (the project's match format holds the gin games only).
+RUMMY_FORMAT = "gin-web-rummy-1"
+MAX_RUMMY_MOVES = 20_000
+
+
 def replay_frames(data: Any) -> list[dict[str, Any]]:
     """A replay file's frames: the table after the deal and after every move, every hand
     face up (the record checked first: structure, then that it reproduces)."""
+    if isinstance(data, dict) and data.get("format") == RUMMY_FORMAT:
+        return _rummy_frames(data)
     replay_files.check(data, "replay")
     if len(data["hands"]) > 500:
         raise ValueError("replay: at most 500 hands")
@@ -463,6 +471,60 @@ def replay_frames(data: Any) -> list[dict[str, Any]]:
         for player, action in hand["actions"]:
             table.play_move(int(player), int(action))
             frames.append(table.view(None, open_hands=True))
+    return frames
+
+
+def _rummy_frames(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The frames of a basic rummy record: every move checked (the player to act, a legal
+    action there) as it is played again from the seed, and the final scores compared."""
+    if data.get("game") != "rummy_v0":
+        raise ValueError(
+            f"replay: a {RUMMY_FORMAT} record plays rummy_v0, not {data.get('game')!r}"
+        )
+    seed, options, moves = data.get("seed"), data.get("options"), data.get("moves")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"replay: seed must be an int >= 0, got {seed!r}")
+    if not isinstance(options, dict):
+        raise ValueError("replay: options must be an object of rule options")
+    if not isinstance(moves, list) or len(moves) > MAX_RUMMY_MOVES:
+        raise ValueError(f"replay: moves must be a list of at most {MAX_RUMMY_MOVES} moves")
+    names = data.get("agents") or {}
+    if not isinstance(names, dict):
+        raise ValueError("replay: agents must be an object from players to names")
+    env = games.get("rummy_v0").make_env(**options)  # the env names a bad option
+    env.reset(seed=seed)
+    table = Table(
+        id="replay",
+        game="rummy_v0",
+        options=dict(options),
+        seed=seed,
+        env=env,
+        seats=[Seat(p, str(names.get(a, "agent"))) for p, a in enumerate(env.possible_agents)],
+        spectator_token="",
+    )
+    frames = [table.view(None, open_hands=True)]
+    for i, move in enumerate(moves):
+        if (
+            not isinstance(move, list)
+            or len(move) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in move)
+        ):
+            raise ValueError(f"replay: move {i} must be [player, action], got {move!r}")
+        player, action = move
+        if table.to_act != player:
+            raise ValueError(
+                f"replay: move {i} is by player {player}, but {table.to_act} is to act"
+            )
+        mask = env.observe(env.agent_selection)["action_mask"]
+        if not 0 <= action < len(mask) or not mask[action]:
+            raise ValueError(f"replay: move {i}: action {action} is not legal there")
+        table.play_move(player, action)
+        frames.append(table.view(None, open_hands=True))
+    scores = [int(s) for s in env.game.scores]
+    if "scores" in data and data["scores"] != scores:
+        raise ValueError(
+            f"replay: the moves end at scores {scores}, but the record says {data['scores']!r}"
+        )
     return frames
 
 

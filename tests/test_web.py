@@ -511,6 +511,36 @@ def test_a_replay_steps_through_every_move_face_up(client: TestClient) -> None:
     assert r.status_code == 400 and "not JSON" in r.json()["error"]
 
 
+def test_a_rummy_match_of_the_app_replays_and_a_forged_one_is_refused(client: TestClient) -> None:
+    out = new_table(client, game="rummy", seats=["rummy-simple"] * 3, seed=4, delay=0.001,
+                    options={"num_players": 3, "target_score": 30})  # fmt: skip
+    with client.websocket_connect(link(out["spectator"])) as ws:
+        view = state(ws)
+        while not view["over"]:
+            view = state(ws)
+    record = client.get(f"/api/matches/{out['table']}").json()
+    assert record["format"] == "gin-web-rummy-1" and len(record["moves"]) > 10
+    r = client.post("/api/replay", json=record)
+    assert r.status_code == 200, r.text
+    frames = r.json()["frames"]
+    assert len(frames) == 1 + len(record["moves"])
+    assert all(all("cards" in s for s in f["hand"]["seats"]) for f in frames)
+    assert frames[-1]["over"] and frames[-1]["scores"] == record["scores"]
+    player, action = record["moves"][5]
+    forged = [
+        (dict(record, scores=[999, 0, 0]), "the record says"),
+        (dict(record, moves=[*record["moves"][:5], [player, 999]]), "move 5: action 999"),
+        (dict(record, moves=[*record["moves"][:5], [(player + 1) % 3, action]]), "move 5 is by"),
+        (dict(record, moves=[[0, 1.5]]), "move 0 must be [player, action]"),
+        (dict(record, seed=-1), "seed must be an int"),
+        (dict(record, options={"num_players": 9}), "num_players"),
+        (dict(record, game="gin_v0"), "plays rummy_v0"),
+    ]
+    for bad, message in forged:
+        r = client.post("/api/replay", json=bad)
+        assert r.status_code == 400 and message in r.json()["error"], (message, r.text)
+
+
 def test_serve_has_host_port_and_data_options() -> None:
     result = CliRunner().invoke(cli, ["serve", "--help"])
     assert result.exit_code == 0

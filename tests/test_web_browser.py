@@ -230,3 +230,26 @@ def test_a_saved_match_is_opened_and_stepped(
     assert browser.find_element(By.ID, "frame-no").get_attribute("data-frame") == str(total)
     assert "Match over" in browser.find_element(By.ID, "replay-status").text
     assert not browser.find_element(By.ID, "download").get_attribute("hidden")
+
+
+def test_a_rummy_match_of_the_app_is_replayed(site: Any, browser: Any, shots: Path) -> None:
+    base, _ = site
+    body = {"game": "rummy", "seed": 2, "options": {"num_players": 3, "target_score": 20},
+            "seats": ["rummy-simple"] * 3}  # fmt: skip
+    out = post(base + "/api/tables", body)
+
+    def finished() -> bool:
+        with urllib.request.urlopen(base + "/api/matches", timeout=10) as r:
+            return out["table"] in {m["id"] for m in json.load(r)}
+
+    wait(finished)
+    browser.get(base + "/replay?match=" + out["table"])
+    wait(lambda: browser.find_element(By.ID, "frame-no").get_attribute("data-frame") == "0")
+    for _ in range(6):
+        browser.find_element(By.ID, "next").click()
+    assert browser.find_element(By.ID, "frame-no").get_attribute("data-frame") == "6"
+    seats = browser.find_elements(By.CSS_SELECTOR, "#replay-table .seat[data-player]")
+    assert len(seats) == 3 and all(s.find_elements(By.CSS_SELECTOR, "button.card") for s in seats)
+    browser.save_screenshot(str(shots / "rummy_replay.png"))
+    browser.find_element(By.ID, "last").click()
+    assert "Match over" in browser.find_element(By.ID, "replay-status").text

@@ -391,8 +391,7 @@ async function lobbyPage() {
   for (const m of list) {
     const li = el("li", {}, m.game + " " + new Date(m.finished * 1000).toLocaleString() +
       " scores " + (m.scores || []).join("/") + " ");
-    // The replay viewer plays the gin games' match format; rummy matches download only.
-    if (m.game !== "rummy_v0") li.appendChild(el("a", { href: "/replay?match=" + m.id, class: "open-replay" }, "replay "));
+    li.appendChild(el("a", { href: "/replay?match=" + m.id, class: "open-replay" }, "replay "));
     li.appendChild(el("a", { href: "/api/matches/" + m.id, download: "match_" + m.id + ".json" }, "download"));
     $("matches").appendChild(li);
   }
