@@ -536,6 +536,22 @@ def _kill_after_checkpoint(cmd: list[str], run_dir: Path, ready: Callable[[], bo
     return kids
 
 
+def _has_checkpoint(run_dir: Path) -> bool:
+    """Whether the run has written a checkpoint that ``latest`` resolves to."""
+    try:
+        return latest_checkpoint(run_dir) is not None
+    except ValueError:
+        return False
+
+
+def _survivors(kids: list[int], timeout: float = 20.0) -> list[int]:
+    """The child processes still alive after up to ``timeout`` seconds of waiting."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and any(_alive(k) for k in kids):
+        time.sleep(0.2)
+    return [k for k in kids if _alive(k)]
+
+
 @pytest.mark.slow
 def test_a_killed_dmc_learner_leaves_no_actor_and_resumes_the_count(tmp_path: Path) -> None:
     run_dir = tmp_path / "actors"
@@ -545,18 +561,9 @@ def test_a_killed_dmc_learner_leaves_no_actor_and_resumes_the_count(tmp_path: Pa
              "--actors", "2"]  # fmt: skip
     cmd = [sys.executable, "-m", "training.train_dmc", *flags, "--total-steps", str(10**8)]
 
-    def ready() -> bool:
-        try:
-            return latest_checkpoint(run_dir) is not None
-        except ValueError:
-            return False
-
-    kids = _kill_after_checkpoint(cmd, run_dir, ready)
+    kids = _kill_after_checkpoint(cmd, run_dir, lambda: _has_checkpoint(run_dir))
     assert kids, "the learner started its actor processes"
-    deadline = time.time() + 20
-    while time.time() < deadline and any(_alive(k) for k in kids):
-        time.sleep(0.2)
-    assert not [k for k in kids if _alive(k)], "an actor outlived its learner"
+    assert not _survivors(kids), "an actor outlived its learner"
     ckpt = latest_checkpoint(run_dir)
     assert ckpt is not None
     saved = train_dmc.load_state(ckpt)["steps"]
@@ -578,18 +585,9 @@ def test_a_killed_ppo_run_with_env_processes_leaves_none_and_resumes_the_count(
              "--seed", "3"]  # fmt: skip
     cmd = [sys.executable, "-m", "training.train_ppo", *flags, "--total-steps", str(10**7)]
 
-    def ready() -> bool:
-        try:
-            return latest_checkpoint(run_dir) is not None
-        except ValueError:
-            return False
-
-    kids = _kill_after_checkpoint(cmd, run_dir, ready)
+    kids = _kill_after_checkpoint(cmd, run_dir, lambda: _has_checkpoint(run_dir))
     assert kids, "the learner started its env processes"
-    deadline = time.time() + 20
-    while time.time() < deadline and any(_alive(k) for k in kids):
-        time.sleep(0.2)
-    assert not [k for k in kids if _alive(k)], "an env process outlived its learner"
+    assert not _survivors(kids), "an env process outlived its learner"
     ckpt = latest_checkpoint(run_dir)
     assert ckpt is not None
     saved = train_ppo.load_state(ckpt)
