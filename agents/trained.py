@@ -141,7 +141,39 @@ def masked_choice(
     return int(rng.choice(len(p), p=p / p.sum()))
 
 
-class MLPAgent:
+class _PolicyHead:
+    """What the trained actors share: the MLP head's ``(weight, bias)`` layers and
+    activation, the masked choice over its logits, the player's name and its meta."""
+
+    def __init__(
+        self,
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        activation: str,
+        deterministic: bool,
+        name: str,
+        meta: Mapping[str, Any] | None,
+    ) -> None:
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {ACTIVATIONS}; got {activation!r}")
+        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        self.activation = activation
+        self.deterministic = deterministic
+        self.name = name
+        self.meta = dict(meta or {})
+
+    def _logits_for(self, observation: Mapping[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def act(
+        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
+    ) -> int:
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            raise ValueError("the action mask has no legal action: this agent is not to act")
+        return masked_choice(self._logits_for(observation, mask), mask, self.deterministic, rng)
+
+
+class MLPAgent(_PolicyHead):
     """A masked MLP policy: hidden layers, then one logit per action id.
 
     ``layers`` is a list of ``(weight, bias)`` with weight shaped ``(out, in)`` as in torch;
@@ -156,15 +188,9 @@ class MLPAgent:
         name: str = "trained",
         meta: Mapping[str, Any] | None = None,
     ) -> None:
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {ACTIVATIONS}; got {activation!r}")
         if not layers:
             raise ValueError("layers must hold at least the action head")
-        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
-        self.activation = activation
-        self.deterministic = deterministic
-        self.name = name
-        self.meta = dict(meta or {})
+        super().__init__(layers, activation, deterministic, name, meta)
 
     @property
     def obs_size(self) -> int:
@@ -178,22 +204,16 @@ class MLPAgent:
         """Unmasked logits for one observation vector or a batch of them."""
         return mlp_forward(np.asarray(obs, np.float32), self.layers, self.activation)
 
-    def act(
-        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
-    ) -> int:
-        mask = np.asarray(observation["action_mask"]).astype(bool)
-        if not mask.any():
-            raise ValueError("the action mask has no legal action: this agent is not to act")
+    def _logits_for(self, observation: Mapping[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
         kind = INPUT_KINDS.get(self.obs_size, "obs")
-        logits = self.logits(policy_input(observation["observation"], mask, kind))
-        return masked_choice(logits, mask, self.deterministic, rng)
+        return self.logits(policy_input(observation["observation"], mask, kind))
 
     def __repr__(self) -> str:
         sizes = [self.obs_size] + [int(w.shape[0]) for w, _ in self.layers]
         return f"MLPAgent({self.name!r}, {'-'.join(map(str, sizes))}, {self.activation})"
 
 
-class HistoryActor:
+class HistoryActor(_PolicyHead):
     """A history-reading actor in numpy: the pooled moves after the flat observation, then
     the actor MLP and one logit per action (greedy over the legal ones by default). The
     torch twin it is exported from is ``training.encoders.HistoryEncoder``: each move
@@ -209,17 +229,11 @@ class HistoryActor:
         name: str = "history-actor",
         meta: Mapping[str, Any] | None = None,
     ) -> None:
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {ACTIVATIONS}; got {activation!r}")
+        super().__init__(layers, activation, deterministic, name, meta)
         missing = {"embed_w", "embed_b", "position", "query"} - set(encoder)
         if missing:
             raise ValueError(f"encoder lacks {sorted(missing)}")
         self.encoder = {k: np.asarray(v, np.float32) for k, v in encoder.items()}
-        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
-        self.activation = activation
-        self.deterministic = deterministic
-        self.name = name
-        self.meta = dict(meta or {})
 
     def pooled(self, history: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The encoder's output for one ``[length, features]`` history."""
@@ -244,13 +258,8 @@ class HistoryActor:
         x = np.concatenate([obs, self.pooled(hist, observation["history_mask"])])
         return mlp_forward(x, self.layers, self.activation)
 
-    def act(
-        self, observation: dict[str, np.ndarray], rng: np.random.Generator | None = None
-    ) -> int:
-        mask = np.asarray(observation["action_mask"]).astype(bool)
-        if not mask.any():
-            raise ValueError("the action mask has no legal action: this agent is not to act")
-        return masked_choice(self.logits(observation), mask, self.deterministic, rng)
+    def _logits_for(self, observation: Mapping[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
+        return self.logits(observation)
 
     def env_options(self) -> dict[str, str]:
         """The env options its observations need (the move history)."""
