@@ -510,15 +510,10 @@ def _rummy_frames(data: dict[str, Any]) -> list[dict[str, Any]]:
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in move)
         ):
             raise ValueError(f"replay: move {i} must be [player, action], got {move!r}")
-        player, action = move
-        if table.to_act != player:
-            raise ValueError(
-                f"replay: move {i} is by player {player}, but {table.to_act} is to act"
-            )
-        mask = env.observe(env.agent_selection)["action_mask"]
-        if not 0 <= action < len(mask) or not mask[action]:
-            raise ValueError(f"replay: move {i}: action {action} is not legal there")
-        table.play_move(player, action)
+        try:
+            table.play_recorded(*move)
+        except ValueError as err:
+            raise ValueError(f"replay: {err}") from None
         frames.append(table.view(None, open_hands=True))
     scores = [int(s) for s in env.game.scores]
     if "scores" in data and data["scores"] != scores:

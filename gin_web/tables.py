@@ -269,6 +269,17 @@ class Table:
     def _make_agent(self, spec: str) -> Any:
         return make_agent(spec, self.env)
 
+    def play_recorded(self, player: int, action: int) -> None:
+        """A move of a record played again (a restored table, a replay): checked against the
+        engine's legal ids of the player to act (:meth:`legal`), then played."""
+        if self.to_act != player:
+            raise ValueError(
+                f"move {self.step_count} is by player {player}, but {self.to_act} is to act"
+            )
+        if action not in self.legal(player):
+            raise ValueError(f"move {self.step_count}: action {action} is not legal there")
+        self.play_move(player, action)
+
     def play_move(self, player: int, action: int) -> None:
         """Play a move the env will check (agents' moves, replays): log it, step the env."""
         self.log_move(player, action)
@@ -673,10 +684,10 @@ def restore_table(
         created=config["created"],
     )
     for player, action in moves:
-        if table.to_act != player:
-            raise ValueError(f"table {table_id}: move {table.step_count} by player {player}, "
-                             f"but {table.to_act} is to act")  # fmt: skip
-        table.play_move(int(player), int(action))
+        try:
+            table.play_recorded(int(player), int(action))
+        except ValueError as err:
+            raise ValueError(f"table {table_id}: {err}") from None
     return table
 
 
