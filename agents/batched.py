@@ -17,7 +17,7 @@ at once, with the same decisions as the per-game agents given the same rows:
 ``captain``     :class:`agents.heuristic_batched.BatchedCaptain` /
 ``adviser``     :class:`~agents.heuristic_batched.BatchedAdviser`: the wrappers of
                 :mod:`agents.advice` around the batched form of their agent
-anything else   :class:`PerRow`: ``agents.make(name).act`` row by row (``search``, trained
+anything else   :class:`PerRow`: ``agents.seat(name, table).act`` row by row (``search``, trained
                 checkpoints)
 ==============  ================================================================================
 
