@@ -6,12 +6,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-slow test-wheel test-rllib test-browser test-examples test-benchmarl lint bench docs clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# torch first, pinned: the CPU build on disk (an unpinned torch may pull a CUDA build).
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[train,torchrl,dev,web]"
+	$(BIN)/pip install -q -e ".[train,torchrl,dev,web,llm]"
 	touch $(STAMP)
 
 demo: $(STAMP)
