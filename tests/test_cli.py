@@ -403,3 +403,18 @@ def test_checkout_only_benches_say_so_without_a_path(tmp_path, monkeypatch, whic
     assert result.exit_code == 1
     assert "source checkout" in result.output and "gin-rummy bench env" in result.output
     assert str(tmp_path) not in result.output and "site-packages" not in result.output
+
+
+def test_an_agent_spec_keeps_its_options_in_a_list_of_agents() -> None:
+    from training.flags import names
+
+    assert names("captain:agent=tuned,params=eaai,any_table=true, heuristic,simple") == [
+        "captain:agent=tuned,params=eaai,any_table=true",
+        "heuristic",
+        "simple",
+    ]
+    assert names("a, b,c") == ["a", "b", "c"]
+    # a spec of two options in a three-handed match's list of three agents
+    result = run(["match", "--agents", "tuned:params=default,any_table=true,simple,simple",
+                  "--seed", "3", "-o", "target_score=25"])  # fmt: skip
+    assert result.exit_code == 0, result.output

@@ -72,8 +72,19 @@ def pairs(items: Sequence[str], flag: str = "-o") -> dict[str, Any]:
 
 
 def names(text: str) -> list[str]:
-    """``"a, b,c"`` -> ``["a", "b", "c"]``."""
-    return [t.strip() for t in text.split(",") if t.strip()]
+    """``"a, b,c"`` -> ``["a", "b", "c"]``. An agent spec's options stay with it: a
+    ``key=value`` item (no ``:`` before its ``=``) continues the spec before it, so
+    ``"captain:agent=tuned,params=eaai,heuristic"`` is two names."""
+    out: list[str] = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        key, sep, _ = item.partition("=")
+        if sep and ":" not in key and out and ":" in out[-1]:
+            out[-1] += "," + item
+        else:
+            out.append(item)
+    return out
 
 
 def build_parser(
