@@ -37,7 +37,7 @@ from agents.match_equity import FORMAT, SHIPPED, HandOutcomes, match_equity
 from agents.tuned import TABLES, rules_dict
 from gin_env.config import GinConfig, HandRules
 from gin_env.encoding import OBS_SLICES
-from gin_env.match import next_dealer
+from gin_env.match import DEALER, next_dealer
 from training.evaluation.gin import deal_deck, play_duplicate_batched, play_hands_batched
 from training.evaluation.stats import mean_ci
 from training.evaluation.writer import write_json
@@ -93,7 +93,13 @@ def play_match_table(
     first: int = 0,
 ) -> list[dict[str, Any]]:
     """:func:`play_matches` for every (A, B) of ``matchups`` at once, on the same deals
-    (common random numbers: every matchup's pair ``k`` is dealt the same decks)."""
+    (common random numbers: every matchup's pair ``k`` is dealt the same decks).
+
+    A player with ``act_in_match(games, rows, players, observations, masks, scores,
+    deals)`` (a search, which deals its worlds from a copy of the game) is called with the
+    engine's arrays, its rows and its player in each, its match score and the other's
+    (``[n, 2]``) and whether it deals the hand; other players get ``act(observations,
+    masks)``."""
     if config.hollywood:
         raise ValueError("play_matches plays plain matches; hollywood=True is not supported")
     target = config.target_score
@@ -171,7 +177,9 @@ def _act(
     other_score: np.ndarray,
     target: int,
 ) -> Any:
-    def act(out: dict[str, np.ndarray], active: np.ndarray, a_player: np.ndarray, _: Any) -> Any:
+    def act(
+        out: dict[str, np.ndarray], active: np.ndarray, a_player: np.ndarray, games: Any
+    ) -> Any:
         obs = out["observation"]
         # The match score as the gin_v0 env shows it: by role (dealer, non-dealer) / target.
         obs[:, _SCORES] = np.minimum(dealer_score / target, 1.0)
@@ -180,7 +188,21 @@ def _act(
         actions = np.zeros(len(obs), np.int64)
         for k, policy in enumerate(table):
             idx = np.flatnonzero(active & (who == k))
-            if len(idx):
+            if not len(idx):
+                continue
+            if hasattr(policy, "act_in_match"):  # a search: it copies the game (its worlds)
+                deals = out["role"][idx] == DEALER
+                scores = np.stack(
+                    [
+                        np.where(deals, dealer_score[idx], other_score[idx]),
+                        np.where(deals, other_score[idx], dealer_score[idx]),
+                    ],
+                    axis=1,
+                )
+                actions[idx] = policy.act_in_match(
+                    games, idx, out["seat"][idx], obs[idx], out["action_mask"][idx], scores, deals
+                )
+            else:
                 actions[idx] = policy.act(obs[idx], out["action_mask"][idx])
         return actions
 

@@ -1,0 +1,247 @@
+"""Search where a gin race is decided: determinised rollouts valued in match equity, in
+real games to 100.
+
+:mod:`studies.rollout_search` searched single hands for points and found no gain over
+L3. A game is not a sum of hands: near the end a small knock that takes the match is
+worth more than a gin that would have come a turn later, and an undercut that hands him
+the match costs more than its points. This study plays the same determinised search in
+matches to the table's target and values each rollout by the **match equity** of the
+scores it ends in (:mod:`agents.match_equity`: the chance of winning the match from those
+scores with the next dealer, solved from L2 against L2's hand outcomes at the table), or,
+for comparison, by its points (``--value points``).
+
+At each searched decision of its seat (``--decisions``, ``+``-joined from ``knock``: knock
+or play on, where a knock is legal; ``discard``: the discard, the card that may feed him;
+``draw``: take the upcard or draw, which may take the match now):
+
+1. the candidates are the base player's move (L3 ``tuned``, the set shipped for the
+   table: ``tuned-eaai`` at ``eaai``), the least-deadwood discards, the least-deadwood
+   knock and the base move's discard without the knock;
+2. ``--worlds`` worlds are dealt from what the seat knows (its hand, the pile, the cards he
+   took and still holds, the counts; his hidden cards and the stock dealt again from the
+   unseen cards: the true hidden cards are overwritten in every world);
+3. every candidate is played out in every world to the end of the hand (common random
+   numbers), the searcher's side by its base player and the opponent's by his true policy
+   (the search is told it: an opponent model);
+4. the candidate with the best mean gain over the base move is played when the gain
+   exceeds ``--margin`` standard errors (paired over worlds).
+
+The players are the search around the table's ``tuned`` set, and that set alone (the
+"base" arm), each against ``--opponent`` (L2, or the table's ``tuned`` set itself) in
+mirrored pairs of matches on the same deck sequences (:func:`training.evaluation.matches.
+play_match_table`; the search reads the engine's arrays through ``act_in_match``), so the
+gain of the search is paired by deal sequence. The cost is reported as core-seconds per
+game of the search arm (each job runs in one process on one core, the games of a job
+batched: one search call covers every game waiting on a decision)::
+
+    python -m studies.match_search --table eaai --opponent L2 --pairs 200 --seed 0 \\
+        --worlds 16 --margin 1 --decisions knock+discard --value equity
+
+One JSON line is printed and written under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.batched import batched_form
+from agents.heuristic import HeuristicAgent, HeuristicParams
+from agents.match_equity import match_equity, shipped_outcomes
+from agents.tuned import TABLES, load_sets, table_name
+from gin_env.config import GinConfig, check_choice
+from gin_env.match import next_dealer
+from studies.rollout_search import Search
+from training.evaluation.matches import play_match_table
+from training.evaluation.pool import pool_map
+from training.evaluation.stats import mean_ci
+from training.evaluation.writer import write_json
+
+__all__ = ["MatchSearch", "table_params", "play_block", "main"]
+
+VALUES = ("equity", "points")
+OPPONENTS = ("L2", "tuned")
+#: More points than any one hand scores (the scores' table is padded by it).
+_REACH = 256
+
+
+def table_params(name: str, who: str) -> HeuristicParams:
+    """``"L2"``: L2's defaults; ``"tuned"``: the set shipped for table ``name``."""
+    check_choice("player", who, OPPONENTS)
+    if who == "L2":
+        return HeuristicParams()
+    sets = load_sets()
+    if name not in sets:
+        raise ValueError(f"no tuned set is shipped for table {name!r}; have {sorted(sets)}")
+    return HeuristicParams(**sets[name]["params"])
+
+
+class MatchSearch(Search):
+    """:class:`studies.rollout_search.Search` in a match: a rollout's value is the match
+    equity of the scores it ends in (``value="equity"``) or its points (``"points"``)."""
+
+    def __init__(
+        self,
+        base: HeuristicParams,
+        opponent: HeuristicParams,
+        table: GinConfig,
+        value: str = "equity",
+        **kw: Any,
+    ) -> None:
+        super().__init__(base, opponent, table, **kw)
+        check_choice("value", value, VALUES)
+        self.value = value
+        name = table_name(table)
+        if name is None:
+            raise ValueError("match equity needs a named table (agents.tuned.TABLES)")
+        target, rule = table.target_score, table.dealer_rule
+        equity = match_equity(shipped_outcomes(name), target, rule)
+        # By the next dealer (0: me) and the scores: 1 once mine reaches the target, 0 his.
+        self.equity = np.zeros((2, target + _REACH, target + _REACH))
+        self.equity[:, target:, :] = 1.0
+        self.equity[:, :target, :target] = equity
+        self.target = target
+        # The next dealer (0: me) by this hand's dealer (0: me) and its winner (me, him, none).
+        self._next = np.array(
+            [[next_dealer(rule, d, w) for w in (0, 1, None)] for d in (0, 1)], np.int64
+        )
+        self._context: dict[int, tuple[int, int, bool]] = {}
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise TypeError("MatchSearch plays in a match: play_match_table calls act_in_match")
+
+    def act_in_match(
+        self,
+        games: Any,
+        rows: np.ndarray,
+        players: np.ndarray,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        scores: np.ndarray,
+        deals: np.ndarray,
+    ) -> np.ndarray:
+        """The base player's moves in ``rows``, overruled where the search finds better."""
+        base = self.base.act(observations, masks)
+        self._context = {
+            int(r): (int(s[0]), int(s[1]), bool(d))
+            for r, s, d in zip(rows.tolist(), scores, deals, strict=True)
+        }
+        return self.choose(games, rows, players, masks, base)
+
+    def equity_after(self, points: np.ndarray, mine: int, his: int, i_deal: bool) -> np.ndarray:
+        """My match equity after hands that gave me ``points`` (signed) from ``mine`` to
+        ``his``, this hand dealt by me when ``i_deal``."""
+        x = np.asarray(points, np.int64)
+        winner = np.where(x > 0, 0, np.where(x < 0, 1, 2))
+        nd = self._next[0 if i_deal else 1, winner]
+        return self.equity[nd, mine + np.maximum(x, 0), his + np.maximum(-x, 0)]
+
+    def values(
+        self, games: Any, rows: np.ndarray, seats: np.ndarray, cands: list[list[int]]
+    ) -> list[np.ndarray]:
+        points = super().values(games, rows, seats, cands)
+        if self.value == "points":
+            return points
+        return [
+            self.equity_after(p, *self._context[int(r)])
+            for r, p in zip(rows.tolist(), points, strict=True)
+        ]
+
+
+def play_block(
+    table: str, opponent: str, arm: str, seed: int, first: int, pairs: int, kw: dict[str, Any]
+) -> dict[str, Any]:
+    """Pairs ``first .. first + pairs`` of ``seed``: ``arm`` ("search" or "base") against
+    ``opponent`` at ``table``; A's share of each pair and the job's wall time."""
+    config = TABLES[table]
+    base, opp = table_params(table, "tuned"), table_params(table, opponent)
+    opp_agent = batched_form(HeuristicAgent(opp, rules=config))
+    player: Any
+    if arm == "search":
+        player = MatchSearch(base, opp, config, seed=seed * 1_000_003 + first, **kw)
+    else:
+        player = batched_form(HeuristicAgent(base, rules=config))
+    t0 = time.process_time()
+    res = play_match_table([(player, opp_agent)], config, seed, pairs, first=first)[0]
+    return {
+        "per_pair": res["per_pair"].tolist(),
+        "hands": int(res["hands"].sum()),
+        "cpu_s": time.process_time() - t0,
+        "searched": getattr(player, "searched", 0),
+        "overruled": getattr(player, "overruled", 0),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(
+        prog="python -m studies.match_search", description=(__doc__ or "").split("\n\n")[0]
+    )
+    parser.add_argument("--table", default="eaai", choices=list(TABLES))
+    parser.add_argument("--opponent", default="L2", choices=OPPONENTS)
+    parser.add_argument("--pairs", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--worlds", type=int, default=16)
+    parser.add_argument("--discards", type=int, default=3)
+    parser.add_argument("--margin", type=float, default=1.0)
+    parser.add_argument("--decisions", default="knock+discard")
+    parser.add_argument("--value", default="equity", choices=VALUES)
+    parser.add_argument("--block", type=int, default=50, help="pairs per job")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", default="runs/match_search")
+    a = parser.parse_args(argv)
+    kw = {
+        "worlds": a.worlds,
+        "discards": a.discards,
+        "margin": a.margin,
+        "decisions": a.decisions,
+        "value": a.value,
+    }
+    MatchSearch(table_params(a.table, "tuned"), HeuristicParams(), TABLES[a.table], **kw)
+    t0 = time.time()
+    starts = range(0, a.pairs, a.block)
+    arms: dict[str, list[dict[str, Any]]] = {}
+    for arm in ("search", "base"):
+        jobs = [
+            (a.table, a.opponent, arm, a.seed, s, min(a.block, a.pairs - s), kw) for s in starts
+        ]
+        arms[arm] = pool_map(play_block, jobs, a.workers)
+
+    def share(xs: list[float]) -> dict[str, Any]:
+        m, lo, hi = mean_ci(xs)
+        return {"games_won": round(m, 4), "ci95": [round(lo, 4), round(hi, 4)]}
+
+    per = {arm: [x for p in parts for x in p["per_pair"]] for arm, parts in arms.items()}
+    gain = [s - b for s, b in zip(per["search"], per["base"], strict=True)]
+    search = arms["search"]
+    searched = sum(p["searched"] for p in search)
+    overruled = sum(p["overruled"] for p in search)
+    games = 2 * a.pairs
+    row = {
+        "study": "match_search",
+        "args": vars(a),
+        "search_vs_opponent": share(per["search"]),
+        "base_vs_opponent": share(per["base"]),
+        "search_minus_base": share(gain),
+        "searched_decisions": searched,
+        "overruled_share": round(overruled / max(1, searched), 4),
+        "core_s_per_game": round(sum(p["cpu_s"] for p in search) / games, 3),
+        "base_core_s_per_game": round(sum(p["cpu_s"] for p in arms["base"]) / games, 4),
+        "hands_per_game": round(sum(p["hands"] for p in search) / games, 2),
+        "wall_s": round(time.time() - t0, 1),
+    }
+    print(json.dumps(row))
+    name = (
+        f"{a.table}_{a.opponent}_{a.value}_{a.decisions}_w{a.worlds}_m{a.margin}"
+        f"_s{a.seed}_p{a.pairs}.json"
+    )
+    write_json(Path(a.out) / name, {**row, "per_pair": per}, [a.seed])
+    return row
+
+
+if __name__ == "__main__":
+    main()

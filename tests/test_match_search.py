@@ -1,0 +1,53 @@
+"""The match search study (``studies/match_search.py``): a rollout's value is the match
+equity of the scores it ends in, and the search plays in real matches through the match
+loop's ``act_in_match``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.heuristic import HeuristicParams
+from agents.tuned import TABLES
+from studies import match_search as M
+
+
+def _search(table: str, **kw: object) -> M.MatchSearch:
+    return M.MatchSearch(M.table_params(table, "tuned"), HeuristicParams(), TABLES[table], **kw)
+
+
+def test_equity_after_a_hand_reads_the_scores_the_target_and_the_next_dealer() -> None:
+    s = _search("eaai")
+    assert s.equity_after(np.array([10]), 95, 0, True)[0] == 1.0  # my knock takes the match
+    assert s.equity_after(np.array([-25]), 0, 80, False)[0] == 0.0  # his gin takes it
+    # a dead hand: the same scores, dealt again by the same dealer (alternate_scored)
+    assert s.equity_after(np.array([0]), 50, 40, True)[0] == s.equity[0, 50, 40]
+    assert s.equity_after(np.array([0]), 50, 40, False)[0] == s.equity[1, 50, 40]
+    # at the default table the deal alternates after every hand, a dead one too
+    d = _search("default")
+    assert d.equity_after(np.array([0]), 50, 40, True)[0] == d.equity[1, 50, 40]
+    # a win passes the deal at eaai; more points are worth more
+    won = s.equity_after(np.array([5, 20, 40]), 30, 30, True)
+    assert won[0] == s.equity[1, 35, 30] and (np.diff(won) > 0).all()
+    lost = s.equity_after(np.array([-5, -20]), 30, 30, True)
+    assert (lost < s.equity[0, 30, 30]).all() and lost[0] > lost[1]
+
+
+def test_a_search_that_never_overrules_plays_its_base_players_matches() -> None:
+    kw = {"worlds": 4, "margin": 1e9, "decisions": "knock+discard"}
+    search = M.play_block("eaai", "L2", "search", 3, 0, 3, kw)
+    base = M.play_block("eaai", "L2", "base", 3, 0, 3, kw)
+    assert search["searched"] > 0 and search["overruled"] == 0
+    assert search["per_pair"] == base["per_pair"] and search["hands"] == base["hands"]
+
+
+def test_a_small_run_end_to_end_and_bad_options(tmp_path) -> None:
+    row = M.main(["--pairs", "2", "--block", "1", "--worlds", "4", "--out", str(tmp_path)])
+    assert 0 <= row["search_vs_opponent"]["games_won"] <= 1 and row["searched_decisions"] > 0
+    assert list(tmp_path.glob("*.json"))
+    with pytest.raises(ValueError, match="value"):
+        _search("eaai", value="score")
+    with pytest.raises(ValueError, match="decisions"):
+        _search("eaai", decisions="knock+bluff")
+    with pytest.raises(TypeError, match="act_in_match"):
+        _search("eaai").act(np.zeros((1, 1)), np.zeros((1, 1)))
