@@ -57,7 +57,7 @@ from agents.tuned import TABLES, load_sets, table_name
 from gin_env.config import GinConfig, check_choice
 from gin_env.match import next_dealer
 from studies.rollout_search import Search
-from training.evaluation.matches import play_match_table
+from training.evaluation.matches import play_match_table, show_scores
 from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci
 from training.evaluation.writer import write_json
@@ -111,6 +111,7 @@ class MatchSearch(Search):
             [[next_dealer(rule, d, w) for w in (0, 1, None)] for d in (0, 1)], np.int64
         )
         self._context: dict[int, tuple[int, int, bool]] = {}
+        self._dealer_score = self._other_score = np.zeros(0, np.int64)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise TypeError("MatchSearch plays in a match: play_match_table calls act_in_match")
@@ -141,9 +142,21 @@ class MatchSearch(Search):
         nd = self._next[0 if i_deal else 1, winner]
         return self.equity[nd, mine + np.maximum(x, 0), his + np.maximum(-x, 0)]
 
+    def rollout_view(self, observations: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """The rollout players see the match score of the game the slot copies."""
+        show_scores(observations, self._dealer_score[slots], self._other_score[slots], self.target)
+        return observations
+
     def values(
         self, games: Any, rows: np.ndarray, seats: np.ndarray, cands: list[list[int]]
     ) -> list[np.ndarray]:
+        # Slot order of Search.values: each row's candidates, each played in every world.
+        dealer, other = [], []
+        for r, c in zip(rows.tolist(), cands, strict=True):
+            mine, his, i_deal = self._context[int(r)]
+            dealer += [mine if i_deal else his] * (len(c) * self.worlds)
+            other += [his if i_deal else mine] * (len(c) * self.worlds)
+        self._dealer_score, self._other_score = np.asarray(dealer), np.asarray(other)
         points = super().values(games, rows, seats, cands)
         if self.value == "points":
             return points

@@ -273,6 +273,10 @@ class Search:
                 self.overruled += 1
         return moves
 
+    def rollout_view(self, observations: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """What a rollout player sees in rollout ``slots`` (here: the engine's view)."""
+        return observations
+
     @staticmethod
     def hand_seats(games: Any, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """The hand's seat (0 or 1) of player ``seats[i]`` in game ``rows[i]``."""
@@ -333,7 +337,8 @@ class Search:
             for pol, sel in ((self.base, me), (self.opponent, active & ~me)):
                 idx = np.flatnonzero(sel)
                 if len(idx):
-                    actions[idx] = pol.act(out["observation"][idx], out["action_mask"][idx])
+                    view = self.rollout_view(out["observation"][idx], idx)
+                    actions[idx] = pol.act(view, out["action_mask"][idx])
             out = sim.step(actions, active)
         values, at = [], 0
         for c in cands:

@@ -51,3 +51,24 @@ def test_a_small_run_end_to_end_and_bad_options(tmp_path) -> None:
         _search("eaai", decisions="knock+bluff")
     with pytest.raises(TypeError, match="act_in_match"):
         _search("eaai").act(np.zeros((1, 1)), np.zeros((1, 1)))
+
+
+def test_rollout_players_see_the_match_score_of_the_game_they_copy() -> None:
+    from gin_env.encoding import OBS_SLICES
+    from training.evaluation.matches import play_match_table
+
+    at = OBS_SLICES["scores"].start
+    seen: list[np.ndarray] = []
+
+    class Watching(M.MatchSearch):
+        def rollout_view(self, observations: np.ndarray, slots: np.ndarray) -> np.ndarray:
+            view = super().rollout_view(observations, slots)
+            seen.append(view[:, at : at + 2].copy())
+            return view
+
+    s = Watching(M.table_params("eaai", "tuned"), HeuristicParams(), TABLES["eaai"], worlds=2)
+    l2 = M.batched_form(M.HeuristicAgent(HeuristicParams(), rules=TABLES["eaai"]))
+    play_match_table([(s, l2)], TABLES["eaai"], 5, 1, start=(30, 60))
+    views = np.concatenate(seen)
+    # by role, over the target: every view holds both scores, each at least where it began
+    assert len(views) and (views.min(axis=1) >= 0.3).all() and (views.max(axis=1) >= 0.6).all()

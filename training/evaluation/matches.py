@@ -46,6 +46,7 @@ __all__ = [
     "HAND_STRIDE",
     "play_matches",
     "play_match_table",
+    "show_scores",
     "hand_outcomes",
     "check_equity",
     "SCORE_PAIRS",
@@ -169,6 +170,15 @@ def play_match_table(
     return out
 
 
+def show_scores(
+    observations: np.ndarray, dealer_score: np.ndarray, other_score: np.ndarray, target: int
+) -> None:
+    """Writes the match score into ``observations`` as the gin_v0 env shows it: by role
+    (the dealer's, the non-dealer's), over the target, capped at 1."""
+    observations[:, _SCORES] = np.minimum(dealer_score / target, 1.0)
+    observations[:, _SCORES + 1] = np.minimum(other_score / target, 1.0)
+
+
 def _act(
     table: list[Any],
     owner_a: np.ndarray,
@@ -181,9 +191,7 @@ def _act(
         out: dict[str, np.ndarray], active: np.ndarray, a_player: np.ndarray, games: Any
     ) -> Any:
         obs = out["observation"]
-        # The match score as the gin_v0 env shows it: by role (dealer, non-dealer) / target.
-        obs[:, _SCORES] = np.minimum(dealer_score / target, 1.0)
-        obs[:, _SCORES + 1] = np.minimum(other_score / target, 1.0)
+        show_scores(obs, dealer_score, other_score, target)
         who = np.where(out["seat"] == a_player, owner_a, owner_b)
         actions = np.zeros(len(obs), np.int64)
         for k, policy in enumerate(table):
