@@ -202,6 +202,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--discards", type=int, default=3)
     parser.add_argument("--margin", type=float, default=1.0)
     parser.add_argument("--decisions", default="knock+discard")
+    parser.add_argument(
+        "--opp-samples",
+        type=int,
+        default=1,
+        help="hands drawn for him a world (least deadwood kept)",
+    )
     parser.add_argument("--value", default="equity", choices=VALUES)
     parser.add_argument("--block", type=int, default=50, help="pairs per job")
     parser.add_argument("--workers", type=int, default=1)
@@ -212,6 +218,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "discards": a.discards,
         "margin": a.margin,
         "decisions": a.decisions,
+        "opp_samples": a.opp_samples,
         "value": a.value,
     }
     MatchSearch(table_params(a.table, "tuned"), HeuristicParams(), TABLES[a.table], **kw)
@@ -249,7 +256,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     print(json.dumps(row))
     name = (
-        f"{a.table}_{a.opponent}_{a.value}_{a.decisions}_w{a.worlds}_m{a.margin}"
+        f"{a.table}_{a.opponent}_{a.value}_{a.decisions}_w{a.worlds}_m{a.margin}_k{a.opp_samples}"
         f"_s{a.seed}_p{a.pairs}.json"
     )
     write_json(Path(a.out) / name, {**row, "per_pair": per}, [a.seed])

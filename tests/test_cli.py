@@ -405,7 +405,7 @@ def test_checkout_only_benches_say_so_without_a_path(tmp_path, monkeypatch, whic
     assert str(tmp_path) not in result.output and "site-packages" not in result.output
 
 
-def test_an_agent_spec_keeps_its_options_in_a_list_of_agents() -> None:
+def test_an_agent_spec_keeps_its_options_in_a_list_of_agents(tmp_path) -> None:
     from training.flags import names
 
     assert names("captain:agent=tuned,params=eaai,any_table=true, heuristic,simple") == [
@@ -417,4 +417,8 @@ def test_an_agent_spec_keeps_its_options_in_a_list_of_agents() -> None:
     # a spec of two options in a three-handed match's list of three agents
     result = run(["match", "--agents", "tuned:params=default,any_table=true,simple,simple",
                   "--seed", "3", "-o", "target_score=25"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    result = run(["eval", "three", "--agents", "captain:agent=tuned,params=default,heuristic,simple",
+                  "--matches", "1", "--seed", "3", "--workers", "1", "--no-progress",
+                  "-o", "target_score=25", "--out", str(tmp_path)])  # fmt: skip
     assert result.exit_code == 0, result.output

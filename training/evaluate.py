@@ -119,7 +119,7 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
         "--agents",
         required=True,
         help="the agents, comma-separated names or specs (gin: 2, three: 3, ladder: 2 or "
-        "more), e.g. heuristic,search:worlds=8",
+        "more), e.g. heuristic,search:worlds=8,margin=2 (or ';'-separated)",
     )
     common.add_argument(
         "--seed",
@@ -326,7 +326,10 @@ def _rummy_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
-    specs = [s.strip() for s in args.agents.split(";" if ";" in args.agents else ",") if s.strip()]
+    if ";" in args.agents:
+        specs = [s.strip() for s in args.agents.split(";") if s.strip()]
+    else:
+        specs = flags.names(args.agents)
     out = Path(args.out)
     progress = not args.no_progress
     stem = args.name or f"{args.cmd}_" + "_vs_".join(
