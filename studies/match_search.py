@@ -187,6 +187,8 @@ def play_block(
         "cpu_s": time.process_time() - t0,
         "searched": getattr(player, "searched", 0),
         "overruled": getattr(player, "overruled", 0),
+        "filtered": getattr(player, "filtered", 0),
+        "consistent": getattr(player, "consistent", 0.0),
     }
 
 
@@ -202,6 +204,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--discards", type=int, default=3)
     parser.add_argument("--margin", type=float, default=1.0)
     parser.add_argument("--decisions", default="knock+discard")
+    parser.add_argument("--filter", type=int, default=0, help="hands drawn for the filter (0: off)")
     parser.add_argument(
         "--opp-samples",
         type=int,
@@ -219,6 +222,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "margin": a.margin,
         "decisions": a.decisions,
         "opp_samples": a.opp_samples,
+        "filter_samples": a.filter,
         "value": a.value,
     }
     MatchSearch(table_params(a.table, "tuned"), HeuristicParams(), TABLES[a.table], **kw)
@@ -249,6 +253,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "search_minus_base": share(gain),
         "searched_decisions": searched,
         "overruled_share": round(overruled / max(1, searched), 4),
+        "consistent_share": round(
+            sum(p["consistent"] for p in search) / max(1, sum(p["filtered"] for p in search)), 4
+        ),
         "core_s_per_game": round(sum(p["cpu_s"] for p in search) / games, 3),
         "base_core_s_per_game": round(sum(p["cpu_s"] for p in arms["base"]) / games, 4),
         "hands_per_game": round(sum(p["hands"] for p in search) / games, 2),
@@ -256,7 +263,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     print(json.dumps(row))
     name = (
-        f"{a.table}_{a.opponent}_{a.value}_{a.decisions}_w{a.worlds}_m{a.margin}_k{a.opp_samples}"
+        f"{a.table}_{a.opponent}_{a.value}_{a.decisions}_w{a.worlds}_m{a.margin}_k{a.opp_samples}_f{a.filter}"
         f"_s{a.seed}_p{a.pairs}.json"
     )
     write_json(Path(a.out) / name, {**row, "per_pair": per}, [a.seed])

@@ -72,3 +72,10 @@ def test_rollout_players_see_the_match_score_of_the_game_they_copy() -> None:
     views = np.concatenate(seen)
     # by role, over the target: every view holds both scores, each at least where it began
     assert len(views) and (views.min(axis=1) >= 0.3).all() and (views.max(axis=1) >= 0.6).all()
+
+
+def test_the_filter_reads_his_discards_through_the_match_loop() -> None:
+    kw = {"worlds": 4, "margin": 2.0, "decisions": "knock", "filter_samples": 32}
+    row = M.play_block("eaai", "L2", "search", 3, 0, 2, kw)
+    # each searched decision after a discard of his drew hands for the filter; some fit
+    assert row["filtered"] > 0 and 0 < row["consistent"] <= row["filtered"]

@@ -100,7 +100,8 @@ def play_match_table(
     deals)`` (a search, which deals its worlds from a copy of the game) is called with the
     engine's arrays, its rows and its player in each, its match score and the other's
     (``[n, 2]``) and whether it deals the hand; other players get ``act(observations,
-    masks)``."""
+    masks)``. A player with ``record(games, rows, actions)`` is then shown the moves its
+    opponents made in its games, before they are played."""
     if config.hollywood:
         raise ValueError("play_matches plays plain matches; hollywood=True is not supported")
     target = config.target_score
@@ -212,6 +213,12 @@ def _act(
                 )
             else:
                 actions[idx] = policy.act(obs[idx], out["action_mask"][idx])
+        waiting = np.where(out["seat"] == a_player, owner_b, owner_a)
+        for k, policy in enumerate(table):
+            if hasattr(policy, "record"):  # a search that reads its opponents' moves
+                idx = np.flatnonzero(active & (waiting == k) & (who != k))
+                if len(idx):
+                    policy.record(games, idx, actions[idx])
         return actions
 
     return act
