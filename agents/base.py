@@ -164,6 +164,7 @@ def table_rules(rules: HandRules | None) -> HandRules:
     :class:`~gin_env.config.HandRules`; None is the standard rules. Anything else is a
     ``ValueError`` (a table is typed: build one with ``gin_env.games.get(game).table()``).
 
+    >>> from gin_env.config import ThreeHandedConfig
     >>> table_rules(ThreeHandedConfig(oklahoma=True, target_score=50)).oklahoma
     True
     """

@@ -1,4 +1,5 @@
-"""Run the doctests of every ``gin_env`` module (docstring examples double as specification)."""
+"""Run the doctests of every module of the library (``gin_env``, ``agents``, ``training``):
+docstring examples double as specification."""
 
 from __future__ import annotations
 
@@ -8,15 +9,20 @@ import pkgutil
 
 import pytest
 
+import agents
 import gin_env
+import training
 
 MODULES = sorted(
-    info.name for info in pkgutil.walk_packages(gin_env.__path__, prefix=gin_env.__name__ + ".")
+    info.name
+    for package in (gin_env, agents, training)
+    for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + ".")
 )
 
 
 def test_modules_found():
     assert {"gin_env.cards", "gin_env.melds", "gin_env.hand", "gin_env.match"} <= set(MODULES)
+    assert {"agents.match_equity", "training.evaluation.stats"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -24,7 +30,7 @@ def test_doctests(name):
     try:
         module = importlib.import_module(name)
     except ModuleNotFoundError as err:
-        if err.name and not err.name.startswith("gin_env"):
+        if err.name and not err.name.startswith(("gin_env", "agents", "training")):
             pytest.skip(f"{name} needs the optional dependency {err.name!r}")
         raise
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -109,5 +109,7 @@ def test_the_table_predicts_real_matches_from_20_scores() -> None:
     l2 = BatchedHeuristic(rules=config)
     out = check_equity(l2, BatchedSimple(), config, seed=0, hand_pairs=20000, match_pairs=500)
     assert len(out["rows"]) == len(SCORE_PAIRS) == 20
-    within = sum(r["within"] for r in out["rows"])
-    assert within >= 18, out["rows"]  # 95% CIs: about one of 20 falls outside by chance
+    # 95% CIs: one in 20 falls outside by chance, and four or more in 60 runs of 20; the
+    # fit over all 20 (chi-square on the z scores) fails a right table one run in 1,000.
+    assert out["chi2_p"] > 0.001, out["rows"]
+    assert sum(r["within"] for r in out["rows"]) >= 15, out["rows"]

@@ -39,7 +39,7 @@ from gin_env.config import GinConfig, HandRules
 from gin_env.encoding import OBS_SLICES
 from gin_env.match import DEALER, next_dealer
 from training.evaluation.gin import deal_deck, play_duplicate_batched, play_hands_batched
-from training.evaluation.stats import mean_ci
+from training.evaluation.stats import Z95, chi2_fit, mean_ci
 from training.evaluation.writer import write_json
 
 __all__ = [
@@ -266,6 +266,7 @@ def check_equity(
         )
         predicted = float((table[0, a, b] + table[1, a, b]) / 2)
         lo, hi = sim["ci95"]
+        se = (hi - lo) / (2 * Z95)
         rows.append(
             {
                 "scores": [a, b],
@@ -273,10 +274,12 @@ def check_equity(
                 "simulated": sim["win_share"],
                 "ci95": [lo, hi],
                 "within": bool(lo <= predicted <= hi),
+                "z": (sim["win_share"] - predicted) / se if se > 0 else 0.0,
                 "mean_hands": float(sim["hands"].mean()),
             }
         )
-    return {"outcomes": outcomes.to_dict(), "rows": rows}
+    stat, p = chi2_fit([r["z"] for r in rows])
+    return {"outcomes": outcomes.to_dict(), "rows": rows, "chi2": stat, "chi2_p": p}
 
 
 # ==========================================================================================
@@ -324,6 +327,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] {'ok' if r['within'] else 'OUTSIDE'}"
             )
         print(f"within the CI: {sum(r['within'] for r in out['rows'])} of {len(out['rows'])}")
+        print(
+            f"fit over all: chi-square {out['chi2']:.1f} on {len(out['rows'])} degrees, "
+            f"p = {out['chi2_p']:.3f} (the chance of a worse fit were every prediction right)"
+        )
     print(json.dumps({k: v for k, v in out.items() if k not in ("rows", "outcomes")}))
     if ns.out:
         write_json(Path(ns.out), out, [ns.seed])

@@ -31,6 +31,7 @@ __all__ = [
     "crossfit_beta",
     "deal_share",
     "adjusted_mean_ci",
+    "chi2_fit",
 ]
 
 #: Two-sided 95% quantile of the normal distribution.
@@ -273,3 +274,30 @@ def adjusted_mean_ci(
         half = Z95 * math.sqrt(se * se + float(bbar @ np.asarray(mu_cov, float) @ bbar))
         lo, hi = m - half, m + half
     return m, lo, hi
+
+
+def chi2_fit(z_scores: Sequence[float] | np.ndarray) -> tuple[float, float]:
+    """``(statistic, p)``: the sum of the squared ``z_scores`` of independent comparisons
+    and its upper tail under the chi-square law with one degree per score (the chance of a
+    fit this bad or worse when every prediction is right: a check of many predictions at
+    once, where counting those inside their own 95% intervals expects 1 in 20 outside).
+
+    >>> [round(x, 3) for x in chi2_fit([1.0, -1.0])]
+    [2.0, 0.368]
+    """
+    z = np.asarray(z_scores, dtype=float)
+    if z.size == 0:
+        raise ValueError("chi2_fit needs at least one z score, got none")
+    stat = float((z * z).sum())
+    # The regularised upper incomplete gamma Q(k/2, stat/2), by its series for the lower.
+    a, x = z.size / 2.0, stat / 2.0
+    if x == 0:
+        return stat, 1.0
+    term = total = 1.0 / a
+    n = 0
+    while term > 1e-15 * total and n < 10_000:
+        n += 1
+        term *= x / (a + n)
+        total += term
+    lower = math.exp(a * math.log(x) - x - math.lgamma(a)) * total
+    return stat, float(min(1.0, max(0.0, 1.0 - lower)))
