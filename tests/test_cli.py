@@ -418,7 +418,8 @@ def test_an_agent_spec_keeps_its_options_in_a_list_of_agents(tmp_path) -> None:
     result = run(["match", "--agents", "tuned:params=default,any_table=true,simple,simple",
                   "--seed", "3", "-o", "target_score=25"])  # fmt: skip
     assert result.exit_code == 0, result.output
-    result = run(["eval", "three", "--agents", "captain:agent=tuned,params=default,heuristic,simple",
+    three = "captain:agent=tuned,params=default,heuristic,simple"
+    result = run(["eval", "three", "--agents", three,
                   "--matches", "1", "--seed", "3", "--workers", "1", "--no-progress",
                   "-o", "target_score=25", "--out", str(tmp_path)])  # fmt: skip
     assert result.exit_code == 0, result.output
