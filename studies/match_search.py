@@ -37,13 +37,15 @@ batched: one search call covers every game waiting on a decision)::
     python -m studies.match_search --table eaai --opponent L2 --pairs 200 --seed 0 \\
         --worlds 16 --margin 1 --decisions knock+discard --value equity
 
-One JSON line is printed and written under ``--out``.
+One JSON line is printed and written under ``--out``; ``python -m studies.match_search
+summary DIR`` prints the runs in ``DIR`` as a Markdown table.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -192,7 +194,41 @@ def play_block(
     }
 
 
+def summary(folder: str | Path) -> str:
+    """The runs written in ``folder``, oldest first, as a Markdown table."""
+
+    def share(x: dict[str, Any], sign: str = "") -> str:
+        m, (lo, hi) = (100 * x["games_won"], [100 * v for v in x["ci95"]])
+        return f"{m:{sign}.1f} [{lo:{sign}.1f}, {hi:{sign}.1f}]"
+
+    lines = [
+        "| table | vs | value | decisions | worlds | margin | his hand | pairs | search | base "
+        "| gain | overruled | core-s/game |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for path in sorted(Path(folder).glob("*.json"), key=lambda p: p.stat().st_mtime):
+        r = json.loads(path.read_text())
+        a = r["args"]
+        k = a.get("opp_samples", 1)
+        hand = f"least deadwood of {k}" if k > 1 else "random"
+        if a.get("filter"):
+            hand += f", filter {a['filter']}"
+        cells = [
+            a["table"], a["opponent"], a["value"], a["decisions"], a["worlds"], a["margin"],
+            hand, a["pairs"], share(r["search_vs_opponent"]) + "%",
+            share(r["base_vs_opponent"]) + "%", share(r["search_minus_base"], "+"),
+            f"{100 * r['overruled_share']:.1f}%", f"{r['core_s_per_game']:.3f}",
+        ]  # fmt: skip
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["summary"]:
+        for folder in argv[1:]:
+            print(summary(folder))
+        return {}
     parser = argparse.ArgumentParser(
         prog="python -m studies.match_search", description=(__doc__ or "").split("\n\n")[0]
     )
