@@ -22,7 +22,8 @@ or play on, where a knock is legal; ``discard``: the discard, the card that may 
    unseen cards: the true hidden cards are overwritten in every world);
 3. every candidate is played out in every world to the end of the hand (common random
    numbers), the searcher's side by its base player and the opponent's by his true policy
-   (the search is told it: an opponent model);
+   (the search is told it: an opponent model; ``--model`` gives it another one instead, to
+   measure what a wrong model costs);
 4. the candidate with the best mean gain over the base move is played when the gain
    exceeds ``--margin`` standard errors (paired over worlds).
 
@@ -169,16 +170,25 @@ class MatchSearch(Search):
 
 
 def play_block(
-    table: str, opponent: str, arm: str, seed: int, first: int, pairs: int, kw: dict[str, Any]
+    table: str,
+    opponent: str,
+    arm: str,
+    seed: int,
+    first: int,
+    pairs: int,
+    kw: dict[str, Any],
+    model: str = "",
 ) -> dict[str, Any]:
     """Pairs ``first .. first + pairs`` of ``seed``: ``arm`` ("search" or "base") against
-    ``opponent`` at ``table``; A's share of each pair and the job's wall time."""
+    ``opponent`` at ``table``, the search modelling him as ``model`` (default: as he is);
+    A's share of each pair and the job's wall time."""
     config = TABLES[table]
     base, opp = table_params(table, "tuned"), table_params(table, opponent)
     opp_agent = batched_form(HeuristicAgent(opp, rules=config))
     player: Any
     if arm == "search":
-        player = MatchSearch(base, opp, config, seed=seed * 1_000_003 + first, **kw)
+        his = table_params(table, model or opponent)
+        player = MatchSearch(base, his, config, seed=seed * 1_000_003 + first, **kw)
     else:
         player = batched_form(HeuristicAgent(base, rules=config))
     t0 = time.process_time()
@@ -213,8 +223,9 @@ def summary(folder: str | Path) -> str:
         hand = f"least deadwood of {k}" if k > 1 else "random"
         if a.get("filter"):
             hand += f", filter {a['filter']}"
+        vs = a["opponent"] + (f" (modelled as {a['model']})" if a.get("model") else "")
         cells = [
-            a["table"], a["opponent"], a["value"], a["decisions"], a["worlds"], a["margin"],
+            a["table"], vs, a["value"], a["decisions"], a["worlds"], a["margin"],
             hand, a["pairs"], share(r["search_vs_opponent"]) + "%",
             share(r["base_vs_opponent"]) + "%", share(r["search_minus_base"], "+"),
             f"{100 * r['overruled_share']:.1f}%", f"{r['core_s_per_game']:.3f}",
@@ -234,6 +245,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--table", default="eaai", choices=list(TABLES))
     parser.add_argument("--opponent", default="L2", choices=OPPONENTS)
+    parser.add_argument(
+        "--model", default="", choices=("",) + OPPONENTS, help="his model (default: --opponent)"
+    )
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--worlds", type=int, default=16)
@@ -267,7 +281,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     arms: dict[str, list[dict[str, Any]]] = {}
     for arm in ("search", "base"):
         jobs = [
-            (a.table, a.opponent, arm, a.seed, s, min(a.block, a.pairs - s), kw) for s in starts
+            (a.table, a.opponent, arm, a.seed, s, min(a.block, a.pairs - s), kw, a.model)
+            for s in starts
         ]
         arms[arm] = pool_map(play_block, jobs, a.workers)
 
@@ -298,9 +313,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "wall_s": round(time.time() - t0, 1),
     }
     print(json.dumps(row))
+    model = f"_model-{a.model}" if a.model else ""
     name = (
-        f"{a.table}_{a.opponent}_{a.value}_{a.decisions}_w{a.worlds}_m{a.margin}_k{a.opp_samples}_f{a.filter}"
-        f"_s{a.seed}_p{a.pairs}.json"
+        f"{a.table}_{a.opponent}{model}_{a.value}_{a.decisions}_w{a.worlds}_m{a.margin}"
+        f"_k{a.opp_samples}_f{a.filter}_s{a.seed}_p{a.pairs}.json"
     )
     write_json(Path(a.out) / name, {**row, "per_pair": per}, [a.seed])
     return row
