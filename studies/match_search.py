@@ -23,7 +23,8 @@ or play on, where a knock is legal; ``discard``: the discard, the card that may 
 3. every candidate is played out in every world to the end of the hand (common random
    numbers), the searcher's side by its base player and the opponent's by his true policy
    (the search is told it: an opponent model; ``--model`` gives it another one instead, to
-   measure what a wrong model costs);
+   measure what a wrong model costs, or ``L2+tuned``, a mixture: his worlds played by each
+   in turn);
 4. the candidate with the best mean gain over the base move is played when the gain
    exceeds ``--margin`` standard errors (paired over worlds).
 
@@ -187,8 +188,11 @@ def play_block(
     opp_agent = batched_form(HeuristicAgent(opp, rules=config))
     player: Any
     if arm == "search":
-        his = table_params(table, model or opponent)
-        player = MatchSearch(base, his, config, seed=seed * 1_000_003 + first, **kw)
+        names = (model or opponent).split("+")
+        his = [table_params(table, n) for n in names]
+        player = MatchSearch(base, his[0], config, seed=seed * 1_000_003 + first, **kw)
+        # "L2+tuned": his worlds played by each in turn, a mixture for a man it does not know
+        player.models = [batched_form(HeuristicAgent(h, rules=config)) for h in his]
     else:
         player = batched_form(HeuristicAgent(base, rules=config))
     t0 = time.process_time()
@@ -246,7 +250,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--table", default="eaai", choices=list(TABLES))
     parser.add_argument("--opponent", default="L2", choices=OPPONENTS)
     parser.add_argument(
-        "--model", default="", choices=("",) + OPPONENTS, help="his model (default: --opponent)"
+        "--model",
+        default="",
+        choices=("", *OPPONENTS, "+".join(OPPONENTS)),
+        help="his model (default: --opponent; L2+tuned: half his worlds each)",
     )
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)

@@ -109,6 +109,9 @@ class Search:
         self.table = table
         self.base = batched_form(HeuristicAgent(base, rules=table))
         self.opponent = batched_form(HeuristicAgent(opponent, rules=table))
+        #: His policies in the rollouts, world ``j`` played by ``models[j % len(models)]``
+        #: (one: his model; several: a mixture, for an opponent the search does not know).
+        self.models = [self.opponent]
         self.worlds = int(worlds)
         self.discards = int(discards)
         self.margin = float(margin)
@@ -316,6 +319,7 @@ class Search:
             sim.deck[j : j + len(stocks), 52 - stocks.shape[1] :] = stocks
             j += len(stocks)
         cap = sim.num_envs
+        world = np.arange(cap) % w  # every row's candidates are blocks of w worlds
         active = np.zeros(cap, np.bool_)
         active[:n] = True
         actions = np.zeros(cap, np.int64)
@@ -334,7 +338,11 @@ class Search:
                 break
             me = active & (out["seat"] == player)
             actions = np.zeros(cap, np.int64)
-            for pol, sel in ((self.base, me), (self.opponent, active & ~me)):
+            his = [
+                (m, active & ~me & (world % len(self.models) == j))
+                for j, m in enumerate(self.models)
+            ]
+            for pol, sel in [(self.base, me), *his]:
                 idx = np.flatnonzero(sel)
                 if len(idx):
                     view = self.rollout_view(out["observation"][idx], idx)

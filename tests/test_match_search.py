@@ -79,3 +79,36 @@ def test_the_filter_reads_his_discards_through_the_match_loop() -> None:
     row = M.play_block("eaai", "L2", "search", 3, 0, 2, kw)
     # each searched decision after a discard of his drew hands for the filter; some fit
     assert row["filtered"] > 0 and 0 < row["consistent"] <= row["filtered"]
+
+
+def test_a_mixture_of_models_plays_his_worlds_by_each_in_turn() -> None:
+    from agents.batched import batched_form
+    from agents.heuristic import HeuristicAgent
+    from training.evaluation.gin import deal_deck, play_hands_batched
+
+    table = TABLES["eaai"]
+    l2, tuned = HeuristicParams(), M.table_params("eaai", "tuned")
+
+    def search(*models: HeuristicParams) -> M.MatchSearch:
+        s = M.MatchSearch(tuned, models[0], table, worlds=6, value="points", seed=7)
+        s.models = [batched_form(HeuristicAgent(m, rules=table)) for m in models]
+        s._context = {0: (0, 0, False)}  # game 0 at 0-0 (what act_in_match would set)
+        return s
+
+    pure_l2, pure_tuned, mixed = search(l2), search(tuned), search(l2, tuned)
+    compared: list[int] = []
+
+    def act(out: dict, active: np.ndarray, a_player: np.ndarray, games: object) -> np.ndarray:
+        moves = pure_l2.opponent.act(out["observation"], out["action_mask"])
+        if not compared and active[0] and out["seat"][0] == a_player[0]:
+            cands = [np.flatnonzero(out["action_mask"][0]).tolist()[:3]]
+            row, seat = np.array([0]), out["seat"][:1]
+            v = [s.values(games, row, seat, cands)[0] for s in (pure_l2, pure_tuned, mixed)]
+            assert (v[2][:, 0::2] == v[0][:, 0::2]).all()  # even worlds: L2 plays him
+            assert (v[2][:, 1::2] == v[1][:, 1::2]).all()  # odd worlds: tuned does
+            compared.append(1)
+        return moves
+
+    decks = np.asarray([deal_deck(4, d) for d in range(2)])
+    play_hands_batched(decks, np.array([False, True]), table, act)
+    assert compared
