@@ -209,7 +209,8 @@ def play_block(
 
 
 def summary(folder: str | Path) -> str:
-    """The runs written in ``folder``, oldest first, as a Markdown table."""
+    """The runs written in ``folder``, by file name (table, opponent, value, decisions,
+    ...), as a Markdown table."""
 
     def share(x: dict[str, Any], sign: str = "") -> str:
         m, (lo, hi) = (100 * x["games_won"], [100 * v for v in x["ci95"]])
@@ -220,7 +221,7 @@ def summary(folder: str | Path) -> str:
         "| gain | overruled | core-s/game |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for path in sorted(Path(folder).glob("*.json"), key=lambda p: p.stat().st_mtime):
+    for path in sorted(Path(folder).glob("*.json")):
         r = json.loads(path.read_text())
         a = r["args"]
         k = a.get("opp_samples", 1)
