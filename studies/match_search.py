@@ -65,20 +65,27 @@ from training.evaluation.matches import play_match_table, show_scores
 from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci
 from training.evaluation.writer import write_json
+from training.tune import STYLES
 
 __all__ = ["MatchSearch", "table_params", "play_block", "main"]
 
 VALUES = ("equity", "points")
-OPPONENTS = ("L2", "tuned")
+#: His policies: L2, the table's ``tuned`` set, and the pool's styles of L2's family
+#: (``gin-only``; ``knock-early``: knocks with deadwood in its first turns only, then plays
+#: for gin, as the EAAI-21 champion is described to).
+OPPONENTS = ("L2", "tuned", *STYLES)
 #: More points than any one hand scores (the scores' table is padded by it).
 _REACH = 256
 
 
 def table_params(name: str, who: str) -> HeuristicParams:
-    """``"L2"``: L2's defaults; ``"tuned"``: the set shipped for table ``name``."""
+    """``"L2"``: L2's defaults; ``"tuned"``: the set shipped for table ``name``; a style
+    of :data:`training.tune.STYLES`."""
     check_choice("player", who, OPPONENTS)
     if who == "L2":
         return HeuristicParams()
+    if who in STYLES:
+        return STYLES[who]
     sets = load_sets()
     if name not in sets:
         raise ValueError(f"no tuned set is shipped for table {name!r}; have {sorted(sets)}")
@@ -253,8 +260,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--model",
         default="",
-        choices=("", *OPPONENTS, "+".join(OPPONENTS)),
-        help="his model (default: --opponent; L2+tuned: half his worlds each)",
+        help="his model: one of the opponents, or several joined by '+' (his worlds played "
+        "by each in turn); default: --opponent",
     )
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
@@ -274,6 +281,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", default="runs/match_search")
     a = parser.parse_args(argv)
+    for name in a.model.split("+") if a.model else []:
+        if name not in OPPONENTS:
+            parser.error(
+                f"--model {a.model!r}: each of its '+'-joined names must be one of {OPPONENTS}"
+            )
     kw = {
         "worlds": a.worlds,
         "discards": a.discards,

@@ -49,6 +49,9 @@ def test_a_small_run_end_to_end_and_bad_options(tmp_path) -> None:
         _search("eaai", value="score")
     with pytest.raises(ValueError, match="decisions"):
         _search("eaai", decisions="knock+bluff")
+    with pytest.raises(SystemExit):  # a model that is no opponent: a usage error
+        M.main(["--model", "L2+bluff", "--out", str(tmp_path)])
+    assert M.table_params("eaai", "knock-early").knock_late == 0
     with pytest.raises(TypeError, match="act_in_match"):
         _search("eaai").act(np.zeros((1, 1)), np.zeros((1, 1)))
 
