@@ -49,6 +49,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ from agents.match_equity import match_equity, shipped_outcomes
 from agents.tuned import TABLES, load_sets, table_name
 from gin_env.config import GinConfig, check_choice
 from gin_env.match import next_dealer
-from studies.rollout_search import Search
+from studies.rollout_search import Search, add_search_arguments, search_options
 from training.evaluation.matches import play_match_table, show_scores
 from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci
@@ -94,7 +95,9 @@ def table_params(name: str, who: str) -> HeuristicParams:
 
 class MatchSearch(Search):
     """:class:`studies.rollout_search.Search` in a match: a rollout's value is the match
-    equity of the scores it ends in (``value="equity"``) or its points (``"points"``)."""
+    equity of the scores it ends in (``value="equity"``) or its points (``"points"``).
+    ``mixture``: his other models beside ``opponent``, his worlds played by each in turn
+    (a mixture for an opponent it does not know)."""
 
     def __init__(
         self,
@@ -102,9 +105,11 @@ class MatchSearch(Search):
         opponent: HeuristicParams,
         table: GinConfig,
         value: str = "equity",
+        mixture: Sequence[HeuristicParams] = (),
         **kw: Any,
     ) -> None:
         super().__init__(base, opponent, table, **kw)
+        self.models += [batched_form(HeuristicAgent(m, rules=table)) for m in mixture]
         check_choice("value", value, VALUES)
         self.value = value
         name = table_name(table)
@@ -196,10 +201,10 @@ def play_block(
     player: Any
     if arm == "search":
         names = (model or opponent).split("+")
-        his = [table_params(table, n) for n in names]
-        player = MatchSearch(base, his[0], config, seed=seed * 1_000_003 + first, **kw)
-        # "L2+tuned": his worlds played by each in turn, a mixture for a man it does not know
-        player.models = [batched_form(HeuristicAgent(h, rules=config)) for h in his]
+        his = [table_params(table, n) for n in names]  # "L2+tuned": a mixture
+        player = MatchSearch(
+            base, his[0], config, mixture=his[1:], seed=seed * 1_000_003 + first, **kw
+        )
     else:
         player = batched_form(HeuristicAgent(base, rules=config))
     t0 = time.process_time()
@@ -263,22 +268,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="his model: one of the opponents, or several joined by '+' (his worlds played "
         "by each in turn); default: --opponent",
     )
-    parser.add_argument("--pairs", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--worlds", type=int, default=16)
-    parser.add_argument("--discards", type=int, default=3)
-    parser.add_argument("--margin", type=float, default=1.0)
-    parser.add_argument("--decisions", default="knock+discard")
-    parser.add_argument("--filter", type=int, default=0, help="hands drawn for the filter (0: off)")
-    parser.add_argument(
-        "--opp-samples",
-        type=int,
-        default=1,
-        help="hands drawn for him a world (least deadwood kept)",
-    )
+    add_search_arguments(parser, pairs=200, worlds=16, decisions="knock+discard")
     parser.add_argument("--value", default="equity", choices=VALUES)
-    parser.add_argument("--block", type=int, default=50, help="pairs per job")
-    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", default="runs/match_search")
     a = parser.parse_args(argv)
     for name in a.model.split("+") if a.model else []:
@@ -286,15 +277,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             parser.error(
                 f"--model {a.model!r}: each of its '+'-joined names must be one of {OPPONENTS}"
             )
-    kw = {
-        "worlds": a.worlds,
-        "discards": a.discards,
-        "margin": a.margin,
-        "decisions": a.decisions,
-        "opp_samples": a.opp_samples,
-        "filter_samples": a.filter,
-        "value": a.value,
-    }
+    kw = {**search_options(a), "value": a.value}
     MatchSearch(table_params(a.table, "tuned"), HeuristicParams(), TABLES[a.table], **kw)
     t0 = time.time()
     starts = range(0, a.pairs, a.block)

@@ -69,7 +69,7 @@ from training.evaluation.pool import pool_map
 from training.evaluation.stats import mean_ci
 from training.evaluation.writer import write_json
 
-__all__ = ["Search", "play_pairs", "main"]
+__all__ = ["Search", "play_pairs", "add_search_arguments", "search_options", "main"]
 
 _DRAW_PHASES = (int(Phase.UPCARD_NONDEALER), int(Phase.UPCARD_DEALER), int(Phase.DRAW))
 _DISCARD_PHASE = int(Phase.DISCARD)
@@ -402,32 +402,49 @@ def play_pairs(
     return result
 
 
+def add_search_arguments(
+    parser: argparse.ArgumentParser, pairs: int, worlds: int, decisions: str
+) -> None:
+    """The flags of the search and its run (this study's and ``studies.match_search``'s):
+    :func:`search_options` reads the search's."""
+    parser.add_argument("--pairs", type=int, default=pairs)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--worlds", type=int, default=worlds)
+    parser.add_argument("--discards", type=int, default=3)
+    parser.add_argument("--margin", type=float, default=1.0)
+    parser.add_argument(
+        "--opp-samples",
+        type=int,
+        default=1,
+        help="hands drawn for him a world (least deadwood kept)",
+    )
+    parser.add_argument("--filter", type=int, default=0, help="hands drawn for the filter (0: off)")
+    parser.add_argument("--decisions", default=decisions)
+    parser.add_argument("--block", type=int, default=50, help="pairs per job")
+    parser.add_argument("--workers", type=int, default=1)
+
+
+def search_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`Search` options of the flags of :func:`add_search_arguments`."""
+    return {
+        "worlds": args.worlds,
+        "discards": args.discards,
+        "margin": args.margin,
+        "opp_samples": args.opp_samples,
+        "filter_samples": args.filter,
+        "decisions": args.decisions,
+    }
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(
         prog="python -m studies.rollout_search", description=(__doc__ or "").split("\n\n")[0]
     )
-    parser.add_argument("--pairs", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--base", default="tuned", choices=("tuned", "L2"))
-    parser.add_argument("--worlds", type=int, default=32)
-    parser.add_argument("--discards", type=int, default=3)
-    parser.add_argument("--margin", type=float, default=1.0)
-    parser.add_argument("--opp-samples", type=int, default=1)
-    parser.add_argument("--filter", type=int, default=0, help="hands drawn for the filter (0: off)")
-    parser.add_argument("--decisions", default="draw+discard")
-    parser.add_argument("--block", type=int, default=50, help="pairs per job")
-    parser.add_argument("--workers", type=int, default=1)
+    add_search_arguments(parser, pairs=400, worlds=32, decisions="draw+discard")
     parser.add_argument("--out", default="runs/rollout_search")
     a = parser.parse_args(argv)
-    kw = {
-        "table": GinConfig(),
-        "worlds": a.worlds,
-        "discards": a.discards,
-        "margin": a.margin,
-        "opp_samples": a.opp_samples,
-        "filter_samples": a.filter,
-        "decisions": a.decisions,
-    }
+    kw = {"table": GinConfig(), **search_options(a)}
     t0 = time.time()
     jobs = [(kw, a.base, a.seed, s, min(a.block, a.pairs - s)) for s in range(0, a.pairs, a.block)]
     parts = pool_map(play_pairs, jobs, a.workers)

@@ -85,16 +85,14 @@ def test_the_filter_reads_his_discards_through_the_match_loop() -> None:
 
 
 def test_a_mixture_of_models_plays_his_worlds_by_each_in_turn() -> None:
-    from agents.batched import batched_form
-    from agents.heuristic import HeuristicAgent
     from training.evaluation.gin import deal_deck, play_hands_batched
 
     table = TABLES["eaai"]
     l2, tuned = HeuristicParams(), M.table_params("eaai", "tuned")
 
     def search(*models: HeuristicParams) -> M.MatchSearch:
-        s = M.MatchSearch(tuned, models[0], table, worlds=6, value="points", seed=7)
-        s.models = [batched_form(HeuristicAgent(m, rules=table)) for m in models]
+        s = M.MatchSearch(tuned, models[0], table, mixture=models[1:], worlds=6, value="points",
+                          seed=7)  # fmt: skip
         s._context = {0: (0, 0, False)}  # game 0 at 0-0 (what act_in_match would set)
         return s
 
