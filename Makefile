@@ -38,9 +38,9 @@ test-browser: $(STAMP)
 	GIN_WEB_SCREENSHOTS=$(GIN_WEB_SCREENSHOTS) $(BIN)/python -m pytest -q -m browser tests/test_web_browser.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check gin_env agents training gin_web studies tests benchmarks notebooks docs/hooks examples
-	$(BIN)/ruff format --check gin_env agents training gin_web studies tests benchmarks docs/hooks examples
-	$(BIN)/mypy gin_env agents training gin_web studies
+	$(BIN)/ruff check gin_env agents gin_eval training gin_cli gin_web studies tests benchmarks notebooks docs/hooks examples
+	$(BIN)/ruff format --check gin_env agents gin_eval training gin_cli gin_web studies tests benchmarks docs/hooks examples
+	$(BIN)/mypy gin_env agents gin_eval training gin_cli gin_web studies
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_rules.py

@@ -14,11 +14,11 @@ again by the same dealer (``alternate_scored``, ``winner``, ``loser``), or by th
 (``alternate``), which makes each pair of scores a 2 x 2 linear system, solved exactly.
 States are swept by the sum of the scores, from the target down, one diagonal at a time.
 
-The distribution is measured by playing hands (``training.evaluation.matches``
+The distribution is measured by playing hands (``gin_eval.matches``
 measures it on the compiled engine between any two batched players); the table is
 recomputed for any target and dealer rule. What the model leaves out: players that change
 their play with the score change the distribution with it (the table is the one of players
-who do not). ``training.evaluation.matches`` checks the table against simulated matches
+who do not). ``gin_eval.matches`` checks the table against simulated matches
 of real hands (``results/match_equity/``).
 
 :data:`SHIPPED` holds the L2-against-L2 distribution of each named table

@@ -14,7 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # The loop is the installed benchmark's (gin-rummy bench env prints it too).
-from training.speed import rummy_agent_steps_per_second  # noqa: E402
+from gin_cli.speed import rummy_agent_steps_per_second  # noqa: E402
 
 __all__ = ["rummy_agent_steps_per_second"]
 

@@ -14,7 +14,7 @@ renamed or re-sized in one place. A game answers to its env name and its short n
   the successor of ``-v0`` and warns that ``-v0`` is out of date.
 
 The layers above keep what is theirs: the command line's names (``--game three``) are
-:data:`training.cli.GAME_NAMES`, the agents that play each game (and the default one) are
+:data:`gin_cli.main.GAME_NAMES`, the agents that play each game (and the default one) are
 :mod:`agents.families`. The gin games share one observation and action layout
 (:mod:`gin_env.encoding`); basic rummy has its own (:mod:`gin_env.rummy_encoding`).
 

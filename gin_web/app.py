@@ -66,7 +66,7 @@ from gin_web.tables import (
     option_choices,
     restore_table,
 )
-from training import replay as replay_files
+from gin_env import record as replay_files
 
 __all__ = ["Server", "create_app", "MAX_MESSAGE", "MAX_BODY", "MAX_REPLAY"]
 

@@ -6,7 +6,7 @@ Each row is committed when it is written (WAL journal), so a server that stops, 
 killed, loses no finished match and no recorded decision, and a restarted server deals
 every unfinished table again from its seed and replays its moves: the same links open
 the same seats. :func:`export` writes them out
-as the project's files: each gin match as a replay (``training.replay``'s match format,
+as the project's files: each gin match as a replay (``gin_env.record``'s match format,
 which ``gin-rummy replay`` reads and checks), basic rummy matches as their move lists, and
 the decisions as ``decisions_<game>.npz`` (basic rummy: ``decisions_rummy_v0_<n>p.npz``,
 one per number of players) with the arrays the behaviour-cloning trainer
@@ -30,7 +30,7 @@ import numpy as np
 from gin_env import games
 from gin_env.match import BOX
 from gin_web.tables import Decision
-from training import replay as replay_files
+from gin_env import record as replay_files
 
 __all__ = ["Store", "export", "hand_returns", "BC_KEYS", "bc_arrays"]
 
@@ -243,7 +243,7 @@ def _dataset_name(d: dict[str, Any]) -> str:
 
 def export(store: Store, out_dir: str | Path) -> dict[str, Any]:
     """Write every finished match and the decisions under ``out_dir``: ``matches/<id>.json``
-    (replay files; gin matches are checked by ``training.replay.check`` first) and
+    (replay files; gin matches are checked by ``gin_env.record.check`` first) and
     ``decisions_<game>.npz``. Return what was written."""
     out = Path(out_dir)
     (out / "matches").mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,7 @@ from gin_env.config import DEALER_RULES
 from gin_env.match import CAPTAIN
 from gin_env.melds import GIN_MELDS, deadwood_mask
 from gin_env.three_handed_gin_v0 import ADVISER_MODES
-from training.replay import match_record
+from gin_env.record import match_record
 
 __all__ = [
     "GAMES",

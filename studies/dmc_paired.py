@@ -5,7 +5,7 @@ common, so the difference's CI is narrower than the two arms' CIs side by side).
     python -m studies.dmc_paired A_CHECKPOINT B_CHECKPOINT --pairs 500 --seed 2026 --workers 2
 
 Each arm plays exactly the deals ``python -m training.train_dmc margins ... --margins 0``
-plays (``training.evaluation.gin.play_gin_pair``, deal by deal), so each arm's mean here is
+plays (``gin_eval.gin.play_gin_pair``, deal by deal), so each arm's mean here is
 that command's ``points_per_hand``; one JSON line is printed.
 """
 
@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 from gin_env.config import GinConfig
-from training.evaluation.gin import play_gin_pair
-from training.evaluation.pool import pool_map
-from training.evaluation.stats import mean_ci
+from gin_eval.gin import play_gin_pair
+from gin_eval.pool import pool_map
+from gin_eval.stats import mean_ci
 from training.train_dmc import load_models, to_agent
 
 

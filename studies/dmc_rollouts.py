@@ -53,7 +53,7 @@ from gin_env import games
 from gin_env.encoding import OBS_SLICES
 from gin_env.hand import GinHand
 from training.checkpoints import load_torch
-from training.evaluation.pool import pool_until
+from gin_eval.pool import pool_until
 from training.model_cards import card_evaluation, write_rollout_card
 from training.periodic_eval import evaluate_agent
 

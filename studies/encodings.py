@@ -36,9 +36,9 @@ import numpy as np
 
 from gin_env.config import GinConfig
 from training.checkpoints import latest_checkpoint
-from training.evaluation.gin import play_gin_pair
-from training.evaluation.stats import mean_ci, wilson_ci
-from training.evaluation.writer import write_json
+from gin_eval.gin import play_gin_pair
+from gin_eval.stats import mean_ci, wilson_ci
+from gin_eval.writer import write_json
 
 ARMS: dict[str, list[str]] = {
     "plain": [],

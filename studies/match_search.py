@@ -30,7 +30,7 @@ or play on, where a knock is legal; ``discard``: the discard, the card that may 
 
 The players are the search around the table's ``tuned`` set, and that set alone (the
 "base" arm), each against ``--opponent`` (L2, or the table's ``tuned`` set itself) in
-mirrored pairs of matches on the same deck sequences (:func:`training.evaluation.matches.
+mirrored pairs of matches on the same deck sequences (:func:`gin_eval.matches.
 play_match_table`; the search reads the engine's arrays through ``act_in_match``), so the
 gain of the search is paired by deal sequence. The cost is reported as core-seconds per
 game of the search arm (each job runs in one process on one core, the games of a job
@@ -62,10 +62,10 @@ from agents.tuned import TABLES, load_sets, table_name
 from gin_env.config import GinConfig, check_choice
 from gin_env.match import next_dealer
 from studies.rollout_search import Search, add_search_arguments, search_options
-from training.evaluation.matches import play_match_table, show_scores
-from training.evaluation.pool import pool_map
-from training.evaluation.stats import mean_ci
-from training.evaluation.writer import write_json
+from gin_eval.matches import play_match_table, show_scores
+from gin_eval.pool import pool_map
+from gin_eval.stats import mean_ci
+from gin_eval.writer import write_json
 from training.tune import STYLES
 
 __all__ = ["MatchSearch", "table_params", "play_block", "main"]

@@ -22,7 +22,7 @@ worlds:
 4. the candidate with the best mean gain over the base move is played when that gain
    exceeds ``margin`` standard errors (paired over the worlds); otherwise the base move.
 
-Figures are duplicate pairs against L2 on the deals of :func:`training.evaluation.gin.deal_deck`
+Figures are duplicate pairs against L2 on the deals of :func:`gin_eval.gin.deal_deck`
 (the same deals as ``gin-rummy eval gin``), both cores::
 
     python -m studies.rollout_search --pairs 400 --seed 0 --worlds 32 --margin 1 --workers 2
@@ -64,10 +64,10 @@ from gin_env.fast_melds import deadwood_nb, discard_deadwoods_nb
 from gin_env.gin_aec import EnvOptions
 from gin_env.hand import Phase
 from gin_env.vector import VectorGinEnv
-from training.evaluation.gin import deal_deck, play_duplicate_batched, signed_points
-from training.evaluation.pool import pool_map
-from training.evaluation.stats import mean_ci
-from training.evaluation.writer import write_json
+from gin_eval.gin import deal_deck, play_duplicate_batched, signed_points
+from gin_eval.pool import pool_map
+from gin_eval.stats import mean_ci
+from gin_eval.writer import write_json
 
 __all__ = ["Search", "play_pairs", "add_search_arguments", "search_options", "main"]
 

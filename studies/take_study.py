@@ -54,9 +54,9 @@ from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.config import GinConfig
 from gin_env.hand import GinHand, Phase
-from training.evaluation.pool import pool_map
-from training.evaluation.stats import mean_ci, wilson_ci
-from training.evaluation.writer import write_json
+from gin_eval.pool import pool_map
+from gin_eval.stats import mean_ci, wilson_ci
+from gin_eval.writer import write_json
 
 __all__ = [
     "NUM_FEATURES",

@@ -10,7 +10,7 @@ from agents.ablations import MutedAdviser, OwnPolicyAdviser, ShuffledAdviser
 from gin_env import actions as A
 from gin_env import three_handed_gin_v0
 from gin_env.encoding import OBS_SLICES
-from training.evaluation.play import play_advice_hands
+from gin_eval.play import play_advice_hands
 
 AGENTS = ["random", "simple", "heuristic"]
 

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from gin_env import actions as A
 from gin_env import three_handed_gin_v0
-from training import replay
-from training.cli import cli, make_agent
+from gin_env import record as replay
+from gin_cli.main import cli, make_agent
 
 SUBCOMMANDS = ["play", "match", "replay", "eval", "train", "bench", "serve"]
 
@@ -45,7 +45,7 @@ def _has(module: str) -> bool:
 
 @pytest.mark.parametrize(
     ("name", "module"),
-    [("eval", "training.evaluate"), ("train", "training.train_ppo")],
+    [("eval", "gin_cli.evaluate"), ("train", "training.train_ppo")],
 )
 def test_front_door_help(name: str, module: str) -> None:
     if not _has(module):
@@ -218,8 +218,8 @@ def test_the_cli_dispatches_train_by_algo() -> None:
 
 
 def test_eval_with_a_tiny_budget(tmp_path) -> None:
-    if not _has("training.evaluate"):
-        pytest.skip("training.evaluate is not written yet")
+    if not _has("gin_cli.evaluate"):
+        pytest.skip("gin_cli.evaluate is not written yet")
     result = run(["eval", "gin", "--agents", "random,simple", "--pairs", "2", "--no-progress",
                   "--out", str(tmp_path)])  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -355,14 +355,14 @@ def test_eval_refuses_a_bad_rule_before_any_game(tmp_path, args, message) -> Non
 
 def test_eval_seats_search_with_the_tables_rules() -> None:
     from gin_env.config import GinConfig
-    from training.evaluation.checks import agent_of
+    from gin_eval.checks import agent_of
 
     assert agent_of("search:worlds=2", GinConfig(knock_limit=5)).rules.knock_limit == 5
     assert agent_of("search:worlds=2", GinConfig()).rules.knock_limit == 10
 
 
 def test_a_named_table_is_a_rule_option() -> None:
-    from training.cli import _options
+    from gin_cli.main import _options
 
     eaai = _options(["table=eaai"], "gin")
     assert eaai["undercut_bonus"] == 25 and eaai["dealer_rule"] == "alternate_scored"
@@ -386,9 +386,9 @@ def test_eval_help_names_the_rule_options() -> None:
 
 # -- bench from an installed package (no benchmarks/ folder beside it) ------------------------
 def test_bench_env_runs_without_a_source_checkout(tmp_path, monkeypatch) -> None:
-    import training.cli
+    import gin_cli.main
 
-    monkeypatch.setattr(training.cli, "REPO_ROOT", tmp_path)  # as in site-packages
+    monkeypatch.setattr(gin_cli.main, "REPO_ROOT", tmp_path)  # as in site-packages
     result = run(["bench", "env", "--seconds", "0.05", "--rounds", "1", "--no-rummy"])
     assert result.exit_code == 0, result.output
     assert "gin_v0 raw_env" in result.output and "three_handed_gin_v0 env()" in result.output
@@ -396,9 +396,9 @@ def test_bench_env_runs_without_a_source_checkout(tmp_path, monkeypatch) -> None
 
 @pytest.mark.parametrize("which", ["rules", "rummy"])
 def test_checkout_only_benches_say_so_without_a_path(tmp_path, monkeypatch, which) -> None:
-    import training.cli
+    import gin_cli.main
 
-    monkeypatch.setattr(training.cli, "REPO_ROOT", tmp_path / "site-packages")
+    monkeypatch.setattr(gin_cli.main, "REPO_ROOT", tmp_path / "site-packages")
     result = CliRunner().invoke(cli, ["bench", which])
     assert result.exit_code == 1
     assert "source checkout" in result.output and "gin-rummy bench env" in result.output

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 import agents
-from training import replay as replay_files
-from training.cli import cli
+from gin_env import record as replay_files
+from gin_cli.main import cli
 
 
 def run(args: list[str], stdin: str | None = None) -> Result:
@@ -104,19 +104,19 @@ def test_unreadable_checkpoint_is_one_line_naming_it(bad_files, name) -> None:
 
 
 def test_a_file_that_cannot_be_written_is_one_line(tmp_path, monkeypatch) -> None:
-    import training.cli
+    import gin_cli.main
 
     def refuse(path: Any, *args: Any) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(training.cli, "save_match", refuse)
+    monkeypatch.setattr(gin_cli.main, "save_match", refuse)
     path = tmp_path / "m.json"
     result = run(["match", "-g", "gin", "-o", "target_score=10", "--save", str(path)])
     assert_one_line_error(result, "cannot write the replay", str(path), "Permission denied")
 
 
 def test_top_level_handler_turns_value_and_os_errors_into_one_line(monkeypatch) -> None:
-    import training.cli
+    import gin_cli.main
 
     for err in (ValueError("deck[3] is 'x': a card is an int 0..51\nsecond line"),
                 FileNotFoundError(2, "No such file or directory", "gone.zip")):  # fmt: skip
@@ -124,7 +124,7 @@ def test_top_level_handler_turns_value_and_os_errors_into_one_line(monkeypatch) 
         def boom(*args: Any, error: Exception = err) -> Any:
             raise error
 
-        monkeypatch.setattr(training.cli, "make_env", boom)
+        monkeypatch.setattr(gin_cli.main, "make_env", boom)
         line = assert_one_line_error(run(["match"]))
         assert line.endswith("second line") or "gone.zip" in line
 
@@ -150,14 +150,14 @@ def test_play_save_on_quit_and_end_of_input(tmp_path, stdin: str) -> None:
 
 # -- play labels a knock with the role of the hand it ended ---------------------------------
 def test_play_labels_a_knock_with_the_role_of_its_hand(tmp_path, monkeypatch) -> None:
-    import training.cli
+    import gin_cli.main
 
     helper = agents.make("heuristic")
 
     def agent_plays(env: Any, *args: Any) -> int:  # the person's seat played by L2
         return int(helper.act(env.observe(env.agent_selection)))
 
-    monkeypatch.setattr(training.cli, "_ask_human", agent_plays)
+    monkeypatch.setattr(gin_cli.main, "_ask_human", agent_plays)
     path = tmp_path / "m.json"
     args = ["play", "--seed", "1", "-o", "target_score=60", "--no-color", "--save", str(path)]
     result = run(args)

@@ -15,12 +15,12 @@ FILES = [
     "agents/rllib_agent.py",
     "gin_env/games.py",
     "agents/single_agent.py",
-    "training/cli.py",
-    "training/evaluate.py",
+    "gin_cli/main.py",
+    "gin_cli/evaluate.py",
     "training/league.py",
-    "training/replay.py",
+    "gin_env/record.py",
     "training/rllib_env.py",
-    "training/rollout.py",
+    "gin_eval/rollout.py",
 ]
 SIZES = {436, 109, 640, 53}  # observation, actions, rummy's 2-player observation, features
 NAMES = {"box", "captain", "adviser", "dealer", "non-dealer"}

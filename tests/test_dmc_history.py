@@ -187,7 +187,7 @@ def test_an_evaluation_on_envs_with_the_history_seats_rule_based_agents() -> Non
     """``observation`` is an env option, no rule: it travels apart from the table, and the
     agents are seated at the table (the env shows them the history; L2 reads the flat part)."""
     from gin_env.config import GinConfig
-    from training.evaluation.gin import gin_duplicate
+    from gin_eval.gin import gin_duplicate
 
     res = gin_duplicate("simple", "heuristic", 1, seed=3, progress=False,
                         table=GinConfig(knock_limit=7),

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from scripted_openai import ScriptedServer
 from test_readme import SMALLER, transcripts
 
-from training.cli import cli
+from gin_cli.main import cli
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 #: Placeholders some pages write for "any agents", and the agents the test puts there.

@@ -112,9 +112,9 @@ def test_a_list_after_a_paragraph_gets_the_blank_line_markdown_needs() -> None:
 
 DOCUMENTED = sorted(
     p
-    for folder in ("gin_env", "agents", "training/evaluation")
+    for folder in ("gin_env", "agents", "gin_eval", "gin_cli")
     for p in (ROOT / folder).glob("*.py")
-) + [ROOT / "training" / f"{name}.py" for name in ("cli", "train_ppo", "train_dmc", "evaluate")]
+) + [ROOT / "training" / f"{name}.py" for name in ("train_ppo", "train_dmc")]
 
 
 @pytest.mark.parametrize("path", DOCUMENTED, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -278,7 +278,7 @@ def _moves_from_replay(hand: dict) -> list[tuple[int, int, int, bool]]:
 def test_history_rebuilt_from_a_replay_equals_the_envs_move_by_move(
     sees: bool, tmp_path: Path
 ) -> None:
-    from training.replay import load, match_record, save_match
+    from gin_env.record import load, match_record, save_match
 
     options = {"observation": "history", "target_score": 40, "adviser_sees_hand": sees}
     env = three_handed_gin_v0.raw_env(**options)

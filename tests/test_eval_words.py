@@ -11,11 +11,11 @@ import pytest
 from scripted_openai import ScriptedServer
 
 from gin_env.config import RummyConfig
-from training.evaluate import main as evaluate
-from training.evaluation.gin import gin_duplicate
-from training.evaluation.outcomes import leaderboard_markdown, win_kinds
-from training.evaluation.rummy import rummy_duplicate
-from training.evaluation.three_handed import three_handed
+from gin_cli.evaluate import main as evaluate
+from gin_eval.gin import gin_duplicate
+from gin_eval.outcomes import leaderboard_markdown, win_kinds
+from gin_eval.rummy import rummy_duplicate
+from gin_eval.three_handed import three_handed
 
 
 def test_win_kinds_counts_each_agents_wins() -> None:

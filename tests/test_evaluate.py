@@ -1,5 +1,5 @@
-"""Evaluation harness (training.evaluation.gin, three_handed, ladder) and the eval command
-(training.evaluate): duplicate pairing, CI math, end-to-end runs, reproducibility."""
+"""Evaluation harness (gin_eval.gin, three_handed, ladder) and the eval command
+(gin_cli.evaluate): duplicate pairing, CI math, end-to-end runs, reproducibility."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from gin_env.config import ThreeHandedConfig
-from training import evaluate as ev
-from training.evaluation import gin, ladder, three_handed
-from training.evaluation.checks import OptionError
-from training.evaluation.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
+from gin_cli import evaluate as ev
+from gin_eval import gin, ladder, three_handed
+from gin_eval.checks import OptionError
+from gin_eval.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci
 
 _TIMING = ("mean_decision_ms", "mean_decision_ms_b")
 

@@ -1,4 +1,4 @@
-"""Duplicate three-handed evaluation (training.evaluation): the duplicate design replays the
+"""Duplicate three-handed evaluation (gin_eval): the duplicate design replays the
 same deals, CIs are clustered and paired by deal, the regression adjustment on the deal and
 the corrections for the luck of the stock draws have mean 0 and narrow the CIs, and the
 ``gin-rummy eval three --duplicate`` hook works."""
@@ -16,13 +16,13 @@ from gin_env.cards import parse_cards
 from gin_env.match import BOX, CAPTAIN
 from gin_env.melds import deadwood_mask
 from studies.team_vs_solo import advice_matrix
-from training import evaluate
-from training.evaluation import hand_value, luck, play, stats
-from training.evaluation.checks import OptionError
-from training.evaluation.duplicate import duplicate_three
-from training.evaluation.luck import COVARIATES, covariate_means, deal_covariates
-from training.evaluation.play import PERMUTATIONS, play_seated_match
-from training.evaluation.stats import cluster_diff_ci, cluster_ratio_ci, mean_ci
+from gin_cli import evaluate
+from gin_eval import hand_value, luck, play, stats
+from gin_eval.checks import OptionError
+from gin_eval.duplicate import duplicate_three
+from gin_eval.luck import COVARIATES, covariate_means, deal_covariates
+from gin_eval.play import PERMUTATIONS, play_seated_match
+from gin_eval.stats import cluster_diff_ci, cluster_ratio_ci, mean_ci
 
 AGENTS = ["random", "simple", "heuristic"]
 

@@ -87,7 +87,7 @@ def test_rgb_array_checks_pillow_when_the_env_is_made(monkeypatch, module) -> No
 
 def test_drawing_and_gifs_name_the_render_extra(tmp_path, monkeypatch) -> None:
     from gin_env.render_image import table_image
-    from training import replay
+    from gin_env import record as replay
 
     env = gin_v0.raw_env(target_score=10)
     env.reset(seed=1)
@@ -105,8 +105,8 @@ def test_drawing_and_gifs_name_the_render_extra(tmp_path, monkeypatch) -> None:
 
 
 def test_eval_checks_matplotlib_before_any_game(tmp_path, monkeypatch, capsys) -> None:
-    from training import evaluate as ev
-    from training.evaluation import gin
+    from gin_cli import evaluate as ev
+    from gin_eval import gin
 
     played: list[object] = []
     monkeypatch.setattr(gin, "play_gin_pair", lambda *a, **k: played.append(a))
@@ -123,7 +123,7 @@ def test_eval_checks_matplotlib_before_any_game(tmp_path, monkeypatch, capsys) -
 
 
 def test_eval_without_plots_needs_no_matplotlib(tmp_path, monkeypatch) -> None:
-    from training import evaluate as ev
+    from gin_cli import evaluate as ev
 
     _hide(monkeypatch, "matplotlib")
     ev.main(["gin", "--agents", "random,simple", "--pairs", "2", "--workers", "1",
@@ -132,7 +132,7 @@ def test_eval_without_plots_needs_no_matplotlib(tmp_path, monkeypatch) -> None:
 
 
 def test_the_ladder_checks_openskill_before_any_game(monkeypatch) -> None:
-    from training.evaluation import ladder, stats
+    from gin_eval import ladder, stats
 
     played: list[object] = []
     monkeypatch.setattr(ladder, "play_gin_pair", lambda *a, **k: played.append(a))
@@ -189,7 +189,7 @@ def test_rllib_training_without_ray_is_one_line_naming_the_extra(monkeypatch, ca
 def test_cli_gif_without_pillow_is_one_error_line(tmp_path, monkeypatch) -> None:
     from click.testing import CliRunner
 
-    from training.cli import cli
+    from gin_cli.main import cli
 
     path = tmp_path / "m.json"
     CliRunner().invoke(cli, ["match", "-g", "gin", "--agents", "random", "-o",

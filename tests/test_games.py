@@ -1,5 +1,5 @@
 """The games registry (gin_env.games): one list, checked against the envs it builds; the
-command line's names for them (training.cli) and the agents that play them
+command line's names for them (gin_cli.main) and the agents that play them
 (agents.families)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 from agents import families
 from gin_env import games
-from training.cli import GAME_ENVS, GAME_NAMES, game_spec
+from gin_cli.main import GAME_ENVS, GAME_NAMES, game_spec
 
 
 @pytest.mark.parametrize("name", list(games.GAMES))

@@ -1,4 +1,4 @@
-"""training.evaluation.hand_value: the learned value of a full hand state and its
+"""gin_eval.hand_value: the learned value of a full hand state and its
 AIVAT-style corrections (mean 0 at every draw, nothing with V = 0), its features, saving
 and loading, and the ``--adjust value`` path of ``gin-rummy eval three`` with the shipped
 value. Fitting a value is the study's (tests/test_study_value_fit.py)."""
@@ -14,11 +14,11 @@ from gin_env import actions as A
 from gin_env.config import HandRules
 from gin_env.hand import GinHand, Phase
 from gin_env.melds import deadwood_mask, discard_deadwoods, showdown
-from training import evaluate
-from training.evaluation import hand_value, luck, play, stats
-from training.evaluation.checks import OptionError
-from training.evaluation.duplicate import duplicate_three
-from training.evaluation.hand_value import (
+from gin_cli import evaluate
+from gin_eval import hand_value, luck, play, stats
+from gin_eval.checks import OptionError
+from gin_eval.duplicate import duplicate_three
+from gin_eval.hand_value import (
     FEATURE_SIZE,
     FEATURE_SLICES,
     SEAT_FEATURES,
@@ -28,7 +28,7 @@ from training.evaluation.hand_value import (
     state_features,
     value_corrections,
 )
-from training.evaluation.stats import cluster_ratio_ci, mean_ci
+from gin_eval.stats import cluster_ratio_ci, mean_ci
 
 AGENTS = ["random", "simple", "heuristic"]
 

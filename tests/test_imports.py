@@ -1,7 +1,8 @@
-"""The project's imports tell the truth: walked with ``ast`` over gin_env, agents, training,
-studies, benchmarks and the web app (gin_web), they hold no circle, no import of another
-module's ``_private`` name, no upward import (layers: gin_env -> agents -> training ->
-studies / benchmarks / gin_web),
+"""The project's imports tell the truth: walked with ``ast`` over gin_env, agents, gin_eval,
+training, the front ends (gin_cli, gin_web), studies and benchmarks, they hold no circle, no
+import of another module's ``_private`` name, no upward import (layers: gin_env -> agents ->
+gin_eval -> training -> gin_cli / gin_web -> studies / benchmarks), nothing of training in
+the web app,
 no import of a trainer or a study from the library, and no function-local import but of
 an optional extra, named in a comment (``# train extra: torch``)."""
 
@@ -16,10 +17,19 @@ import pytest
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("gin_env", "agents", "training", "studies", "benchmarks", "gin_web")
+PACKAGES = ("gin_env", "agents", "gin_eval", "training", "gin_cli", "gin_web", "studies", "benchmarks")
 #: Import direction: a module may import its own layer and the layers below.
-LAYER = {"gin_env": 0, "agents": 1, "training": 2, "studies": 3, "benchmarks": 3, "gin_web": 3}
-LIBRARY = ("gin_env", "agents", "training")
+LAYER = {
+    "gin_env": 0,
+    "agents": 1,
+    "gin_eval": 2,
+    "training": 3,
+    "gin_cli": 4,
+    "gin_web": 4,
+    "studies": 5,
+    "benchmarks": 5,
+}
+LIBRARY = ("gin_env", "agents", "gin_eval", "training")
 #: The trainers: leaves of the import graph (the command line runs them by name).
 TRAINERS = ("training.train_ppo", "training.train_dmc", "training.rllib_train", "training.tune")
 #: Documented upward imports: none (the web app adds `gin-rummy serve` through an entry
@@ -156,9 +166,9 @@ def _check(found: list[tuple[str, str]], kind: str) -> None:
 
 def test_the_walk_sees_the_project() -> None:
     # The walk finds the layers and their imports (a walk that saw nothing passes nothing).
-    expected = {"gin_env.games", "agents.heuristic", "training.cli", "studies.team_vs_solo"}
+    expected = {"gin_env.games", "agents.heuristic", "gin_cli.main", "studies.team_vs_solo"}
     assert expected <= set(MODULES)
-    assert any(i.module == "training.evaluate" and i.target.startswith("training.evaluation")
+    assert any(i.module == "gin_cli.evaluate" and i.target.startswith("gin_eval")
                for i in IMPORTS)  # fmt: skip
     assert any(i.local and i.documented for i in IMPORTS)
     # Imports by name count: the registry's lazy import of basic rummy's agent.
@@ -232,6 +242,17 @@ def test_imports_point_down_and_nothing_imports_a_trainer_or_a_study() -> None:
         if src in LIBRARY and dst == "studies":
             found.append((_where(imp), f"library imports the study {imp.target}"))
     _check(found, "direction")
+
+
+def test_the_web_app_imports_nothing_of_training() -> None:
+    # The web app renders the core's view and seats agents; trainers and their parts are not
+    # its business (the match record lives in gin_env, evaluation in gin_eval).
+    found = [
+        (_where(imp), f"the web app imports {imp.target}")
+        for imp in IMPORTS
+        if imp.module.split(".")[0] == "gin_web" and imp.target.split(".")[0] == "training"
+    ]
+    _check(found, "web imports training")
 
 
 def test_function_local_imports_are_optional_extras_named_in_a_comment() -> None:

@@ -18,7 +18,7 @@ from scripted_openai import ScriptedServer
 import agents
 from gin_env import games, text
 from gin_env.config import ThreeHandedConfig
-from training.rollout import play
+from gin_eval.rollout import play
 
 pytest.importorskip("openai")
 

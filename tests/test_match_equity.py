@@ -1,5 +1,5 @@
 """Match equity (:mod:`agents.match_equity`) and games to a target on the batched engine
-(:mod:`training.evaluation.matches`): the programme against a simulation of its own model,
+(:mod:`gin_eval.matches`): the programme against a simulation of its own model,
 the batched matches against the Python match replayed on the same decks, the table
 against real matches (slow)."""
 
@@ -17,8 +17,8 @@ from agents.tuned import TABLES
 from gin_env.config import DEALER_RULES, GinConfig
 from gin_env.encoding import action_mask, encode_observation
 from gin_env.match import GinMatch
-from training.evaluation.gin import deal_deck
-from training.evaluation.matches import HAND_STRIDE, SCORE_PAIRS, check_equity, play_matches
+from gin_eval.gin import deal_deck
+from gin_eval.matches import HAND_STRIDE, SCORE_PAIRS, check_equity, play_matches
 
 TOY = HandOutcomes(
     np.array([-25, -8, 0, 10, 25]),

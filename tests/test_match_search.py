@@ -58,7 +58,7 @@ def test_a_small_run_end_to_end_and_bad_options(tmp_path) -> None:
 
 def test_rollout_players_see_the_match_score_of_the_game_they_copy() -> None:
     from gin_env.encoding import OBS_SLICES
-    from training.evaluation.matches import play_match_table
+    from gin_eval.matches import play_match_table
 
     at = OBS_SLICES["scores"].start
     seen: list[np.ndarray] = []
@@ -85,7 +85,7 @@ def test_the_filter_reads_his_discards_through_the_match_loop() -> None:
 
 
 def test_a_mixture_of_models_plays_his_worlds_by_each_in_turn() -> None:
-    from training.evaluation.gin import deal_deck, play_hands_batched
+    from gin_eval.gin import deal_deck, play_hands_batched
 
     table = TABLES["eaai"]
     l2, tuned = HeuristicParams(), M.table_params("eaai", "tuned")

@@ -125,7 +125,7 @@ def test_the_development_page_names_every_module_of_the_layout() -> None:
     block = page.split("## Layout", 1)[1].split("```", 2)[1]
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", block))
     missing = []
-    folders = ("gin_env", "agents", "training", "training/evaluation", "studies", "examples",
+    folders = ("gin_env", "agents", "training", "gin_eval", "studies", "examples",
                "gin_web")  # fmt: skip
     for folder in folders:
         for path in sorted((ROOT / folder).glob("*.py")):

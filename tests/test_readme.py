@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from training.cli import cli
+from gin_cli.main import cli
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 #: Budgets cut for the test: the README's figures need the full ones.

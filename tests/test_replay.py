@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gin_env import gin_v0, three_handed_gin_v0
-from training import replay
+from gin_env import record as replay
 
 
 def _random_match(module, seed: int, **options):
@@ -194,7 +194,7 @@ def test_any_single_corruption_is_a_value_error(tmp_path) -> None:
 def test_cli_replay_of_a_bad_file_is_one_line_without_traceback(tmp_path) -> None:
     from click.testing import CliRunner
 
-    from training.cli import cli
+    from gin_cli.main import cli
 
     garbage = tmp_path / "garbage.json"
     garbage.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe")

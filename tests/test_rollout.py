@@ -1,4 +1,4 @@
-"""The one rollout loop (training.rollout.play) and the callers built on it."""
+"""The one rollout loop (gin_eval.rollout.play) and the callers built on it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import agents
 from agents.single_agent import RandomPolicy
 from gin_env import games
 from training.league import play_hands
-from training.rollout import play
+from gin_eval.rollout import play
 
 
 @pytest.mark.parametrize("name", ["gin_v0", "three_handed_gin_v0", "rummy_v0"])

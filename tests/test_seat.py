@@ -22,7 +22,7 @@ from agents.search import SearchAgent
 from gin_env import games
 from gin_env.config import GinConfig, RummyConfig, ThreeHandedConfig, table_changes
 from gin_env.vector import VectorGinEnv
-from training.cli import cli
+from gin_cli.main import cli
 
 #: A table whose rules change what L2 does (its knock threshold moves with the bonus).
 UNDERCUT_25 = {"undercut_bonus": 25}
@@ -195,7 +195,7 @@ def test_cli_play_seats_opponents_and_the_hint_at_the_tables_rules(monkeypatch) 
 
 
 def test_cli_eval_seats_agents_at_the_tables_rules(monkeypatch, tmp_path) -> None:
-    from training.evaluation import checks
+    from gin_eval import checks
 
     monkeypatch.setattr(checks, "_AGENT_CACHE", {})
     calls = _seated(monkeypatch)

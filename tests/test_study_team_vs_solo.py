@@ -11,12 +11,12 @@ import pytest
 
 from studies import team_vs_solo as tvs
 from studies.team_vs_solo import advice_matrix
-from training import evaluate
-from training.evaluation import hand_value, luck, play
-from training.evaluation.checks import OptionError
-from training.evaluation.duplicate import duplicate_three
-from training.evaluation.play import play_advice_hands
-from training.evaluation.stats import mean_ci
+from gin_cli import evaluate
+from gin_eval import hand_value, luck, play
+from gin_eval.checks import OptionError
+from gin_eval.duplicate import duplicate_three
+from gin_eval.play import play_advice_hands
+from gin_eval.stats import mean_ci
 
 AGENTS = ["random", "simple", "heuristic"]
 

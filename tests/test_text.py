@@ -19,7 +19,8 @@ from gin_env import actions as A
 from gin_env import games, text
 from gin_env import rummy_actions as R
 from gin_env.cards import card_str, parse_card, parse_cards, to_mask
-from gin_env.text.words import ReplyError, card_name, parse_advice, parse_reply
+from gin_env.text.replies import ReplyError, parse_advice, parse_reply
+from gin_env.text.words import card_name
 
 C = parse_card
 DRAW_PHASE = [A.DRAW_STOCK, A.TAKE_DISCARD]

@@ -37,7 +37,7 @@ from gin_env.config import GinConfig  # noqa: E402
 from training import checkpoints, train_dmc, train_ppo, tune  # noqa: E402
 from training.checkpoints import latest_checkpoint, read_jsonl, write_checkpoint  # noqa: E402
 from training.league import League  # noqa: E402
-from training.replay import load as load_replay  # noqa: E402
+from gin_env.record import load as load_replay  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -422,7 +422,7 @@ def test_outputs_are_checked_writable_before_any_work(tmp_path: Path) -> None:
         train_dmc.train(dmc_args(blocker / "run"))
     with pytest.raises(ValueError, match="a-file"):
         train_ppo.train(ppo_args(blocker / "run"))
-    from training.evaluate import main as eval_main
+    from gin_cli.evaluate import main as eval_main
 
     with pytest.raises(SystemExit):
         eval_main(["gin", "--agents", "random,simple", "--pairs", "1", "--out", str(blocker)])
@@ -625,7 +625,7 @@ def test_settings_round_trip_through_json(dmc_run: Path) -> None:
 def test_the_cli_converts_only_what_it_is_told_to_trust(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from training.cli import cli
+    from gin_cli.main import cli
 
     marker = tmp_path / "ran"
     evil = evil_sb3_zip(marker, tmp_path / "sb3.zip")
@@ -643,7 +643,7 @@ def test_play_save_keeps_a_match_left_early(tmp_path: Path, typed: str) -> None:
     record replays."""
     from click.testing import CliRunner
 
-    from training.cli import cli
+    from gin_cli.main import cli
 
     path = tmp_path / "left.json"
     args = ["play", "-g", "gin", "--seed", "3", "--opponents", "simple", "--save", str(path)]

@@ -158,7 +158,7 @@ def test_resume_refuses_a_changed_search_and_a_new_run_an_old_folder(tmp_path: P
 def test_the_train_command_dispatches_tune(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from training.cli import cli
+    from gin_cli.main import cli
 
     result = CliRunner().invoke(cli, ["train", "--algo", "tune", "--table", "vegas"])
     assert result.exit_code != 0
@@ -251,7 +251,7 @@ def test_the_shipped_sets_follow_the_table() -> None:
 
 def test_the_evaluation_seats_tuned_with_the_set_of_its_table(tmp_path: Path, monkeypatch) -> None:
     import agents.tuned
-    from training.evaluation import checks, gin
+    from gin_eval import checks, gin
 
     monkeypatch.setattr(agents.tuned, "SET_DIR", tmp_path)
     monkeypatch.setattr(checks, "_AGENT_CACHE", {})

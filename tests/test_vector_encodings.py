@@ -346,7 +346,7 @@ def test_v1_games_are_registered_and_v0_stays_the_default() -> None:
     import gymnasium
 
     import agents
-    from training.cli import game_spec
+    from gin_cli.main import game_spec
 
     assert game_spec("gin").name == "gin_v0" and game_spec("three").name == "three_handed_gin_v0"
     assert game_spec("two-player").name == "gin_v0" and game_spec("3").name == "three_handed_gin_v0"

@@ -30,8 +30,8 @@ from gin_env.match import CAPTAIN  # noqa: E402
 from gin_web import tables  # noqa: E402
 from gin_web.app import MAX_MESSAGE, Server, create_app  # noqa: E402
 from gin_web.store import Store, export  # noqa: E402
-from training import replay as replay_files  # noqa: E402
-from training.cli import cli  # noqa: E402
+from gin_env import record as replay_files  # noqa: E402
+from gin_cli.main import cli  # noqa: E402
 
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
 CARD_ID = {card_str(c): c for c in range(52)}

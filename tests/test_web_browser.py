@@ -203,7 +203,7 @@ def test_a_saved_match_is_opened_and_stepped(
     site: Any, browser: Any, shots: Path, tmp_path: Path
 ) -> None:
     from gin_env import three_handed_gin_v0
-    from training.replay import save_match
+    from gin_env.record import save_match
 
     base, _ = site
     env = three_handed_gin_v0.raw_env(target_score=30)

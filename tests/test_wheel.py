@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = {"gin_env", "agents", "training", "gin_web"}
+PACKAGES = {"gin_env", "agents", "gin_eval", "training", "gin_cli", "gin_web"}
 #: Not part of a build: virtual envs, caches, run outputs, build leftovers.
 IGNORED = shutil.ignore_patterns(
     ".git", ".venv*", "runs", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "*.pyc"
@@ -95,8 +95,8 @@ def test_the_wheel_holds_the_four_packages_and_every_checkpoint(wheel: Path) -> 
         assert f"agents/checkpoints/{name}.md" in files, name  # its model card
     for package in PACKAGES:
         assert f"{package}/py.typed" in names
-    assert "training/data/hand_value.npz" in names  # the value behind --adjust value
-    assert "training/evaluation/duplicate.py" in names  # the evaluation package is library
+    assert "gin_eval/data/hand_value.npz" in names  # the value behind --adjust value
+    assert "gin_eval/duplicate.py" in names  # the evaluation package is library
     for page in ("index.html", "app.js", "style.css"):  # gin-rummy serve's page: no build step
         assert f"gin_web/static/{page}" in names
 
@@ -144,7 +144,7 @@ def test_every_agent_plays_a_hand_from_the_installed_package(venv: Path, tmp_pat
 def test_every_subcommand_runs_from_the_installed_package(venv: Path, tmp_path: Path) -> None:
     cli = str(venv / "gin-rummy")
     out = str(tmp_path / "out")
-    where = _run([str(venv / "python"), "-c", "import training.cli; print(training.cli.__file__)"],
+    where = _run([str(venv / "python"), "-c", "import gin_cli.main; print(gin_cli.main.__file__)"],
                  cwd=tmp_path)  # fmt: skip
     assert "site-packages" in where.stdout  # the installed CLI, not the clone's
     commands = [

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from training.evaluation import writer
+from gin_eval import writer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,7 +72,7 @@ def test_the_learning_curve_csv_has_every_metric_step_first(tmp_path: Path) -> N
 
 
 def test_learning_curves_draw_the_even_line_where_an_even_player_sits() -> None:
-    from training.evaluation.plots import even_level
+    from gin_eval.plots import even_level
 
     assert even_level("points_per_hand") == 0.0  # it was drawn at 0.5 on the points plot
     assert even_level("hand_win_rate") == 0.5
@@ -87,7 +87,7 @@ def _square_plus(x: int, y: int) -> int:
 def test_the_worker_pool_maps_in_order_across_maps_and_in_process() -> None:
     # Spawned workers kept for several maps (as the tuner's generations use them) give
     # what this process gives, job by job, in order.
-    from training.evaluation.pool import WorkerPool, pool_map
+    from gin_eval.pool import WorkerPool, pool_map
 
     jobs = [(k, 10 * k) for k in range(23)]
     expected = [_square_plus(*j) for j in jobs]

@@ -1,5 +1,5 @@
 """Training, evaluation and tournaments over the gin envs: the trainers, the evaluation
-package (:mod:`training.evaluation`) and the command line (:mod:`training.cli`)."""
+package (:mod:`gin_eval`) and the command line (:mod:`gin_cli.main`)."""
 
 import re
 import sys

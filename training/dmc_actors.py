@@ -43,7 +43,7 @@ from gin_env.cards import NUM_CARDS
 from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, HISTORY_SLICES
 from gin_env.match import ROLE_NAMES
 from gin_env.vector import VectorGinEnv
-from training.evaluation.pool import one_blas_thread
+from gin_eval.pool import one_blas_thread
 from training.flags import names
 
 __all__ = [

@@ -29,7 +29,7 @@ from agents.single_agent import Observation, Policy, RandomPolicy, SingleAgentEn
 from agents.trained import INPUT_KINDS, MLPAgent, policy_input
 from gin_env import games
 from gin_env.config import Table
-from training.rollout import play
+from gin_eval.rollout import play
 
 __all__ = [
     "ENVS",
@@ -182,7 +182,7 @@ def play_hands(
     **env_options: Any,
 ) -> HandsResult:
     """``hands`` one-hand episodes of ``agent`` in a random seat against ``opponent`` in
-    every other seat (played by :func:`training.rollout.play`).
+    every other seat (played by :func:`gin_eval.rollout.play`).
 
     Points are the learner's own side's, unscaled (``reward_scale=1``). Every hand counts,
     including the rare one that ends before the learner acts (the captain knocking on his

@@ -2,7 +2,7 @@
 
 A card says how the player was trained (the commands, steps, wall time, the network, the
 evaluations during training and the learning curve) and how it plays, measured by
-:mod:`training.evaluate` on a seed never used to pick it (:func:`card_evaluation`). A card
+:mod:`gin_cli.evaluate` on a seed never used to pick it (:func:`card_evaluation`). A card
 written again keeps the hand-written sections that follow its generated evaluation.
 
 - :func:`write_model_card`: MaskablePPO actors (``training.train_ppo``);
@@ -19,9 +19,9 @@ from typing import Any
 import agents
 from agents import trained
 from agents.trained import load
-from training.evaluation.gin import gin_duplicate
-from training.evaluation.stats import wilson_ci
-from training.evaluation.three_handed import three_handed
+from gin_eval.gin import gin_duplicate
+from gin_eval.stats import wilson_ci
+from gin_eval.three_handed import three_handed
 
 __all__ = [
     "card_evaluation",
@@ -44,7 +44,7 @@ def card_evaluation(
     seed: int,
     opponents: Sequence[str] = ("random", "simple", "heuristic"),
 ) -> dict[str, Any]:
-    """The model card's figures, from :mod:`training.evaluate`: gin on duplicate deals
+    """The model card's figures, from :mod:`gin_cli.evaluate`: gin on duplicate deals
     against ``opponents``; three-handed matches against two L1 and two L2 players."""
 
     agent = agents.make(name)
@@ -186,7 +186,7 @@ def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
         f"{a.get('ent_coef')} |",
         f"| Warm start | {_warm_start(a, meta.get('bc'))} |",
         "",
-        "Evaluation during training (hands won; `training.evaluate` duplicate deals in gin, "
+        "Evaluation during training (hands won; `gin_cli.evaluate` duplicate deals in gin, "
         "plain hands with random seats in the three-handed game):",
         "",
         *eval_history(meta.get("evals", [])),
@@ -198,7 +198,7 @@ def write_model_card(name: str, results: dict[str, Any], command: str) -> Path:
         ),
         "## Evaluation",
         "",
-        f"Measured by `{command}` (training.evaluate, seed {results.get('seed')}).",
+        f"Measured by `{command}` (gin_cli.evaluate, seed {results.get('seed')}).",
         "",
     ]
     return _write_card(name, lines, results)
@@ -356,7 +356,7 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
         *_resume_section(a, meta),
         "## Evaluation",
         "",
-        f"Measured by `{command}` (training.evaluate, held-out seed {results.get('seed')}).",
+        f"Measured by `{command}` (gin_cli.evaluate, held-out seed {results.get('seed')}).",
         "",
     ]
     return _write_card(name, lines, results)
@@ -455,7 +455,7 @@ def write_rollout_card(name: str, results: dict[str, Any], command: str) -> Path
         "",
         "## Evaluation",
         "",
-        f"Measured by `{command}` (training.evaluate, held-out seed {results.get('seed')}).",
+        f"Measured by `{command}` (gin_cli.evaluate, held-out seed {results.get('seed')}).",
         "",
     ]
     return _write_card(name, lines, results)

@@ -25,7 +25,7 @@ agent (``agents/checkpoints/NAME.zip``).
 ``--resume`` restores the run's saved settings (total steps aside, see :data:`CHANGEABLE`);
 a flag given on resume that contradicts them is an error naming it. ``gin-rummy train
 --algo dmc`` runs :mod:`training.train_dmc` (Deep Monte-Carlo) instead: the command line
-(:mod:`training.cli`) picks the trainer. Shared pieces live in their own
+(:mod:`gin_cli.main`) picks the trainer. Shared pieces live in their own
 modules: :mod:`training.checkpoints`, :mod:`training.flags`, :mod:`training.model_cards`,
 :mod:`training.periodic_eval`, :mod:`training.behaviour_cloning` (the warm start).
 """
@@ -71,8 +71,8 @@ from training.checkpoints import (
     write_checkpoint,
     write_json_atomic,
 )
-from training.evaluation.plots import plot_curves
-from training.evaluation.writer import write_json
+from gin_eval.plots import plot_curves
+from gin_eval.writer import write_json
 from training.flags import HELP, RUN_FLAGS, command_line, names, parse
 from training.league import ENVS, FIXED_OPPONENTS, League, LeagueEnv, make_env
 from training.model_cards import card_evaluation, write_model_card
@@ -637,7 +637,7 @@ def train(args: Args) -> dict[str, Any]:
 
 def plot_learning_curve(run_dir: Path, evals: list[dict[str, float]], args: Args) -> Path | None:
     """Hand win rate against each evaluation opponent over training (the one learning
-    curve, :func:`training.evaluation.plots.plot_curves`)."""
+    curve, :func:`gin_eval.plots.plot_curves`)."""
     return plot_curves(run_dir / "learning_curve.png", evals, "hand_win_rate",
                        f"MaskablePPO, {args.env}")  # fmt: skip
 

@@ -13,7 +13,7 @@ library's (the ``train`` extra).
   set shipped for the table or, at ``eaai``, OpenSpiel's, and the styles ``gin-only`` and
   ``knock-early`` of L2's family, :data:`STYLES`). ``--fitness games`` counts instead the
   share of matches to the table's target won (mirrored pairs of real games on common
-  decks, the score in the observation, :mod:`training.evaluation.matches`), and the final
+  decks, the score in the observation, :mod:`gin_eval.matches`), and the final
   choice and the report play the pool's fixed opponents in games. Every
   candidate of a generation meets the same opponents on the same deals
   (``--pairs`` per opponent, new deals each generation), so the differences between them
@@ -82,11 +82,11 @@ from training.checkpoints import (
     read_jsonl,
     write_json_atomic,
 )
-from training.evaluation.gin import deal_deck, play_duplicate_batched, play_gin_pair
-from training.evaluation.matches import play_match_table
-from training.evaluation.pool import WorkerPool
-from training.evaluation.stats import mean_ci
-from training.evaluation.writer import write_json
+from gin_eval.gin import deal_deck, play_duplicate_batched, play_gin_pair
+from gin_eval.matches import play_match_table
+from gin_eval.pool import WorkerPool
+from gin_eval.stats import mean_ci
+from gin_eval.writer import write_json
 from training.progress import Progress
 
 __all__ = [
@@ -152,7 +152,7 @@ STARTS = ("L2", "tuned", "gin-only", "knock-early")
 #: deadwood in its first turns only, then plays for gin).
 POOL_OPPONENTS = ("L2", "L1", "tuned", "gin-only", "knock-early")
 #: What a candidate's fitness counts: points per hand, or the share of matches to the
-#: table's target won (mirrored pairs of real games, :mod:`training.evaluation.matches`).
+#: table's target won (mirrored pairs of real games, :mod:`gin_eval.matches`).
 FITNESSES = ("points", "games")
 #: Per generation, what a shipped set keeps of its search (the card's table).
 SEARCH_COLUMNS = (
@@ -342,7 +342,7 @@ def play_batched(
 ) -> list[list[float]]:
     """:func:`play_block` for every (A, B) of ``matches`` at once on the batched engine
     (:class:`~gin_env.vector.VectorGinEnv`, the compiled L2 and L1 of
-    :mod:`agents.batched`): the same decks (:func:`training.evaluation.gin.deal_deck`), A once
+    :mod:`agents.batched`): the same decks (:func:`gin_eval.gin.deal_deck`), A once
     the non-dealer and once the dealer of each. The same points as :func:`play_block`."""
     policies: dict[Any, Any] = {}
 
@@ -381,7 +381,7 @@ def play_games_batched(
 ) -> list[list[float]]:
     """For every (A, B) of ``matches``, A's share of each mirrored pair of matches won at
     ``table`` (to its target, under its dealer rule), pairs ``start .. start + pairs`` of
-    ``seed``, all on the same deals (:func:`training.evaluation.matches.play_match_table`)."""
+    ``seed``, all on the same deals (:func:`gin_eval.matches.play_match_table`)."""
     config = table
     cache: dict[Any, Any] = {}
 

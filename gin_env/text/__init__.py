@@ -41,7 +41,7 @@ lines cut at "...")::
 
 Replies
 -------
-:func:`~gin_env.text.words.parse_reply` reads strict moves (``draw``, ``take``,
+:func:`~gin_env.text.replies.parse_reply` reads strict moves (``draw``, ``take``,
 ``pass``, ``discard 7H``, ``knock 3C``, ``no-advice``, ``big-gin``; rummy ``take
 discard``, ``meld 5H 6H 7H``, ``lay off 8H on run``), a JSON object with a ``"move"``, a
 ``move: ...`` line, a card alone (``10h``, ``seven of hearts``: a discard) and a move
@@ -91,17 +91,15 @@ prompt and a whole hand.
 from __future__ import annotations
 
 from gin_env.text.env import ON_INVALID, SeatText, env, raw_env
+from gin_env.text.replies import ReplyError, parse_advice, parse_reply
 from gin_env.text.views import facts, game_of, seat_text, table_of
 from gin_env.text.words import (
     GinFacts,
-    ReplyError,
     RummyFacts,
     Table,
     describe,
     legal_words,
     move_words,
-    parse_advice,
-    parse_reply,
     rules_in_brief,
 )
 

@@ -14,16 +14,9 @@ from gin_env import games
 from gin_env.aec_tools import StatePickle
 from gin_env.config import check_choice, check_int
 from gin_env.encoding import OBS_SLICES
+from gin_env.text.replies import MAX_REPLY_CHARS, ReplyError, parse_advice, parse_reply, sanitize
 from gin_env.text.views import facts, table_of
-from gin_env.text.words import (
-    MAX_REPLY_CHARS,
-    ReplyError,
-    describe,
-    move_words,
-    parse_advice,
-    parse_reply,
-    sanitize,
-)
+from gin_env.text.words import describe, move_words
 
 __all__ = ["raw_env", "env", "SeatText", "ON_INVALID", "CHARSET", "OBSERVATION_CHARS"]
 

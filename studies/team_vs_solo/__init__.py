@@ -7,9 +7,9 @@ balance,learned,fit-value,plot,report} ...``. Each study is a function that retu
 JSON-ready dict; the command line writes ``<out>/team_*.json/csv/png`` (``--out``, default
 ``runs/team_vs_solo``; the committed figures are in ``results/team_*/``).
 
-- ``duplicate``: :func:`~training.evaluation.duplicate.duplicate_vs_plain` (the
+- ``duplicate``: :func:`~gin_eval.duplicate.duplicate_vs_plain` (the
   duplicate design against plain deals at one size, with ``--adjust deal|draws|value``
-  the luck corrections of :mod:`training.evaluation.luck`; writes ``team_duplicate*``,
+  the luck corrections of :mod:`gin_eval.luck`; writes ``team_duplicate*``,
   the stem ending in the ``--adjust`` value).
 - :func:`advice_matrix` (``advice``, ``ablations``, ``hidden``): single hands
   (``episode="hand"``) where the roles are filled by policy: a fixed box, a captain and an

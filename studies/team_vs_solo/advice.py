@@ -13,14 +13,14 @@ from agents.ablations import ADVICE_ABLATIONS
 from gin_env import actions as A
 from gin_env.config import ThreeHandedConfig, table_changes
 from gin_env.encoding import OBS_SLICES
-from training.evaluation.checks import AgentSpec, OptionError, agent_of, check_count, label_of
-from training.evaluation.luck import (
+from gin_eval.checks import AgentSpec, OptionError, agent_of, check_count, label_of
+from gin_eval.luck import (
     check_three,
 )
-from training.evaluation.play import play_advice_hands
-from training.evaluation.pool import pool_map
-from training.evaluation.reports import or_nan
-from training.evaluation.stats import mean_ci, wilson_ci
+from gin_eval.play import play_advice_hands
+from gin_eval.pool import pool_map
+from gin_eval.reports import or_nan
+from gin_eval.stats import mean_ci, wilson_ci
 
 __all__ = [
     "cell_summary",

@@ -9,13 +9,13 @@ import numpy as np
 
 from gin_env.config import ThreeHandedConfig, table_changes
 from gin_env.match import ROLE_NAMES
-from training.evaluation.checks import AgentSpec, OptionError, check_count, label_of
-from training.evaluation.luck import (
+from gin_eval.checks import AgentSpec, OptionError, check_count, label_of
+from gin_eval.luck import (
     check_three,
 )
-from training.evaluation.play import play_seated_match
-from training.evaluation.pool import pool_map
-from training.evaluation.stats import cluster_ratio_ci, wilson_ci
+from gin_eval.play import play_seated_match
+from gin_eval.pool import pool_map
+from gin_eval.stats import cluster_ratio_ci, wilson_ci
 
 __all__ = ["BALANCE_OPTIONS", "balance", "balance_rows"]
 

@@ -20,13 +20,13 @@ from studies.team_vs_solo.figures import (
 )
 from studies.team_vs_solo.report import adjusted_report, learned_report, report
 from studies.team_vs_solo.value_fit import fit_value_on_pilot
-from training.evaluation.checks import OptionError
-from training.evaluation.duplicate import duplicate_vs_plain, write_duplicate
-from training.evaluation.hand_value import DEFAULT_VALUE_PATH
-from training.evaluation.luck import ADJUST_MODES
-from training.evaluation.plots import plot_duplicate
-from training.evaluation.reports import text_table
-from training.evaluation.writer import write_result
+from gin_eval.checks import OptionError
+from gin_eval.duplicate import duplicate_vs_plain, write_duplicate
+from gin_eval.hand_value import DEFAULT_VALUE_PATH
+from gin_eval.luck import ADJUST_MODES
+from gin_eval.plots import plot_duplicate
+from gin_eval.reports import text_table
+from gin_eval.writer import write_result
 
 __all__ = [
     "DEFAULT_OUT",
@@ -140,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "--value",
         default=None,
         help="with --adjust value: the saved value (.npz from fit-value; default "
-        "training/data/hand_value.npz)",
+        "gin_eval/data/hand_value.npz)",
     )
     d.add_argument(
         "--adjust-deals",

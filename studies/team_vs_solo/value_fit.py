@@ -1,12 +1,12 @@
 """Fitting the learned value of a hand state (``python -m studies.team_vs_solo fit-value``):
-the research behind ``training/data/hand_value.npz``, the value that
+the research behind ``gin_eval/data/hand_value.npz``, the value that
 ``gin-rummy eval three --adjust value`` uses.
 
 :func:`fit_value_on_pilot` plays single hands on a **pilot** seed (never the seed a study
 reports) and fits :func:`fit_value` (torch) on every state ``V`` is evaluated at
 (:func:`hand_states`: after the deal and after each draw from the stock), each with its
 hand's final box points as the target. The result is a
-:class:`training.evaluation.hand_value.HandValue`, which the library only loads and
+:class:`gin_eval.hand_value.HandValue`, which the library only loads and
 applies. Why these features and this size: docs/team_vs_solo.md.
 """
 
@@ -21,17 +21,17 @@ import numpy as np
 
 from gin_env.config import HandRules, ThreeHandedConfig, table_changes
 from gin_env.hand import GinHand
-from training.evaluation.checks import AgentSpec, OptionError, check_count, unique_labels
-from training.evaluation.hand_value import (
+from gin_eval.checks import AgentSpec, OptionError, check_count, unique_labels
+from gin_eval.hand_value import (
     FEATURE_SIZE,
     SEAT_BOX,
     HandValue,
     replay_hand,
     state_features,
 )
-from training.evaluation.luck import check_three
-from training.evaluation.play import PERMUTATIONS, role_hand_job, seat_specs
-from training.evaluation.pool import pool_map
+from gin_eval.luck import check_three
+from gin_eval.play import PERMUTATIONS, role_hand_job, seat_specs
+from gin_eval.pool import pool_map
 
 __all__ = ["hand_states", "fit_value", "fit_value_on_pilot"]
 
@@ -151,10 +151,10 @@ def fit_value_on_pilot(
     hidden: Sequence[int] = (64, 32),
     epochs: int = 12,
 ) -> HandValue:
-    """A :class:`~training.evaluation.hand_value.HandValue` fitted on ``6 * deals`` single hands of
+    """A :class:`~gin_eval.hand_value.HandValue` fitted on ``6 * deals`` single hands of
     a **pilot** ``seed`` (never the seed a study reports): fresh deals, the three agents in the six
     role assignments in turn (the plain design of
-    :func:`~training.evaluation.duplicate.duplicate_three`), every state ``V`` is evaluated at
+    :func:`~gin_eval.duplicate.duplicate_three`), every state ``V`` is evaluated at
     (:func:`hand_states`) with its hand's final box points as the target (:func:`fit_value`)."""
     if len(agents) != 3:
         raise OptionError(f"the pilot needs exactly 3 agents, got {len(agents)}")

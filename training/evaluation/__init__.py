@@ -1,30 +1,20 @@
-"""The evaluation package: what the command line, the trainers and the studies use to
-measure agents.
+"""Deprecated: the evaluation package is :mod:`gin_eval` (moved out of ``training`` in 0.2.0;
+this alias goes in 0.3.0). ``training.evaluation.<module>`` is ``gin_eval.<module>``."""
 
-- :mod:`~training.evaluation.checks`: agents by spec, :class:`OptionError` and the checks
-  made before any game is played;
-- :mod:`~training.evaluation.stats`: confidence intervals, ratings, and the statistics
-  clustered (and paired) by deal;
-- :mod:`~training.evaluation.pool`: the one worker pool;
-- :mod:`~training.evaluation.writer`: the one result writer (JSON with its provenance, CSV);
-- :mod:`~training.evaluation.plots`: bars with CIs, the learning curve, duplicate figures;
-- :mod:`~training.evaluation.reports`: text tables and the formatters of markdown reports;
-- :mod:`~training.evaluation.play`: three-handed matches and single hands with every agent
-  in every seat or role (:func:`~training.evaluation.play.play_advice_hands`: a captain,
-  an adviser and a box);
-- :mod:`~training.evaluation.duplicate`: duplicate three-handed evaluation;
-- :mod:`~training.evaluation.luck`: the luck corrections (``--adjust deal|draws|value``);
-- :mod:`~training.evaluation.hand_value`: the learned value of a hand state behind
-  ``--adjust value``.
+import importlib
+import pkgutil
+import sys
+import warnings
 
-- :mod:`~training.evaluation.gin`: duplicate two-player gin;
-- :mod:`~training.evaluation.three_handed`: plain three-handed matches in every rotation;
-- :mod:`~training.evaluation.ladder`: the round-robin ladder (OpenSkill, Elo).
+import gin_eval
+from gin_eval import *  # noqa: F403
 
-``gin-rummy eval`` is :mod:`training.evaluate`; evaluation during training is
-:mod:`training.periodic_eval`.
-"""
-
-from training.evaluation.checks import OptionError
-
-__all__ = ["OptionError"]
+warnings.warn(
+    "training.evaluation is deprecated; import gin_eval instead (removed in 0.3.0)",
+    DeprecationWarning,
+    stacklevel=2,
+)
+# Each submodule answers to its old name too, so `from training.evaluation.gin import x`
+# keeps working for one release.
+for _info in pkgutil.iter_modules(gin_eval.__path__):
+    sys.modules[f"{__name__}.{_info.name}"] = importlib.import_module(f"gin_eval.{_info.name}")

@@ -8,7 +8,7 @@ import sys
 from agents.heuristic import HeuristicParams
 from agents.heuristic_batched import BatchedHeuristic
 from agents.tuned import TABLES, load_sets
-from training.evaluation.matches import play_match_table
+from gin_eval.matches import play_match_table
 
 seed, pairs = int(sys.argv[1]), int(sys.argv[2])
 config = TABLES["eaai"]

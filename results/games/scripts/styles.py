@@ -6,7 +6,7 @@ import dataclasses
 from agents.heuristic import HeuristicParams
 from agents.heuristic_batched import BatchedHeuristic
 from agents.tuned import TABLES
-from training.evaluation.matches import play_match_table
+from gin_eval.matches import play_match_table
 from training.tune import STYLES, todays_tuned
 
 config = TABLES["eaai"]

@@ -7,7 +7,7 @@ import time
 from agents.heuristic import HeuristicParams
 from agents.heuristic_batched import BatchedHeuristic
 from agents.tuned import TABLES
-from training.evaluation.matches import play_match_table
+from gin_eval.matches import play_match_table
 from training.tune import todays_tuned
 
 config = TABLES["eaai"]

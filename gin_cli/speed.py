@@ -218,7 +218,7 @@ def rummy_agent_steps_per_second(num_players: int, seconds: float = 3.0) -> floa
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog=prog_name("python -m training.speed"), description=cli_description(__doc__)
+        prog=prog_name("python -m gin_cli.speed"), description=cli_description(__doc__)
     )
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per contender")
     parser.add_argument("--rounds", type=int, default=5, help="slices each contender runs in")

@@ -22,8 +22,8 @@ from gin_env import games
 from gin_env.config import ThreeHandedConfig
 from gin_env.encoding import OBS_SLICES
 from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch
-from training.evaluation.checks import AgentSpec, agent_of
-from training.evaluation.outcomes import hand_outcome
+from gin_eval.checks import AgentSpec, agent_of
+from gin_eval.outcomes import hand_outcome
 
 __all__ = [
     "PERMUTATIONS",

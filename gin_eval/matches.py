@@ -6,7 +6,7 @@ simulated matches.
   on the compiled engine, the scores entered, the deal passed by the table's
   ``dealer_rule`` through :func:`gin_env.match.next_dealer`, until a player reaches the
   target): in pair ``k`` both matches are dealt the same deck sequence
-  (:func:`~training.evaluation.gin.deal_deck` of ``k * HAND_STRIDE + hand``), A dealing the
+  (:func:`~gin_eval.gin.deal_deck` of ``k * HAND_STRIDE + hand``), A dealing the
   first hand of one and B of the other. The players see the match score in their
   observation, as the ``gin_v0`` env shows it (``scores``: dealer's, non-dealer's, over the
   target, capped at 1). A match may start from any scores (``start``).
@@ -16,8 +16,8 @@ simulated matches.
   :func:`play_matches` from each of a list of scores: predicted and simulated win chance with
   the simulation's 95% CI (over pairs).
 
-``python -m training.evaluation.matches`` runs the check (and writes a JSON with
-``--out``); ``python -m training.evaluation.matches games`` plays two players' matches.
+``python -m gin_eval.matches`` runs the check (and writes a JSON with
+``--out``); ``python -m gin_eval.matches games`` plays two players' matches.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from agents.tuned import TABLES, rules_dict
 from gin_env.config import GinConfig, HandRules
 from gin_env.encoding import OBS_SLICES
 from gin_env.match import DEALER, next_dealer
-from training.evaluation.gin import deal_deck, play_duplicate_batched, play_hands_batched
-from training.evaluation.stats import Z95, chi2_fit, mean_ci
-from training.evaluation.writer import write_json
+from gin_eval.gin import deal_deck, play_duplicate_batched, play_hands_batched
+from gin_eval.stats import Z95, chi2_fit, mean_ci
+from gin_eval.writer import write_json
 
 __all__ = [
     "HAND_STRIDE",
@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["outcomes"]:
         return _ship_outcomes(argv[1:])
     games = argv[:1] == ["games"]
-    parser = argparse.ArgumentParser(prog="python -m training.evaluation.matches")
+    parser = argparse.ArgumentParser(prog="python -m gin_eval.matches")
     parser.add_argument("--table", default="eaai", choices=list(TABLES))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="")
@@ -339,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _ship_outcomes(argv: list[str]) -> int:
     """L2 against L2's hand outcomes at every named table, as :data:`SHIPPED`."""
-    parser = argparse.ArgumentParser(prog="python -m training.evaluation.matches outcomes")
+    parser = argparse.ArgumentParser(prog="python -m gin_eval.matches outcomes")
     parser.add_argument("--pairs", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=str(SHIPPED))
@@ -354,7 +354,7 @@ def _ship_outcomes(argv: list[str]) -> int:
             f"{name}: {len(outcomes.points)} outcomes, dead hands by dealer "
             f"{outcomes.chances[:, outcomes.points == 0].ravel()}"
         )
-    command = f"python -m training.evaluation.matches outcomes --pairs {ns.pairs} --seed {ns.seed}"
+    command = f"python -m gin_eval.matches outcomes --pairs {ns.pairs} --seed {ns.seed}"
     write_json(
         Path(ns.out),
         {"format": FORMAT, "players": "L2 against L2", "tables": tables},

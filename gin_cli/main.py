@@ -5,12 +5,12 @@ Subcommands::
     gin-rummy play     a person plays in the terminal against agents, in any seat
     gin-rummy match    agents play a match, printed hand by hand (or saved as a replay)
     gin-rummy replay   play a saved match back, as text or as a GIF
-    gin-rummy eval     front door to training.evaluate (all options passed through)
+    gin-rummy eval     front door to gin_cli.evaluate (all options passed through)
     gin-rummy train    the trainers: --algo ppo (training.train_ppo, the default) or dmc
                        (training.train_dmc); the other options go to the trainer
     gin-rummy serve    the table in a browser: a local web app to play, watch and replay
                        (extra "web"; gin_web.cli, found by its entry point)
-    gin-rummy bench    env: how fast the envs run here (training.speed, installed); rules,
+    gin-rummy bench    env: how fast the envs run here (gin_cli.speed, installed); rules,
                        rummy: benchmarks/bench_<rules|rummy>.py of a source checkout
 
 Games (``--game``): ``three`` (three-handed gin, the default), ``gin`` (two-player gin),
@@ -56,10 +56,10 @@ from gin_env.hand import Phase
 from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
 from gin_env.melds import GIN_MELDS, deadwood_mask
 from training import flags
-from training import replay as replay_files
-from training.evaluation.rummy import RULES as RUMMY_RULES
-from training.replay import hand_lines, match_outcome, save_match
-from training.rollout import play as play_rollout
+from gin_env import record as replay_files
+from gin_eval.rummy import RULES as RUMMY_RULES
+from gin_env.record import hand_lines, match_outcome, save_match
+from gin_eval.rollout import play as play_rollout
 
 __all__ = [
     "main",
@@ -1004,11 +1004,11 @@ def eval_table(design: str | None, pairs: Sequence[str]) -> Table | None:
 @_rule_options
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def eval_(rule_options: tuple[str, ...], args: tuple[str, ...]) -> None:
-    """Evaluate agents (training.evaluate): gin-rummy eval --help for its options; eval gin
+    """Evaluate agents (gin_cli.evaluate): gin-rummy eval --help for its options; eval gin
     and eval three also take the table's rules as -o name=value, as play and match do."""
     design = next((a for a in args if not a.startswith("-")), None)
     table = eval_table(design, rule_options)
-    raise SystemExit(_forward("training.evaluate", args, "gin-rummy eval", table=table))
+    raise SystemExit(_forward("gin_cli.evaluate", args, "gin-rummy eval", table=table))
 
 
 #: The trainers by ``gin-rummy train --algo`` name: each a leaf module with ``main(argv)``,
@@ -1072,7 +1072,7 @@ def bench(which: str | None, args: tuple[str, ...]) -> None:
     if which in (None, "-h", "--help"):
         click.echo(
             "Usage: gin-rummy bench rules|env|rummy [OPTIONS]\n\n"
-            "  env: how fast the envs run on this machine (training.speed, installed with the\n"
+            "  env: how fast the envs run on this machine (gin_cli.speed, installed with the\n"
             "  package); rules, rummy: benchmarks/bench_<which>.py of a source checkout.\n"
             "  Options go to the benchmark (gin-rummy bench env --help)."
         )
@@ -1080,7 +1080,7 @@ def bench(which: str | None, args: tuple[str, ...]) -> None:
     if which not in BENCHES:
         raise click.BadParameter(f"{which!r}; allowed: {', '.join(BENCHES)}", param_hint="WHICH")
     if which == "env":
-        raise SystemExit(_forward("training.speed", args, "gin-rummy bench env"))
+        raise SystemExit(_forward("gin_cli.speed", args, "gin-rummy bench env"))
     path = REPO_ROOT / "benchmarks" / f"bench_{which}.py"
     if not path.exists():  # an installed package: say so without a path into site-packages
         raise click.ClickException(

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from gin_env.config import Table
-from training.evaluation.checks import AgentSpec, agent_of, label_of
+from gin_eval.checks import AgentSpec, agent_of, label_of
 
 __all__ = [
     "WIN_KINDS",
@@ -87,7 +87,7 @@ def text_stats(specs: Sequence[AgentSpec], table: Table) -> dict[str, Any]:
 
 
 def leaderboard_markdown(r: Mapping[str, Any], text: Mapping[str, Any] | None = None) -> str:
-    """A ladder's result (:func:`~training.evaluation.ladder.ladder`) as a Markdown table:
+    """A ladder's result (:func:`~gin_eval.ladder.ladder`) as a Markdown table:
     rank, agent, OpenSkill mu +/- sigma and ordinal, Elo with its bootstrap 95% interval,
     and for agents that play in words their invalid-reply rate and tokens and seconds per
     decision."""

@@ -9,7 +9,7 @@ so one seed with the agents permuted over the seats replays the same decks. Per 
 match win %, and by role hand win %, points per hand and the **edge** (the agent's points
 per hand in the role minus the other two agents' in the same role), each with a 95% CI
 clustered by deal sequence. ``adjust`` adds the figures corrected for luck
-(:mod:`training.evaluation.luck`). :func:`duplicate_vs_plain` runs both designs at one
+(:mod:`gin_eval.luck`). :func:`duplicate_vs_plain` runs both designs at one
 size and reports the ratio of the CI half-widths; :func:`eval_duplicate` is
 ``gin-rummy eval three --duplicate``.
 """
@@ -26,9 +26,9 @@ import numpy as np
 
 from gin_env.config import HandRules, ThreeHandedConfig, table_changes
 from gin_env.match import BOX, ROLE_NAMES
-from training.evaluation.checks import AgentSpec, OptionError, check_count, unique_labels
-from training.evaluation.hand_value import HandValue, value_corrections
-from training.evaluation.luck import (
+from gin_eval.checks import AgentSpec, OptionError, check_count, unique_labels
+from gin_eval.hand_value import HandValue, value_corrections
+from gin_eval.luck import (
     COVARIATES,
     DRAW_CORRECTIONS,
     VALUE_COVARIATES,
@@ -39,12 +39,12 @@ from training.evaluation.luck import (
     draw_corrections,
     load_value,
 )
-from training.evaluation.outcomes import text_stats, win_kinds
-from training.evaluation.play import PERMUTATIONS, play_seated_match, role_hand_job, seat_specs
-from training.evaluation.plots import plot_edges
-from training.evaluation.pool import pool_map
-from training.evaluation.reports import duplicate_rows
-from training.evaluation.stats import (
+from gin_eval.outcomes import text_stats, win_kinds
+from gin_eval.play import PERMUTATIONS, play_seated_match, role_hand_job, seat_specs
+from gin_eval.plots import plot_edges
+from gin_eval.pool import pool_map
+from gin_eval.reports import duplicate_rows
+from gin_eval.stats import (
     adjusted_mean_ci,
     cluster_diff_ci,
     cluster_ratio_ci,
@@ -52,7 +52,7 @@ from training.evaluation.stats import (
     deal_share,
     half_width,
 )
-from training.evaluation.writer import write_result
+from gin_eval.writer import write_result
 
 __all__ = ["duplicate_three", "duplicate_vs_plain", "write_duplicate", "eval_duplicate"]
 
@@ -89,17 +89,17 @@ def duplicate_three(
 
     ``adjust=True`` adds, per agent and role, the points per hand and the paired edge **adjusted for
     the deal** (``adjusted_points_per_hand`` / ``adjusted_ci95``, ``adjusted_paired_edge`` /
-    ``adjusted_paired_edge_ci95``): :func:`~training.evaluation.stats.adjusted_mean_ci` on each
-    hand's :func:`~training.evaluation.luck.deal_covariates`, ``beta`` cross-fitted (two folds of
+    ``adjusted_paired_edge_ci95``): :func:`~gin_eval.stats.adjusted_mean_ci` on each
+    hand's :func:`~gin_eval.luck.deal_covariates`, ``beta`` cross-fitted (two folds of
     deals) per agent and role, the covariates' mean from ``adjust_deals`` shuffled decks
-    (:func:`~training.evaluation.luck.covariate_means`, its error included in the CI).
+    (:func:`~gin_eval.luck.covariate_means`, its error included in the CI).
     ``adjust="draws"`` corrects also for the luck of every card drawn from the stock (AIVAT-style):
-    the covariates are the deal's plus the hand's :func:`~training.evaluation.luck.draw_corrections`
+    the covariates are the deal's plus the hand's :func:`~gin_eval.luck.draw_corrections`
     (mean 0 exactly), all with one cross-fitted ``beta``. ``adjust="value"`` makes the same kind of
-    corrections with a learned value of the full state (:mod:`training.evaluation.hand_value`;
-    ``value``: a :class:`~training.evaluation.hand_value.HandValue` or the path of a saved one, by
-    default :data:`~training.evaluation.hand_value.DEFAULT_VALUE_PATH`): the covariates are the
-    deal's plus :data:`~training.evaluation.luck.VALUE_COVARIATES`. ``adjust=True`` is ``"deal"``.
+    corrections with a learned value of the full state (:mod:`gin_eval.hand_value`;
+    ``value``: a :class:`~gin_eval.hand_value.HandValue` or the path of a saved one, by
+    default :data:`~gin_eval.hand_value.DEFAULT_VALUE_PATH`): the covariates are the
+    deal's plus :data:`~gin_eval.luck.VALUE_COVARIATES`. ``adjust=True`` is ``"deal"``.
     """
     if unit not in ("match", "hand"):
         raise OptionError(f"unit must be 'match' or 'hand', got {unit!r}")
@@ -160,8 +160,8 @@ def _duplicate_summary(
 ) -> dict[str, Any]:
     """The statistics of :func:`duplicate_three`; ``adjust``: the covariates' ``(mu, cov)``
     (adjust for the deal); ``draws``: the hand rules, to correct also for the stock draws
-    (:func:`~training.evaluation.luck.draw_corrections`), or with ``learned`` by the learned value's
-    :func:`~training.evaluation.hand_value.value_corrections` (then ``adjust`` holds the mean of
+    (:func:`~gin_eval.luck.draw_corrections`), or with ``learned`` by the learned value's
+    :func:`~gin_eval.hand_value.value_corrections` (then ``adjust`` holds the mean of
     ``value_deal`` too)."""
     clusters = sorted({m["cluster"] for m in matches})
     at = {c: k for k, c in enumerate(clusters)}
@@ -304,13 +304,13 @@ def _adjusted_by_role(
     by_role: dict[str, dict[str, float | None]],
 ) -> dict[tuple[int, int], dict[str, Any]]:
     """Per (agent, role): the points per hand and the paired edge adjusted for the deal's
-    covariates (:func:`~training.evaluation.stats.adjusted_mean_ci`; ``beta`` cross-fitted by
-    :func:`~training.evaluation.stats.crossfit_beta`, for the points per role on all agents' hands,
+    covariates (:func:`~gin_eval.stats.adjusted_mean_ci`; ``beta`` cross-fitted by
+    :func:`~gin_eval.stats.crossfit_beta`, for the points per role on all agents' hands,
     for the paired edge per agent and role).
 
     Fills ``by_role[role]`` with ``covariate_r2``, the share of the variance of a hand's points in
     the role the cross-fitted adjustment removes, and ``deal_share``, the share common to every
-    replay of the same cards (:func:`~training.evaluation.stats.deal_share`; None without replays).
+    replay of the same cards (:func:`~gin_eval.stats.deal_share`; None without replays).
     ``x_of[(cluster, hand index)]``: the deal's covariates (whose mean and its covariance are
     ``adjust``). Rows with draw corrections (the last item, mean 0) append them."""
     extra = per_hand[0][5].size if per_hand else 0

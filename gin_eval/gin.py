@@ -3,7 +3,7 @@ deal's hands and the dealer) swapped; points per hand with a 95% CI over pairs, 
 gin / knock / undercut / draw rates, decision time; optionally matches to ``target_score``
 on paired seeds (the same deck sequence, seats swapped) for match win %.
 
-Work is split over worker processes (:func:`~training.evaluation.pool.pool_map`: agents
+Work is split over worker processes (:func:`~gin_eval.pool.pool_map`: agents
 travel as names/specs, or as picklable objects) and depends on ``seed`` alone (with agents
 whose budget is a count rather than seconds).
 """
@@ -20,7 +20,7 @@ from gin_env import games
 from gin_env.config import GinConfig, table_changes, table_options
 from gin_env.match import NONDEALER
 from gin_env.vector import VectorGinEnv
-from training.evaluation.checks import (
+from gin_eval.checks import (
     AgentSpec,
     OptionError,
     agent_of,
@@ -28,10 +28,10 @@ from training.evaluation.checks import (
     check_setup,
     label_of,
 )
-from training.evaluation.outcomes import hand_outcome, text_stats, win_kinds
-from training.evaluation.pool import pool_map
-from training.evaluation.stats import mean_ci, wilson_ci
-from training.rollout import play
+from gin_eval.outcomes import hand_outcome, text_stats, win_kinds
+from gin_eval.pool import pool_map
+from gin_eval.stats import mean_ci, wilson_ci
+from gin_eval.rollout import play
 
 __all__ = [
     "KINDS",

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from gin_env.extras import require
-from training.evaluation.checks import check_count
+from gin_eval.checks import check_count
 
 __all__ = [
     "Z95",

@@ -4,12 +4,12 @@ value of the state.
 - **The deal** (``adjust="deal"``): :data:`COVARIATES` of the deck alone
   (:func:`deal_covariates`), their mean from a deals-only Monte Carlo
   (:func:`covariate_means`: no hand is played), and a regression adjustment with ``beta``
-  cross-fitted by deal (:func:`~training.evaluation.stats.adjusted_mean_ci`).
+  cross-fitted by deal (:func:`~gin_eval.stats.adjusted_mean_ci`).
 - **Every stock draw** (``adjust="draws"``, AIVAT-style): at each draw the drawer's
   features for the card drawn minus their mean over every card then in the stock
   (:func:`draw_corrections`, mean 0 exactly) join the deal's covariates.
 - **A learned value** (``adjust="value"``): the same corrections made with a learned value
-  of the full state (:mod:`training.evaluation.hand_value`; :func:`load_value` gives the
+  of the full state (:mod:`gin_eval.hand_value`; :func:`load_value` gives the
   one the package ships by default, or loads another saved one).
 """
 
@@ -26,13 +26,13 @@ from gin_env.cards import NUM_CARDS
 from gin_env.config import HandRules, ThreeHandedConfig, table_options
 from gin_env.hand import DRAW_AT_STOCK, GinHand, Phase
 from gin_env.melds import deadwood_mask, discard_deadwoods
-from training.evaluation.checks import (
+from gin_eval.checks import (
     AgentSpec,
     OptionError,
     check_count,
     check_setup,
 )
-from training.evaluation.hand_value import (
+from gin_eval.hand_value import (
     DEFAULT_VALUE_PATH,
     HandValue,
     deal_values,
@@ -163,10 +163,10 @@ DRAW_CORRECTIONS = (
 _DRAW_FEATURES = 3
 
 
-#: ``adjust`` values of :func:`~training.evaluation.duplicate.duplicate_three`: the deal's
+#: ``adjust`` values of :func:`~gin_eval.duplicate.duplicate_three`: the deal's
 #: covariates alone, also the corrections for the luck of every stock draw with hand-made
 #: features (``"draws"``), or with a learned value of the full state (``"value"``,
-#: :mod:`training.evaluation.hand_value`).
+#: :mod:`gin_eval.hand_value`).
 ADJUST_MODES = ("deal", "draws", "value")
 
 
@@ -226,7 +226,7 @@ def adjust_mode(adjust: object) -> str | None:
 
 def load_value(value: HandValue | str | Path | None = None) -> HandValue:
     """The learned value for ``adjust="value"``: ``value`` itself, the one saved at that
-    path, or (None) the committed :data:`~training.evaluation.hand_value.DEFAULT_VALUE_PATH`."""
+    path, or (None) the committed :data:`~gin_eval.hand_value.DEFAULT_VALUE_PATH`."""
     if isinstance(value, HandValue):
         return value
     if value is not None and not isinstance(value, str | Path):
@@ -239,6 +239,6 @@ def load_value(value: HandValue | str | Path | None = None) -> HandValue:
 
 def check_three(specs: Sequence[AgentSpec], table: ThreeHandedConfig) -> None:
     """Build the agents and a three-handed env at ``table`` up front: a bad spec, or an agent
-    that refuses the table, is an :class:`~training.evaluation.checks.OptionError` before
+    that refuses the table, is an :class:`~gin_eval.checks.OptionError` before
     any game is played."""
     check_setup(specs, lambda: three_handed_gin_v0.raw_env(**table_options(table)), table)

@@ -16,7 +16,7 @@ from gin_env import games
 from gin_env.cards import mask_points
 from gin_env.config import RummyConfig, table_changes
 from gin_env.rummy import MAX_PLAYERS, MIN_PLAYERS
-from training.evaluation.checks import (
+from gin_eval.checks import (
     AgentSpec,
     OptionError,
     agent_of,
@@ -24,12 +24,12 @@ from training.evaluation.checks import (
     check_setup,
     unique_labels,
 )
-from training.evaluation.gin import deal_deck
-from training.evaluation.outcomes import text_stats
-from training.evaluation.play import env_seed
-from training.evaluation.pool import pool_map
-from training.evaluation.stats import mean_ci, wilson_ci
-from training.rollout import play
+from gin_eval.gin import deal_deck
+from gin_eval.outcomes import text_stats
+from gin_eval.play import env_seed
+from gin_eval.pool import pool_map
+from gin_eval.stats import mean_ci, wilson_ci
+from gin_eval.rollout import play
 
 __all__ = ["RUMMY", "RULES", "play_rummy_deal", "rummy_duplicate"]
 

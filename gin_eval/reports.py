@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gin_env.match import ROLE_NAMES
-from training.evaluation.stats import half_width
+from gin_eval.stats import half_width
 
 __all__ = ["text_table", "plus_minus", "or_nan", "duplicate_rows"]
 
@@ -45,7 +45,7 @@ def or_nan(x: float | None) -> float:
 
 def duplicate_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     """The CSV rows of a three-handed duplicate result
-    (:func:`training.evaluation.duplicate.duplicate_three`): one per agent and role."""
+    (:func:`gin_eval.duplicate.duplicate_three`): one per agent and role."""
     rows = []
     for name in r["agents"]:
         st = r["per_agent"][name]

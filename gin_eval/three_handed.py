@@ -1,7 +1,7 @@
 """Plain three-handed matches of three agents in every rotation of the seats: match win %
 and, by role (box, captain, adviser), hand win % and points per hand; with the adviser on,
 off, or both. The duplicate design (every deal replayed in all six seatings, CIs paired by
-deal) is :mod:`training.evaluation.duplicate`.
+deal) is :mod:`gin_eval.duplicate`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 from gin_env import games
 from gin_env.config import ThreeHandedConfig, table_changes
 from gin_env.match import BOX, ROLE_NAMES
-from training.evaluation.checks import (
+from gin_eval.checks import (
     AgentSpec,
     OptionError,
     agent_of,
@@ -23,11 +23,11 @@ from training.evaluation.checks import (
     check_setup,
     label_of,
 )
-from training.evaluation.outcomes import hand_outcome, text_stats, win_kinds
-from training.evaluation.play import box_side
-from training.evaluation.pool import pool_map
-from training.evaluation.stats import mean_ci
-from training.rollout import play
+from gin_eval.outcomes import hand_outcome, text_stats, win_kinds
+from gin_eval.play import box_side
+from gin_eval.pool import pool_map
+from gin_eval.stats import mean_ci
+from gin_eval.rollout import play
 
 __all__ = ["THREE", "play_three_match", "three_handed"]
 
@@ -138,7 +138,7 @@ def three_handed(
     """``matches`` three-handed matches (seats rotated through the three agents in turn) at
     ``table`` (default: the standard rules; its adviser is set by ``adviser``).
     ``concurrency``: games at once in threads of this process (see
-    :func:`~training.evaluation.pool.pool_map`); per agent ``win_kinds`` (wins by gin /
+    :func:`~gin_eval.pool.pool_map`); per agent ``win_kinds`` (wins by gin /
     knock / undercut, deadwood at showdown) and, for agents in words, ``text`` stats.
 
     ``adviser``: ``"suggest"`` (advice on), ``"none"`` (off) or ``"both"`` (both runs on the

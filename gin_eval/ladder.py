@@ -1,5 +1,5 @@
 """A round-robin ladder: duplicate gin between every pair of agents
-(:func:`~training.evaluation.gin.play_gin_pair`), rated with OpenSkill and with Elo
+(:func:`~gin_eval.gin.play_gin_pair`), rated with OpenSkill and with Elo
 (bootstrap intervals)."""
 
 from __future__ import annotations
@@ -10,17 +10,17 @@ from typing import Any
 
 from gin_env.config import GinConfig
 from gin_env.extras import require
-from training.evaluation.checks import (
+from gin_eval.checks import (
     AgentSpec,
     OptionError,
     check_count,
     check_setup,
     label_of,
 )
-from training.evaluation.gin import GIN, play_gin_pair
-from training.evaluation.outcomes import text_stats
-from training.evaluation.pool import pool_map
-from training.evaluation.stats import elo_bootstrap, mean_ci, rate_openskill
+from gin_eval.gin import GIN, play_gin_pair
+from gin_eval.outcomes import text_stats
+from gin_eval.pool import pool_map
+from gin_eval.stats import elo_bootstrap, mean_ci, rate_openskill
 
 __all__ = ["ladder"]
 

@@ -1,13 +1,13 @@
-"""``gin-rummy eval`` (``python -m training.evaluate``): the evaluation harness of
-:mod:`training.evaluation` on the command line.
+"""``gin-rummy eval`` (``python -m gin_cli.evaluate``): the evaluation harness of
+:mod:`gin_eval` on the command line.
 
-- ``gin``: duplicate two-player gin (:func:`~training.evaluation.gin.gin_duplicate`);
+- ``gin``: duplicate two-player gin (:func:`~gin_eval.gin.gin_duplicate`);
 - ``three``: three-handed matches of three agents in every rotation of the seats
-  (:func:`~training.evaluation.three_handed.three_handed`), or with ``--duplicate`` the
-  duplicate design (:func:`~training.evaluation.duplicate.eval_duplicate`, ``--adjust``:
-  the luck corrections of :mod:`training.evaluation.luck`);
+  (:func:`~gin_eval.three_handed.three_handed`), or with ``--duplicate`` the
+  duplicate design (:func:`~gin_eval.duplicate.eval_duplicate`, ``--adjust``:
+  the luck corrections of :mod:`gin_eval.luck`);
 - ``ladder``: duplicate gin between every pair, rated with OpenSkill and Elo
-  (:func:`~training.evaluation.ladder.ladder`).
+  (:func:`~gin_eval.ladder.ladder`).
 
 Writes JSON (with its provenance), CSV, a terminal table and a matplotlib plot into
 ``--out`` (default ``runs/eval``, git-ignored; the committed figures live in
@@ -28,17 +28,17 @@ from gin_env.extras import MissingExtraError, require
 from gin_env.match import ROLE_NAMES
 from training import cli_description, flags, prog_name
 from training.checkpoints import check_writable
-from training.evaluation.checks import OptionError
-from training.evaluation.duplicate import eval_duplicate
-from training.evaluation.gin import gin_duplicate
-from training.evaluation.ladder import ladder
-from training.evaluation.luck import ADJUST_MODES
-from training.evaluation.outcomes import WIN_KINDS, leaderboard_markdown
-from training.evaluation.plots import plot_bars
-from training.evaluation.reports import text_table
-from training.evaluation.rummy import rummy_duplicate
-from training.evaluation.three_handed import three_handed
-from training.evaluation.writer import write_result
+from gin_eval.checks import OptionError
+from gin_eval.duplicate import eval_duplicate
+from gin_eval.gin import gin_duplicate
+from gin_eval.ladder import ladder
+from gin_eval.luck import ADJUST_MODES
+from gin_eval.outcomes import WIN_KINDS, leaderboard_markdown
+from gin_eval.plots import plot_bars
+from gin_eval.reports import text_table
+from gin_eval.rummy import rummy_duplicate
+from gin_eval.three_handed import three_handed
+from gin_eval.writer import write_result
 
 C = TypeVar("C", GinConfig, ThreeHandedConfig, RummyConfig)
 
@@ -107,11 +107,11 @@ def seed_int(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[str, Any]:
-    """CLI: ``python -m training.evaluate {gin,three,ladder} --agents a,b[,c] ...``;
+    """CLI: ``python -m gin_cli.evaluate {gin,three,ladder} --agents a,b[,c] ...``;
     ``table``: the table of eval gin, three or rummy (``gin-rummy eval -o``; default: the
     standard rules of the design's game; rummy's players are counted from ``--agents``)."""
     p = argparse.ArgumentParser(
-        prog=prog_name("python -m training.evaluate"), description=cli_description(__doc__)
+        prog=prog_name("python -m gin_cli.evaluate"), description=cli_description(__doc__)
     )
     sub = p.add_subparsers(dest="cmd", required=True)
     common = argparse.ArgumentParser(add_help=False)
@@ -199,7 +199,7 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
         const="match",
         default=None,
         choices=("match", "hand"),
-        help="duplicate design (training.evaluation.duplicate), CIs paired by deal: 'match' "
+        help="duplicate design (gin_eval.duplicate), CIs paired by deal: 'match' "
         "replays each deal sequence in all 6 seatings (match win %%), 'hand' deals each single "
         "hand to all 6 role assignments (tightest role comparisons); --matches counts deals "
         "(default: off; --duplicate alone: match)",
@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
         choices=ADJUST_MODES,
         help="with --duplicate: also points per hand and paired edges adjusted for the deal "
         "(regression on covariates of the deck) or, with 'draws', also corrected for the "
-        "luck of every stock draw (AIVAT-style; training.evaluation.luck) or, with 'value', "
+        "luck of every stock draw (AIVAT-style; gin_eval.luck) or, with 'value', "
         "corrected at the deal and every draw by the committed learned value of the state "
         "(default: off; --adjust alone: deal)",
     )
@@ -241,7 +241,7 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
         check_writable(args.out, folder=True, create=False)
     except ValueError as err:
         p.error(f"--out: {err}")
-    if getattr(args, "option", None):  # -o given to python -m training.evaluate itself
+    if getattr(args, "option", None):  # -o given to python -m gin_cli.evaluate itself
         table = _with_options(p, args.cmd, table, args.option)
     try:
         if not args.no_plot:  # checked before any game is played

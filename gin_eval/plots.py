@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from gin_env.extras import require
-from training.evaluation.reports import duplicate_rows
+from gin_eval.reports import duplicate_rows
 
 __all__ = ["pyplot", "plot_bars", "even_level", "plot_curves", "plot_duplicate", "plot_edges"]
 

@@ -54,9 +54,9 @@ __all__ = [
 ]
 
 SEAT_CAPTAIN, SEAT_BOX = 0, 1  # the hand's seats; the box deals
-#: The shipped value, installed with the package as ``training/data/hand_value.npz`` (its
+#: The shipped value, installed with the package as ``gin_eval/data/hand_value.npz`` (its
 #: ``info`` says how it was fitted; docs/team_vs_solo.md has the study).
-DEFAULT_VALUE_PATH = Path(__file__).parents[1] / "data" / "hand_value.npz"
+DEFAULT_VALUE_PATH = Path(__file__).parent / "data" / "hand_value.npz"
 _STOCK_NORM = 31.0  # cards in the stock after the deal
 _DW_NORM = 10.0
 #: Derived numbers per seat (captain, then box), deadwood from ``gin_env.melds``: ``least``

@@ -1,0 +1,368 @@
+"""Replies in words read back as action ids (standard library only).
+
+:func:`parse_reply` reads a reply and returns the id of the one legal move it names, or
+raises :class:`ReplyError` naming the legal moves; :func:`parse_advice` reads an adviser's
+suggestion; :func:`sanitize` is what a seat may be shown of another's words.
+
+Replies it reads, in this order:
+
+1. a JSON object with a ``"move"`` (or ``"action"``) string, anywhere in the reply:
+   ``{"move": "discard 7H"}``;
+2. a line ``move: ...`` (or ``answer:``, ``action:``, ``final move:``), the last one wins;
+3. the whole reply as one strict move: ``draw``, ``take``, ``pass``, ``no-advice``,
+   ``big-gin``, ``discard 7H``, ``knock 3C``; in rummy ``take discard``,
+   ``meld 5H 6H 7H``, ``lay off 8H on run``; a card alone is a discard (``10h``,
+   ``seven of hearts``, ``Q♥``);
+4. a move inside a sentence: ``I'll discard the seven of hearts``, ``knock with the 3
+   of clubs``, ``I'd draw from the stock``, ``take the upcard``, ``no advice``. A card
+   counts only right after the verb that uses it (``discard``, ``knock``, ``meld``, ``lay
+   off``...), so a card merely mentioned is not a move.
+
+A reply that names two different legal moves is ambiguous and refused; one that names
+only illegal moves is refused as illegal; either way the message lists the legal moves.
+Only the last :data:`MAX_REPLY_CHARS` characters of a longer reply are read (a model
+that thinks aloud puts its answer last).
+
+>>> from gin_env import actions as A
+>>> from gin_env.cards import parse_card
+>>> legal = [A.DISCARD + parse_card("7H"), A.KNOCK + parse_card("7H"), A.DISCARD + parse_card("KC")]
+>>> parse_reply("I'll throw away the seven of hearts.", legal, "gin") == legal[0]
+True
+>>> parse_reply('{"move": "knock 7h"}', legal, "gin") == legal[1]
+True
+>>> try:
+...     parse_reply("discard 2S", legal, "gin")
+... except ReplyError as err:
+...     print(err)
+discard 2S is not a legal move now. Legal moves: discard 7H, discard KC, knock 7H
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from gin_env import actions as A
+from gin_env import rummy_actions as R
+from gin_env.cards import RANK_CHARS, SUIT_CHARS, to_mask
+from gin_env.text.words import RANK_WORDS, legal_words
+
+__all__ = ["MAX_REPLY_CHARS", "ReplyError", "parse_reply", "parse_advice", "sanitize"]
+
+#: Replies longer than this are read from their end.
+MAX_REPLY_CHARS = 4000
+
+
+class ReplyError(ValueError):
+    """A reply that names no legal move, or more than one; the message says why and
+    lists the legal moves."""
+
+
+# -- reading replies -------------------------------------------------------------------------
+_SYMBOLS = str.maketrans(
+    {"♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c"}
+)
+_SHOWN_SYMBOLS = str.maketrans(dict(zip("♠♤♥♡♦♢♣♧", "SSHHDDCC", strict=True)))
+_RANK_ALT = "|".join(sorted(RANK_WORDS + ("10",) + tuple("23456789"), key=len, reverse=True))
+_SUIT_ALT = "spades|spade|hearts|heart|diamonds|diamond|clubs|club"
+_TOKEN = re.compile(
+    rf"\b(?P<lr>{_RANK_ALT})\s*(?:of\s+)?(?P<ls>{_SUIT_ALT})\b"  # seven of hearts, 7 hearts
+    r"|\b(?P<sr>10|[2-9akqjt])(?P<ss>[shdc])\b"  # 7h, 10h, th, as
+    r"|(?P<w>[a-z]+(?:[-'][a-z]+)*)",
+    re.IGNORECASE,
+)
+_SUIT_OF = {"s": 0, "h": 1, "d": 2, "c": 3}
+_RANK_OF = {w: i for i, w in enumerate(RANK_WORDS)} | {
+    **{str(i + 1): i for i in range(1, 10)},
+    "a": 0, "t": 9, "j": 10, "q": 11, "k": 12,
+}  # fmt: skip
+_MARKED = re.compile(
+    r"(?im)^[\s*#>_`-]*(?:final\s+)?(?:move|answer|action|suggestion)\s*[:=]\s*(.+)$"
+)
+_FILLER = frozenset(
+    (
+        "the",
+        "a",
+        "my",
+        "i",
+        "will",
+        "i'll",
+        "play",
+        "card",
+        "move",
+        "please",
+        "ok",
+        "okay",
+        "to",
+        "you",
+        "should",
+        "suggest",
+        "it",
+        "is",
+    )
+)
+_DISCARD_VERBS = frozenset(
+    ("discard", "discards", "discarding", "throw", "throwing", "dump", "toss", "drop", "ditch")
+)
+_DRAW_WORDS = frozenset(("draw", "draws", "drawing"))
+_TAKE_WORDS = frozenset(("take", "takes", "taking", "pick", "picking"))
+_PILE_WORDS = frozenset(("pile", "upcard", "discard", "discards"))
+_PASS_WORDS = frozenset(("pass", "passes", "passing", "decline", "declines"))
+_CARD_VERBS = _DISCARD_VERBS | {"knock", "meld", "off", "gin", "the", "suggest"}
+_VERB_REACH = 4  # words between a verb and its card ("knock by discarding the 3C")
+
+
+def sanitize(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, in printable ASCII (suit symbols become
+    letters, other characters ``?``, line breaks spaces): what a seat may be shown of
+    another's words."""
+    text = text.translate(_SHOWN_SYMBOLS)
+    text = "".join(c if " " <= c <= "~" else " " if c in "\n\r\t" else "?" for c in text)
+    return text.strip()[:limit]
+
+
+def _tokens(text: str) -> list[tuple[str, int]]:
+    """``(word, -1)`` or ``("<card>", card)`` for each word and card of ``text``. An ace in
+    short form (``as``, ``ah``...) is a card only in capitals or right after a verb that
+    takes a card: "as" and "ah" are also words."""
+    out: list[tuple[str, int]] = []
+    for m in _TOKEN.finditer(text):
+        if m.group("w") is not None:
+            out.append((m.group("w").lower(), -1))
+        elif m.group("lr") is not None:
+            rank, suit = m.group("lr").lower(), m.group("ls")[0].lower()
+            out.append(("<card>", _RANK_OF[rank] + 13 * _SUIT_OF[suit]))
+        else:
+            rank, suit = m.group("sr").lower(), m.group("ss").lower()
+            whole = m.group(0)
+            if rank == "a" and not (whole.isupper() or (out and out[-1][0] in _CARD_VERBS)):
+                out.append((whole.lower(), -1))
+                continue
+            out.append(("<card>", _RANK_OF[rank] + 13 * _SUIT_OF[suit]))
+    return out
+
+
+def _next_cards(tokens: list[tuple[str, int]], i: int, reach: int = _VERB_REACH) -> list[int]:
+    """The run of cards starting within ``reach`` words after ``tokens[i]`` (joined by
+    ``and`` and commas)."""
+    cards: list[int] = []
+    for word, card in tokens[i + 1 : i + 1 + reach + 12]:
+        if card >= 0:
+            cards.append(card)
+        elif cards and word not in ("and", "the"):
+            break
+        elif not cards:
+            reach -= 1
+            if reach < 0:
+                break
+    return cards
+
+
+#: A move named in a reply: ``("id", action)``, ``("knock", -1)`` (a knock whose card is
+#: unsaid), ``("meld", card mask)`` or ``("lay off", card * 4 + where)`` (where: 0 either,
+#: 1 set, 2 run); ids in the layout of the reply's game.
+Mention = tuple[str, int]
+
+
+def _mentions(text: str, game: str) -> list[Mention]:
+    """Every move a reply names, in order."""
+    toks = _tokens(text)
+    words = [w for w, _ in toks]
+    found: list[Mention] = []
+    rummy = game == "rummy"
+    discard_base = R.DISCARD if rummy else A.DISCARD
+    # A whole reply of one card (with filler words) is a discard.
+    content = [t for t in toks if t[0] not in _FILLER]
+    if len(content) == 1 and content[0][1] >= 0:
+        return [("id", discard_base + content[0][1])]
+    for i, word in enumerate(words):
+        nxt = words[i + 1 : i + 2]
+        if word in _DISCARD_VERBS:
+            cards = _next_cards(toks, i)
+            if cards:
+                found.append(("id", discard_base + cards[0]))
+        elif not rummy and word in ("knock", "knocks", "knocking", "gin"):
+            if word == "gin" and i > 0 and words[i - 1] == "big":
+                found.append(("id", A.BIG_GIN))
+            elif not (word == "gin" and nxt == ["rummy"]):  # "gin rummy" is the game
+                cards = _next_cards(toks, i, _VERB_REACH + 1)
+                found.append(("id", A.KNOCK + cards[0]) if cards else ("knock", -1))
+        elif not rummy and word in ("big-gin", "biggin"):
+            found.append(("id", A.BIG_GIN))
+        elif word in _DRAW_WORDS:
+            pile = any(w in _PILE_WORDS for w in words[i + 1 : i + 5])
+            found.append(("id", A.TAKE_DISCARD if pile else A.DRAW_STOCK))
+        elif word == "stock":
+            found.append(("id", A.DRAW_STOCK))
+        elif word in _TAKE_WORDS:
+            if word in ("pick", "picking") and nxt != ["up"]:
+                continue
+            stock = "stock" in words[i + 1 : i + 5]
+            found.append(("id", A.DRAW_STOCK if stock else A.TAKE_DISCARD))
+        elif not rummy and word in _PASS_WORDS:
+            found.append(("id", A.PASS))
+        elif not rummy and (
+            word in ("no-advice", "noadvice")
+            or (word == "no" and nxt in (["advice"], ["suggestion"]))
+        ):
+            found.append(("id", A.NO_ADVICE))
+        elif rummy and (
+            word in ("meld", "melds", "melding") or (word == "lay" and nxt == ["down"])
+        ):
+            cards = _next_cards(toks, i, _VERB_REACH + 1)
+            if len(cards) >= 3:
+                # A card named twice makes no meld (mask 0: no move of the layout).
+                distinct = len(set(cards)) == len(cards)
+                found.append(("meld", to_mask(cards) if distinct else 0))
+        elif rummy and (word in ("layoff", "lay-off") or (word == "lay" and nxt == ["off"])):
+            cards = _next_cards(toks, i, _VERB_REACH + 1)
+            if cards:
+                rest = words[i + 1 : i + 9]
+                where = 1 if "set" in rest else 2 if "run" in rest else 0
+                found.append(("lay off", cards[0] * 4 + where))
+    return found
+
+
+def _resolve(mentions: list[Mention], legal: Sequence[int], game: str) -> set[int]:
+    """The ids the mentions can be (-1: a move that exists in no layout). A knock without
+    its card takes the card of a discard named with it ("knock, discarding 3C"), or is
+    any legal knock; a discard named with a knock is the knock's discard."""
+    legal_set = set(legal)
+    out: set[int] = set()
+    if game == "rummy":
+        for kind, value in mentions:
+            if kind == "meld":
+                meld = R.MELD_ID.get(value)
+                out.add(-1 if meld is None else R.MELD + meld)
+            elif kind == "lay off":
+                card, where = divmod(value, 4)
+                ids = ([R.LAY_OFF_SET + card] if where != 2 else []) + (
+                    [R.LAY_OFF_RUN + card] if where != 1 else []
+                )
+                hits = [a for a in ids if a in legal_set]
+                out.update(hits if hits else ids[:1])
+            else:
+                out.add(value)
+        return out
+    ids = [v for k, v in mentions if k == "id"]
+    knocked = any(k == "knock" for k, _ in mentions) or any(A.KNOCK <= v < A.BIG_GIN for v in ids)
+    discards = [v - A.DISCARD for v in ids if A.DISCARD <= v < A.KNOCK]
+    for kind, value in mentions:
+        if kind == "knock":
+            with_card = [A.KNOCK + c for c in discards if A.KNOCK + c in legal_set]
+            out.update(with_card or [a for a in legal if A.KNOCK <= a < A.BIG_GIN] or [-1])
+        elif A.DISCARD <= value < A.KNOCK and knocked and value + A.KNOCK - A.DISCARD in legal_set:
+            out.add(value + A.KNOCK - A.DISCARD)  # the discard half of a knock
+        else:
+            out.add(value)
+    return out
+
+
+def _words_of(action: int, game: str) -> str:
+    if action < 0:
+        return "an unknown move"
+    if game == "rummy":
+        return R.action_str(action) if action < R.NUM_ACTIONS else "an unknown move"
+    return A.action_str(action) if action < A.NUM_ACTIONS else "an unknown move"
+
+
+def _strict(text: str, game: str) -> int | None:
+    """The id of ``text`` as one strict move (or a card alone), else None."""
+    t = text.strip().strip(".!`'\"*").strip().lower()
+    if not t:
+        return None
+    try:
+        if game == "rummy":
+            return R.parse_action(t)
+        return A.parse_action(t)
+    except ValueError:
+        return None
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _json_move(text: str) -> str | None:
+    """The ``move`` (or ``action``) string of the first JSON object in ``text`` with one."""
+    decoder = _DECODER
+    start = text.find("{")
+    tries = 0
+    while start >= 0 and tries < 20:
+        tries += 1
+        try:
+            obj, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            for key in ("move", "action", "suggestion"):
+                value = obj.get(key)
+                if isinstance(value, str):
+                    return value
+        start = text.find("{", start + 1)
+    return None
+
+
+def _refuse(reason: str, legal: Sequence[int], game: str) -> ReplyError:
+    moves = ", ".join(sorted(legal_words(legal, game), key=_move_order))
+    return ReplyError(f"{reason}. Legal moves: {moves}")
+
+
+def _move_order(words: str) -> tuple[int, str]:
+    return (len(words.split()), words)
+
+
+def parse_reply(reply: object, legal: Sequence[int], game: str) -> int:
+    """The id of the one legal move ``reply`` names (see the module's docstring);
+    :class:`ReplyError` for an empty, ambiguous or illegal reply, naming the legal moves.
+    ``game`` is ``"three_handed"``, ``"gin"`` or ``"rummy"``."""
+    if not isinstance(reply, str):
+        raise _refuse(f"the reply must be text, got {type(reply).__name__}", legal, game)
+    text = reply[-MAX_REPLY_CHARS:].translate(_SYMBOLS)
+    if not text.strip():
+        raise _refuse("the reply is empty", legal, game)
+    legal_set = set(legal)
+    # 1. JSON, 2. a marked line: each read as a reply on its own, strictly first.
+    for part in (_json_move(text), _last_marked(text)):
+        if part is not None:
+            return _one(part, legal, legal_set, game)
+    return _one(text, legal, legal_set, game)
+
+
+def _last_marked(text: str) -> str | None:
+    found = _MARKED.findall(text)
+    return found[-1] if found else None
+
+
+def _one(text: str, legal: Sequence[int], legal_set: set[int], game: str) -> int:
+    strict = _strict(text, game)
+    if strict is not None:
+        if strict in legal_set:
+            return strict
+        raise _refuse(f"{_words_of(strict, game)} is not a legal move now", legal, game)
+    named = _resolve(_mentions(text, game), legal, game)
+    hits = named & legal_set
+    if len(hits) == 1:
+        return hits.pop()
+    if len(hits) > 1:
+        both = " and ".join(sorted(_words_of(a, game) for a in hits))
+        raise _refuse(f"the reply names more than one move ({both})", legal, game)
+    if named:
+        words = ", ".join(sorted(_words_of(a, game) for a in named))
+        raise _refuse(f"{words} is not a legal move now", legal, game)
+    raise _refuse("no move found in the reply", legal, game)
+
+
+def parse_advice(reply: object, legal: Sequence[int]) -> int:
+    """An adviser's message read as a suggestion: the one legal move it names, or
+    ``NO_ADVICE`` when it names none; :class:`ReplyError` when it names several or only
+    illegal ones (as :func:`parse_reply`)."""
+    try:
+        return parse_reply(reply, legal, "three_handed")
+    except ReplyError as err:
+        if str(err).startswith(("no move found", "the reply is empty")) and A.NO_ADVICE in legal:
+            return A.NO_ADVICE
+        raise
+
+
+assert RANK_CHARS == "A23456789TJQK" and SUIT_CHARS == "SHDC"  # the words above follow these
