@@ -22,7 +22,7 @@ one file, a typed :class:`Args`, then the loop in banner-marked parts.
   decisions are learned from (the replay never holds a fixed role's decision). With fixed
   roles the evaluation is the team's: the learning roles played by the greedy player, the
   fixed ones by their agents, on ``--eval-pairs`` single hands against the box, with the
-  adviser and with it muted (:func:`training.evaluation.play.play_advice_hands`), selected
+  adviser and with it muted (:func:`gin_eval.play.play_advice_hands`), selected
   on the team's points.
   ``--init-from <checkpoint folder>`` starts a new run from another run's networks (a
   captain trained beside a fixed adviser, then jointly with a learning one).
@@ -76,7 +76,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shutil
 import signal
 import sys
 import time
@@ -87,13 +86,7 @@ from typing import Any
 
 import numpy as np
 
-import agents
 from agents.dmc import (
-    ACTION_FEATURES,
-    FEATURE_MODES,
-    HISTORY_MODES,
-    L2_MODES,
-    DMCAgent,
     action_size,
     net_groups,
     qnets,
@@ -101,33 +94,36 @@ from agents.dmc import (
 )
 from agents.dmc import save as save_player
 from agents.trained import CHECKPOINT_DIR
-from gin_env import games
-from gin_env.encoding import HISTORY_LENGTH, OBS_SIZE
-from gin_env.match import ROLE_NAMES
+from gin_env.encoding import OBS_SIZE
+from gin_eval.play import play_advice_hands
+from gin_eval.plots import plot_curves
+from gin_eval.stats import mean_ci
+from gin_eval.writer import write_json
 from training import prog_name
 from training.checkpoints import (
     check_export_name,
     check_writable,
     checkpoint_run_id,
     claim_run_dir,
-    copy_folder,
     latest_checkpoint,
-    load_torch,
     new_run_id,
-    read_json,
     resume_settings,
-    rng_states,
-    save_torch,
     set_rng_states,
-    write_checkpoint,
-    write_json_atomic,
 )
 from training.dmc_actors import Actor, ActorPool, HandReturns, history_from_codes, stack
-from training.evaluation.play import play_advice_hands
-from training.evaluation.plots import plot_curves
-from training.evaluation.stats import mean_ci
-from training.evaluation.writer import write_json
-from training.flags import HELP, RUN_FLAGS, command_line, names, parse
+from training.dmc_config import CHANGEABLE, ENVS, Args, check, fixed_roles
+from training.dmc_store import (
+    CHECKPOINT_FILES,
+    ExperienceBuffer,
+    adopt_checkpoint,
+    copy_checkpoint,
+    load_blob,
+    load_models,
+    load_state,
+    save_networks,
+    to_agent,
+)
+from training.flags import command_line, names, parse
 from training.model_cards import card_evaluation, write_dmc_card
 from training.periodic_eval import evaluate_agent, write_eval_csv
 from training.progress import Progress
@@ -142,150 +138,17 @@ __all__ = [
     "to_agent",
     "ExperienceBuffer",
     "CHANGEABLE",
+    "ENVS",
+    "CHECKPOINT_FILES",
+    "check",
+    "fixed_roles",
     "load_state",
+    "load_models",
+    "adopt_checkpoint",
+    "copy_checkpoint",
 ]
 
 MODULE = "training.train_dmc"
-
-
-# ==========================================================================================
-# Config
-# ==========================================================================================
-@dataclass
-class Args:
-    """Everything a run needs; every field is a ``--flag`` (underscores become dashes)."""
-
-    env: str = HELP("gin", "game: gin (two-player gin_v0) or three_handed (three_handed_gin_v0)")
-    run_dir: str = HELP("runs/gin-dmc", "folder of the run: checkpoints, logs, curves")
-    total_steps: int = HELP(2_000_000, "learner decisions to train for (warm start included)")
-    seed: int = HELP(0, "seed of the deals, the network's initialisation and exploration")
-    num_envs: int = HELP(256, "games played side by side by the batched engine")
-    backend: str = HELP("auto", "batched engine backend: auto, numba or python")
-    hidden: str = HELP("256,256,256", "hidden layer sizes of each Q network")
-    role_nets: bool = HELP(
-        False,
-        "one Q network per role (dealer/non-dealer; box/captain/"
-        "adviser) instead of one network with the role as input",
-    )
-    features: str = HELP(
-        "basic",
-        "action encoding: basic (kind, card, deadwood after the move),"
-        " l2 (also whether L2 plays the move; slower: L2 runs every decision)"
-        ", advice (basic plus whether the move is the adviser's suggestion)"
-        " or l2score (l2 plus L2's own score of the move)",
-    )
-    history: str = HELP(
-        "none",
-        "history encoder: none (the observation alone) or lstm (also an LSTM over the seat's "
-        "move history, DouZero's; the envs then run with observation='history')",
-    )
-    fixed_roles: str = HELP(
-        "",
-        "three-handed: roles played by fixed agents, not learned, as role=agent pairs "
-        "(e.g. box=heuristic,adviser=heuristic); their decisions never enter the replay, "
-        "and evaluation is the team's (learning roles by the player, with advice and muted)",
-    )
-    learning_rate: float = HELP(3e-4, "Adam learning rate")
-    batch_size: int = HELP(1024, "decisions per gradient step")
-    replay_ratio: float = HELP(1.0, "decisions drawn for learning per decision played")
-    buffer_size: int = HELP(100_000, "the replay keeps the latest this many decisions")
-    epsilon: float = HELP(0.03, "exploration: chance of a uniformly random legal move")
-    warm_steps: int = HELP(
-        0,
-        "warm start: decisions played by epsilon-perturbed L2 in every "
-        "seat first, Q fitted to their returns (0: none)",
-    )
-    l2_margin: float = HELP(
-        0.0,
-        "features l2 / l2score only: L2's move gets this bonus on Q when the networks act "
-        "(self-play, evaluation, export), so they leave L2's move only where Q says another is "
-        "better by "
-        "more than the margin (conservative improvement over L2)",
-    )
-    warm_epsilon: float = HELP(0.1, "exploration of the warm start's L2 players")
-    warm_replay_ratio: float = HELP(4.0, "replay ratio during the warm start")
-    opponents: str = HELP("heuristic", "fixed opponents (agent names) of --opponent-share")
-    opponent_share: float = HELP(
-        0.0, "share of hands with one learner seat against fixed opponents in the other seats"
-    )
-    reward_scale: float = HELP(0.01, "targets are hand points times this")
-    checkpoint_every: int = HELP(200_000, "decisions between checkpoints")
-    checkpoint_minutes: float = HELP(
-        0.0, "also write a checkpoint after this many minutes since the last one (0: by steps only)"
-    )
-    checkpoint_replay: bool = HELP(
-        False,
-        "also write the replay into each step checkpoint (buffer-size decisions, hundreds of "
-        "MB at the default size); without it a checkpoint is networks, optimizer, counters and "
-        "RNG states (a few MB) and a resumed run refills the replay from fresh play",
-    )
-    copy_checkpoint: str = HELP(
-        "",
-        "after every step checkpoint, also copy it (never the replay) into this folder, "
-        "replacing the previous copy: a small checkpoint to commit, resumed with --resume-from",
-    )
-    resume_from: str = HELP(
-        "",
-        "with --resume and no checkpoint in --run-dir yet: continue from this checkpoint "
-        "folder (e.g. one written by --copy-checkpoint and committed), copied into the run",
-    )
-    keep_checkpoints: int = HELP(2, "step checkpoints kept (the best is kept apart)")
-    eval_every: int = HELP(500_000, "decisions between evaluations (also at the warm start's end)")
-    eval_pairs: int = HELP(
-        300, "duplicate deal pairs (gin) or matches (three-handed) per evaluation and opponent"
-    )
-    eval_seed: int = HELP(10_007, "seed of the evaluations used for selection (report on another)")
-    eval_opponents: str = HELP("simple,heuristic", "evaluation opponents (agent names)")
-    keep_best: bool = HELP(
-        True,
-        "keep the checkpoint that scores best against the last "
-        "--eval-opponents member (points per hand in gin, match win rate "
-        "three-handed) as checkpoints/best",
-    )
-    init_from: str = HELP(
-        "",
-        "a new run starts from the networks of this checkpoint folder (e.g. "
-        "<run-dir>/checkpoints/best of a run with the same --hidden, --features and "
-        "--role-nets), with a fresh optimizer, replay and counts (a curriculum: a captain "
-        "trained beside a fixed adviser, then trained jointly with a learning one); a run "
-        "with --history lstm may start from one with --history none: the history's inputs "
-        "then start at zero weight, so the new network first scores exactly as the old",
-    )
-    max_minutes: float = HELP(0.0, "stop with a checkpoint after this much wall time (0: none)")
-    resume: bool = HELP(False, "continue the run in --run-dir with its saved settings")
-    overwrite: bool = HELP(
-        False, "start a new run in a --run-dir that holds one, deleting what is there"
-    )
-    progress: bool = HELP(True, "show a progress bar")
-    export: str = HELP(
-        "", "at the end, write the best (or latest) player as agents/checkpoints/<name>.npz"
-    )
-    torch_threads: int = HELP(1, "torch threads of the learner")
-    actors: int = HELP(
-        0,
-        "actor processes playing with numpy copies of the networks and feeding this learner "
-        "(0: acting and learning interleaved in one process, reproducible step for step)",
-    )
-
-
-#: Flags a ``--resume`` may change; any other that differs from the saved run is an error.
-CHANGEABLE = RUN_FLAGS | frozenset(
-    {
-        "backend",
-        "l2_margin",
-        "warm_steps",
-        "warm_replay_ratio",
-        "replay_ratio",
-        "checkpoint_every",
-        "checkpoint_minutes",
-        "checkpoint_replay",
-        "copy_checkpoint",
-        "resume_from",
-        "actors",
-        "learning_rate",
-    }
-)
-ENVS = ("gin", "three_handed")
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -304,291 +167,6 @@ def parse_args(argv: list[str] | None = None) -> Args:
     except ValueError as err:  # a bad value is a usage error, before anything runs
         parser.error(str(err))
     return args
-
-
-#: What a DMC checkpoint folder holds besides the optional replay (all data).
-CHECKPOINT_FILES = ("model.pt", "state.json")
-
-
-def adopt_checkpoint(run_dir: str | Path, source: str | Path) -> Path | None:
-    """A run resumed in a fresh place: when ``run_dir`` has no checkpoint and ``source`` is
-    a checkpoint folder (``model.pt`` and ``state.json``), copy it into
-    ``run_dir/checkpoints/`` under its step name and point ``latest`` at it. Returns the
-    run's checkpoint (``None`` when it has none and no ``source`` is given)."""
-    have = latest_checkpoint(run_dir)
-    if have is not None or not source:
-        return have
-    src = Path(source)
-    if not (src / "model.pt").is_file() or not (
-        (src / "state.json").is_file() or (src / "state.pkl").is_file()
-    ):
-        raise ValueError(
-            f"resume_from {str(source)!r} is not a checkpoint folder (needs model.pt, state.json)"
-        )
-    state = load_state(src)  # an old or malformed state: one line naming it
-    load_torch(src / "model.pt", "DMC networks file")  # read whole before anything is copied
-    steps = int(state["steps"])
-
-    def write(folder: Path) -> None:
-        for name in CHECKPOINT_FILES:
-            shutil.copyfile(src / name, folder / name)
-
-    print(f"adopting {src} (step {steps}) into {run_dir}", file=sys.stderr)
-    return write_checkpoint(run_dir, f"step_{steps:012d}", write, run_id=state["run_id"])
-
-
-def check(args: Args) -> None:
-
-    if args.env not in ENVS:
-        raise ValueError(f"env must be one of {', '.join(ENVS)}; got {args.env!r}")
-    if args.backend not in ("auto", "numba", "python"):
-        raise ValueError(f"backend must be auto, numba or python; got {args.backend!r}")
-    if args.features not in FEATURE_MODES:
-        raise ValueError(
-            f"features must be one of {', '.join(FEATURE_MODES)}; got {args.features!r}"
-        )
-    if args.history not in HISTORY_MODES:
-        raise ValueError(f"history must be one of {', '.join(HISTORY_MODES)}; got {args.history!r}")
-    for key in (
-        "total_steps",
-        "num_envs",
-        "batch_size",
-        "buffer_size",
-        "checkpoint_every",
-        "eval_every",
-        "eval_pairs",
-        "keep_checkpoints",
-    ):
-        if getattr(args, key) < 1:
-            raise ValueError(f"{key} must be a positive integer; got {getattr(args, key)!r}")
-    if args.l2_margin < 0 or (args.l2_margin and args.features not in L2_MODES):
-        raise ValueError(
-            f"l2_margin must be >= 0 and needs --features in {L2_MODES}; got {args.l2_margin!r}"
-        )
-    if args.warm_steps < 0:
-        raise ValueError(f"warm_steps must be >= 0; got {args.warm_steps!r}")
-    if args.actors < 0:
-        raise ValueError(f"actors must be >= 0; got {args.actors!r}")
-    if args.actors and args.warm_steps:
-        raise ValueError("actors > 0 needs --warm-steps 0 (the warm start runs in one process)")
-    if args.checkpoint_minutes < 0:
-        raise ValueError(f"checkpoint_minutes must be >= 0; got {args.checkpoint_minutes!r}")
-    for key in ("learning_rate", "reward_scale", "replay_ratio", "warm_replay_ratio"):
-        if not getattr(args, key) > 0:
-            raise ValueError(f"{key} must be a positive number; got {getattr(args, key)!r}")
-    for key in ("epsilon", "warm_epsilon", "opponent_share"):
-        if not 0 <= getattr(args, key) <= 1:
-            raise ValueError(f"{key} must be in [0, 1]; got {getattr(args, key)!r}")
-    if args.buffer_size < args.batch_size:
-        raise ValueError(
-            f"buffer_size ({args.buffer_size}) must be >= batch_size ({args.batch_size})"
-        )
-    sizes = names(args.hidden)
-    if not sizes or not all(x.isdigit() and int(x) > 0 for x in sizes):
-        raise ValueError(
-            f"hidden must be comma-separated layer sizes (e.g. 256,256); got {args.hidden!r}"
-        )
-    table = games.get(args.env).table()  # the table the run plays at: agents seated at it
-    for name in names(args.opponents) + names(args.eval_opponents):
-        try:
-            agents.seat(name, table)
-        except ValueError as err:
-            raise ValueError(f"opponents: {err}") from None
-    if args.opponent_share > 0 and not names(args.opponents):
-        raise ValueError("opponent_share > 0 needs at least one of --opponents")
-    if args.init_from and not args.resume and not (Path(args.init_from) / "model.pt").is_file():
-        raise ValueError(f"init_from {args.init_from!r} is not a checkpoint folder (no model.pt)")
-    if args.export:
-        check_export_name(args.export)
-    fixed = fixed_roles(args.fixed_roles)
-    if fixed and args.history != "none":
-        raise ValueError(
-            "fixed_roles needs --history none (the team's evaluation plays the flat observation)"
-        )
-    if fixed and args.env != "three_handed":
-        raise ValueError("fixed_roles needs --env three_handed (roles box, captain, adviser)")
-    if fixed and args.opponent_share > 0:
-        raise ValueError("fixed_roles and opponent_share > 0 cannot be combined")
-    for role, name in fixed.items():
-        try:
-            agents.seat(name, table)
-        except ValueError as err:
-            raise ValueError(f"fixed_roles {role}: {err}") from None
-
-
-def fixed_roles(text: str) -> dict[str, str]:
-    """``"box=heuristic,adviser=heuristic"`` -> ``{"box": "heuristic", ...}``: the roles of
-    the three-handed game played by fixed agents; at least one role must stay learning."""
-    out: dict[str, str] = {}
-    for item in names(text):
-        role, eq, agent = (x.strip() for x in item.partition("="))
-        if not eq or role not in ROLE_NAMES or not agent:
-            raise ValueError(
-                f"fixed_roles takes role=agent pairs with roles {', '.join(ROLE_NAMES)}; "
-                f"got {item!r}"
-            )
-        if role in out:
-            raise ValueError(f"fixed_roles names role {role!r} twice")
-        out[role] = agent
-    if len(out) == len(ROLE_NAMES):
-        raise ValueError("fixed_roles may not fix every role (nothing would learn)")
-    return out
-
-
-# ==========================================================================================
-# The Q network: agents.dmc.torch_model (torch) and its numpy twin agents.dmc.QNet
-# ==========================================================================================
-def to_agent(models: list[Any], args: Args, name: str = "dmc", **meta: Any) -> Any:
-    """The numpy player (:class:`agents.dmc.DMCAgent`) of the torch networks (reading the
-    move history when they do: play it on envs made with its ``env_options()``)."""
-    return DMCAgent(
-        qnets(models),
-        args.role_nets,
-        args.features,
-        name=name,
-        meta={"env": args.env, **meta},
-        margin=args.l2_margin,
-    )
-
-
-# ==========================================================================================
-# ExperienceBuffer: the latest decisions with their returns
-# ==========================================================================================
-class ExperienceBuffer:
-    """A FIFO of ``capacity`` decisions: observation (float16), the chosen action's
-    encoding (``width`` numbers, :func:`agents.dmc.action_size`), the network that acted
-    (role), the move history (``history=True``: 64 uint16 move codes,
-    :func:`training.dmc_actors.history_codes`) and the Monte-Carlo target.
-
-    Bytes a decision: 872 (observation) + 2 x width (122 for ``basic``) + 1 + 4 = 999, and
-    128 more with the history (1,127): a replay of 1,000,000 decisions is about 1.0 GB, or
-    1.1 GB with the history (64 x 63 float32 would be 16,128 bytes a decision)."""
-
-    def __init__(self, capacity: int, width: int | None = None, history: bool = False) -> None:
-        self.capacity = capacity
-        self.obs = np.zeros((capacity, OBS_SIZE), np.float16)
-        self.feats = np.zeros((capacity, width or ACTION_FEATURES), np.float16)
-        self.net = np.zeros(capacity, np.int8)
-        self.history = np.zeros((capacity, HISTORY_LENGTH if history else 0), np.uint16)
-        self.target = np.zeros(capacity, np.float32)
-        self.size = 0
-        self.pos = 0
-
-    def push(
-        self,
-        obs: np.ndarray,
-        feats: np.ndarray,
-        net: np.ndarray,
-        history: np.ndarray,
-        target: np.ndarray,
-    ) -> None:
-        """Add decisions (a :data:`training.dmc_actors.Chunk`); ``history`` ``[n, 64]``
-        codes, or ``[n, 0]`` for a replay without the history."""
-        if history.shape != (len(obs), self.history.shape[1]):
-            raise ValueError(
-                f"this replay keeps {self.history.shape[1]} history codes a decision; got "
-                f"{history.shape[1:]}"
-            )
-        c = self.capacity
-        for start in range(0, len(obs), c):
-            o, f = obs[start : start + c], feats[start : start + c]
-            n, h, t = net[start : start + c], history[start : start + c], target[start : start + c]
-            idx = (self.pos + np.arange(len(o))) % c
-            self.obs[idx], self.feats[idx], self.net[idx], self.target[idx] = o, f, n, t
-            self.history[idx] = h
-            self.pos = int((self.pos + len(o)) % c)
-            self.size = min(c, self.size + len(o))
-
-    def sample(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
-        """``obs, feats, net, history codes, target`` of ``n`` decisions drawn uniformly."""
-        idx = rng.integers(self.size, size=n)
-        return self.obs[idx], self.feats[idx], self.net[idx], self.history[idx], self.target[idx]
-
-    def save(self, path: Path) -> None:
-        n = self.size
-        np.savez(
-            path,
-            obs=self.obs[:n],
-            feats=self.feats[:n],
-            net=self.net[:n],
-            history=self.history[:n],
-            target=self.target[:n],
-            pos=np.int64(self.pos),
-        )
-
-    def load(self, path: Path) -> None:
-        with np.load(path, allow_pickle=False) as z:
-            n = len(z["target"])
-            self.obs[:n], self.feats[:n], self.net[:n] = z["obs"], z["feats"], z["net"]
-            if "history" in z.files:  # replays written before the history option have none
-                self.history[:n] = z["history"]
-            self.target[:n] = z["target"]
-            self.size, self.pos = n, int(z["pos"])
-
-
-# ==========================================================================================
-# Checkpoints
-# ==========================================================================================
-def load_state(ckpt: str | Path) -> dict[str, Any]:
-    """A checkpoint's ``state.json``; a folder in the old pickled format is named with the
-    command that migrates it, a malformed one in one line."""
-    ckpt = Path(ckpt)
-    if not (ckpt / "state.json").is_file() and (ckpt / "state.pkl").is_file():
-        raise ValueError(
-            f"{ckpt} is a checkpoint in the old pickled format; if you trust it, convert it "
-            f"once with: gin-rummy migrate-checkpoint --trust {ckpt}"
-        )
-    state = read_json(ckpt / "state.json", "checkpoint state")
-    if (
-        not isinstance(state, dict)
-        or not isinstance(state.get("args"), dict)
-        or ("steps" not in state)
-    ):
-        raise ValueError(f"{ckpt / 'state.json'}: not a DMC checkpoint state (no args, steps)")
-    unknown = set(state["args"]) - {f.name for f in dataclasses.fields(Args)}
-    if unknown:
-        raise ValueError(f"{ckpt / 'state.json'}: unknown settings {sorted(unknown)}")
-    # Runs saved before --history existed read no history (so a resume may not add one).
-    state["args"] = {"history": "none", **state["args"]}
-    state.setdefault("run_id", checkpoint_run_id(ckpt) or new_run_id())
-    return state
-
-
-def _load_blob(ckpt: Path) -> dict[str, Any]:
-    """``model.pt``: ``{"models": [state dicts], "optimizer": state dict}``, weights only."""
-    blob = load_torch(ckpt / "model.pt", "DMC networks file")
-    if not isinstance(blob, dict) or not isinstance(blob.get("models"), list):
-        raise ValueError(f"{ckpt / 'model.pt'}: not a DMC networks file (no models)")
-    return blob
-
-
-def _save(
-    run_dir: Path,
-    name: str,
-    models: list[Any],
-    opt: Any,
-    replay: ExperienceBuffer | None,
-    state: dict[str, Any],
-    keep: int,
-    pointer: bool = True,
-) -> Path:
-    def write(folder: Path) -> None:
-        save_torch(
-            {"models": [m.state_dict() for m in models], "optimizer": opt.state_dict()},
-            folder / "model.pt",
-        )
-        if replay is not None:
-            replay.save(folder / "replay.npz")
-        write_json_atomic(folder / "state.json", {**state, "rng": rng_states()})
-
-    return write_checkpoint(run_dir, name, write, keep, pointer, run_id=state["run_id"])
-
-
-def copy_checkpoint(folder: Path, target: Path, run_id: str | None = None) -> Path:
-    """Copy a step checkpoint's networks, optimizer and state (never its replay) to
-    ``target``, replacing an earlier copy of the same run (through a temporary folder, so a
-    copy is whole); a ``target`` holding anything else is refused."""
-    return copy_folder(folder, target, CHECKPOINT_FILES, run_id or checkpoint_run_id(folder))
 
 
 # ==========================================================================================
@@ -628,7 +206,7 @@ def _init_models(models: list[Any], args: Args) -> None:
                 f"init_from: the checkpoint has --{key.replace('_', '-')} "
                 f"{getattr(src, key)!r}, this run {getattr(args, key)!r}"
             )
-    blob = _load_blob(ckpt)
+    blob = load_blob(ckpt)
     for m, sd in zip(models, blob["models"], strict=True):
         if src.history == args.history:
             m.load_state_dict(sd)
@@ -706,7 +284,7 @@ class Learner:
 
     def restore(self, ckpt: Path) -> None:
         """The checkpoint's networks, optimizer (at this run's rate) and replay, if kept."""
-        blob = _load_blob(ckpt)
+        blob = load_blob(ckpt)
         try:
             for m, sd in zip(self.models, blob["models"], strict=True):
                 m.load_state_dict(sd)
@@ -769,7 +347,7 @@ class Learner:
         """A checkpoint folder (the replay too for a step checkpoint with
         ``--checkpoint-replay``)."""
         keep = self.replay if pointer and self.args.checkpoint_replay else None
-        return _save(run_dir, name, self.models, self.opt, keep, state,
+        return save_networks(run_dir, name, self.models, self.opt, keep, state,
                      self.args.keep_checkpoints, pointer)  # fmt: skip
 
 
@@ -1091,20 +669,6 @@ def team_evaluation(
 # ==========================================================================================
 # Export: a shipped player
 # ==========================================================================================
-def load_models(ckpt: Path) -> tuple[list[Any], Args, dict[str, Any]]:
-    """The torch networks, settings and state of a checkpoint folder."""
-    state = load_state(ckpt)
-    args = Args(**state["args"])
-    blob = _load_blob(ckpt)
-    models = [
-        torch_model([int(x) for x in names(args.hidden)], args.features, args.history)
-        for _ in blob["models"]
-    ]
-    for m, sd in zip(models, blob["models"], strict=True):
-        m.load_state_dict(sd)
-    return models, args, state
-
-
 def export(
     run_dir: str | Path,
     name: str,
