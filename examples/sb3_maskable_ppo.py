@@ -1,101 +1,161 @@
-"""sb3-contrib's MaskablePPO on the project's vector env: one learner seat in each of many
-games on the compiled engine, the other seats played by opponents chosen by name.
+"""sb3-contrib's MaskablePPO: one learner seat in each of many games, the other seats played
+by opponents chosen by name, on the project's vector env or through the Gymnasium wrapper.
 
-    python examples/sb3_maskable_ppo.py --timesteps 200000 --num-envs 64
+    python examples/sb3_maskable_ppo.py --timesteps 300000 --num-envs 64
+    python examples/sb3_maskable_ppo.py --game three_handed --env gymnasium --num-envs 8
     python examples/sb3_maskable_ppo.py --smoke      # what CI runs: a few seconds
 
-Needs the ``train`` extra (stable-baselines3, sb3-contrib, torch). The vector env
-(:func:`training.vec_env.make_sb3_vec_env`) is an SB3 ``VecEnv`` whose
-``env_method("action_masks")`` gives every game's legal moves, which is what MaskablePPO
-reads; no per-env wrapper is needed. At the end the learner plays fresh games against the
-same opponents and the script prints its points per game with a 95% interval.
+Needs the ``train`` extra (stable-baselines3, sb3-contrib, torch). ``--env vector`` (the
+default) is :func:`training.vec_env.make_sb3_vec_env`, an SB3 ``VecEnv`` of games on the
+compiled engine whose ``env_method("action_masks")`` gives every game's legal moves, which
+is what MaskablePPO reads; ``--env gymnasium`` is ``gymnasium.make("gin_env/Gin-v0")`` (or
+``ThreeHandedGin-v0``), one Python env per game in SB3's ``DummyVecEnv``.
+
+While it trains it shows a progress bar (steps, steps per second, time left and the last
+point of its learning curve: points per hand against ``--opponents`` on
+``--curve-deals`` duplicate deals every ``--curve-every`` steps) and logs SB3's scalars to
+TensorBoard (``tensorboard --logdir runs/sb3_maskable_ppo``); ``--quiet``, or output that
+is not a terminal, turns the bar off. Before training and after it, the untrained and the
+trained policy play the same ``--eval-deals`` duplicate deals of ``--eval-seed`` (a seed
+training never saw) against each of ``--eval-opponents``; the script prints both with
+95% CIs and the difference, paired by deal. ``--result FILE`` writes it all as JSON.
+
+What it learns on two cores (two-player gin, the defaults: 64 games, opponents random,
+seed 0; measured with ``python examples/sb3_maskable_ppo.py --timesteps 300000 --num-envs
+64 --eval-opponents random,simple``): see ``results/learning/README.md``, row
+``sb3-gin``, where the measured figures at this budget are kept with their command.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import copy
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
-import numpy as np
+import torch
 from sb3_contrib import MaskablePPO
-from sb3_contrib.common.maskable.utils import get_action_masks
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.vec_env import VecEnv
 
+import gin_env  # noqa: F401 (registers the gymnasium ids)
+from agents.trained import actor_from_sb3
+from gin_eval.writer import write_json
+from training.flags import names
+from training.periodic_eval import Curve, before_after, before_after_lines
+from training.progress import Progress, sb3_callback
 from training.vec_env import make_sb3_vec_env
+
+GAMES = {"gin": "gin_env/Gin-v0", "three_handed": "gin_env/ThreeHandedGin-v0"}
+ENVS = ("vector", "gymnasium")
 
 
 @dataclass
 class Args:
     game: str = "gin"  # "gin" or "three_handed"
+    env: str = "vector"  # "vector" (the compiled engine) or "gymnasium" (gymnasium.make)
     opponents: str = "random"  # any agent name: random, simple, heuristic, tuned
     num_envs: int = 64
     n_steps: int = 32  # steps per game between updates (a batch of num_envs * n_steps)
-    timesteps: int = 200_000
-    eval_games: int = 500
+    timesteps: int = 300_000
+    eval_deals: int = 500
+    eval_opponents: str = "random,simple"
+    eval_seed: int = 10_000
+    curve_every: int = 50_000  # steps between points of the learning curve (0: none)
+    curve_deals: int = 100
     seed: int = 0
+    log_dir: str = "runs/sb3_maskable_ppo"  # TensorBoard
+    result: str = ""  # a JSON file for the run's figures
 
 
-def parse_args() -> Args:
+def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name, default in vars(Args()).items():
         parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
     parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
-    ns = parser.parse_args()
-    args = Args(**{k: v for k, v in vars(ns).items() if k != "smoke"})
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    ns = parser.parse_args(argv)
+    args = Args(**{k: v for k, v in vars(ns).items() if k not in ("smoke", "quiet")})
     if ns.smoke:
-        args.num_envs, args.n_steps, args.timesteps, args.eval_games = 8, 32, 512, 16
-    return args
+        args.num_envs, args.n_steps, args.timesteps = 8, 32, 512
+        args.eval_deals, args.curve_every, args.curve_deals = 8, 256, 4
+    if args.game not in GAMES:
+        parser.error(f"--game must be one of {', '.join(GAMES)}; got {args.game!r}")
+    if args.env not in ENVS:
+        parser.error(f"--env must be one of {', '.join(ENVS)}; got {args.env!r}")
+    return args, ns.quiet
 
 
-def evaluate(model: MaskablePPO, args: Args) -> tuple[float, float, int]:
-    """The learner's mean points per game over ``args.eval_games`` fresh games (a seed the
-    training never saw) and the half-width of its 95% interval."""
-    env = make_sb3_vec_env(
-        args.num_envs, args.game, opponents=args.opponents, seed=args.seed + 10_000, episode="hand"
-    )
-    obs = np.asarray(env.reset())
-    returns: list[float] = []
-    running = np.zeros(args.num_envs)
-    while len(returns) < args.eval_games:
-        actions, _ = model.predict(obs, action_masks=get_action_masks(env), deterministic=True)
-        step_obs, rewards, dones, _ = env.step(actions)
-        obs = np.asarray(step_obs)
-        running += rewards
-        for i in np.flatnonzero(dones):
-            returns.append(float(running[i]))
-            running[i] = 0.0
-    env.close()
-    x = np.array(returns[: args.eval_games])
-    half = 1.96 * x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else math.inf
-    return float(x.mean()), float(half), len(x)
+def make_env(args: Args) -> VecEnv:
+    """``num_envs`` games, the learner in a random seat of each, a hand per episode."""
+    if args.env == "vector":
+        return make_sb3_vec_env(
+            args.num_envs, args.game, opponents=args.opponents, seed=args.seed, episode="hand"
+        )
+    kwargs = {"episode": "hand", "opponents": args.opponents}
+    return make_vec_env(GAMES[args.game], args.num_envs, seed=args.seed, env_kwargs=kwargs)
 
 
-def main() -> None:
-    args = parse_args()
-    # -- the vector env: N games, the learner in a random seat of each -------------------
-    env = make_sb3_vec_env(
-        args.num_envs, args.game, opponents=args.opponents, seed=args.seed, episode="hand"
-    )
-    # -- the learner ---------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args, quiet = parse_args(argv)
+    torch.set_num_threads(1)  # a small network: more threads only wait
+    env = make_env(args)
     model = MaskablePPO(
         "MlpPolicy",
         env,
         n_steps=args.n_steps,
         batch_size=min(256, args.num_envs * args.n_steps),
         seed=args.seed,
+        tensorboard_log=args.log_dir,
         verbose=0,
     )
+    # A copy: the actor's arrays would otherwise share the memory of the weights being trained.
+    untrained = copy.deepcopy(actor_from_sb3(model, name="untrained"))
+
+    # -- training, with a progress bar and a learning curve -------------------------------
+    progress = Progress(args.timesteps, enabled=not quiet, desc=f"ppo {args.game}", unit="step")
+    curve = Curve(args.game, args.opponents, args.curve_deals, args.eval_seed + 1,
+                  args.curve_every, progress)  # fmt: skip
+    on_step = sb3_callback(progress)
+
+    class CurveCallback(BaseCallback):  # type: ignore[misc]
+        def _on_rollout_start(self) -> None:
+            if curve.due(self.model.num_timesteps):
+                curve.record(actor_from_sb3(self.model), self.model.num_timesteps)
+
+        def _on_step(self) -> bool:
+            return True
+
     start = time.perf_counter()
-    model.learn(args.timesteps)
+    model.learn(args.timesteps, callback=[on_step, CurveCallback()])
     seconds = time.perf_counter() - start
+    progress.close()
     env.close()
-    print(f"trained {model.num_timesteps} steps in {seconds:.1f} s")
-    # -- what it learned: fresh games against the same opponents ------------------------
-    mean, half, n = evaluate(model, args)
-    print(
-        f"points per game against {args.opponents}: {mean:+.2f} +/- {half:.2f} (95% CI, {n} games)"
-    )
+    steps = int(model.num_timesteps)
+    curve.record(actor_from_sb3(model), steps)
+    print(f"trained {steps} steps in {seconds:.1f} s ({steps / seconds:.0f} steps/s)")
+
+    # -- what it learned: the untrained and the trained policy on the same deals ---------
+    rows = before_after(
+        untrained, actor_from_sb3(model), args.game, names(args.eval_opponents),
+        args.eval_deals, args.eval_seed,
+    )  # fmt: skip
+    for line in before_after_lines(rows):
+        print(line)
+    result = {
+        "example": "sb3_maskable_ppo",
+        "args": asdict(args),
+        "seed": args.seed,
+        "steps": steps,
+        "train_seconds": seconds,
+        "before_after": rows,
+        "curve": curve.rows,
+    }
+    if args.result:
+        write_json(args.result, result, [args.seed, args.eval_seed])
+    return result
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 own multi-agent loop (``PettingZooEnv``, ``MultiAgentOffPolicyAlgorithm``, collectors, the
 off-policy trainer), in its 2.0 API.
 
-    python examples/tianshou_dqn.py --epochs 20
+    python examples/tianshou_dqn.py --steps 200000
     python examples/tianshou_dqn.py --smoke      # what CI runs: a few seconds
 
 Needs the ``tianshou`` extra (tianshou 2.0.1). Tianshou 2 renamed its parts: policies
@@ -13,15 +13,31 @@ runs by ``algorithm.run_training(OffPolicyTrainerParams(...))``.
 
 Tianshou's ``PettingZooEnv`` passes the action mask as ``obs.mask``, which the DQN policy
 and the random player both honour. The env is ``gin_v0`` with a hand per episode, so a
-player's return is its points in that hand. At the end the learned player meets the
-random one on fresh hands and the script prints its points per hand with a 95% interval.
+player's return is its points in that hand. ``--steps`` counts env steps (one seat acts in
+each, the learner's or the random player's).
+
+While it trains it shows a progress bar (env steps, steps per second, time left and the
+last point of its learning curve: points per hand against ``random`` on ``--curve-deals``
+duplicate deals every ``--curve-every`` steps) and logs Tianshou's scalars to TensorBoard
+(``tensorboard --logdir runs/tianshou_dqn``); ``--quiet``, or output that is not a
+terminal, turns the bar off. Before training and after it, the untrained and the trained
+Q network (its best legal move) play the same ``--eval-deals`` duplicate deals of
+``--eval-seed`` against each of ``--eval-opponents``; the script prints both with 95% CIs
+and the difference, paired by deal. ``--result FILE`` writes it all as JSON.
+
+What it learns on two cores: see ``results/learning/README.md``, row ``tianshou-dqn-gin``,
+where the measured figures are kept with their command.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import logging
 import math
-from dataclasses import dataclass
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -33,18 +49,28 @@ from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
 from tianshou.data import Collector, VectorReplayBuffer
 from tianshou.env import DummyVectorEnv, PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
+from tianshou.utils import TensorboardLogger
 from tianshou.utils.net.common import Net
+from torch.utils.tensorboard import SummaryWriter
 
 from gin_env import gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
+from gin_eval.writer import write_json
+from training.flags import names
+from training.periodic_eval import Curve, before_after, before_after_lines
+from training.progress import Progress
+
+# Tianshou warns at every test that the multi-agent returns are 2-D; the returns reduced to
+# the learner's (multi_agent_return_reduction) are the ones the trainer scores.
+logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
 
 LEARNER = "player_0"  # the DQN seat; player_1 plays at random
 
 
 @dataclass
 class Args:
-    epochs: int = 20
+    steps: int = 200_000  # env steps in all
     steps_per_epoch: int = 10_000
     steps_per_collect: int = 100
     num_envs: int = 8
@@ -53,29 +79,54 @@ class Args:
     lr: float = 1e-4
     gamma: float = 0.99
     eps_train: float = 0.1
-    eval_hands: int = 200
+    eval_deals: int = 500
+    eval_opponents: str = "random,simple"
+    eval_seed: int = 10_000
+    curve_every: int = 20_000  # env steps between points of the learning curve (0: none)
+    curve_deals: int = 100
     seed: int = 0
+    log_dir: str = "runs/tianshou_dqn"  # TensorBoard
+    result: str = ""  # a JSON file for the run's figures
 
 
-def parse_args() -> Args:
+def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name, default in vars(Args()).items():
         parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
     parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
-    ns = parser.parse_args()
-    args = Args(**{k: v for k, v in vars(ns).items() if k != "smoke"})
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    ns = parser.parse_args(argv)
+    args = Args(**{k: v for k, v in vars(ns).items() if k not in ("smoke", "quiet")})
     if ns.smoke:
-        args.epochs, args.steps_per_epoch, args.num_envs, args.eval_hands = 1, 400, 2, 10
-        args.buffer = 2_000
-    return args
+        args.steps, args.steps_per_epoch, args.num_envs, args.eval_deals = 400, 400, 2, 8
+        args.buffer, args.curve_every, args.curve_deals = 2_000, 200, 4
+    if args.steps < 1:
+        parser.error(f"--steps must be a positive number of env steps; got {args.steps}")
+    return args, ns.quiet
+
+
+class QPlayer:
+    """The Q network as a player of the project's agents (``act(observation, rng)``): the
+    legal move of highest Q."""
+
+    def __init__(self, net: torch.nn.Module, name: str) -> None:
+        self.net, self.name = net, name
+
+    def act(self, observation: dict[str, Any], rng: Any = None) -> int:
+        obs = torch.as_tensor(observation["observation"], dtype=torch.float32)[None]
+        with torch.no_grad():
+            q = self.net(obs)[0][0].numpy()
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        return int(np.argmax(np.where(mask, q, -np.inf)))
 
 
 def make_env() -> PettingZooEnv:
     return PettingZooEnv(gin_v0.env(episode="hand", infos="numeric"))
 
 
-def make_algorithm(args: Args, env: PettingZooEnv) -> MultiAgentOffPolicyAlgorithm:
-    net = Net(state_shape=OBS_SIZE, action_shape=NUM_ACTIONS, hidden_sizes=[256, 256])
+def make_algorithm(
+    args: Args, env: PettingZooEnv, net: torch.nn.Module
+) -> MultiAgentOffPolicyAlgorithm:
     policy = DiscreteQLearningPolicy(
         model=net, action_space=env.action_space, eps_training=args.eps_train, eps_inference=0.0
     )
@@ -91,13 +142,15 @@ def make_algorithm(args: Args, env: PettingZooEnv) -> MultiAgentOffPolicyAlgorit
     return MultiAgentOffPolicyAlgorithm(algorithms=[seats[a] for a in env.agents], env=env)
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args, quiet = parse_args(argv)
     np.random.seed(args.seed)  # Tianshou's random player and epsilon draw from numpy's global rng
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)  # a small network: more threads only wait
     env = make_env()
-    algorithm = make_algorithm(args, env)
+    net = Net(state_shape=OBS_SIZE, action_shape=NUM_ACTIONS, hidden_sizes=[256, 256])
+    untrained = QPlayer(copy.deepcopy(net), "untrained")
+    algorithm = make_algorithm(args, env, net)
     agents = env.agents
 
     # -- collectors: a learner's replay buffer over parallel copies of the env -----------
@@ -111,37 +164,65 @@ def main() -> None:
     train_collector.reset()
     train_collector.collect(n_step=args.batch * args.num_envs)  # fill the buffer a little
 
-    # -- training: Tianshou's off-policy trainer ------------------------------------------
+    # -- training: Tianshou's off-policy trainer, with a progress bar and a curve ---------
+    progress = Progress(args.steps, enabled=not quiet, desc="dqn gin", unit="step")
+    curve = Curve("gin", "random", args.curve_deals, args.eval_seed + 1, args.curve_every,
+                  progress)  # fmt: skip
+    seen = {"steps": 0}
+
+    def on_training_step(epoch: int, env_step: int) -> None:
+        progress.update(env_step - seen["steps"])
+        seen["steps"] = env_step
+        if curve.due(env_step):
+            curve.record(QPlayer(net, "dqn"), env_step)
+
     learner_index = agents.index(LEARNER)
+    start = time.perf_counter()
     result = algorithm.run_training(
         OffPolicyTrainerParams(
             training_collector=train_collector,
             test_collector=test_collector,
-            max_epochs=args.epochs,
-            epoch_num_steps=args.steps_per_epoch,
+            max_epochs=math.ceil(args.steps / args.steps_per_epoch),
+            epoch_num_steps=min(args.steps, args.steps_per_epoch),
             collection_step_num_env_steps=args.steps_per_collect,
             test_step_num_episodes=args.num_envs,
             batch_size=args.batch,
             update_step_num_gradient_steps_per_sample=0.1,
             # the test score: the learner's return (its points in the hand)
             multi_agent_return_reduction=lambda r: r[:, learner_index],
+            training_fn=on_training_step,
+            logger=TensorboardLogger(SummaryWriter(args.log_dir)),
+            verbose=False,
             show_progress=False,
         )
     )
-    print(f"trained {result.timing.total_time:.1f} s; best test return {result.best_score:+.2f}")
+    seconds = time.perf_counter() - start
+    progress.close()
+    steps = int(result.train_step)
+    progress.update(steps - seen["steps"])
+    curve.record(QPlayer(net, "dqn"), steps)
+    best = result.best_score
+    print(f"trained {steps} env steps in {seconds:.1f} s; best test return {best:+.2f}")
 
-    # -- what it learned: fresh hands against the random player ---------------------------
-    eval_envs = DummyVectorEnv([make_env for _ in range(args.num_envs)])
-    eval_envs.seed(args.seed + 20_000)
-    evaluator: Collector = Collector(algorithm, eval_envs)
-    evaluator.reset()
-    stats = evaluator.collect(n_episode=args.eval_hands)
-    points = np.asarray(stats.returns)[:, learner_index]
-    half = 1.96 * points.std(ddof=1) / math.sqrt(len(points))
-    print(
-        f"points per hand as {LEARNER} against a random player: {points.mean():+.2f} +/- "
-        f"{half:.2f} (95% CI, {len(points)} hands)"
-    )
+    # -- what it learned: the untrained and the trained network on the same deals --------
+    rows = before_after(
+        untrained, QPlayer(net, "dqn"), "gin", names(args.eval_opponents), args.eval_deals,
+        args.eval_seed,
+    )  # fmt: skip
+    for line in before_after_lines(rows):
+        print(line)
+    out = {
+        "example": "tianshou_dqn",
+        "args": asdict(args),
+        "seed": args.seed,
+        "steps": steps,
+        "train_seconds": seconds,
+        "before_after": rows,
+        "curve": curve.rows,
+    }
+    if args.result:
+        write_json(args.result, out, [args.seed, args.eval_seed])
+    return out
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 played by one shared policy (self-play), in TorchRL's own loop (``Collector``, GAE,
 ``ClipPPOLoss``).
 
-    python examples/torchrl_mappo.py --iterations 200
+    python examples/torchrl_mappo.py --frames 1000000
     python examples/torchrl_mappo.py --smoke     # what CI runs: a few seconds
 
 Needs the ``torchrl`` extra (torchrl 0.14.1, tensordict 0.14.3).
@@ -18,17 +18,31 @@ Three things make a card game fit TorchRL's multi-agent loop:
   policy lets such a seat "play" action 0 (ignored by the env), the only choice it has, so
   its log-probability is 0 and it adds nothing to the policy gradient.
 
-At the end the learned policy plays seat ``player_0`` against two opponents seated by
-name at the same table (``agents.seat``; ``--opponent random`` by default, or ``heuristic``,
-``tuned``...) on fresh hands, and the script prints its points per hand with a 95% interval.
+``--frames`` counts env steps (one seat acts in each; every seat is the learner's).
+
+While it trains it shows a progress bar (frames, frames per second, time left and the last
+point of its learning curve: points per hand against ``random`` on ``--curve-deals``
+duplicate deals every ``--curve-every`` frames) and writes the losses to TensorBoard
+(``tensorboard --logdir runs/torchrl_mappo``); ``--quiet``, or output that is not a
+terminal, turns the bar off. Before training and after it, the untrained and the trained
+policy (its most likely legal move) play the same ``--eval-deals`` deals of
+``--eval-seed``, each deal three times with the policy once in each role (box, captain,
+adviser) and each of ``--eval-opponents`` in the other two; the script prints both with
+95% CIs and the difference, paired by deal. ``--result FILE`` writes it all as JSON.
+
+What it learns on two cores: see ``results/learning/README.md``, row
+``torchrl-mappo-three``, where the measured figures are kept with their command.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -40,36 +54,48 @@ from torchrl.envs.libs.pettingzoo import MarlGroupMapType
 from torchrl.modules import MaskedCategorical, MultiAgentMLP, ProbabilisticActor
 from torchrl.objectives import ClipPPOLoss, ValueEstimators
 
-import agents
 from gin_env import three_handed_gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
+from gin_eval.writer import write_json
+from training.flags import names
+from training.periodic_eval import Curve, before_after, before_after_lines
+from training.progress import Progress
 
 
 @dataclass
 class Args:
-    frames_per_batch: int = 4096  # env steps (one seat acts per step) per PPO update
-    iterations: int = 50
+    frames: int = 200_000  # env steps in all (one seat acts per step)
+    frames_per_batch: int = 4096  # env steps per PPO update
     epochs: int = 4
     minibatch: int = 512
     lr: float = 3e-4
     gamma: float = 1.0  # a hand is short and its points are the whole reward
     lmbda: float = 0.95
-    eval_hands: int = 500
-    opponent: str = "random"  # any agent name, seated at the table by agents.seat
+    eval_deals: int = 300
+    eval_opponents: str = "random,simple"  # agent names, seated at the table by agents.seat
+    eval_seed: int = 10_000
+    curve_every: int = 50_000  # frames between points of the learning curve (0: none)
+    curve_deals: int = 50
     seed: int = 0
+    log_dir: str = "runs/torchrl_mappo"  # TensorBoard
+    result: str = ""  # a JSON file for the run's figures
 
 
-def parse_args() -> Args:
+def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name, default in vars(Args()).items():
         parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
     parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
-    ns = parser.parse_args()
-    args = Args(**{k: v for k, v in vars(ns).items() if k != "smoke"})
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    ns = parser.parse_args(argv)
+    args = Args(**{k: v for k, v in vars(ns).items() if k not in ("smoke", "quiet")})
     if ns.smoke:
-        args.frames_per_batch, args.iterations, args.minibatch, args.eval_hands = 256, 2, 128, 10
-    return args
+        args.frames_per_batch, args.frames, args.minibatch, args.eval_deals = 256, 512, 128, 6
+        args.curve_every, args.curve_deals = 256, 3
+    if args.frames < 1 or args.frames_per_batch < 1:
+        parser.error("--frames and --frames-per-batch must be positive numbers of env steps")
+    return args, ns.quiet
 
 
 def make_env(seed: int) -> PettingZooWrapper:
@@ -133,55 +159,37 @@ def make_critic(env: PettingZooWrapper) -> TensorDictModule:
     )
 
 
-def evaluate(
-    policy: ProbabilisticActor, opponent: str, hands: int, seed: int
-) -> tuple[float, float]:
-    """Points per hand of the policy (its most likely legal move) in seat ``player_0``
-    against ``opponent`` in the other seats, over ``hands`` hands of a seed training never
-    saw."""
-    logits_net = policy.module[0].module[1].module  # the MultiAgentMLP
-    env = three_handed_gin_v0.env(episode="hand")
-    table = env.unwrapped.config  # the table's rules: opponents are seated with them
-    others = {seat: agents.seat(opponent, table) for seat in env.possible_agents[1:]}
-    rng = np.random.default_rng(seed)
-    points = []
-    for k in range(hands):
-        env.reset(seed=seed + k)
-        total = 0.0
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, _ = env.last()
-            if agent == "player_0":
-                total += reward
-            if term or trunc:
-                env.step(None)
-                continue
-            mask = obs["action_mask"].astype(bool)
-            if agent == "player_0":
-                seats = torch.as_tensor(obs["observation"]).expand(3, -1)  # the net takes 3
-                with torch.no_grad():
-                    logits = logits_net(seats)[0].numpy()
-                action = int(np.argmax(np.where(mask, logits, -np.inf)))
-            else:
-                action = int(others[agent].act(obs, rng))
-            env.step(action)
-        points.append(total)
-    x = np.array(points)
-    return float(x.mean()), 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x))
+class MappoPlayer:
+    """The policy's network as a player of the project's agents (``act(observation,
+    rng)``): its most likely legal move."""
+
+    def __init__(self, logits_net: torch.nn.Module, name: str) -> None:
+        self.net, self.name = logits_net, name
+
+    def act(self, observation: dict[str, Any], rng: Any = None) -> int:
+        seats = torch.as_tensor(observation["observation"]).expand(3, -1)  # the net takes 3
+        with torch.no_grad():
+            logits = self.net(seats)[0].numpy()
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        return int(np.argmax(np.where(mask, logits, -np.inf)))
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args, quiet = parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)  # small networks, one step at a time: more threads only wait
     env = make_env(args.seed)
     policy, critic = make_policy(env), make_critic(env)
+    logits_net = policy.module[0].module[1].module  # the MultiAgentMLP
+    untrained = MappoPlayer(copy.deepcopy(logits_net), "untrained")
+    iterations = math.ceil(args.frames / args.frames_per_batch)
 
     # -- collection: TorchRL's Collector steps the env with the masked policy -------------
     collector = Collector(
         env,
         policy,
         frames_per_batch=args.frames_per_batch,
-        total_frames=args.frames_per_batch * args.iterations,
+        total_frames=args.frames_per_batch * iterations,
     )
     buffer = ReplayBuffer(
         storage=LazyTensorStorage(args.frames_per_batch),
@@ -208,7 +216,13 @@ def main() -> None:
     loss.make_value_estimator(ValueEstimators.GAE, gamma=args.gamma, lmbda=args.lmbda)
     optim = torch.optim.Adam(loss.parameters(), args.lr)
 
-    # -- the loop ----------------------------------------------------------------------------
+    # -- the loop, with a progress bar and a learning curve ---------------------------------
+    progress = Progress(args.frames_per_batch * iterations, log_dir=Path(args.log_dir),
+                        enabled=not quiet, desc="mappo three-handed", unit="frame")  # fmt: skip
+    curve = Curve("three_handed", "random", args.curve_deals, args.eval_seed + 1,
+                  args.curve_every, progress)  # fmt: skip
+    curve.record(MappoPlayer(logits_net, "mappo"), 0)
+    frames = 0
     start = time.perf_counter()
     for it, batch in enumerate(collector):
         with torch.no_grad():
@@ -229,19 +243,40 @@ def main() -> None:
         collector.update_policy_weights_()
         hands = int(batch["next", "done"].sum())
         pi, v = float(out["loss_objective"].detach()), float(out["loss_critic"].detach())
-        print(f"iteration {it + 1}: {hands} hands ended, policy loss {pi:+.4f}, value loss {v:.3f}")
+        frames += int(batch.numel())
+        progress.update(int(batch.numel()))
+        progress.scalars(frames, loss__policy=pi, loss__value=v)
+        progress.write(
+            f"iteration {it + 1}: {hands} hands ended, policy loss {pi:+.4f}, value loss {v:.3f}"
+        )
+        if curve.due(frames):
+            curve.record(MappoPlayer(logits_net, "mappo"), frames)
+    seconds = time.perf_counter() - start
     collector.shutdown()
-    print(
-        f"trained {args.frames_per_batch * args.iterations} steps in "
-        f"{time.perf_counter() - start:.1f} s"
-    )
+    progress.close()
+    if not curve.rows or curve.rows[-1]["step"] != frames:
+        curve.record(MappoPlayer(logits_net, "mappo"), frames)
+    print(f"trained {frames} steps in {seconds:.1f} s")
 
-    # -- what it learned: one seat against two opponents -----------------------------------
-    mean, half = evaluate(policy, args.opponent, args.eval_hands, seed=args.seed + 10_000)
-    print(
-        f"points per hand as player_0 against {args.opponent}: {mean:+.2f} +/- "
-        f"{half:.2f} (95% CI, {args.eval_hands} hands)"
-    )
+    # -- what it learned: the untrained and the trained policy on the same deals ---------
+    rows = before_after(
+        untrained, MappoPlayer(logits_net, "mappo"), "three_handed",
+        names(args.eval_opponents), args.eval_deals, args.eval_seed,
+    )  # fmt: skip
+    for line in before_after_lines(rows):
+        print(line)
+    result = {
+        "example": "torchrl_mappo",
+        "args": asdict(args),
+        "seed": args.seed,
+        "steps": frames,
+        "train_seconds": seconds,
+        "before_after": rows,
+        "curve": curve.rows,
+    }
+    if args.result:
+        write_json(args.result, result, [args.seed, args.eval_seed])
+    return result
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """``examples/``: each script runs as a user runs it, at its ``--smoke`` budget, in a
 subprocess (as CleanRL tests its scripts), and prints what it promises: its training
-lines and the learned player's points with a 95% interval.
+lines, and the untrained and the trained player's points on the same deals with 95%
+intervals and their difference. Its progress bar is off when its output is not a terminal
+(here: captured) and under ``--quiet``, and drawn on a terminal (a pseudo-terminal here).
 
 Each needs its library. ``make test-examples`` runs the TorchRL, SB3 and Tianshou ones in
 ``.venv`` (the ``torchrl``, ``train`` and ``tianshou`` extras); ``make test-benchmarl`` and
@@ -11,11 +13,16 @@ library is not installed is skipped; those targets select the ones their venv ho
 
 from __future__ import annotations
 
+import fcntl
 import math
 import os
+import pty
 import re
+import select
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -24,8 +31,13 @@ pytestmark = pytest.mark.examples
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-#: "... points per hand ...: +0.12 +/- 3.40 (95% CI, 10 hands)"
-CI_LINE = re.compile(r"points per (hand|game) .*: ([-+]\d+\.\d+) \+/- (\d+\.\d+|inf|nan) \(95% CI")
+#: "points per hand against simple, trained: +0.12 +/- 3.40 (95% CI, 10 deals)"
+CI_LINE = re.compile(
+    r"points per hand against (\w+), (untrained|trained|trained minus untrained): "
+    r"([-+]\d+\.\d+) \+/- (\d+\.\d+) \(95% CI, (\d+) deals\)"
+)
+#: What a tqdm bar writes: "12%|#5    | 64/512 [00:01<00:07, 60.1step/s, eval=random +1.2]"
+BAR = re.compile(r"\d+%\|.*\|.*/s")
 
 
 def _run(script: str, *args: str) -> str:
@@ -39,15 +51,58 @@ def _run(script: str, *args: str) -> str:
         timeout=600,
     )
     assert done.returncode == 0, f"{script} failed:\n{done.stderr[-4000:]}"
+    # Not a terminal: no bar, however long the run.
+    assert not BAR.search(done.stderr), f"{script} drew a bar into a pipe:\n{done.stderr[-2000:]}"
     return done.stdout
 
 
 def _points(out: str) -> float:
-    match = CI_LINE.search(out)
-    assert match, f"no line with points and a 95% CI in:\n{out}"
-    mean = float(match.group(2))
-    assert math.isfinite(mean)
-    return mean
+    """The before/after lines against every opponent: untrained, trained and the difference,
+    each finite, on the same number of deals; the difference is the trained minus the
+    untrained mean (paired by deal, the mean of the differences is the difference of the
+    means). Returns the trained player's points against the first opponent."""
+    found = CI_LINE.findall(out)
+    assert found, f"no before/after lines with a 95% CI in:\n{out}"
+    by = {(opp, what): (float(m), float(h), int(n)) for opp, what, m, h, n in found}
+    opponents = sorted({opp for opp, _ in by})
+    for opp in opponents:
+        before, after = by[(opp, "untrained")], by[(opp, "trained")]
+        diff = by[(opp, "trained minus untrained")]
+        assert before[2] == after[2] == diff[2]
+        assert all(math.isfinite(x) for x in (*before[:2], *after[:2], *diff[:2]))
+        assert abs(diff[0] - (after[0] - before[0])) <= 0.011
+    return by[(found[0][0], "trained")][0]
+
+
+def _on_a_terminal(script: str, *args: str) -> str:
+    """What ``script --smoke`` writes to standard error when that is a terminal."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # 40 x 120
+    proc = subprocess.Popen(
+        [sys.executable, str(EXAMPLES / script), "--smoke", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 600)
+        if not ready:
+            proc.kill()
+            break
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the other end closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=60) == 0, b"".join(chunks)[-3000:].decode(errors="replace")
+    return b"".join(chunks).decode(errors="replace")
 
 
 def test_every_example_is_tested_here() -> None:
@@ -71,10 +126,36 @@ def test_sb3_maskable_ppo_on_the_vector_env() -> None:
     _points(out)
 
 
+def test_sb3_maskable_ppo_through_the_gymnasium_wrapper() -> None:
+    pytest.importorskip("sb3_contrib")
+    out = _run("sb3_maskable_ppo.py", "--game", "three_handed", "--env", "gymnasium")
+    assert re.search(r"trained \d+ steps", out), out
+    _points(out)
+
+
+def test_the_bar_shows_on_a_terminal_and_quiet_turns_it_off() -> None:
+    pytest.importorskip("sb3_contrib")
+    shown = _on_a_terminal("sb3_maskable_ppo.py")
+    assert BAR.search(shown), shown[-2000:]
+    assert "eval=random" in shown, shown[-2000:]  # the last point of the curve on the bar
+    assert not BAR.search(_on_a_terminal("sb3_maskable_ppo.py", "--quiet"))
+
+
+def test_a_bad_choice_is_named_with_the_allowed_values() -> None:
+    pytest.importorskip("sb3_contrib")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "sb3_maskable_ppo.py"), "--env", "gym"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--env must be one of vector, gymnasium; got 'gym'" in done.stderr
+
+
 def test_tianshou_dqn_against_a_random_player() -> None:
     pytest.importorskip("tianshou")
     out = _run("tianshou_dqn.py")
-    assert "best test return" in out, out
+    assert re.search(r"trained \d+ env steps .* best test return", out), out
     _points(out)
 
 

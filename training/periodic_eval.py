@@ -1,18 +1,25 @@
 """Evaluation during training, the one copy every trainer uses: an agent against fixed
-opponents through :mod:`training.evaluation`, on a seed of the run's choosing.
+opponents through :mod:`gin_eval`, on a seed of the run's choosing.
 
-- gin: duplicate deals (:func:`training.evaluation.gin.gin_duplicate`), ``pairs`` deals each
+- gin: duplicate deals (:func:`gin_eval.gin.gin_duplicate`), ``pairs`` deals each
   played twice with the seats swapped: hands won and points per hand, with 95% CIs;
 - three-handed: ``pairs`` matches against two copies of the opponent
-  (:func:`training.evaluation.three_handed.three_handed`): match win rate (95% CI) and the
+  (:func:`gin_eval.three_handed.three_handed`): match win rate (95% CI) and the
   points per hand in each role; or, with ``hands=True`` (and for an env without duplicate deals),
   ``2 * pairs`` single hands in random seats (:func:`training.league.play_hands`): hands
   won and points per hand.
 
-The learning curve of these rows is :func:`training.evaluation.plots.plot_curves`.
+The learning curve of these rows is :func:`gin_eval.plots.plot_curves`.
 The result is a flat ``{"step": n, "<opponent>/<metric>": value}`` row, ready for a CSV,
 TensorBoard and a learning curve. Select checkpoints on one seed and report them on
 another: the selection seed's figures are biased upwards by the selection.
+
+What a run learned, for the examples and the learning benchmark: :func:`deal_points` is an
+agent's points per hand on each of a seed's duplicate deals against one opponent (gin: each
+deal in both seats, :func:`gin_eval.gin.play_gin_pair`; three-handed: each deal as a single
+hand three times, the agent once in each role, :func:`gin_eval.play.play_role_hand`), and
+:func:`before_after` plays the untrained and the trained player on the same deals: each
+one's points per hand with a 95% CI and the difference, paired by deal.
 """
 
 from __future__ import annotations
@@ -21,14 +28,28 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from gin_env import games
-from training.evaluation.gin import gin_duplicate
-from training.evaluation.stats import wilson_ci
-from training.evaluation.three_handed import three_handed
-from training.evaluation.writer import write_csv
+from gin_eval.gin import gin_duplicate, play_gin_pair
+from gin_eval.play import play_role_hand
+from gin_eval.pool import pool_map
+from gin_eval.stats import mean_ci, wilson_ci
+from gin_eval.three_handed import three_handed
+from gin_eval.writer import write_csv
 from training.league import make_opponent, play_hands
 
-__all__ = ["evaluate_agent", "write_eval_csv"]
+__all__ = [
+    "DEAL_GAMES",
+    "before_after",
+    "before_after_lines",
+    "deal_points",
+    "evaluate_agent",
+    "write_eval_csv",
+]
+
+#: The games :func:`deal_points` deals duplicate (its ``game`` values).
+DEAL_GAMES = ("gin", "three_handed")
 
 
 def evaluate_agent(
@@ -81,9 +102,132 @@ def evaluate_agent(
 
 
 def write_eval_csv(path: str | Path, rows: Sequence[dict[str, float]]) -> None:
-    """The learning curve's rows as ``eval.csv`` (:func:`training.evaluation.writer.
+    """The learning curve's rows as ``eval.csv`` (:func:`gin_eval.writer.
     write_csv`): every metric any row has, ``step`` and ``hours`` first; nothing for none."""
     if not rows:
         return
     keys = sorted({k for r in rows for k in r}, key=lambda k: (k not in ("step", "hours"), k))
     write_csv(path, rows, keys)
+
+
+def _gin_deal(agent: Any, opponent: Any, seed: int, index: int) -> float:
+    """The agent's mean points over deal ``index`` played in both seats."""
+    hands = play_gin_pair(agent, opponent, seed, index)["hands"]
+    return float(sum(h["a_points"] for h in hands)) / len(hands)
+
+
+def _three_deal(agent: Any, opponent: Any, seed: int, index: int) -> float:
+    """The agent's side's mean points over deal ``index`` played three times, the agent once
+    as the box, once as the captain and once as the adviser (the opponent in the others)."""
+    box = play_role_hand([agent, opponent, opponent], seed, index)["box_points"]
+    captain = -play_role_hand([opponent, agent, opponent], seed, index)["box_points"]
+    adviser = -play_role_hand([opponent, opponent, agent], seed, index)["box_points"]
+    return float(box + captain + adviser) / 3
+
+
+def deal_points(
+    agent: Any, game: str, opponent: Any, deals: int, seed: int, workers: int = 1
+) -> np.ndarray:
+    """``agent``'s points per hand on each of ``deals`` duplicate deals of ``seed`` against
+    ``opponent`` (an agent or a name) at the game's standard table, ``[deals]``: the same
+    deals for every agent on one seed. ``game``: one of :data:`DEAL_GAMES`."""
+    if game not in DEAL_GAMES:
+        raise ValueError(f"game must be one of {', '.join(DEAL_GAMES)}; got {game!r}")
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 2:
+        raise ValueError(f"deals must be an int >= 2 (a CI needs two), got {deals!r}")
+    one = _gin_deal if game == "gin" else _three_deal
+    jobs = [(agent, opponent, seed, i) for i in range(deals)]
+    return np.asarray(pool_map(one, jobs, workers, False, "deals"), dtype=float)
+
+
+def _ci(x: np.ndarray) -> dict[str, float]:
+    mean, lo, hi = mean_ci(x)
+    return {"mean": mean, "ci_low": lo, "ci_high": hi}
+
+
+def before_after(
+    untrained: Any,
+    trained: Any,
+    game: str,
+    opponents: Sequence[str],
+    deals: int,
+    seed: int,
+    workers: int = 1,
+) -> list[dict[str, Any]]:
+    """The untrained and the trained player against each of ``opponents`` on the same
+    ``deals`` duplicate deals of ``seed`` (:func:`deal_points`): one row per opponent with
+    ``untrained``, ``trained`` and ``difference`` (trained minus untrained, paired by deal),
+    each ``{"mean", "ci_low", "ci_high"}`` in points per hand."""
+    rows = []
+    for name in opponents:
+        before = deal_points(untrained, game, name, deals, seed, workers)
+        after = deal_points(trained, game, name, deals, seed, workers)
+        rows.append(
+            {
+                "opponent": name,
+                "game": game,
+                "deals": deals,
+                "seed": seed,
+                "untrained": _ci(before),
+                "trained": _ci(after),
+                "difference": _ci(after - before),
+            }
+        )
+    return rows
+
+
+def before_after_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """:func:`before_after`'s rows as the lines a run prints, e.g. ``points per hand against
+    simple, trained: -15.70 +/- 1.80 (95% CI, 500 deals)``."""
+
+    def fmt(what: str, r: Mapping[str, Any], cell: Mapping[str, float], n: int) -> str:
+        half = (cell["ci_high"] - cell["ci_low"]) / 2
+        return (
+            f"points per hand against {r['opponent']}, {what}: {cell['mean']:+.2f} +/- "
+            f"{half:.2f} (95% CI, {n} deals)"
+        )
+
+    out = []
+    for r in rows:
+        n = int(r["deals"])
+        out.append(fmt("untrained", r, r["untrained"], n))
+        out.append(fmt("trained", r, r["trained"], n))
+        out.append(fmt("trained minus untrained", r, r["difference"], n) + " paired by deal")
+    return out
+
+
+class Curve:
+    """A learning curve taken during a run: every ``every`` steps the current player
+    against ``opponent`` on ``deals`` duplicate deals of ``seed`` (:func:`deal_points`), its
+    points per hand (95% CI) shown on ``progress``'s bar (:meth:`training.progress.Progress.
+    evaluation`) and written to its TensorBoard as ``eval/<opponent>``; ``rows`` holds the
+    curve (``step``, ``mean``, ``ci_low``, ``ci_high``). ``every=0``: no curve."""
+
+    def __init__(
+        self,
+        game: str,
+        opponent: str,
+        deals: int,
+        seed: int,
+        every: int,
+        progress: Any = None,
+    ) -> None:
+        self.game, self.opponent, self.deals, self.seed = game, opponent, deals, seed
+        self.every, self.progress = every, progress
+        self.next = 0 if every > 0 else None
+        self.rows: list[dict[str, float]] = []
+
+    def due(self, step: int) -> bool:
+        return self.next is not None and step >= self.next
+
+    def record(self, agent: Any, step: int) -> dict[str, float]:
+        """The point of the curve at ``step`` for ``agent``."""
+        row = {"step": float(step), **_ci(deal_points(agent, self.game, self.opponent,
+                                                      self.deals, self.seed))}  # fmt: skip
+        self.rows.append(row)
+        if self.every > 0:
+            self.next = step + self.every
+        if self.progress is not None:
+            self.progress.evaluation(f"{self.opponent} {row['mean']:+.1f}")
+            self.progress.scalars(step, show=False, **{f"eval__{self.opponent}": row["mean"]})
+        return row
