@@ -42,13 +42,24 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from gin_env import actions as A
 from gin_env import rummy_actions as R
 from gin_env.cards import RANK_CHARS, SUIT_CHARS, to_mask
 from gin_env.text.words import RANK_WORDS, legal_words
 
-__all__ = ["MAX_REPLY_CHARS", "ReplyError", "parse_reply", "parse_advice", "sanitize"]
+__all__ = [
+    "MAX_REPLY_CHARS",
+    "ReplyError",
+    "Reading",
+    "read_reply",
+    "parse_reply",
+    "parse_advice",
+    "split_reasoning",
+    "sanitize",
+]
 
 #: Replies longer than this are read from their end.
 MAX_REPLY_CHARS = 4000
@@ -77,9 +88,6 @@ _RANK_OF = {w: i for i, w in enumerate(RANK_WORDS)} | {
     **{str(i + 1): i for i in range(1, 10)},
     "a": 0, "t": 9, "j": 10, "q": 11, "k": 12,
 }  # fmt: skip
-_MARKED = re.compile(
-    r"(?im)^[\s*#>_`-]*(?:final\s+)?(?:move|answer|action|suggestion)\s*[:=]\s*(.+)$"
-)
 _FILLER = frozenset(
     (
         "the",
@@ -103,11 +111,12 @@ _FILLER = frozenset(
     )
 )
 _DISCARD_VERBS = frozenset(
-    ("discard", "discards", "discarding", "throw", "throwing", "dump", "toss", "drop", "ditch")
+    ("discard", "discards", "discarding", "throw", "throwing", "dump", "toss", "drop", "rid")
 )
 _DRAW_WORDS = frozenset(("draw", "draws", "drawing"))
 _TAKE_WORDS = frozenset(("take", "takes", "taking", "pick", "picking"))
 _PILE_WORDS = frozenset(("pile", "upcard", "discard", "discards"))
+_STOCK_WORDS = frozenset(("stock", "deck"))
 _PASS_WORDS = frozenset(("pass", "passes", "passing", "decline", "declines"))
 _CARD_VERBS = _DISCARD_VERBS | {"knock", "meld", "off", "gin", "the", "suggest"}
 _VERB_REACH = 4  # words between a verb and its card ("knock by discarding the 3C")
@@ -195,10 +204,14 @@ def _mentions(text: str, game: str) -> list[Mention]:
             found.append(("id", A.TAKE_DISCARD if pile else A.DRAW_STOCK))
         elif word == "stock":
             found.append(("id", A.DRAW_STOCK))
+        elif not rummy and word in ("play", "playing") and i + 1 < len(toks):
+            cards = _next_cards(toks, i, 2)  # gin's only card play is a discard
+            if cards:
+                found.append(("id", A.DISCARD + cards[0]))
         elif word in _TAKE_WORDS:
             if word in ("pick", "picking") and nxt != ["up"]:
                 continue
-            stock = "stock" in words[i + 1 : i + 5]
+            stock = any(w in _STOCK_WORDS for w in words[i + 1 : i + 7])
             found.append(("id", A.DRAW_STOCK if stock else A.TAKE_DISCARD))
         elif not rummy and word in _PASS_WORDS:
             found.append(("id", A.PASS))
@@ -283,23 +296,40 @@ def _strict(text: str, game: str) -> int | None:
 _DECODER = json.JSONDecoder()
 
 
-def _json_move(text: str) -> str | None:
-    """The ``move`` (or ``action``) string of the first JSON object in ``text`` with one."""
-    decoder = _DECODER
+def _json_moves(text: str) -> list[tuple[int, str]]:
+    """``(position, move)`` of every JSON object in ``text`` that says a move: a
+    ``"move"`` (or ``"action"``, ``"suggestion"``) string, or an ``"action"`` with its
+    ``"card"`` (or ``"cards"``), the move itself possibly such an object."""
+    found: list[tuple[int, str]] = []
     start = text.find("{")
     tries = 0
-    while start >= 0 and tries < 20:
+    while start >= 0 and tries < 50:
         tries += 1
         try:
-            obj, _ = decoder.raw_decode(text, start)
+            obj, end = _DECODER.raw_decode(text, start)
         except ValueError:
-            obj = None
-        if isinstance(obj, dict):
-            for key in ("move", "action", "suggestion"):
-                value = obj.get(key)
-                if isinstance(value, str):
-                    return value
-        start = text.find("{", start + 1)
+            start = text.find("{", start + 1)
+            continue
+        move = _move_of(obj) if isinstance(obj, dict) else None
+        if move is not None:
+            found.append((start, move))
+        start = text.find("{", end)
+    return found
+
+
+def _move_of(obj: dict[str, Any], depth: int = 0) -> str | None:
+    for key in ("move", "action", "suggestion"):
+        value = obj.get(key)
+        if isinstance(value, dict) and depth < 2:
+            return _move_of(value, depth + 1)
+        if not isinstance(value, str):
+            continue
+        card = obj.get("card", obj.get("cards"))
+        if isinstance(card, str) and card.strip():
+            return f"{value} {card}"
+        if isinstance(card, list) and card and all(isinstance(c, str) for c in card):
+            return f"{value} {' '.join(card)}"
+        return value
     return None
 
 
@@ -312,41 +342,169 @@ def _move_order(words: str) -> tuple[int, str]:
     return (len(words.split()), words)
 
 
-def parse_reply(reply: object, legal: Sequence[int], game: str) -> int:
-    """The id of the one legal move ``reply`` names (see the module's docstring);
-    :class:`ReplyError` for an empty, ambiguous or illegal reply, naming the legal moves.
-    ``game`` is ``"three_handed"``, ``"gin"`` or ``"rummy"``."""
+@dataclass(frozen=True)
+class Reading:
+    """What :func:`read_reply` read: the move (``action``), the text it was read from
+    (``answer``: the explicit answer when the reply marks one, else the reply without its
+    reasoning), the reasoning set aside (``reasoning``: ``<think>`` blocks and the like,
+    kept for the transcript) and ``how`` the move was found (``strict``, ``json``,
+    ``boxed``, ``marker`` or ``sentence``)."""
+
+    action: int
+    answer: str
+    reasoning: str
+    how: str
+
+
+_THINK_OPEN = re.compile(r"<(think|thinking|reasoning|thought)>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</(think|thinking|reasoning|thought)>", re.IGNORECASE)
+#: Answer markers anywhere in a reply: "final answer:", "**Move**:", "move =", "my move
+#: is", "the final answer is"; and a heading line "## Answer" (the answer on the next line).
+_MARKER = re.compile(
+    r"(?<![\w-])(?:"
+    r"(?:final\s+)?(?:answer|move|action|decision|choice|suggestion)\s*(?:\*\*|__)?\s*[:=]"
+    r"|(?:my|the)\s+(?:final\s+)?(?:answer|move|decision|choice)\s+(?:is|will\s+be)\b\s*:?"
+    r"|final\s+answer\s+is\b\s*:?"
+    r")(?:\s*(?:\*\*|__))?",
+    re.IGNORECASE,
+)
+_HEADING = re.compile(r"(?im)^[ \t]*#+[ \t]*(?:final[ \t]+)?(?:answer|move)[ \t]*:?[ \t]*$")
+_BOXED = "\\boxed{"
+_LATEX_TEXT = re.compile(r"\\(?:text|mathrm|textbf|texttt)\s*\{([^{}]*)\}")
+_DECORATION = " \t*_#>`$.,;:!\"'~"
+
+
+def split_reasoning(text: str) -> tuple[str, str]:
+    """``(answer, reasoning)``: ``text`` without its reasoning blocks (``<think>...
+    </think>``, ``<thinking>``, ``<reasoning>``; text before a closing tag that has no
+    opening one, as templates that open the block in the prompt leave it), and those
+    blocks joined. A block opened and never closed leaves no answer."""
+    reasoning: list[str] = []
+    if "<" not in text:
+        return text, ""
+    close = _THINK_CLOSE.search(text)
+    first_open = _THINK_OPEN.search(text)
+    if close is not None and (first_open is None or close.start() < first_open.start()):
+        reasoning.append(text[: close.start()])
+        text = text[close.end() :]
+    out: list[str] = []
+    pos = 0
+    while True:
+        m = _THINK_OPEN.search(text, pos)
+        if m is None:
+            out.append(text[pos:])
+            break
+        out.append(text[pos : m.start()])
+        end = _THINK_CLOSE.search(text, m.end())
+        if end is None:  # never closed: the rest is reasoning, no answer follows it
+            reasoning.append(text[m.end() :])
+            break
+        reasoning.append(text[m.end() : end.start()])
+        pos = end.end()
+    return "".join(out), "\n".join(r.strip() for r in reasoning)
+
+
+def _boxed(text: str) -> list[tuple[int, str]]:
+    """``(position, content)`` of every ``\\boxed{...}`` (braces matched)."""
+    found = []
+    pos = text.find(_BOXED)
+    while pos >= 0:
+        depth, i = 1, pos + len(_BOXED)
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        inner = text[pos + len(_BOXED) : i - 1 if depth == 0 else i]
+        for _ in range(3):
+            inner = _LATEX_TEXT.sub(r"\1", inner)
+        found.append((pos, inner.replace("\\", " ")))
+        pos = text.find(_BOXED, i)
+    return found
+
+
+def _marked(text: str) -> list[tuple[int, str]]:
+    """``(position, content)`` of every answer marker: the rest of its line (the next
+    non-empty line when the marker ends its line)."""
+    found = []
+    for m in _MARKER.finditer(text):
+        end = text.find("\n", m.end())
+        content = text[m.end() : end if end >= 0 else len(text)]
+        if not content.strip(_DECORATION) and end >= 0:
+            content = _next_line(text, end)
+        found.append((m.start(), content))
+    for m in _HEADING.finditer(text):
+        found.append((m.start(), _next_line(text, m.end())))
+    return found
+
+
+def _next_line(text: str, pos: int) -> str:
+    for line in text[pos:].splitlines():
+        if line.strip(_DECORATION):
+            return line
+    return ""
+
+
+def _explicit(text: str) -> tuple[str, str] | None:
+    """``(content, how)`` of the last explicit answer in ``text`` (JSON with a move, a
+    ``\\boxed{}``, a marker), or None."""
+    found: list[tuple[int, str, str]] = []
+    if "{" in text:
+        found += [(p, c, "json") for p, c in _json_moves(text)]
+        if _BOXED in text:
+            found += [(p, c, "boxed") for p, c in _boxed(text)]
+    found += [(p, c, "marker") for p, c in _marked(text)]
+    if not found:
+        return None
+    _, content, how = max(found, key=lambda f: f[0])
+    return content, how
+
+
+def read_reply(reply: object, legal: Sequence[int], game: str) -> Reading:
+    """The one legal move ``reply`` names, with what it was read from (see the module's
+    docstring); :class:`ReplyError` for an empty, ambiguous or illegal reply, naming the
+    legal moves. ``game`` is ``"three_handed"``, ``"gin"`` or ``"rummy"``."""
     if not isinstance(reply, str):
         raise _refuse(f"the reply must be text, got {type(reply).__name__}", legal, game)
-    text = reply[-MAX_REPLY_CHARS:].translate(_SYMBOLS)
-    if not text.strip():
-        raise _refuse("the reply is empty", legal, game)
     legal_set = set(legal)
-    # 1. JSON, 2. a marked line: each read as a reply on its own, strictly first.
-    for part in (_json_move(text), _last_marked(text)):
-        if part is not None:
-            return _one(part, legal, legal_set, game)
-    return _one(text, legal, legal_set, game)
+    strict = _strict(reply, game) if len(reply) < 40 else None
+    if strict is not None and strict in legal_set:  # the common case, at once
+        return Reading(strict, reply.strip(), "", "strict")
+    answer, reasoning = split_reasoning(reply)
+    text = answer[-MAX_REPLY_CHARS:].translate(_SYMBOLS)
+    if not text.strip():
+        why = "the reply ends inside its reasoning" if reasoning else "the reply is empty"
+        if reasoning:
+            why += " (no answer after it)"
+        raise _refuse(why, legal, game)
+    explicit = _explicit(text)
+    if explicit is not None:
+        content, how = explicit
+        if not content.strip(_DECORATION):
+            raise _refuse(f"the reply's answer ({how}) is empty", legal, game)
+        action, _ = _one(content, legal, legal_set, game)
+        return Reading(action, content.strip(), reasoning, how)
+    action, how = _one(text, legal, legal_set, game)
+    return Reading(action, text.strip(), reasoning, how)
 
 
-def _last_marked(text: str) -> str | None:
-    found = _MARKED.findall(text)
-    return found[-1] if found else None
+def parse_reply(reply: object, legal: Sequence[int], game: str) -> int:
+    """The id of the one legal move ``reply`` names (:func:`read_reply`'s ``action``)."""
+    return read_reply(reply, legal, game).action
 
 
-def _one(text: str, legal: Sequence[int], legal_set: set[int], game: str) -> int:
+def _one(text: str, legal: Sequence[int], legal_set: set[int], game: str) -> tuple[int, str]:
+    """The move ``text`` names and how (``strict`` or ``sentence``); a text that names two
+    different moves (legal or not) is refused, never guessed."""
     strict = _strict(text, game)
     if strict is not None:
         if strict in legal_set:
-            return strict
+            return strict, "strict"
         raise _refuse(f"{_words_of(strict, game)} is not a legal move now", legal, game)
     named = _resolve(_mentions(text, game), legal, game)
-    hits = named & legal_set
-    if len(hits) == 1:
-        return hits.pop()
-    if len(hits) > 1:
-        both = " and ".join(sorted(_words_of(a, game) for a in hits))
+    if len(named) > 1:
+        both = " and ".join(sorted(_words_of(a, game) for a in named))
         raise _refuse(f"the reply names more than one move ({both})", legal, game)
+    if named and named <= legal_set:
+        return next(iter(named)), "sentence"
     if named:
         words = ", ".join(sorted(_words_of(a, game) for a in named))
         raise _refuse(f"{words} is not a legal move now", legal, game)
