@@ -8,6 +8,9 @@ name            level  what it is
 ``heuristic``   L2     deadwood, meld potential, safe discards (:class:`HeuristicAgent`)
 ``tuned``       L3     L2 with parameters tuned by CMA-ES per table (``agents.tuned``)
 ``search``      L4     determinised Monte Carlo over L2 rollouts (:class:`SearchAgent`)
+``match-search``       rollouts on the compiled engine around ``tuned``, in match equity
+                       (:class:`agents.search_agent.SeatSearch`)
+``best``               the strongest player for each named table (``agents.search_agent``)
 ``rummy-simple``       basic rummy's simple player (``agents.rummy_simple``)
 ==============  =====  ==========================================================
 
@@ -338,6 +341,33 @@ register("tuned", _tuned, reads_table=True, takes=lambda: (make_tuned,))
 register("rummy-simple", _rummy_simple, takes=lambda: (_rummy_simple_class(),))
 # "adviser:agent=search" suggests what search would play; "captain:mode=follow" follows advice.
 register("adviser", _adviser, reads_table=True)
+
+
+def _search_agent_module() -> Any:
+    return importlib.import_module("agents.search_agent")
+
+
+def _match_search(table: GinTable | None, **kwargs: Any) -> Any:
+    return _search_agent_module().SeatSearch(table, **kwargs)
+
+
+def _best(table: GinTable | None, **kwargs: Any) -> Any:
+    return _search_agent_module().best(table, **kwargs)
+
+
+register(
+    "match-search",
+    _match_search,
+    reads_table=True,
+    takes=lambda: (_search_agent_module().SeatSearch,),
+)
+# "best:budget=0.2": the strongest player at a named table, 0.2 s a decision.
+register(
+    "best",
+    _best,
+    reads_table=True,
+    takes=lambda: (_search_agent_module().best, _search_agent_module().SeatSearch),
+)
 register("captain", _captain, reads_table=True)
 
 

@@ -49,7 +49,6 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,26 +56,22 @@ import numpy as np
 
 from agents.batched import batched_form
 from agents.heuristic import HeuristicAgent, HeuristicParams
-from agents.match_equity import match_equity, shipped_outcomes
-from agents.tuned import TABLES, load_sets, table_name
-from gin_env.config import GinConfig, check_choice
-from gin_env.match import next_dealer
-from studies.rollout_search import Search, add_search_arguments, search_options
-from gin_eval.matches import play_match_table, show_scores
+from agents.search_agent import VALUES, EquitySearch
+from agents.tuned import TABLES, load_sets
+from gin_env.config import check_choice
+from gin_eval.matches import play_match_table
 from gin_eval.pool import pool_map
 from gin_eval.stats import mean_ci
 from gin_eval.writer import write_json
+from studies.rollout_search import add_search_arguments, search_options
 from training.tune import STYLES
 
 __all__ = ["MatchSearch", "table_params", "play_block", "main"]
 
-VALUES = ("equity", "points")
 #: His policies: L2, the table's ``tuned`` set, and the pool's styles of L2's family
 #: (``gin-only``; ``knock-early``: knocks with deadwood in its first turns only, then plays
 #: for gin, as the EAAI-21 champion is described to).
 OPPONENTS = ("L2", "tuned", *STYLES)
-#: More points than any one hand scores (the scores' table is padded by it).
-_REACH = 256
 
 
 def table_params(name: str, who: str) -> HeuristicParams:
@@ -93,41 +88,13 @@ def table_params(name: str, who: str) -> HeuristicParams:
     return HeuristicParams(**sets[name]["params"])
 
 
-class MatchSearch(Search):
-    """:class:`studies.rollout_search.Search` in a match: a rollout's value is the match
-    equity of the scores it ends in (``value="equity"``) or its points (``"points"``).
-    ``mixture``: his other models beside ``opponent``, his worlds played by each in turn
-    (a mixture for an opponent it does not know)."""
-
-    def __init__(
-        self,
-        base: HeuristicParams,
-        opponent: HeuristicParams,
-        table: GinConfig,
-        value: str = "equity",
-        mixture: Sequence[HeuristicParams] = (),
-        **kw: Any,
-    ) -> None:
-        super().__init__(base, opponent, table, **kw)
-        self.models += [batched_form(HeuristicAgent(m, rules=table)) for m in mixture]
-        check_choice("value", value, VALUES)
-        self.value = value
-        name = table_name(table)
-        if name is None:
-            raise ValueError("match equity needs a named table (agents.tuned.TABLES)")
-        target, rule = table.target_score, table.dealer_rule
-        equity = match_equity(shipped_outcomes(name), target, rule)
-        # By the next dealer (0: me) and the scores: 1 once mine reaches the target, 0 his.
-        self.equity = np.zeros((2, target + _REACH, target + _REACH))
-        self.equity[:, target:, :] = 1.0
-        self.equity[:, :target, :target] = equity
-        self.target = target
-        # The next dealer (0: me) by this hand's dealer (0: me) and its winner (me, him, none).
-        self._next = np.array(
-            [[next_dealer(rule, d, w) for w in (0, 1, None)] for d in (0, 1)], np.int64
-        )
-        self._context: dict[int, tuple[int, int, bool]] = {}
-        self._dealer_score = self._other_score = np.zeros(0, np.int64)
+class MatchSearch(EquitySearch):
+    """:class:`agents.search_agent.EquitySearch` in the match loop: a rollout's value is
+    the match equity of the scores it ends in (``value="equity"``) or its points
+    (``"points"``). ``mixture``: his other models beside ``opponent``, his worlds played by
+    each in turn (a mixture for an opponent it does not know). The loop hands it the
+    engine's arrays (``act_in_match``); ``agents.seat("match-search", table)`` is the same
+    search built from the seat's own view."""
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise TypeError("MatchSearch plays in a match: play_match_table calls act_in_match")
@@ -144,42 +111,8 @@ class MatchSearch(Search):
     ) -> np.ndarray:
         """The base player's moves in ``rows``, overruled where the search finds better."""
         base = self.base.act(observations, masks)
-        self._context = {
-            int(r): (int(s[0]), int(s[1]), bool(d))
-            for r, s, d in zip(rows.tolist(), scores, deals, strict=True)
-        }
+        self.set_context(rows, scores, deals)
         return self.choose(games, rows, players, masks, base)
-
-    def equity_after(self, points: np.ndarray, mine: int, his: int, i_deal: bool) -> np.ndarray:
-        """My match equity after hands that gave me ``points`` (signed) from ``mine`` to
-        ``his``, this hand dealt by me when ``i_deal``."""
-        x = np.asarray(points, np.int64)
-        winner = np.where(x > 0, 0, np.where(x < 0, 1, 2))
-        nd = self._next[0 if i_deal else 1, winner]
-        return self.equity[nd, mine + np.maximum(x, 0), his + np.maximum(-x, 0)]
-
-    def rollout_view(self, observations: np.ndarray, slots: np.ndarray) -> np.ndarray:
-        """The rollout players see the match score of the game the slot copies."""
-        show_scores(observations, self._dealer_score[slots], self._other_score[slots], self.target)
-        return observations
-
-    def values(
-        self, games: Any, rows: np.ndarray, seats: np.ndarray, cands: list[list[int]]
-    ) -> list[np.ndarray]:
-        # Slot order of Search.values: each row's candidates, each played in every world.
-        dealer, other = [], []
-        for r, c in zip(rows.tolist(), cands, strict=True):
-            mine, his, i_deal = self._context[int(r)]
-            dealer += [mine if i_deal else his] * (len(c) * self.worlds)
-            other += [his if i_deal else mine] * (len(c) * self.worlds)
-        self._dealer_score, self._other_score = np.asarray(dealer), np.asarray(other)
-        points = super().values(games, rows, seats, cands)
-        if self.value == "points":
-            return points
-        return [
-            self.equity_after(p, *self._context[int(r)])
-            for r, p in zip(rows.tolist(), points, strict=True)
-        ]
 
 
 def play_block(
