@@ -13,7 +13,7 @@ HTTP routes::
     POST /api/replay          a replay file -> its frames, every hand face up
 
 The WebSocket ``/ws/<link>`` carries the play. The server sends ``{"type": "state", ...}``
-(:meth:`gin_web.tables.Table.view` of the link's seat) after every change, ``{"type":
+(:meth:`gin_web.tables.LiveTable.view` of the link's seat) after every change, ``{"type":
 "error", "message"}`` for a refused message, ``{"type": "hint", ...}`` and ``{"type":
 "chat", ...}``. A client sends JSON text frames of at most :data:`MAX_MESSAGE` bytes:
 
@@ -52,21 +52,21 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 import agents
 from agents import families
 from gin_env import games
+from gin_env import record as replay_files
 from gin_web.store import Store
 from gin_web.tables import (
     GAMES,
     HUMAN,
     Decision,
+    LiveTable,
     MoveError,
     Seat,
-    Table,
     game_options,
     link_key,
     new_table,
     option_choices,
     restore_table,
 )
-from gin_env import record as replay_files
 
 __all__ = ["Server", "create_app", "MAX_MESSAGE", "MAX_BODY", "MAX_REPLAY"]
 
@@ -111,7 +111,7 @@ class Conn:
     :data:`MAX_PENDING` other messages."""
 
     ws: WebSocket
-    table: Table
+    table: LiveTable
     player: int | None
     open_hands: bool = False
     outbox: deque[tuple[bool, str]] = field(default_factory=deque)  # (is a state, text)
@@ -144,8 +144,8 @@ class Server:
 
     def __init__(self, data_dir: str | Path) -> None:
         self.store = Store(data_dir)
-        self.tables: dict[str, Table] = {}
-        self.links: dict[str, tuple[Table, int | None]] = {}  # by link_key
+        self.tables: dict[str, LiveTable] = {}
+        self.links: dict[str, tuple[LiveTable, int | None]] = {}  # by link_key
         self.conns: dict[str, list[Conn]] = {}
         self.saved: set[str] = set()
         self._running: set[str] = set()
@@ -161,7 +161,7 @@ class Server:
             self.restored += 1
 
     # -- tables -----------------------------------------------------------------------------
-    def _register(self, table: Table) -> None:
+    def _register(self, table: LiveTable) -> None:
         game, tid = table.game, table.id
         table.on_decision = lambda d: self._decision(game, d)
         table.on_move = lambda n, p, a: self.store.add_move(tid, n, p, a)
@@ -172,7 +172,7 @@ class Server:
                 self.links[seat.key] = (table, seat.player)
         self.links[table.spectator_key] = (table, None)
 
-    def add_table(self, table: Table) -> dict[str, Any]:
+    def add_table(self, table: LiveTable) -> dict[str, Any]:
         if len(self.tables) >= MAX_TABLES:
             self._drop_finished()
         if len(self.tables) >= MAX_TABLES:
@@ -198,7 +198,7 @@ class Server:
             if table.over and not self.conns.get(tid):
                 self._forget(table)
 
-    def _forget(self, table: Table) -> None:
+    def _forget(self, table: LiveTable) -> None:
         self.tables.pop(table.id, None)
         self.conns.pop(table.id, None)
         for key in [s.key for s in table.seats if s.key] + [table.spectator_key]:
@@ -207,13 +207,13 @@ class Server:
     def _decision(self, game: str, d: Decision) -> None:
         self.store.add_decision(game, d)
 
-    def _after_change(self, table: Table) -> None:
+    def _after_change(self, table: LiveTable) -> None:
         if table.over and table.id not in self.saved:
             self.store.add_match(table.id, table.game, table.record())
             self.saved.add(table.id)
 
     # -- agents -----------------------------------------------------------------------------
-    def start_agents(self, table: Table) -> None:
+    def start_agents(self, table: LiveTable) -> None:
         """Let the agents play until a person is to act (a task: the loop stays free)."""
         if table.id in self._running or not table.waiting_for_agent():
             return
@@ -226,7 +226,7 @@ class Server:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run_agents(self, table: Table) -> None:
+    async def _run_agents(self, table: LiveTable) -> None:
         try:
             moves = 0
             while table.waiting_for_agent() and table.id in self.tables:
@@ -242,7 +242,7 @@ class Server:
         finally:
             self._running.discard(table.id)
 
-    async def play(self, table: Table) -> None:
+    async def play(self, table: LiveTable) -> None:
         """After a person's move: the agents' moves inline when the table has no delay (so
         the person's next state comes in one message), else in a task."""
         self._after_change(table)
@@ -263,11 +263,11 @@ class Server:
     async def send(self, conn: Conn, message: dict[str, Any]) -> None:
         conn.put(message)
 
-    async def broadcast(self, table: Table) -> None:
+    async def broadcast(self, table: LiveTable) -> None:
         for conn in list(self.conns.get(table.id, [])):
             await self.send(conn, table.view(conn.player, conn.open_hands))
 
-    def takeover_check(self, table: Table, player: int, left_at: float) -> None:
+    def takeover_check(self, table: LiveTable, player: int, left_at: float) -> None:
         seat = table.seats[player]
         if seat.connections == 0 and seat.left_at == left_at and not table.over:
             seat.stand_in = True
@@ -435,7 +435,7 @@ async def _body(request: Request, limit: int) -> Any:
         raise ValueError("the body is not JSON") from None
 
 
-#: Basic rummy's match record as the app saves it (:meth:`Table.record`): its moves, the
+#: Basic rummy's match record as the app saves it (:meth:`LiveTable.record`): its moves, the
 #: deals by seed (the project's match format holds the gin games only).
 RUMMY_FORMAT = "gin-web-rummy-1"
 MAX_RUMMY_MOVES = 20_000
@@ -457,7 +457,7 @@ def replay_frames(data: Any) -> list[dict[str, Any]]:
     env = replay_files.make_env(data)
     env.reset(seed=data["seed"])
     seats = [str(names.get(a, "agent")) for a in env.possible_agents]
-    table = Table(
+    table = LiveTable(
         id="replay",
         game=spec.name,
         options=dict(data["options"]),
@@ -493,7 +493,7 @@ def _rummy_frames(data: dict[str, Any]) -> list[dict[str, Any]]:
         raise ValueError("replay: agents must be an object from players to names")
     env = games.get("rummy_v0").make_env(**options)  # the env names a bad option
     env.reset(seed=seed)
-    table = Table(
+    table = LiveTable(
         id="replay",
         game="rummy_v0",
         options=dict(options),

@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from gin_env import games
+from gin_env import record as replay_files
 from gin_env.match import BOX
 from gin_web.tables import Decision
-from gin_env import record as replay_files
 
 __all__ = ["Store", "export", "hand_returns", "BC_KEYS", "bc_arrays"]
 

@@ -3,7 +3,7 @@ each seat may see.
 
 The env is the only authority: every move goes through ``env.step`` after the seat and
 the move were checked against the env's own action mask, and a move that fails changes
-nothing. What a client receives is built here by :meth:`Table.view`, from the seat's side
+nothing. What a client receives is built here by :meth:`LiveTable.view`, from the seat's side
 of the table only: its own hand (the adviser the captain's, when the rules show it to
 him), the public cards (the discard pile, the cards a player took from it, the melds on
 the table), the counts, and, once a hand is over, the hands as the showdown shows them.
@@ -31,8 +31,8 @@ from gin_env.cards import card_str, from_mask
 from gin_env.config import DEALER_RULES
 from gin_env.match import CAPTAIN
 from gin_env.melds import GIN_MELDS, deadwood_mask
-from gin_env.three_handed_gin_v0 import ADVISER_MODES
 from gin_env.record import match_record
+from gin_env.three_handed_gin_v0 import ADVISER_MODES
 
 __all__ = [
     "GAMES",
@@ -40,7 +40,7 @@ __all__ = [
     "HUMAN",
     "MoveError",
     "Decision",
-    "Table",
+    "LiveTable",
     "game_options",
     "option_choices",
     "new_table",
@@ -129,7 +129,7 @@ class _Event:
 
 
 @dataclass
-class Table:
+class LiveTable:
     """A table: ``env`` (a PettingZoo raw env of the project), its seats, its links."""
 
     id: str
@@ -583,7 +583,7 @@ def arranged(hand_mask: int) -> dict[str, Any]:
     }
 
 
-def _sheet_row(table: Table, rec: Any) -> dict[str, Any]:
+def _sheet_row(table: LiveTable, rec: Any) -> dict[str, Any]:
     r = rec.result
     return {
         "hand": rec.index,
@@ -595,7 +595,7 @@ def _sheet_row(table: Table, rec: Any) -> dict[str, Any]:
     }
 
 
-def _showdown(table: Table, rec: Any) -> dict[str, Any]:
+def _showdown(table: LiveTable, rec: Any) -> dict[str, Any]:
     """A finished hand as the showdown shows it to everyone: both arrangements, lay-offs,
     deadwood, the kind (knock, undercut, gin) and the points."""
     r = rec.result
@@ -659,8 +659,8 @@ def link_key(token: str) -> str:
 
 def restore_table(
     table_id: str, config: Mapping[str, Any], moves: Sequence[Sequence[int]]
-) -> Table:
-    """The table ``config`` (:meth:`Table.config`) after ``moves`` ``(player, action)``:
+) -> LiveTable:
+    """The table ``config`` (:meth:`LiveTable.config`) after ``moves`` ``(player, action)``:
     a fresh env from the same seed, the same seats, every move played again through it."""
     spec = games.get(config["game"])
     env = spec.make_env(**config["options"])
@@ -669,7 +669,7 @@ def restore_table(
     for p, (kind, key) in enumerate(zip(config["seats"], config["keys"], strict=True)):
         agent = None if kind == HUMAN else make_agent(kind, env)
         seats.append(Seat(p, kind, key=key, agent=agent))
-    table = Table(
+    table = LiveTable(
         id=table_id,
         game=spec.name,
         options=dict(config["options"]),
@@ -705,7 +705,7 @@ def new_table(
     delay: float = 0.0,
     takeover: float | None = None,
     hint_agent: str | None = None,
-) -> Table:
+) -> LiveTable:
     """A new table, every choice checked: the game (``three``, ``gin``, ``rummy`` or an env
     name), ``options`` (the rules: the env checks each with its own message), ``seats``
     (``"human"`` or an agent spec per player; default one person then agents), the seed
@@ -763,7 +763,7 @@ def new_table(
     except (ValueError, TypeError, FileNotFoundError, KeyError) as err:
         raise ValueError(f"hint agent: {err}") from None
     spectator = secrets.token_urlsafe(18)
-    return Table(
+    return LiveTable(
         id=secrets.token_hex(8),
         game=spec.name,
         options=options,

@@ -24,14 +24,14 @@ pytest.importorskip("httpx")
 from click.testing import CliRunner  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
+from gin_cli.main import cli  # noqa: E402
 from gin_env import games  # noqa: E402
+from gin_env import record as replay_files  # noqa: E402
 from gin_env.cards import card_str, from_mask  # noqa: E402
 from gin_env.match import CAPTAIN  # noqa: E402
 from gin_web import tables  # noqa: E402
 from gin_web.app import MAX_MESSAGE, Server, create_app  # noqa: E402
 from gin_web.store import Store, export  # noqa: E402
-from gin_env import record as replay_files  # noqa: E402
-from gin_cli.main import cli  # noqa: E402
 
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
 CARD_ID = {card_str(c): c for c in range(52)}
