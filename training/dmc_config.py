@@ -125,7 +125,8 @@ class Args:
     overwrite: bool = HELP(
         False, "start a new run in a --run-dir that holds one, deleting what is there"
     )
-    progress: bool = HELP(True, "show a progress bar")
+    progress: bool = HELP(True, "show a progress bar (on a terminal only)")
+    quiet: bool = HELP(False, "no progress bar: the same as --progress false")
     export: str = HELP(
         "", "at the end, write the best (or latest) player as agents/checkpoints/<name>.npz"
     )
@@ -152,6 +153,7 @@ CHANGEABLE = RUN_FLAGS | frozenset(
         "resume_from",
         "actors",
         "learning_rate",
+        "quiet",
     }
 )
 ENVS = ("gin", "three_handed")

@@ -513,7 +513,11 @@ def train(args: Args) -> dict[str, Any]:
             copy_checkpoint(folder, Path(args.copy_checkpoint), state.run_id)
 
     progress = Progress(
-        args.total_steps, state.steps, run_dir / "tb", args.progress, desc=f"dmc {args.env}"
+        args.total_steps,
+        state.steps,
+        run_dir / "tb",
+        args.progress and not args.quiet,
+        desc=f"dmc {args.env}",
     )
     stop = {"signal": False}
 
@@ -574,6 +578,8 @@ def train(args: Args) -> dict[str, Any]:
                 shown = {"eval__" + k.replace("/", "__"): v for k, v in res.items()
                          if isinstance(v, float) and "/" in k}  # fmt: skip
                 progress.scalars(state.steps, show=False, **shown)
+                if sel_key in res:
+                    progress.evaluation(f"{sel_key} {res[sel_key]:+.3g}")
                 progress.write(f"[{state.steps}] eval ({tag}) {json.dumps(res)}")
                 write_curves(run_dir, dataclasses.asdict(state), args)
                 best = state.best

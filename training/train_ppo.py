@@ -54,6 +54,8 @@ from agents.trained import (
     save_actor,
 )
 from gin_env import games
+from gin_eval.plots import plot_curves
+from gin_eval.writer import write_json
 from training import prog_name
 from training.behaviour_cloning import BCConfig, warm_start
 from training.checkpoints import (
@@ -71,12 +73,11 @@ from training.checkpoints import (
     write_checkpoint,
     write_json_atomic,
 )
-from gin_eval.plots import plot_curves
-from gin_eval.writer import write_json
 from training.flags import HELP, RUN_FLAGS, command_line, names, parse
 from training.league import ENVS, FIXED_OPPONENTS, League, LeagueEnv, make_env
 from training.model_cards import card_evaluation, write_model_card
 from training.periodic_eval import evaluate_agent, write_eval_csv
+from training.progress import Progress, sb3_callback
 
 __all__ = [
     "Args",
@@ -188,7 +189,8 @@ class Args:
     overwrite: bool = HELP(
         False, "start a new run in a --run-dir that holds one, deleting what is there"
     )
-    progress: bool = HELP(True, "show a progress bar")
+    progress: bool = HELP(True, "show a progress bar (on a terminal only)")
+    quiet: bool = HELP(False, "no progress bar: the same as --progress false")
     export: str = HELP("", "write the final actor to agents/checkpoints/<export>.zip")
     torch_threads: int = HELP(1, "torch threads")
 
@@ -196,6 +198,7 @@ class Args:
 #: Flags a ``--resume`` may change; any other that differs from the saved run is an error.
 CHANGEABLE = RUN_FLAGS | frozenset(
     {
+        "quiet",
         "eval_opponents",
         "opponents",
         "fixed_weights",
@@ -521,6 +524,10 @@ def train(args: Args) -> dict[str, Any]:
 
     old_handlers = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
 
+    # -- the bar: steps, rate, time left, the last evaluation (SB3 logs to TensorBoard) ------
+    progress = Progress(args.total_steps, start_steps, enabled=args.progress and not args.quiet,
+                        desc=f"ppo {args.env}", unit="step")  # fmt: skip
+
     # -- the loop's hooks: checkpoints, the league gate, evaluation --------------------------
     class LeagueCallback(BaseCallback):
         def __init__(self) -> None:
@@ -561,7 +568,7 @@ def train(args: Args) -> dict[str, Any]:
                 state["best"] = {"step": int(res["step"]), "score": float(res[key]), "key": key}
                 save_checkpoint(run_dir, self.model, league, self._snapshot_state(),
                                 args.keep_checkpoints, best=True)  # fmt: skip
-                print(f"[{int(res['step'])}] new best {key} {res[key]:.3f}", flush=True)
+                progress.write(f"[{int(res['step'])}] new best {key} {res[key]:.3f}")
 
         def _on_rollout_start(self) -> None:
             # Between rollouts the weights are fresh from the last update and nothing is half-done.
@@ -569,7 +576,7 @@ def train(args: Args) -> dict[str, Any]:
             if n >= self.next_gate and args.observation == "history":
                 # The league saves flat MLP snapshots only: a history run plays the fixed pool.
                 self.next_gate = n + args.gate_every
-                print(f"[{n}] no gate: a history run keeps no snapshots", flush=True)
+                progress.write(f"[{n}] no gate: a history run keeps no snapshots")
             if n >= self.next_gate:
                 self.next_gate = n + args.gate_every
                 rec = league.gate(actor_from_sb3(self.model, name=f"snapshot-{n}"), n, args.env,
@@ -578,8 +585,8 @@ def train(args: Args) -> dict[str, Any]:
                 self.logger.record("league/snapshots", len(league.snapshots))
                 if rec["joined"]:
                     self.training_env.env_method("set_pool", league.members, league.weights())
-                print(f"[{n}] gate {rec['mean']:.3f} {'joined' if rec['joined'] else ''} "
-                      f"pool={league.names()}", flush=True)  # fmt: skip
+                progress.write(f"[{n}] gate {rec['mean']:.3f} {'joined' if rec['joined'] else ''} "
+                               f"pool={league.names()}")  # fmt: skip
             if n >= self.next_eval:
                 self.next_eval = n + args.eval_every
                 res = evaluate_actor(actor_from_model(self.model), args, n)
@@ -587,7 +594,10 @@ def train(args: Args) -> dict[str, Any]:
                 for k, v in res.items():
                     if k != "step":
                         self.logger.record(f"eval/{k}", v)
-                print(f"[{n}] eval {json.dumps(res)}", flush=True)
+                progress.write(f"[{n}] eval {json.dumps(res)}")
+                key = f"{names(args.eval_opponents)[0]}/hand_win_rate"
+                if key in res:
+                    progress.evaluation(f"{key} {res[key]:.3f}")
                 self.consider_best(res)
             if n >= self.next_ckpt:
                 self.next_ckpt = n + args.checkpoint_every
@@ -606,8 +616,11 @@ def train(args: Args) -> dict[str, Any]:
         callback.consider_best(state["evals"][-1])
     remaining = args.total_steps - start_steps
     if remaining > 0:
-        model.learn(remaining, callback=callback, reset_num_timesteps=ckpt is None,
-                    tb_log_name="ppo", progress_bar=args.progress)  # fmt: skip
+        try:
+            model.learn(remaining, callback=[callback, sb3_callback(progress)],
+                        reset_num_timesteps=ckpt is None, tb_log_name="ppo")  # fmt: skip
+        finally:
+            progress.close()
     for s, h in old_handlers.items():
         signal.signal(s, h)
     callback.model = model

@@ -1,0 +1,373 @@
+"""The learning benchmark: what standard algorithms reach on these envs at a given budget,
+one command per row, like CleanRL's benchmark scripts.
+
+    python benchmarks/learning.py run sb3-gin --budget 100000 --seed 0   # one row, one seed
+    python benchmarks/learning.py list                                   # the rows' commands
+    python benchmarks/learning.py summary                                # the table, the curves
+
+Each ``run`` trains one row's algorithm for ``--budget`` learner steps on ``--seed`` (the
+command of the row is an example script or a trainer, run as a user runs it), then plays the
+trained player (and the untrained one) against ``random``, ``simple`` (L1) and
+``heuristic`` (L2) on ``--eval-deals`` duplicate deals of a seed training never saw
+(:func:`training.periodic_eval.before_after`), and writes
+``results/learning/<row>/budget<B>_seed<S>.json``: the row's command, the commit, the
+seeds, the package versions, points per hand with 95% CIs, the wall-clock seconds of
+training and per million steps, and the learning curve. ``summary`` renders every such file
+into ``results/learning/README.md``'s table (a cell no run has filled says "not run") and
+``results/learning/curves.png``.
+
+A learner step is one decision of the learning seat (SB3 rows, DMC) or one env step
+(Tianshou: one seat acts per step, the learner's or the random player's; TorchRL: one seat
+acts per frame, every seat the learner's, as it plays itself).
+
+Rows (``list`` prints their commands):
+
+- ``sb3-gin``: sb3-contrib MaskablePPO on ``gin_v0`` (the vector env), opponents random;
+- ``sb3-three-gymnasium``: the same on the three-handed env through the Gymnasium wrapper;
+- ``sb3-three-vector``: the same on the three-handed env through the vector env;
+- ``tianshou-dqn-gin``: Tianshou's DQN on ``gin_v0`` against a random player;
+- ``torchrl-mappo-three``: TorchRL's multi-agent PPO on the three-handed env, self-play;
+- ``dmc-gin``: the project's DMC (:mod:`training.train_dmc`) on ``gin_v0``, self-play,
+  the plain action encoding (no L2 in it), from scratch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from gin_eval.writer import write_json  # noqa: E402
+from training.checkpoints import latest_checkpoint  # noqa: E402
+from training.periodic_eval import before_after, before_after_lines  # noqa: E402
+
+OUT = ROOT / "results" / "learning"
+BUDGETS = (100_000, 1_000_000, 10_000_000)
+SEEDS = (0, 1, 2)
+OPPONENTS = ("random", "simple", "heuristic")
+EVAL_SEED = 20_261  # the held-out deals every row is reported on
+#: Two-sided 95% quantiles of Student's t by degrees of freedom (the CI across seeds).
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571}
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    what: str
+    game: str  # gin or three_handed: the game the player is evaluated at
+    script: str  # an example script, or "dmc"
+    options: tuple[str, ...] = ()
+    library: str = ""  # the package whose version the row records
+    budget_flag: str = "--steps"  # the script's flag for the learner steps
+
+    @property
+    def eval_deals(self) -> int:
+        """Deals per opponent: 500 in gin (1,000 hands), 300 three-handed (900 hands)."""
+        return 500 if self.game == "gin" else 300
+
+
+ROWS = {
+    r.name: r
+    for r in (
+        Row(
+            "sb3-gin",
+            "MaskablePPO (SB3), gin_v0, vector env",
+            "gin",
+            "examples/sb3_maskable_ppo.py",
+            ("--game", "gin", "--env", "vector"),
+            "sb3-contrib",
+            "--timesteps",
+        ),
+        Row(
+            "sb3-three-gymnasium",
+            "MaskablePPO (SB3), three-handed, Gymnasium wrapper",
+            "three_handed",
+            "examples/sb3_maskable_ppo.py",
+            ("--game", "three_handed", "--env", "gymnasium", "--num-envs", "8", "--n-steps", "256"),
+            "sb3-contrib",
+            "--timesteps",
+        ),
+        Row(
+            "sb3-three-vector",
+            "MaskablePPO (SB3), three-handed, vector env",
+            "three_handed",
+            "examples/sb3_maskable_ppo.py",
+            ("--game", "three_handed", "--env", "vector"),
+            "sb3-contrib",
+            "--timesteps",
+        ),
+        Row(
+            "tianshou-dqn-gin",
+            "DQN (Tianshou), gin_v0, against random",
+            "gin",
+            "examples/tianshou_dqn.py",
+            (),
+            "tianshou",
+        ),
+        Row(
+            "torchrl-mappo-three",
+            "MAPPO (TorchRL), three-handed, self-play",
+            "three_handed",
+            "examples/torchrl_mappo.py",
+            (),
+            "torchrl",
+            "--frames",
+        ),
+        Row(
+            "dmc-gin",
+            "DMC (the project's), gin_v0, self-play, from scratch",
+            "gin",
+            "dmc",
+            (),
+            "torch",
+        ),
+    )
+}
+
+
+def row_command(row: Row, budget: int, seed: int, eval_deals: int, result: Path) -> list[str]:
+    """The command that trains ``row`` and writes its figures to ``result``."""
+    common = ["--seed", str(seed), "--eval-opponents", ",".join(OPPONENTS),
+              "--eval-deals", str(eval_deals), "--eval-seed", str(EVAL_SEED),
+              "--result", str(result), "--quiet"]  # fmt: skip
+    if row.script == "dmc":
+        return [sys.executable, str(Path(__file__).resolve()), "dmc", "--budget", str(budget),
+                "--game", row.game, *common]  # fmt: skip
+    script = [sys.executable, str(ROOT / row.script), row.budget_flag, str(budget)]
+    return [*script, *row.options, *common]
+
+
+def result_path(row: str, budget: int, seed: int, out: Path = OUT) -> Path:
+    return out / row / f"budget{budget}_seed{seed}.json"
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def run_row(name: str, budget: int, seed: int, eval_deals: int, out: Path) -> dict[str, Any]:
+    """Train and evaluate one row on one seed; write and return its result."""
+    row = ROWS[name]
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "run.json"
+        cmd = row_command(row, budget, seed, eval_deals, raw)
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+        start = time.perf_counter()
+        done = subprocess.run(cmd, cwd=ROOT, env=env, text=True, capture_output=True)
+        wall = time.perf_counter() - start
+        if done.returncode != 0:
+            raise SystemExit(f"row {name} failed ({shlex.join(cmd)}):\n{done.stderr[-3000:]}")
+        print(done.stdout, end="")
+        run = json.loads(raw.read_text())
+    steps = int(run["steps"])
+    seconds = float(run["train_seconds"])
+    result = {
+        "row": name,
+        "what": row.what,
+        "game": row.game,
+        "budget": budget,
+        "seed": seed,
+        "eval_seed": EVAL_SEED,
+        "eval_deals": eval_deals,
+        "steps": steps,
+        "train_seconds": seconds,
+        "seconds_per_million_steps": seconds * 1e6 / max(1, steps),
+        "wall_seconds": wall,
+        "library": {row.library: _version(row.library)} if row.library else {},
+        "trained": {r["opponent"]: r["trained"] for r in run["before_after"]},
+        "untrained": {r["opponent"]: r["untrained"] for r in run["before_after"]},
+        "difference": {r["opponent"]: r["difference"] for r in run["before_after"]},
+        "curve": run.get("curve", []),
+        "run_command": run["provenance"]["command"],
+    }
+    command = ["python", "benchmarks/learning.py", "run", name, "--budget", str(budget),
+               "--seed", str(seed)]  # fmt: skip
+    if eval_deals != row.eval_deals:
+        command += ["--eval-deals", str(eval_deals)]
+    path = write_json(result_path(name, budget, seed, out), result, [seed, EVAL_SEED], command)
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    return result
+
+
+# ==========================================================================================
+# DMC: the project's trainer, then the same evaluation as the examples'
+# ==========================================================================================
+def run_dmc(argv: Sequence[str]) -> None:
+    """``learning.py dmc``: train :mod:`training.train_dmc` for ``--budget`` decisions from
+    scratch (plain action encoding, self-play) and write the example-shaped result."""
+    p = argparse.ArgumentParser(prog="learning.py dmc")
+    p.add_argument("--budget", type=int, required=True)
+    p.add_argument("--game", default="gin", choices=("gin", "three_handed"))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--eval-opponents", default=",".join(OPPONENTS))
+    p.add_argument("--eval-deals", type=int, default=500)
+    p.add_argument("--eval-seed", type=int, default=EVAL_SEED)
+    p.add_argument("--result", required=True)
+    p.add_argument("--quiet", action="store_true")
+    a = p.parse_args(list(argv))
+    import torch  # train extra
+
+    from agents.dmc import torch_model  # train extra (torch)
+    from training import train_dmc  # train extra (torch)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run_dir = Path(tmp) / "dmc"
+        flags = ["--env", a.game, "--run-dir", str(run_dir), "--total-steps", str(a.budget),
+                 "--seed", str(a.seed), "--features", "basic", "--keep-best", "false",
+                 "--eval-every", str(10 * a.budget), "--checkpoint-every", str(10 * a.budget),
+                 "--torch-threads", "1", "--progress", str(not a.quiet).lower()]  # fmt: skip
+        args = train_dmc.parse_args(flags)
+        start = time.perf_counter()
+        summary = train_dmc.train(args)
+        seconds = time.perf_counter() - start
+        ckpt = latest_checkpoint(run_dir)
+        assert ckpt is not None  # the run writes one at its end
+        models, saved, _ = train_dmc.load_models(ckpt)
+        trained = train_dmc.to_agent(models, saved, name="dmc")
+        # The untrained player: fresh networks of the same shape, seeded by the run's seed.
+        torch.manual_seed(a.seed)
+        hidden = [int(x) for x in saved.hidden.split(",")]
+        fresh = [torch_model(hidden, saved.features, saved.history) for _ in models]
+        untrained = copy.deepcopy(train_dmc.to_agent(fresh, saved, name="untrained"))
+    rows = before_after(untrained, trained, a.game, a.eval_opponents.split(","), a.eval_deals,
+                        a.eval_seed)  # fmt: skip
+    for line in before_after_lines(rows):
+        print(line)
+    result = {"steps": int(summary["steps"]), "train_seconds": seconds, "before_after": rows,
+              "curve": [], "seed": a.seed}  # fmt: skip
+    write_json(a.result, result, [a.seed, a.eval_seed])
+
+
+# ==========================================================================================
+# The table
+# ==========================================================================================
+def _cell(results: list[dict[str, Any]], opponent: str) -> str:
+    """Mean over seeds with a 95% CI: across the seeds (Student's t) for 2+ seeds, over
+    the deals for one; then each seed's mean."""
+    means = [r["trained"][opponent]["mean"] for r in results if opponent in r["trained"]]
+    if not means:
+        return "not run"
+    m = sum(means) / len(means)
+    if len(means) == 1:
+        r = results[0]["trained"][opponent]
+        return f"{m:+.1f} [{r['ci_low']:+.1f}, {r['ci_high']:+.1f}] (1 seed)"
+    sd = math.sqrt(sum((x - m) ** 2 for x in means) / (len(means) - 1))
+    half = T95.get(len(means) - 1, 1.96) * sd / math.sqrt(len(means))
+    seeds = ", ".join(f"{x:+.1f}" for x in means)
+    return f"{m:+.1f} [{m - half:+.1f}, {m + half:+.1f}] ({len(means)} seeds: {seeds})"
+
+
+def load_results(out: Path = OUT) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(out.glob("*/budget*_seed*.json"))]
+
+
+def table(results: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS[:2]) -> list[str]:
+    """The benchmark's table as Markdown lines: every row at every budget, "not run" where
+    no result is."""
+    head = ["row", "learner steps", "seeds"] + [f"vs {o}, points per hand" for o in OPPONENTS]
+    head.append("wall-clock s per M steps")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name in ROWS:
+        for budget in budgets:
+            got = [r for r in results if r["row"] == name and r["budget"] == budget]
+            got.sort(key=lambda r: r["seed"])
+            if got:
+                speed = sum(r["seconds_per_million_steps"] for r in got) / len(got)
+                speed_text = f"{speed:,.0f}"
+            else:
+                speed_text = "not run"
+            cells = [f"`{name}`", f"{budget:,}", ", ".join(str(r["seed"]) for r in got) or "-"]
+            cells += [_cell(got, o) for o in OPPONENTS] + [speed_text]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def plot(results: list[dict[str, Any]], path: Path) -> Path | None:
+    """The learning curves of the runs that kept one (points per hand against the
+    training opponent on a small set of deals, by learner steps)."""
+    with_curve = [r for r in results if len(r.get("curve", [])) > 1]
+    if not with_curve:
+        return None
+    import matplotlib  # eval extra
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # eval extra
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for r in with_curve:
+        xs = [p["step"] for p in r["curve"]]
+        ax.plot(xs, [p["mean"] for p in r["curve"]], label=f"{r['row']} seed {r['seed']}")
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("points per hand (curve deals)")
+    ax.set_xscale("symlog", linthresh=1e4)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def summary(out: Path = OUT) -> str:
+    results = load_results(out)
+    text = "\n".join(table(results)) + "\n"
+    (out / "table.md").write_text(text)
+    plot(results, out / "curves.png")
+    return text
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["dmc"]:
+        return run_dmc(argv[1:])
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="train and evaluate one row on one seed")
+    r.add_argument("row", help=f"one of: {', '.join(ROWS)}")
+    r.add_argument("--budget", type=int, default=BUDGETS[0], help="learner steps")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--eval-deals", type=int, help="deals per opponent (default: the row's)")
+    r.add_argument("--out", default=str(OUT))
+    sub.add_parser("list", help="every row's command")
+    s = sub.add_parser("summary", help="the table and the curves from the results")
+    s.add_argument("--out", default=str(OUT))
+    a = p.parse_args(argv)
+    if a.cmd == "list":
+        for name in ROWS:
+            for budget in BUDGETS[:2]:
+                print(f"python benchmarks/learning.py run {name} --budget {budget} --seed 0")
+        return None
+    if a.cmd == "summary":
+        print(summary(Path(a.out)), end="")
+        return None
+    if a.row not in ROWS:
+        p.error(f"row must be one of {', '.join(ROWS)}; got {a.row!r}")
+    if a.budget < 1:
+        p.error(f"--budget must be a positive number of learner steps; got {a.budget}")
+    deals = ROWS[a.row].eval_deals if a.eval_deals is None else a.eval_deals
+    if deals < 2:
+        p.error(f"--eval-deals must be at least 2 (a CI needs two); got {deals}")
+    run_row(a.row, a.budget, a.seed, deals, Path(a.out))
+    return None
+
+
+if __name__ == "__main__":
+    main()
