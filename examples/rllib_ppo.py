@@ -13,17 +13,23 @@ trainer, with a policy per role, self-play snapshots, checkpoints and a cluster,
 :class:`training.rllib_env.RLlibGinEnv` is the env: agent ids are roles (a player's role
 turns from hand to hand, and RLlib maps an agent to one module per episode), only the role
 to act observes, and observations are ``{"observations", "action_mask"}``, the keys
-RLlib's ``ActionMaskingTorchRLModule`` reads. At the end the trained module plays the
-captain's seat against opponents seated by name at the same table (``agents.seat``;
-``--opponent random`` by default) on fresh hands, through the AEC env, and the script
-prints its points per hand with a 95% interval.
+RLlib's ``ActionMaskingTorchRLModule`` reads.
+
+While it trains it shows a progress bar (env steps, steps per second, time left) with each
+iteration's line above it; ``--quiet``, or output that is not a terminal, turns the bar
+off (RLlib writes its own TensorBoard files under ``~/ray_results``). Before training and
+after it, the untrained and the trained module (its most likely legal move) play the same
+``--eval-deals`` deals of ``--eval-seed`` through the AEC env, each deal three times with
+the module once in each role (box, captain, adviser) and each of ``--eval-opponents`` in
+the other two; the script prints both with 95% CIs and the difference, paired by deal.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import copy
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import ray
@@ -33,8 +39,9 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-import agents
-from gin_env import three_handed_gin_v0
+from training.flags import names
+from training.periodic_eval import before_after, before_after_lines
+from training.progress import Progress
 from training.rllib_env import RLlibGinEnv
 
 
@@ -45,27 +52,24 @@ class Args:
     minibatch: int = 256
     epochs: int = 4
     lr: float = 3e-4
-    eval_hands: int = 300
-    opponent: str = "random"  # any agent name, seated at the table by agents.seat
+    eval_deals: int = 300
+    eval_opponents: str = "random,simple"  # agent names, seated at the table by agents.seat
+    eval_seed: int = 10_000
     seed: int = 0
 
 
-def parse_args() -> Args:
+def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name, default in vars(Args()).items():
         parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
     parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
-    ns = parser.parse_args()
-    args = Args(**{k: v for k, v in vars(ns).items() if k != "smoke"})
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    ns = parser.parse_args(argv)
+    args = Args(**{k: v for k, v in vars(ns).items() if k not in ("smoke", "quiet")})
     if ns.smoke:
-        args.iterations, args.batch, args.minibatch, args.epochs, args.eval_hands = (
-            1,
-            256,
-            128,
-            1,
-            10,
-        )
-    return args
+        args.iterations, args.batch, args.minibatch, args.epochs = 1, 256, 128, 1
+        args.eval_deals = 4
+    return args, ns.quiet
 
 
 def build(args: Args) -> PPOConfig:
@@ -94,64 +98,53 @@ def build(args: Args) -> PPOConfig:
     )
 
 
-def evaluate(module: object, opponent: str, hands: int, seed: int) -> tuple[float, float]:
-    """Points per hand of the module's most likely legal move in the captain's seat of
-    each hand (the roles turn, so the seat that plays captain is read from the env)
-    against ``opponent`` in the other seats, over ``hands`` hands of a seed training never
-    saw."""
-    env = three_handed_gin_v0.env(episode="hand")
-    table = env.unwrapped.config  # the table's rules: opponents are seated with them
-    others = {seat: agents.seat(opponent, table) for seat in env.possible_agents}
-    rng = np.random.default_rng(seed)
-    points = []
-    for k in range(hands):
-        env.reset(seed=seed + k)
-        captain = next(a for a in env.agents if env.infos[a]["role"] == "captain")
-        total = 0.0
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, _ = env.last()
-            if agent == captain:
-                total += reward
-            if term or trunc:
-                env.step(None)
-                continue
-            mask = obs["action_mask"].astype(bool)
-            if agent == captain:
-                batch = {
-                    "obs": {
-                        "observations": torch.as_tensor(obs["observation"])[None],
-                        "action_mask": torch.as_tensor(mask, dtype=torch.float32)[None],
-                    }
-                }
-                with torch.no_grad():
-                    logits = module.forward_inference(batch)["action_dist_inputs"][0].numpy()  # type: ignore[attr-defined]
-                action = int(np.argmax(np.where(mask, logits, -np.inf)))
-            else:
-                action = int(others[agent].act(obs, rng))
-            env.step(action)
-        points.append(total)
-    x = np.array(points)
-    return float(x.mean()), 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x))
+class ModulePlayer:
+    """The RLlib module as a player of the project's agents (``act(observation, rng)``):
+    the legal move of highest logit."""
+
+    def __init__(self, module: Any, name: str) -> None:
+        self.module, self.name = module, name
+
+    def act(self, observation: dict[str, Any], rng: Any = None) -> int:
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        batch = {
+            "obs": {
+                "observations": torch.as_tensor(observation["observation"])[None],
+                "action_mask": torch.as_tensor(mask, dtype=torch.float32)[None],
+            }
+        }
+        with torch.no_grad():
+            logits = self.module.forward_inference(batch)["action_dist_inputs"][0].numpy()
+        return int(np.argmax(np.where(mask, logits, -np.inf)))
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args, quiet = parse_args(argv)
     torch.set_num_threads(1)  # small networks: more threads only wait
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     algo = build(args).build_algo()
+    untrained = ModulePlayer(copy.deepcopy(algo.get_module("main")), "untrained")
+    progress = Progress(args.iterations * args.batch, enabled=not quiet, desc="ppo three-handed",
+                        unit="step")  # fmt: skip
+    done = 0
     for it in range(args.iterations):
         result = algo.train()
         runners = result.get("env_runners", {})
-        print(
-            f"iteration {it + 1}: {int(runners.get('num_env_steps_sampled_lifetime', 0))} steps, "
+        steps = int(runners.get("num_env_steps_sampled_lifetime", 0))
+        progress.update(max(0, steps - done))
+        done = max(done, steps)
+        progress.write(
+            f"iteration {it + 1}: {steps} steps, "
             f"{int(runners.get('num_episodes_lifetime', 0))} hands so far"
         )
-    module = algo.get_module("main")
-    mean, half = evaluate(module, args.opponent, args.eval_hands, seed=args.seed + 10_000)
-    print(
-        f"points per hand as captain against {args.opponent}: {mean:+.2f} +/- {half:.2f} "
-        f"(95% CI, {args.eval_hands} hands)"
-    )
+    progress.close()
+    trained = ModulePlayer(algo.get_module("main"), "rllib")
+    rows = before_after(
+        untrained, trained, "three_handed", names(args.eval_opponents), args.eval_deals,
+        args.eval_seed,
+    )  # fmt: skip
+    for line in before_after_lines(rows):
+        print(line)
     algo.stop()
     ray.shutdown()
 
