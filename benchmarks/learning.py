@@ -163,6 +163,19 @@ def _version(package: str) -> str | None:
         return None
 
 
+def code_state() -> dict[str, Any]:
+    """The commit of this clone and whether tracked files had uncommitted changes (kept
+    apart from the writer's provenance, which looks for the clone one folder too high)."""
+
+    def git(*args: str) -> str | None:
+        done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit, "dirty": None if dirty is None else bool(dirty)}
+
+
 def run_row(name: str, budget: int, seed: int, eval_deals: int, out: Path) -> dict[str, Any]:
     """Train and evaluate one row on one seed; write and return its result."""
     row = ROWS[name]
@@ -197,6 +210,7 @@ def run_row(name: str, budget: int, seed: int, eval_deals: int, out: Path) -> di
         "difference": {r["opponent"]: r["difference"] for r in run["before_after"]},
         "curve": run.get("curve", []),
         "run_command": run["provenance"]["command"],
+        "code": code_state(),
     }
     command = ["python", "benchmarks/learning.py", "run", name, "--budget", str(budget),
                "--seed", str(seed)]  # fmt: skip
@@ -326,10 +340,32 @@ def plot(results: list[dict[str, Any]], path: Path) -> Path | None:
     return path
 
 
+#: The table's place in a page: between these two lines, rewritten by ``summary``.
+MARKERS = ("<!-- learning table: benchmarks/learning.py summary -->", "<!-- end of table -->")
+PAGES = (OUT / "README.md", ROOT / "docs" / "training" / "learning_benchmark.md")
+
+
+def put_table(page: Path, text: str) -> bool:
+    """Write ``text`` between :data:`MARKERS` in ``page``; False when it has no markers."""
+    if not page.is_file():
+        return False
+    old = page.read_text()
+    start, end = old.find(MARKERS[0]), old.find(MARKERS[1])
+    if start < 0 or end < start:
+        return False
+    page.write_text(old[: start + len(MARKERS[0])] + "\n\n" + text + "\n" + old[end:])
+    return True
+
+
 def summary(out: Path = OUT) -> str:
+    """The table of every result under ``out`` (also written into the README and the docs
+    page when ``out`` is the committed folder) and the curves."""
     results = load_results(out)
     text = "\n".join(table(results)) + "\n"
     (out / "table.md").write_text(text)
+    if out.resolve() == OUT.resolve():
+        for page in PAGES:
+            put_table(page, text)
     plot(results, out / "curves.png")
     return text
 

@@ -63,6 +63,18 @@ def test_each_row_is_one_command_with_its_budget_and_seed(tmp_path: Path) -> Non
         assert "--quiet" in cmd and "random,simple,heuristic" in text
 
 
+def test_the_table_goes_between_its_markers_and_nowhere_else(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(f"intro\n{learning.MARKERS[0]}\nold table\n{learning.MARKERS[1]}\nafter\n")
+    assert learning.put_table(page, "| new |\n")
+    text = page.read_text()
+    assert "old table" not in text and "| new |" in text
+    assert text.startswith("intro\n") and text.endswith(f"{learning.MARKERS[1]}\nafter\n")
+    bare = tmp_path / "bare.md"
+    bare.write_text("no markers\n")
+    assert not learning.put_table(bare, "| new |\n") and bare.read_text() == "no markers\n"
+
+
 def test_a_bad_row_is_named_with_the_rows() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "learning.py"), "run", "ppo"],
@@ -90,7 +102,7 @@ def test_one_row_at_a_tiny_budget_writes_its_result_and_fills_its_cell(tmp_path:
         "python benchmarks/learning.py run sb3-gin --budget 512 --seed 3 --eval-deals 4"
     )
     assert prov["seeds"] == [3, learning.EVAL_SEED] and prov["versions"]["numpy"]
-    assert "commit" in prov and result["library"]["sb3-contrib"]
+    assert len(result["code"]["commit"]) == 40 and result["library"]["sb3-contrib"]
     assert result["steps"] >= 512 and result["seconds_per_million_steps"] > 0
     for opponent in learning.OPPONENTS:
         cell = result["trained"][opponent]
