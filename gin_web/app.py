@@ -5,29 +5,46 @@ HTTP routes::
     GET  /                    the lobby (the page: gin_web/static/index.html)
     GET  /t/<link>            a seat's or a spectator's page (the link is the invite)
     GET  /replay              the replay viewer
-    GET  /api/games           the games, their options with defaults, the agents
+    GET  /rules               the rules page (docs/RULES.md, rendered by the page)
+    GET  /people              people against agents: each agent's results against people
+    GET  /api/games           the games, their options with defaults and help, the named
+                              tables, the agents
     POST /api/tables          start a table: {"game", "options", "seats", "delay",
-                              "takeover", "hint_agent", "seed"}; returns its links
+                              "takeover", "hint_agent", "seed"}; returns its links (never
+                              its seed; a seed is taken only at a table of agents)
+    POST /api/rematch         {"link": <token>}: the same table again, new links
     GET  /api/matches         the finished matches kept in SQLite
     GET  /api/matches/<id>    one of them as a replay file (download)
     POST /api/replay          a replay file -> its frames, every hand face up
+    GET  /api/rules           the text of docs/RULES.md
+    GET  /api/people          people against agents as the evaluation's JSON
 
 The WebSocket ``/ws/<link>`` carries the play. The server sends ``{"type": "state", ...}``
 (:meth:`gin_web.tables.LiveTable.view` of the link's seat) after every change, ``{"type":
-"error", "message"}`` for a refused message, ``{"type": "hint", ...}`` and ``{"type":
-"chat", ...}``. A client sends JSON text frames of at most :data:`MAX_MESSAGE` bytes:
+"error", "message"}`` for a refused message, ``{"type": "hint", ...}``, ``{"type":
+"chat", ...}`` and ``{"type": "notice", "message"}`` (the server cannot save right now,
+a table of agents stopped at its cap; ``""`` clears it). A client sends JSON text frames of
+at most :data:`MAX_MESSAGE` bytes:
 
 - ``{"type": "move", "action": <id>, "seq": <move number>}`` (``seq`` optional: with it a
   move sent for a table that has moved on is refused instead of played);
 - ``{"type": "hint"}``: what the table's hint agent would play (L2 by default);
 - ``{"type": "chat", "text": "..."}``: a message to the partner (captain and adviser);
-- ``{"type": "ping"}``.
+- ``{"type": "presence", "here": true|false}``: the page is shown or hidden (a hidden
+  page's seat counts as away, and its takeover clock runs);
+- ``{"type": "ping"}`` (the page sends one every 20 s; a socket silent for
+  :attr:`Limits.silent_close` seconds is closed).
 
-Anything else (not JSON, not an object, an unknown type or field, a wrong type, a move
-out of turn or illegal, a spectator's move, a binary frame, an oversized frame) gets an
-error for that client and changes nothing. A person who reconnects with the same link
-gets the same seat back, also from a restarted server (:mod:`gin_web.store` keeps the
-tables at play).
+Anything else (not JSON, NaN or infinities, nested too deep, not an object, an unknown type
+or field, a wrong type, a move out of turn or illegal, a spectator's move, a binary frame,
+an oversized frame, more messages or hints than a link may send) gets an error for that
+client and changes nothing. A person who reconnects with the same link gets the same seat
+back, also from a restarted server (:mod:`gin_web.store` keeps the tables at play).
+
+Every table deals from a secret of :data:`gin_web.tables.SECRET_BITS` bits that leaves the
+server only in the record of the finished match. Requests must name this server (its
+``Host`` among the names it answers to: a rebound DNS name is refused) and come from its own
+page or from no page at all (``Origin``).
 """
 
 from __future__ import annotations
@@ -37,7 +54,7 @@ import contextlib
 import json
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,8 +68,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import agents
 from agents import families
+from agents.tuned import TABLES as NAMED_GIN_TABLES
 from gin_env import games
 from gin_env import record as replay_files
+from gin_env.config import table_changes
+from gin_web import people
 from gin_web.store import Store
 from gin_web.tables import (
     GAMES,
@@ -68,18 +88,34 @@ from gin_web.tables import (
     restore_table,
 )
 
-__all__ = ["Server", "create_app", "MAX_MESSAGE", "MAX_BODY", "MAX_REPLAY"]
+__all__ = [
+    "Server",
+    "Limits",
+    "create_app",
+    "parse_json",
+    "LOOPBACK_HOSTS",
+    "OPTION_HELP",
+    "MAX_MESSAGE",
+    "MAX_BODY",
+    "MAX_REPLAY",
+]
 
 STATIC = Path(__file__).parent / "static"
+#: The project's rules, served as the rules page (present in a clone; a wheel has none).
+RULES_FILE = Path(__file__).resolve().parents[1] / "docs" / "RULES.md"
 #: The largest WebSocket message a client may send (a move is ~50 bytes).
 MAX_MESSAGE = 4096
 #: The largest JSON body of a table request, and of a replay file.
 MAX_BODY = 16_384
-MAX_REPLAY = 4_000_000
+MAX_REPLAY = 1_000_000
 #: Messages other than states waiting for one client, at most.
 MAX_PENDING = 64
 #: The most tables a server holds at once (finished ones are dropped first).
 MAX_TABLES = 2000
+#: JSON nested deeper than this is refused (a replay record needs 5 levels).
+MAX_DEPTH = 32
+#: The names a server on a loopback address answers to.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: The page runs only its own script and talks only to this server (no inline script, no
 #: other site), whatever text a table shows.
 PAGE_HEADERS = {
@@ -96,8 +132,78 @@ _FIELDS = {
     "move": {"type", "action", "seq"},
     "hint": {"type"},
     "chat": {"type", "text"},
+    "presence": {"type", "here"},
     "ping": {"type"},
 }
+#: One line of help for every option the lobby offers (a test holds it complete).
+OPTION_HELP = {
+    "adviser": "suggest: the adviser suggests a move before each of the captain's "
+    "decisions; none: no adviser turns",
+    "adviser_sees_hand": "the adviser sees the captain's hand (else he advises blind)",
+    "knock_limit": "the most deadwood a knocker may keep (0: gin only)",
+    "gin_bonus": "points for going gin, on top of the other hand's deadwood",
+    "undercut_bonus": "points to a defender whose deadwood is as low as the knocker's or lower",
+    "big_gin_bonus": "empty: off; else the bonus for laying down all 11 cards melded",
+    "allow_discard_of_taken_card": "may the card just taken from the pile be thrown straight back",
+    "max_turns_per_hand": "a hand that reaches this many turns ends as a draw",
+    "oklahoma": "the upcard sets the knock limit (an ace: gin only); a spade upcard "
+    "doubles the hand's points",
+    "target_score": "the match ends when a player reaches this score",
+    "dealer_rule": "who deals next: alternate, the winner, the loser, or alternate after "
+    "a scored hand only",
+    "hollywood": "score three games at once; the match goes to whoever wins two",
+    "num_players": "players at the table (2 to 6)",
+    "ace_high_or_low": "the ace may also end a run Q-K-A (never K-A-2)",
+    "max_turns": "a hand with no winner after this many turns ends without one",
+}
+
+
+@dataclass
+class Limits:
+    """What one link, one client (address) and the server allow, so that no client can hold
+    up the others. Every figure is checked by a test of ``tests/test_web_attacks.py``."""
+
+    link_sockets: int = 8  # open sockets on one link
+    client_sockets: int = 512  # open sockets from one address
+    client_tables: int = 200  # unfinished tables started from one address
+    tables_burst: float = 120.0  # tables one address may start at once ...
+    tables_per_second: float = 1.0  # ... and then this many a second
+    messages_burst: float = 40.0  # messages one socket may send at once ...
+    messages_per_second: float = 20.0  # ... and then this many a second
+    hints_burst: float = 5.0
+    hints_per_second: float = 1.0
+    agent_tables: int = 16  # tables of agents only playing at once
+    agent_hands: int = 200  # hands a table of agents plays before it stops
+    unopened_expire: float = 600.0  # a table whose people never came, after 10 minutes
+    idle_expire: float = 6 * 3600.0  # a table nobody moved at nor watched, after 6 hours
+    finished_keep: float = 3600.0  # a finished table nobody watches leaves memory
+    sweep_seconds: float = 30.0  # how often tables are checked for expiry
+    silent_close: float = 75.0  # a socket that sends nothing this long (the page pings)
+    body_seconds: float = 10.0  # to send a request's body
+    replay_moves: int = 10_000  # moves of a replay file
+    replay_frames_bytes: int = 48_000_000  # the frames of one replay, as JSON
+    slice_seconds: float = 0.002  # agents play this long in the loop, then let others in
+
+
+@dataclass
+class Bucket:
+    """A token bucket: ``burst`` at once, then ``rate`` a second."""
+
+    rate: float
+    burst: float
+    level: float = -1.0
+    at: float = 0.0
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        if self.level < 0:
+            self.level, self.at = self.burst, now
+        self.level = min(self.burst, self.level + (now - self.at) * self.rate)
+        self.at = now
+        if self.level >= 1:
+            self.level -= 1
+            return True
+        return False
 
 
 @dataclass(eq=False)
@@ -114,18 +220,25 @@ class Conn:
     table: LiveTable
     player: int | None
     open_hands: bool = False
+    key: str = ""  # the link's key
+    client: str = ""  # the client's address
+    here: bool = True  # the page is shown (a hidden page's seat is away)
+    messages: Bucket = field(default_factory=lambda: Bucket(20.0, 40.0))
+    hints: Bucket = field(default_factory=lambda: Bucket(1.0, 5.0))
     outbox: deque[tuple[bool, str]] = field(default_factory=deque)  # (is a state, text)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
 
     def put(self, message: dict[str, Any]) -> None:
-        state = message.get("type") == "state"
+        self.put_text(message.get("type") == "state", json.dumps(message))
+
+    def put_text(self, state: bool, text: str) -> None:
         if state:  # a newer state makes a pending one useless
             kept = [m for m in self.outbox if not m[0]]
             if len(kept) != len(self.outbox):
                 self.outbox = deque(kept)
         elif sum(1 for m in self.outbox if not m[0]) >= MAX_PENDING:
             return  # a client that reads nothing gets no more errors to read
-        self.outbox.append((state, json.dumps(message)))
+        self.outbox.append((state, text))
         self.ready.set()
 
     async def pump(self) -> None:
@@ -139,25 +252,63 @@ class Conn:
                     await self.ws.send_text(text)
 
 
+def parse_json(text: str | bytes) -> Any:
+    """JSON as this server takes it: no NaN nor infinities (``ValueError`` naming them), at
+    most :data:`MAX_DEPTH` levels deep."""
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a number here: numbers must be finite")
+
+    try:
+        data = json.loads(text, parse_constant=constant)
+    except RecursionError:
+        raise ValueError(f"JSON nested too deeply: at most {MAX_DEPTH} levels") from None
+    except UnicodeDecodeError:
+        raise ValueError("not JSON: the text is not UTF-8") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"not JSON ({err.msg} at character {err.pos})") from None
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                raise ValueError(f"JSON nested too deeply: at most {MAX_DEPTH} levels")
+            values = item.values() if isinstance(item, dict) else item
+            stack.extend((v, depth + 1) for v in values)
+    return data
+
+
 class Server:
     """The tables of one server, their links and connections, and the store."""
 
-    def __init__(self, data_dir: str | Path) -> None:
-        self.store = Store(data_dir)
+    def __init__(self, data_dir: str | Path, limits: Limits | None = None) -> None:
+        self.limits = limits or Limits()
+        self.store = Store(data_dir, on_trouble=self._store_trouble)
         self.tables: dict[str, LiveTable] = {}
         self.links: dict[str, tuple[LiveTable, int | None]] = {}  # by link_key
         self.conns: dict[str, list[Conn]] = {}
         self.saved: set[str] = set()
+        self.stopped: set[str] = set()  # tables of agents stopped at their cap
+        self.owner: dict[str, str] = {}  # table -> the address that started it
+        self.active: dict[str, float] = {}  # table -> when a move was last made or seen
+        self.opened: set[str] = set()  # tables a person has opened
+        self.notices: dict[str, str] = {}  # table -> what its people are told (store trouble)
+        self._creators: dict[str, Bucket] = {}
         self._running: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._replay_slot = asyncio.Semaphore(1)
+        self.loop: asyncio.AbstractEventLoop | None = None
         self.restored = 0
+        self.not_restored: list[str] = []
         for tid, config, moves in self.store.open_tables(MAX_TABLES):
             try:
                 table = restore_table(tid, config, moves)
             except (ValueError, TypeError, KeyError) as err:  # a table that no longer plays
                 print(f"gin_web: table {tid} not restored: {err}", flush=True)
+                self.not_restored.append(tid)
                 continue
             self._register(table)
+            self.opened.add(tid)  # (its people may come back: the idle clock decides)
             self.restored += 1
 
     # -- tables -----------------------------------------------------------------------------
@@ -167,55 +318,161 @@ class Server:
         table.on_move = lambda n, p, a: self.store.add_move(tid, n, p, a)
         self.tables[tid] = table
         self.conns[tid] = []
+        self.active[tid] = time.monotonic()
         for seat in table.seats:
             if seat.key is not None:
                 self.links[seat.key] = (table, seat.player)
         self.links[table.spectator_key] = (table, None)
 
-    def add_table(self, table: LiveTable) -> dict[str, Any]:
+    def check_room(self, client: str, agents_only: bool) -> None:
+        """May ``client`` start a table now? A ``ValueError`` says why not."""
+        lim = self.limits
+        bucket = self._creators.get(client)
+        if bucket is None:
+            if len(self._creators) > 10_000:  # (forget the quiet ones)
+                self._creators = {k: b for k, b in self._creators.items() if b.level < b.burst}
+            bucket = self._creators[client] = Bucket(lim.tables_per_second, lim.tables_burst)
+        mine = sum(1 for t, who in self.owner.items() if who == client and self._live(t))
+        if mine >= lim.client_tables:
+            raise ValueError(
+                f"this address has {mine} unfinished tables, the most one may have "
+                f"({lim.client_tables}); finish some or let them expire"
+            )
+        if agents_only:
+            playing = sum(1 for t in self.tables.values() if t.agent_only and self._live(t.id))
+            if playing >= lim.agent_tables:
+                raise ValueError(
+                    f"this server plays at most {lim.agent_tables} tables of agents at once; "
+                    "try again when one has ended"
+                )
+        if not bucket.take():
+            raise ValueError(
+                f"too many tables started: at most {lim.tables_burst:.0f} at once, then "
+                f"{lim.tables_per_second:g} a second"
+            )
+
+    def _live(self, tid: str) -> bool:
+        table = self.tables.get(tid)
+        return table is not None and not table.over and tid not in self.stopped
+
+    def add_table(self, table: LiveTable, client: str = "") -> dict[str, Any]:
         if len(self.tables) >= MAX_TABLES:
-            self._drop_finished()
+            self._drop_finished(0.0)
         if len(self.tables) >= MAX_TABLES:
-            raise ValueError(f"this server holds {MAX_TABLES} tables already")
+            raise ValueError(f"this server holds {MAX_TABLES} tables already; try again later")
         self.store.add_table(table.id, table.config())
         self._register(table)
+        self.owner[table.id] = client
         links = {
             table.names[seat.player]: f"/t/{seat.token}"
             for seat in table.seats
             if seat.token is not None
         }
         self.start_agents(table)
+        if table.takeover is not None:  # the clock runs for seats nobody has opened yet
+            for seat in table.seats:
+                if seat.human:
+                    self._left(table, seat)
+        # The seed is not in the answer: it fixes every deal (the record of the finished
+        # match holds it).
         return {
             "table": table.id,
             "game": table.game,
-            "seed": table.seed,
             "seats": links,
             "spectator": f"/t/{table.spectator_token}",
         }
 
-    def _drop_finished(self) -> None:
+    def _drop_finished(self, older_than: float) -> None:
+        now = time.monotonic()
         for tid, table in list(self.tables.items()):
-            if table.over and not self.conns.get(tid):
+            done = table.over or tid in self.stopped
+            if done and not self.conns.get(tid) and now - self.active.get(tid, 0) >= older_than:
                 self._forget(table)
 
     def _forget(self, table: LiveTable) -> None:
-        self.tables.pop(table.id, None)
-        self.conns.pop(table.id, None)
+        tid = table.id
+        self.tables.pop(tid, None)
+        self.conns.pop(tid, None)
+        for d in (self.owner, self.active, self.notices):
+            d.pop(tid, None)
+        self.opened.discard(tid)
+        self.stopped.discard(tid)
         for key in [s.key for s in table.seats if s.key] + [table.spectator_key]:
             self.links.pop(key, None)
+
+    def expire(self, table: LiveTable, why: str) -> None:
+        """Stop a table for good: out of memory, not restored again (its moves stay)."""
+        self.store.expire(table.id, why)
+        self._forget(table)
+
+    def sweep(self) -> None:
+        """Expire the tables nobody came to (:attr:`Limits.unopened_expire`) or nobody has
+        played at nor watched for :attr:`Limits.idle_expire`; drop finished tables nobody
+        watches after :attr:`Limits.finished_keep`."""
+        now = time.monotonic()
+        lim = self.limits
+        for tid, table in list(self.tables.items()):
+            if table.over or tid in self.stopped or self.conns.get(tid) or tid in self._running:
+                continue
+            idle = now - self.active.get(tid, now)
+            if not table.agent_only and tid not in self.opened and idle > lim.unopened_expire:
+                self.expire(table, "nobody came")
+            elif idle > lim.idle_expire:
+                self.expire(table, "idle")
+        self._drop_finished(lim.finished_keep)
 
     def _decision(self, game: str, d: Decision) -> None:
         self.store.add_decision(game, d)
 
     def _after_change(self, table: LiveTable) -> None:
+        self.active[table.id] = time.monotonic()
         if table.over and table.id not in self.saved:
             self.store.add_match(table.id, table.game, table.record())
             self.saved.add(table.id)
 
+    def _store_trouble(self, table_id: str | None, message: str) -> None:
+        """From the store's writer thread: tell the people of the table (of every table
+        when it is none's) that saving fails, or that it works again ("")."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            if message:
+                print(f"gin_web: {message}", flush=True)
+            return
+        with contextlib.suppress(RuntimeError):  # (the loop closed meanwhile)
+            loop.call_soon_threadsafe(self._notice, table_id, message)
+
+    def _notice(self, table_id: str | None, message: str) -> None:
+        ids = list(self.tables) if table_id is None else [table_id]
+        for tid in ids:
+            if not message and not self.notices.get(tid):
+                continue
+            self.notices[tid] = message
+            for conn in list(self.conns.get(tid, [])):
+                conn.put({"type": "notice", "message": message})
+
     # -- agents -----------------------------------------------------------------------------
+    def _capped(self, table: LiveTable) -> bool:
+        """A table with no person playing (agents, or stand-ins for people who left) stops
+        after :attr:`Limits.agent_hands` hands."""
+        nobody = all(not s.human or s.stand_in for s in table.seats)
+        return nobody and table.hand_index >= self.limits.agent_hands
+
+    def _stop(self, table: LiveTable) -> None:
+        self.stopped.add(table.id)
+        self.store.expire(table.id, "cap")
+        message = (
+            f"this table stopped after {self.limits.agent_hands} hands without a person "
+            "playing (the cap of such a table)"
+        )
+        self.notices[table.id] = message
+        for conn in list(self.conns.get(table.id, [])):
+            conn.put({"type": "notice", "message": message})
+
     def start_agents(self, table: LiveTable) -> None:
         """Let the agents play until a person is to act (a task: the loop stays free)."""
-        if table.id in self._running or not table.waiting_for_agent():
+        if table.id in self._running or table.id in self.stopped:
+            return
+        if not table.waiting_for_agent():
             return
         try:
             loop = asyncio.get_running_loop()
@@ -227,18 +484,32 @@ class Server:
         task.add_done_callback(self._tasks.discard)
 
     async def _run_agents(self, table: LiveTable) -> None:
+        """The agents' moves, one after another; with a delay, the delay comes *before* each
+        move after the first, so that the person to act next is never kept waiting; without,
+        the loop is let go every :attr:`Limits.slice_seconds` of agents' play."""
         try:
-            moves = 0
+            first = True
+            since = time.perf_counter()
             while table.waiting_for_agent() and table.id in self.tables:
+                if self._capped(table):
+                    self._stop(table)
+                    break
+                if table.delay > 0 and not first:
+                    await asyncio.sleep(table.delay)
+                    if not (table.waiting_for_agent() and table.id in self.tables):
+                        break
+                first = False
                 table.agent_move()
-                moves += 1
                 self._after_change(table)
                 if table.delay > 0:
                     await self.broadcast(table)
-                    await asyncio.sleep(table.delay)
-                elif moves % 8 == 0:
+                elif time.perf_counter() - since > self.limits.slice_seconds:
                     await asyncio.sleep(0)  # let other tables and clients in
+                    since = time.perf_counter()
             await self.broadcast(table)
+        except Exception as err:  # an agent that fails: said to the table, the server goes on
+            print(f"gin_web: table {table.id}: an agent failed: {err!r}", flush=True)
+            self._notice(table.id, f"an agent failed ({type(err).__name__}); the table waits")
         finally:
             self._running.discard(table.id)
 
@@ -250,13 +521,16 @@ class Server:
             await self.broadcast(table)
             self.start_agents(table)
             return
-        moves = 0
+        since = time.perf_counter()
         while table.waiting_for_agent() and table.id not in self._running:
+            if self._capped(table):
+                self._stop(table)
+                break
             table.agent_move()
             self._after_change(table)
-            moves += 1
-            if moves % 16 == 0:
+            if time.perf_counter() - since > self.limits.slice_seconds:
                 await asyncio.sleep(0)
+                since = time.perf_counter()
         await self.broadcast(table)
 
     # -- connections ------------------------------------------------------------------------
@@ -264,8 +538,45 @@ class Server:
         conn.put(message)
 
     async def broadcast(self, table: LiveTable) -> None:
+        """Each connection's view; one view (and one JSON text) per seat and kind of
+        watching, however many sockets watch it."""
+        made: dict[tuple[int | None, bool], str] = {}
         for conn in list(self.conns.get(table.id, [])):
-            await self.send(conn, table.view(conn.player, conn.open_hands))
+            key = (conn.player, conn.open_hands)
+            text = made.get(key)
+            if text is None:
+                text = made[key] = json.dumps(table.view(conn.player, conn.open_hands))
+            conn.put_text(True, text)
+
+    def _left(self, table: LiveTable, seat: Seat) -> None:
+        """The seat's person is away (left, hid his page, or never came): the takeover
+        clock starts."""
+        seat.left_at = time.monotonic()
+        if table.takeover is None:
+            return
+        left = seat.left_at
+        with contextlib.suppress(RuntimeError):  # no loop: no clock (a table made offline)
+            asyncio.get_running_loop().call_later(
+                table.takeover, self.takeover_check, table, seat.player, left
+            )
+
+    def _arrive(self, conn: Conn) -> None:
+        seat = None if conn.player is None else conn.table.seats[conn.player]
+        if seat is None:
+            return
+        seat.connections += 1
+        seat.left_at = None
+        seat.stand_in = False  # the person is back: the stand-in agent steps aside
+        if conn.table.to_act == conn.player:
+            conn.table.turn_started = time.monotonic()
+
+    def _depart(self, conn: Conn) -> None:
+        seat = None if conn.player is None else conn.table.seats[conn.player]
+        if seat is None:
+            return
+        seat.connections -= 1
+        if seat.connections == 0:
+            self._left(conn.table, seat)
 
     def takeover_check(self, table: LiveTable, player: int, left_at: float) -> None:
         seat = table.seats[player]
@@ -273,57 +584,84 @@ class Server:
             seat.stand_in = True
             self.start_agents(table)
 
+    async def _refuse(self, ws: WebSocket, message: str, code: int) -> None:
+        await ws.send_text(json.dumps({"type": "error", "message": message}))
+        await ws.close(code=code)
+
     async def handle(self, ws: WebSocket) -> None:
         await ws.accept()
         if cross_site(ws.headers):
-            await ws.send_text(json.dumps({"type": "error", "message": "cross-site connection"}))
-            await ws.close(code=4403)
+            await self._refuse(ws, "cross-site connection", 4403)
             return
         token = ws.path_params.get("token", "")
-        found = self.links.get(link_key(token))
+        key = link_key(token)
+        found = self.links.get(key)
         if found is None:
-            await ws.send_text(json.dumps({"type": "error", "message": "unknown link"}))
-            await ws.close(code=4404)
+            await self._refuse(ws, "unknown link", 4404)
             return
         table, player = found
         open_hands = ws.query_params.get("open") in ("1", "true")
         if open_hands and not table.agent_only:
-            await ws.send_text(json.dumps({"type": "error", "message":
-                "hands are shown face up only at a table of agents"}))  # fmt: skip
-            await ws.close(code=4403)
+            await self._refuse(ws, "hands are shown face up only at a table of agents", 4403)
             return
-        conn = Conn(ws, table, player, open_hands)
+        client = ws.client.host if ws.client else ""
+        lim = self.limits
+        on_link = sum(1 for cs in self.conns.values() for c in cs if c.key == key)
+        if on_link >= lim.link_sockets:
+            await self._refuse(ws, f"this link has {on_link} sockets open, the most it may "
+                               f"have ({lim.link_sockets}); close one", 4429)  # fmt: skip
+            return
+        from_client = sum(1 for cs in self.conns.values() for c in cs if c.client == client)
+        if from_client >= lim.client_sockets:
+            await self._refuse(ws, f"this address has {from_client} sockets open, the most "
+                               f"it may have ({lim.client_sockets})", 4429)  # fmt: skip
+            return
+        conn = Conn(
+            ws,
+            table,
+            player,
+            open_hands,
+            key=key,
+            client=client,
+            messages=Bucket(lim.messages_per_second, lim.messages_burst),
+            hints=Bucket(lim.hints_per_second, lim.hints_burst),
+        )
         pump = asyncio.create_task(conn.pump())
         self.conns.setdefault(table.id, []).append(conn)
-        seat = None if player is None else table.seats[player]
-        if seat is not None:
-            seat.connections += 1
-            seat.left_at = None
-            seat.stand_in = False  # the person is back: the stand-in agent steps aside
-            if table.to_act == player:
-                table.turn_started = time.monotonic()
+        if player is not None:
+            self.opened.add(table.id)
+        self.active[table.id] = time.monotonic()
+        self._arrive(conn)
         await self.broadcast(table)
+        if self.notices.get(table.id):
+            conn.put({"type": "notice", "message": self.notices[table.id]})
         try:
             while True:
-                msg = await ws.receive()
+                try:
+                    msg = await asyncio.wait_for(ws.receive(), lim.silent_close)
+                except TimeoutError:
+                    conn.put({"type": "error", "message": f"no message for "
+                              f"{lim.silent_close:g} s: the socket is closed"})  # fmt: skip
+                    await asyncio.sleep(0.05)  # (the pump sends it)
+                    await ws.close(code=4408)
+                    break
                 if msg["type"] == "websocket.disconnect":
                     break
-                await self.on_message(conn, msg)
+                try:
+                    await self.on_message(conn, msg)
+                except Exception as err:  # the server's own failure: said, the socket stays
+                    print(f"gin_web: a message failed: {err!r}", flush=True)
+                    await self.error(conn, f"the server failed on this message "
+                                     f"({type(err).__name__}); nothing was changed")  # fmt: skip
         except WebSocketDisconnect:
             pass
         finally:
             pump.cancel()
             with contextlib.suppress(ValueError):
                 self.conns.get(table.id, []).remove(conn)
-            if seat is not None:
-                seat.connections -= 1
-                if seat.connections == 0:
-                    seat.left_at = time.monotonic()
-                    if table.takeover is not None:
-                        left = seat.left_at
-                        asyncio.get_running_loop().call_later(
-                            table.takeover, self.takeover_check, table, seat.player, left
-                        )
+            if conn.here:
+                self._depart(conn)
+            self.active[table.id] = time.monotonic()
             with contextlib.suppress(Exception):
                 await self.broadcast(table)
 
@@ -331,6 +669,11 @@ class Server:
         await self.send(conn, {"type": "error", "message": message, "seq": conn.table.step_count})
 
     async def on_message(self, conn: Conn, msg: Mapping[str, Any]) -> None:
+        lim = self.limits
+        if not conn.messages.take():
+            await self.error(conn, f"too many messages: at most {lim.messages_burst:.0f} at "
+                             f"once, then {lim.messages_per_second:g} a second")  # fmt: skip
+            return
         text = msg.get("text")
         if text is None:
             await self.error(conn, "binary frames are not accepted: send JSON text")
@@ -339,9 +682,9 @@ class Server:
             await self.error(conn, f"message too large: at most {MAX_MESSAGE} bytes")
             return
         try:
-            data = json.loads(text)
-        except ValueError:
-            await self.error(conn, 'not JSON: send an object such as {"type": "move", ...}')
+            data = parse_json(text)
+        except ValueError as err:
+            await self.error(conn, f'{err}; send an object such as {{"type": "move", ...}}')
             return
         if not isinstance(data, dict):
             await self.error(conn, f"a message is a JSON object, got {type(data).__name__}")
@@ -361,6 +704,18 @@ class Server:
         if kind == "ping":
             await self.send(conn, {"type": "pong", "seq": table.step_count})
             return
+        if kind == "presence":
+            here = data.get("here")
+            if not isinstance(here, bool):
+                await self.error(conn, f"here must be true or false, got {here!r}")
+                return
+            if here != conn.here:
+                conn.here = here
+                (self._arrive if here else self._depart)(conn)
+                if here and conn.player is not None:
+                    self.start_agents(table)  # (nothing to do unless a stand-in is to act)
+                await self.broadcast(table)
+            return
         if conn.player is None:
             await self.error(conn, f"a spectator cannot send {kind} messages")
             return
@@ -368,8 +723,8 @@ class Server:
             if "action" not in data:
                 await self.error(conn, "a move needs an action id ('action')")
                 return
-            if table.id in self._running:
-                await self.error(conn, "it is not your turn: the agents are playing")
+            if table.id in self.stopped:
+                await self.error(conn, "this table has stopped: no move is played")
                 return
             try:
                 table.move(conn.player, data["action"], data.get("seq"))
@@ -378,6 +733,10 @@ class Server:
                 return
             await self.play(table)
         elif kind == "hint":
+            if not conn.hints.take():
+                await self.error(conn, f"too many hints: at most {lim.hints_burst:.0f} at once, "
+                                 f"then {lim.hints_per_second:g} a second")  # fmt: skip
+                return
             try:
                 action = table.hint(conn.player)
             except MoveError as err:
@@ -407,32 +766,98 @@ class Server:
             if other.player in team:
                 await self.send(other, out)
 
+    # -- replays ----------------------------------------------------------------------------
+    async def replay(self, data: Any) -> list[dict[str, Any]]:
+        """A replay's frames, built in a worker thread, one replay at a time (a second
+        request waits up to 10 s, then is told to try again)."""
+        try:
+            await asyncio.wait_for(self._replay_slot.acquire(), 10)
+        except TimeoutError:
+            raise ValueError("the server is busy with another replay; try again") from None
+        try:
+            lim = self.limits
+            return await asyncio.to_thread(
+                replay_frames, data, lim.replay_moves, lim.replay_frames_bytes
+            )
+        finally:
+            self._replay_slot.release()
+
+
+def host_name(host: str) -> str:
+    """The name in a ``Host`` header, without its port (``[::1]:8000`` -> ``::1``)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    if host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    return host.rstrip(".")
+
+
+class HostCheck:
+    """ASGI middleware: a request whose ``Host`` is not one of the names this server
+    answers to is refused (421; a WebSocket is closed before it opens). A web page that
+    rebinds its own DNS name to this machine sends its own name as ``Host``, so it cannot
+    reach the app, whatever its ``Origin``."""
+
+    def __init__(self, app: Any, hosts: Iterable[str]) -> None:
+        self.app = app
+        self.hosts = frozenset(host_name(h) for h in hosts)
+
+    async def __call__(
+        self,
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[Any]],
+        send: Callable[[Any], Awaitable[None]],
+    ) -> None:
+        if scope["type"] in ("http", "websocket"):
+            raw = dict(scope.get("headers") or []).get(b"host", b"")
+            name = host_name(raw.decode("latin-1"))
+            if name not in self.hosts:
+                message = (
+                    f"unknown host {name[:80]!r}: this server answers to "
+                    f"{', '.join(sorted(self.hosts))} (gin-rummy serve --allow-host adds a name)"
+                )
+                if scope["type"] == "http":
+                    await JSONResponse({"error": message}, status_code=421)(scope, receive, send)
+                else:
+                    await receive()  # websocket.connect
+                    await send({"type": "websocket.close", "code": 4403, "reason": message[:120]})
+                return
+        await self.app(scope, receive, send)
+
 
 def cross_site(headers: Mapping[str, str]) -> bool:
     """Does the request come from a page of another site? (Its ``Origin`` names another
     host than the one it was sent to; requests without an ``Origin``, as from scripts, are
     not cross-site.) Such a page may not start tables or play: a browser sends ``Origin``
-    with every WebSocket and every POST, so another site's page cannot act on this one."""
+    with every WebSocket and every POST, so another site's page cannot act on this one.
+    The ``Host`` itself is checked by :class:`HostCheck`."""
     origin = headers.get("origin")
     if origin is None:
         return False
-    return origin.split("://", 1)[-1].rstrip("/") != headers.get("host", "")
+    return origin.split("://", 1)[-1].rstrip("/").lower() != headers.get("host", "").lower()
 
 
 def _bad(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-async def _body(request: Request, limit: int) -> Any:
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > limit:
-            raise ValueError(f"request too large: at most {limit} bytes")
+async def _body(request: Request, limit: int, seconds: float) -> Any:
+    async def read() -> bytes:
+        raw = b""
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > limit:
+                raise ValueError(f"request too large: at most {limit} bytes")
+        return raw
+
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise ValueError("the body is not JSON") from None
+        raw = await asyncio.wait_for(read(), seconds)
+    except TimeoutError:
+        raise ValueError(f"the request's body took over {seconds:g} s to arrive") from None
+    if not raw.strip():
+        raise ValueError("the body is empty: send a JSON object")
+    return parse_json(raw)
 
 
 #: Basic rummy's match record as the app saves it (:meth:`LiveTable.record`): its moves, the
@@ -441,14 +866,51 @@ RUMMY_FORMAT = "gin-web-rummy-1"
 MAX_RUMMY_MOVES = 20_000
 
 
-def replay_frames(data: Any) -> list[dict[str, Any]]:
+class _Frames:
+    """A replay's frames, each without what it repeats from the one before: ``sheet`` is
+    left out when unchanged, and the log is ``log_add`` (the lines added) unless it was
+    started again (``log``). The page fills them in. The JSON is bounded."""
+
+    def __init__(self, limit: int) -> None:
+        self.frames: list[dict[str, Any]] = []
+        self.size = 0
+        self.limit = limit
+        self._sheet: Any = None
+        self._log: list[str] = []
+
+    def add(self, view: dict[str, Any]) -> None:
+        frame = dict(view)
+        if self.frames and frame.get("sheet") == self._sheet:
+            del frame["sheet"]
+        else:
+            self._sheet = view.get("sheet")
+        log = list(view.get("log", []))
+        if self.frames and log[: len(self._log)] == self._log:
+            del frame["log"]
+            frame["log_add"] = log[len(self._log) :]
+        self._log = log
+        self.size += len(json.dumps(frame))
+        if self.size > self.limit:
+            raise ValueError(
+                f"replay: too large to show (over {self.limit // 1_000_000} MB of frames)"
+            )
+        self.frames.append(frame)
+
+
+def replay_frames(
+    data: Any, max_moves: int = 10_000, max_bytes: int = 48_000_000
+) -> list[dict[str, Any]]:
     """A replay file's frames: the table after the deal and after every move, every hand
-    face up (the record checked first: structure, then that it reproduces)."""
+    face up (the record checked first: structure, then that it reproduces); at most
+    ``max_moves`` moves and ``max_bytes`` of frames (:class:`_Frames`)."""
     if isinstance(data, dict) and data.get("format") == RUMMY_FORMAT:
-        return _rummy_frames(data)
+        return _rummy_frames(data, min(max_moves, MAX_RUMMY_MOVES), max_bytes)
     replay_files.check(data, "replay")
     if len(data["hands"]) > 500:
         raise ValueError("replay: at most 500 hands")
+    count = sum(len(h["actions"]) for h in data["hands"])
+    if count > max_moves:
+        raise ValueError(f"replay: at most {max_moves} moves, the file has {count}")
     replay_files.replay_env(data)  # raises where the file does not reproduce
     spec = games.get(data["game"])
     if spec.name not in GAMES.values():
@@ -466,15 +928,16 @@ def replay_frames(data: Any) -> list[dict[str, Any]]:
         seats=[Seat(p, k if k != HUMAN else "person") for p, k in enumerate(seats)],
         spectator_token="",
     )
-    frames = [table.view(None, open_hands=True)]
+    frames = _Frames(max_bytes)
+    frames.add(table.view(None, open_hands=True))
     for hand in data["hands"]:
         for player, action in hand["actions"]:
             table.play_move(int(player), int(action))
-            frames.append(table.view(None, open_hands=True))
-    return frames
+            frames.add(table.view(None, open_hands=True))
+    return frames.frames
 
 
-def _rummy_frames(data: dict[str, Any]) -> list[dict[str, Any]]:
+def _rummy_frames(data: dict[str, Any], max_moves: int, max_bytes: int) -> list[dict[str, Any]]:
     """The frames of a basic rummy record: every move checked (the player to act, a legal
     action there) as it is played again from the seed, and the final scores compared."""
     if data.get("game") != "rummy_v0":
@@ -486,12 +949,15 @@ def _rummy_frames(data: dict[str, Any]) -> list[dict[str, Any]]:
         raise ValueError(f"replay: seed must be an int >= 0, got {seed!r}")
     if not isinstance(options, dict):
         raise ValueError("replay: options must be an object of rule options")
-    if not isinstance(moves, list) or len(moves) > MAX_RUMMY_MOVES:
-        raise ValueError(f"replay: moves must be a list of at most {MAX_RUMMY_MOVES} moves")
+    if not isinstance(moves, list) or len(moves) > max_moves:
+        raise ValueError(f"replay: moves must be a list of at most {max_moves} moves")
     names = data.get("agents") or {}
     if not isinstance(names, dict):
         raise ValueError("replay: agents must be an object from players to names")
-    env = games.get("rummy_v0").make_env(**options)  # the env names a bad option
+    try:
+        env = games.get("rummy_v0").make_env(**options)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"replay: bad option: {err}") from None
     env.reset(seed=seed)
     table = LiveTable(
         id="replay",
@@ -502,7 +968,8 @@ def _rummy_frames(data: dict[str, Any]) -> list[dict[str, Any]]:
         seats=[Seat(p, str(names.get(a, "agent"))) for p, a in enumerate(env.possible_agents)],
         spectator_token="",
     )
-    frames = [table.view(None, open_hands=True)]
+    frames = _Frames(max_bytes)
+    frames.add(table.view(None, open_hands=True))
     for i, move in enumerate(moves):
         if (
             not isinstance(move, list)
@@ -514,42 +981,67 @@ def _rummy_frames(data: dict[str, Any]) -> list[dict[str, Any]]:
             table.play_recorded(*move)
         except ValueError as err:
             raise ValueError(f"replay: {err}") from None
-        frames.append(table.view(None, open_hands=True))
+        frames.add(table.view(None, open_hands=True))
     scores = [int(s) for s in env.game.scores]
     if "scores" in data and data["scores"] != scores:
         raise ValueError(
             f"replay: the moves end at scores {scores}, but the record says {data['scores']!r}"
         )
-    return frames
+    return frames.frames
 
 
-def create_app(data_dir: str | Path) -> Starlette:
-    """The app; its tables live in memory, its matches and decisions in ``data_dir``."""
-    server = Server(data_dir)
+def named_tables() -> dict[str, dict[str, dict[str, Any]]]:
+    """The tables the lobby offers by name, per game: the rules each changes from the
+    game's defaults (two-player gin: the tuned agents' tables, Oklahoma and Hollywood;
+    three-handed: Oklahoma)."""
+    gin = {name: table_changes(rules) for name, rules in NAMED_GIN_TABLES.items()}
+    gin["oklahoma"] = {"oklahoma": True}
+    gin["hollywood"] = {"hollywood": True}
+    return {"gin": gin, "three": {"default": {}, "oklahoma": {"oklahoma": True}},
+            "rummy": {"default": {}}}  # fmt: skip
+
+
+def create_app(
+    data_dir: str | Path,
+    hosts: Iterable[str] = LOOPBACK_HOSTS,
+    limits: Limits | None = None,
+) -> Starlette:
+    """The app; its tables live in memory, its matches and decisions in ``data_dir``. It
+    answers to the names in ``hosts`` only (:class:`HostCheck`); the server itself is
+    ``app.state.server``."""
+    server = Server(data_dir, limits)
+    allowed_hosts = tuple(hosts)
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
 
     async def game_list(request: Request) -> Response:
         out = {}
+        named = named_tables()
         for short, name in GAMES.items():
             spec = games.get(name)
             fits = _lobby_agents(short)
+            options = game_options(name)
             out[short] = {
                 "env": name,
                 "players": spec.players,
-                "options": game_options(name),
+                "options": options,
+                "help": {k: OPTION_HELP.get(k, "") for k in options},
                 "choices": option_choices(name),
+                "tables": named[short],
                 "agents": fits,
                 "default_agent": families.default_agent(spec),
             }
         return JSONResponse(out)
 
+    def client_of(request: Request) -> str:
+        return request.client.host if request.client else ""
+
     async def create_table(request: Request) -> Response:
         if cross_site(request.headers):
             return _bad("cross-site request refused", 403)
         try:
-            body = await _body(request, MAX_BODY)
+            body = await _body(request, MAX_BODY, server.limits.body_seconds)
             if not isinstance(body, dict):
                 raise ValueError("the body is a JSON object")
             allowed = {"game", "options", "seats", "seed", "delay", "takeover", "hint_agent"}
@@ -560,24 +1052,60 @@ def create_app(data_dir: str | Path) -> Starlette:
             if "options" in body and not isinstance(body["options"], dict):
                 raise ValueError("options is an object of rule options")
             _check_lobby_agents(body)
+            seats = body.get("seats")
+            people_sit = seats is None or (isinstance(seats, list) and HUMAN in seats)
+            if body.get("seed") is not None and people_sit:
+                raise ValueError(
+                    "seed: a table with a person deals from the server's secret; a seed may "
+                    "be chosen only at a table of agents (seats all agents)"
+                )
+            agents_only = isinstance(seats, list) and HUMAN not in seats
+            server.check_room(client_of(request), agents_only)
             table = new_table(
                 body.get("game", "three"),
                 body.get("options"),
-                body.get("seats"),
+                seats,
                 seed=body.get("seed"),
                 delay=body.get("delay", 0.0),
                 takeover=body.get("takeover"),
                 hint_agent=body.get("hint_agent"),
             )
-            return JSONResponse(server.add_table(table))
+            return JSONResponse(server.add_table(table, client_of(request)))
+        except ValueError as err:
+            return _bad(str(err))
+
+    async def rematch(request: Request) -> Response:
+        if cross_site(request.headers):
+            return _bad("cross-site request refused", 403)
+        try:
+            body = await _body(request, MAX_BODY, server.limits.body_seconds)
+            if not isinstance(body, dict) or set(body) != {"link"}:
+                raise ValueError('a rematch request is {"link": <the token of your seat>}')
+            token = body["link"]
+            found = server.links.get(link_key(token)) if isinstance(token, str) else None
+            if found is None or found[1] is None:
+                raise ValueError("unknown link: a rematch is asked for from a seat's link")
+            old = found[0]
+            if not old.over:
+                raise ValueError("the match is not over yet: a rematch follows a finished match")
+            server.check_room(client_of(request), old.agent_only)
+            table = new_table(
+                old.game,
+                old.options,
+                [s.kind for s in old.seats],
+                delay=old.delay,
+                takeover=old.takeover,
+                hint_agent=old.hint_agent,
+            )
+            return JSONResponse(server.add_table(table, client_of(request)))
         except ValueError as err:
             return _bad(str(err))
 
     async def match_list(request: Request) -> Response:
-        return JSONResponse(server.store.matches())
+        return JSONResponse(await asyncio.to_thread(server.store.matches))
 
     async def match_file(request: Request) -> Response:
-        record = server.store.match(request.path_params["mid"])
+        record = await asyncio.to_thread(server.store.match, request.path_params["mid"])
         if record is None:
             return _bad("no such match", 404)
         name = f"match_{request.path_params['mid']}.json"
@@ -591,23 +1119,50 @@ def create_app(data_dir: str | Path) -> Starlette:
         if cross_site(request.headers):
             return _bad("cross-site request refused", 403)
         try:
-            data = await _body(request, MAX_REPLAY)
-            return JSONResponse({"frames": replay_frames(data), "record": data})
+            data = await _body(request, MAX_REPLAY, server.limits.body_seconds)
+            return JSONResponse({"frames": await server.replay(data)})
         except ValueError as err:
             return _bad(str(err))
 
+    async def rules(request: Request) -> Response:
+        if not RULES_FILE.is_file():
+            return _bad("the rules page needs a clone of the project (docs/RULES.md)", 404)
+        return JSONResponse({"path": "docs/RULES.md", "text": RULES_FILE.read_text("utf-8")})
+
+    async def people_results(request: Request) -> Response:
+        records = await asyncio.to_thread(server.store.records)
+        result = await asyncio.to_thread(people.results, records)
+        if request.query_params.get("download") in ("1", "true"):
+            text = json.dumps(people.with_provenance(result), indent=1)
+            return Response(text, media_type="application/json", headers={
+                "Content-Disposition": 'attachment; filename="people_vs_agents.json"'})  # fmt: skip
+        return JSONResponse(result)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        loop = asyncio.get_running_loop()
+        server.loop = asyncio.get_running_loop()
         for table in list(server.tables.values()):  # restored tables: agents to move go on
-            server.start_agents(table)
-            if table.takeover is not None:  # and nobody is connected yet: the clock runs
-                for seat in table.seats:
+            try:
+                server.start_agents(table)
+                for seat in table.seats:  # nobody is connected yet: the clock runs
                     if seat.human:
-                        seat.left_at = time.monotonic()
-                        loop.call_later(table.takeover, server.takeover_check, table,
-                                        seat.player, seat.left_at)  # fmt: skip
-        yield
+                        server._left(table, seat)
+            except Exception as err:  # one table never keeps the server from starting
+                print(f"gin_web: table {table.id} not resumed: {err!r}", flush=True)
+
+        async def sweeper() -> None:
+            while True:
+                await asyncio.sleep(server.limits.sweep_seconds)
+                server.sweep()
+
+        sweep = asyncio.create_task(sweeper())
+        try:
+            yield
+        finally:
+            sweep.cancel()
+            for task in list(server._tasks):
+                task.cancel()
+            await asyncio.to_thread(server.store.close)
 
     app = Starlette(
         lifespan=lifespan,
@@ -615,16 +1170,22 @@ def create_app(data_dir: str | Path) -> Starlette:
             Route("/", page),
             Route("/t/{token}", page),
             Route("/replay", page),
+            Route("/rules", page),
+            Route("/people", page),
             Route("/api/games", game_list),
             Route("/api/tables", create_table, methods=["POST"]),
+            Route("/api/rematch", rematch, methods=["POST"]),
             Route("/api/matches", match_list),
             Route("/api/matches/{mid}", match_file),
             Route("/api/replay", replay, methods=["POST"]),
+            Route("/api/rules", rules),
+            Route("/api/people", people_results),
             WebSocketRoute("/ws/{token}", server.handle),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
     )
     app.state.server = server
+    app.add_middleware(HostCheck, hosts=allowed_hosts)
     return app
 
 
@@ -648,7 +1209,13 @@ def _check_lobby_agents(body: dict[str, Any]) -> None:
         return  # an unknown game: new_table names it and the games there are
     seats = body.get("seats")
     named = [(f"seat {p}", s) for p, s in enumerate(seats)] if isinstance(seats, list) else []
-    named.append(("hint_agent", body.get("hint_agent")))
+    hint = body.get("hint_agent")
+    if hint == HUMAN:
+        raise ValueError(
+            f"hint_agent: 'human' is a kind of seat, not an agent; choose one of: "
+            f"{', '.join(allowed)}"
+        )
+    named.append(("hint_agent", hint))
     for where, name in named:
         if not isinstance(name, str) or name == HUMAN:
             continue  # new_table names a seat that is not a string
@@ -671,9 +1238,26 @@ def _fits(spec: games.GameSpec, name: str) -> bool:
     return True
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: str | Path = "runs/web") -> None:
+def answered_hosts(host: str, extra: Iterable[str] = ()) -> list[str]:
+    """The names a server bound to ``host`` answers to: the loopback names, the address it
+    is bound to (unless it is every address), and ``extra`` (``--allow-host``)."""
+    names = list(LOOPBACK_HOSTS)
+    if host not in ("0.0.0.0", "::", ""):
+        names.append(host)
+    names.extend(extra)
+    return names
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    data_dir: str | Path = "runs/web",
+    allow_hosts: Iterable[str] = (),
+    limits: Limits | None = None,
+) -> None:
     """Run the app with uvicorn (WebSockets by the ``websockets`` library) until stopped."""
     import uvicorn  # web extra: uvicorn
 
-    app = create_app(data_dir)
-    uvicorn.run(app, host=host, port=port, ws_max_size=65_536, log_level="warning")
+    app = create_app(data_dir, answered_hosts(host, allow_hosts), limits)
+    uvicorn.run(app, host=host, port=port, ws_max_size=65_536, log_level="warning",
+                ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_keep_alive=5)  # fmt: skip

@@ -4,6 +4,8 @@ module needs only click; the app's own imports wait for the ``web`` extra's chec
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from gin_env.extras import MissingExtraError, require
@@ -18,10 +20,16 @@ __all__ = ["serve"]
 @click.option("--data-dir", default="runs/web", show_default=True,
               type=click.Path(file_okay=False), help="Where the SQLite file of matches and "
               "decisions lives.")  # fmt: skip
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="A name this server answers to besides the loopback names and the --host "
+              "address (repeat it; a request naming another host is refused).")  # fmt: skip
 @click.option("--export", "export_dir", default=None, type=click.Path(file_okay=False),
-              help="Write the finished matches (replay files) and the decision data set "
-              "under this directory, then exit.")  # fmt: skip
-def serve(host: str, port: int, data_dir: str, export_dir: str | None) -> None:
+              help="Write the finished matches (replay files), the decision data set and "
+              "people against agents (people_vs_agents.json) under this directory, then "
+              "exit.")  # fmt: skip
+def serve(
+    host: str, port: int, data_dir: str, allow_hosts: tuple[str, ...], export_dir: str | None
+) -> None:
     """The table in a browser at http://HOST:PORT: start tables of people and agents, play
     in any seat, watch agents, step through saved matches (needs the web extra:
     pip install "gin-env[web]")."""
@@ -31,15 +39,31 @@ def serve(host: str, port: int, data_dir: str, export_dir: str | None) -> None:
     except MissingExtraError as err:
         raise click.ClickException(str(err)) from None
     from gin_web import app as web_app  # web extra: starlette, uvicorn
+    from gin_web import people  # web extra: starlette, uvicorn
     from gin_web import store as web_store  # web extra: starlette, uvicorn
 
+    try:
+        store = web_store.Store(data_dir)
+    except web_store.StoreError as err:
+        raise click.ClickException(str(err)) from None
     if export_dir is not None:
-        written = web_store.export(web_store.Store(data_dir), export_dir)
+        try:
+            written = web_store.export(store, export_dir)
+            result = people.results(store.records())
+            people.write(Path(export_dir) / "people_vs_agents.json", result)
+        finally:
+            store.close()
         sets = ", ".join(
             f"{g}: {d['decisions']} decisions" for g, d in written["decisions"].items()
         )
         click.echo(f"wrote {len(written['matches'])} matches to {export_dir}/matches"
-                   + (f"; {sets}" if sets else "; no decisions recorded"))  # fmt: skip
+                   + (f"; {sets}" if sets else "; no decisions recorded")
+                   + f"; people against agents in {export_dir}/people_vs_agents.json")  # fmt: skip
+        for mid in written["refused"]:
+            click.echo(f"refused match id {mid[:80]!r}: not a plain name (letters, digits, _ "
+                       "and -): it would be written outside the matches folder",
+                       err=True)  # fmt: skip
         return
+    store.close()
     click.echo(f"gin-rummy serve: http://{host}:{port}/ (data in {data_dir}; Ctrl-C stops)")
-    web_app.serve(host, port, data_dir)
+    web_app.serve(host, port, data_dir, allow_hosts)

@@ -18,10 +18,14 @@ study of people needs (``suggestion``: the adviser's suggestion shown, -1 when n
 
 from __future__ import annotations
 
+import contextlib
 import json
+import queue
+import re
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +36,7 @@ from gin_env import record as replay_files
 from gin_env.match import BOX
 from gin_web.tables import Decision
 
-__all__ = ["Store", "export", "hand_returns", "BC_KEYS", "bc_arrays"]
+__all__ = ["Store", "StoreError", "export", "hand_returns", "BC_KEYS", "bc_arrays", "safe_match_id"]
 
 #: The arrays :func:`training.behaviour_cloning.behaviour_cloning` fits.
 BC_KEYS = ("obs", "mask", "action", "return")
@@ -56,6 +60,11 @@ CREATE TABLE IF NOT EXISTS moves (
     action INTEGER NOT NULL,
     PRIMARY KEY (tbl, n)
 );
+CREATE TABLE IF NOT EXISTS expired (
+    id TEXT PRIMARY KEY,
+    at REAL NOT NULL,
+    why TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS decisions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     match TEXT NOT NULL,
@@ -74,88 +83,211 @@ CREATE TABLE IF NOT EXISTS decisions (
 """
 
 
+class StoreError(RuntimeError):
+    """The data directory cannot hold the app's SQLite file (missing rights, not a
+    directory, not a database): the message names the path and what to do."""
+
+
+#: Seconds between tries of a write that failed (a locked or full database), growing to the
+#: last; the writer keeps trying until it succeeds or the store is closed.
+RETRY_SECONDS = (0.05, 0.2, 0.5, 1.0, 2.0)
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 class Store:
-    """The SQLite file of one data directory (created when missing)."""
+    """The SQLite file of one data directory (created when missing).
 
-    def __init__(self, data_dir: str | Path) -> None:
+    Writes never wait on the database: they go in order into a queue that one writer
+    thread commits, each in its own transaction. A write that fails (another process
+    holds a lock, the disk is full) is tried again, in order, until it succeeds: the moves
+    of a table are never written out of order or with a gap, so every table the file holds
+    can be restored. ``on_trouble(table_id, message)`` is called (from the writer thread)
+    when a write of that table fails (``table_id`` None: no table's) and with message ""
+    when the writes go through again. Reads wait for the queued writes first
+    (:meth:`flush`)."""
+
+    def __init__(
+        self,
+        data_dir: str | Path,
+        on_trouble: Callable[[str | None, str], None] | None = None,
+    ) -> None:
         self.dir = Path(data_dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
         self.path = self.dir / "gin_web.sqlite3"
-        # One connection, used from the server's event loop (and a lock for threads).
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        self._lock = threading.Lock()
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None, timeout=2.0
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+            self._writer_db = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None, timeout=0.5
+            )
+            self._writer_db.execute("PRAGMA synchronous=NORMAL")
+        except (OSError, sqlite3.Error) as err:
+            raise StoreError(
+                f"cannot keep the app's data in {str(self.dir)!r} ({err}); choose a "
+                "directory this user may write with --data-dir"
+            ) from None
+        self._lock = threading.Lock()  # the reading connection
+        self.on_trouble = on_trouble
+        self.trouble: str = ""  # the last write's failure, "" while writes go through
+        self.failures = 0  # writes that failed at least once (each is tried again)
+        self._queue: queue.Queue[tuple[str, tuple[Any, ...], str | None] | None] = queue.Queue()
+        self._closed = False
+        self._writer = threading.Thread(target=self._write_loop, name="gin_web-store",
+                                        daemon=True)  # fmt: skip
+        self._writer.start()
 
-    def close(self) -> None:
+    # -- writing -----------------------------------------------------------------------------
+    def _put(self, sql: str, params: tuple[Any, ...], table_id: str | None) -> None:
+        if self._closed:
+            raise StoreError("the store is closed")
+        self._queue.put((sql, params, table_id))
+
+    def _write_loop(self) -> None:
+        while True:
+            item = self._queue.get()
+            try:
+                if item is None:
+                    return
+                self._write(*item)
+            finally:
+                self._queue.task_done()
+
+    def _write(self, sql: str, params: tuple[Any, ...], table_id: str | None) -> None:
+        tries = 0
+        while True:
+            try:
+                self._writer_db.execute(sql, params)
+                break
+            except sqlite3.Error as err:
+                if tries == 0:
+                    self.failures += 1
+                message = f"the server cannot save right now ({err}); it keeps trying"
+                if message != self.trouble or tries == 0:
+                    self.trouble = message
+                    self._tell(table_id, message)
+                if self._closed and tries >= len(RETRY_SECONDS):
+                    print(f"gin_web: a write was not saved ({err})", flush=True)
+                    return
+                time.sleep(RETRY_SECONDS[min(tries, len(RETRY_SECONDS) - 1)])
+                tries += 1
+        if self.trouble:
+            self.trouble = ""
+            self._tell(table_id, "")
+
+    def _tell(self, table_id: str | None, message: str) -> None:
+        if self.on_trouble is not None:
+            try:
+                self.on_trouble(table_id, message)
+            except Exception as err:  # a report must never stop the writer
+                print(f"gin_web: could not report a store problem: {err}", flush=True)
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait (at most ``timeout`` seconds) until every queued write is committed; False
+        when some still wait (the database is still locked or full)."""
+        deadline = time.monotonic() + timeout
+        while self._queue.unfinished_tasks:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
+
+    @property
+    def pending(self) -> int:
+        """Writes queued and not yet committed."""
+        return int(self._queue.unfinished_tasks)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Commit what is queued (trying for at most about ``timeout`` seconds), then close."""
+        if self._closed:
+            return
+        if not self.flush(timeout):
+            print(f"gin_web: {self.pending} writes not saved at close ({self.trouble})",
+                  flush=True)  # fmt: skip
+        self._closed = True
+        self._queue.put(None)
+        self._writer.join(timeout=5)
         self._db.close()
+        with contextlib.suppress(sqlite3.Error):
+            self._writer_db.close()
 
     def add_decision(self, game: str, d: Decision) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO decisions (match, game, player, role, hand, step, observation, "
-                "mask, action, suggestion, seconds, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    d.table,
-                    game,
-                    d.player,
-                    d.role,
-                    d.hand,
-                    d.step,
-                    np.asarray(d.observation, np.float32).tobytes(),
-                    np.asarray(d.mask, np.int8).tobytes(),
-                    d.action,
-                    d.suggestion,
-                    d.seconds,
-                    time.time(),
-                ),
-            )
+        self._put(
+            "INSERT INTO decisions (match, game, player, role, hand, step, observation, "
+            "mask, action, suggestion, seconds, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                d.table,
+                game,
+                d.player,
+                d.role,
+                d.hand,
+                d.step,
+                np.asarray(d.observation, np.float32).tobytes(),
+                np.asarray(d.mask, np.int8).tobytes(),
+                d.action,
+                d.suggestion,
+                d.seconds,
+                time.time(),
+            ),
+            d.table,
+        )
 
     def add_table(self, table_id: str, config: dict[str, Any]) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO tables (id, created, config) VALUES (?,?,?)",
-                (table_id, time.time(), json.dumps(config)),
-            )
+        self._put(
+            "INSERT OR REPLACE INTO tables (id, created, config) VALUES (?,?,?)",
+            (table_id, time.time(), json.dumps(config)),
+            table_id,
+        )
 
     def add_move(self, table_id: str, n: int, player: int, action: int) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO moves (tbl, n, player, action) VALUES (?,?,?,?)",
-                (table_id, n, player, action),
-            )
+        self._put(
+            "INSERT OR REPLACE INTO moves (tbl, n, player, action) VALUES (?,?,?,?)",
+            (table_id, n, player, action),
+            table_id,
+        )
 
-    def open_tables(self, limit: int) -> list[tuple[str, dict[str, Any], list[tuple[int, int]]]]:
-        """The tables whose match is not finished, newest first (at most ``limit``), each
-        with its config and its moves in order."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id, config FROM tables WHERE id NOT IN (SELECT id FROM matches) "
-                "ORDER BY created DESC LIMIT ?",
-                (limit,),
-            ).fetchall()
-            out = []
-            for tid, config in rows:
-                moves = self._db.execute(
-                    "SELECT player, action FROM moves WHERE tbl = ? ORDER BY n", (tid,)
-                ).fetchall()
-                out.append((tid, json.loads(config), [(int(p), int(a)) for p, a in moves]))
-        return out
+    def expire(self, table_id: str, why: str) -> None:
+        """The table is no longer played (it expired or reached its cap): it is not
+        restored again; its moves stay in the file."""
+        self._put(
+            "INSERT OR REPLACE INTO expired (id, at, why) VALUES (?,?,?)",
+            (table_id, time.time(), why),
+            table_id,
+        )
 
     def add_match(self, match_id: str, game: str, record: dict[str, Any]) -> None:
+        self._put(
+            "INSERT OR REPLACE INTO matches (id, game, finished, record) VALUES (?,?,?,?)",
+            (match_id, game, time.time(), json.dumps(record)),
+            match_id,
+        )
+
+    # -- reading -----------------------------------------------------------------------------
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        self.flush()
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO matches (id, game, finished, record) VALUES (?,?,?,?)",
-                (match_id, game, time.time(), json.dumps(record)),
-            )
+            return self._db.execute(sql, params).fetchall()
+
+    def open_tables(self, limit: int) -> list[tuple[str, dict[str, Any], list[tuple[int, int]]]]:
+        """The tables whose match is not finished (nor expired), newest first (at most
+        ``limit``), each with its config and its moves in order."""
+        rows = self._read(
+            "SELECT id, config FROM tables WHERE id NOT IN (SELECT id FROM matches) "
+            "AND id NOT IN (SELECT id FROM expired) ORDER BY created DESC LIMIT ?",
+            (limit,),
+        )
+        out = []
+        for tid, config in rows:
+            moves = self._read("SELECT player, action FROM moves WHERE tbl = ? ORDER BY n", (tid,))
+            out.append((tid, json.loads(config), [(int(p), int(a)) for p, a in moves]))
+        return out
 
     def matches(self) -> list[dict[str, Any]]:
         """The finished matches, newest first: id, game, time, scores, agents."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id, game, finished, record FROM matches ORDER BY finished DESC"
-            ).fetchall()
+        rows = self._read("SELECT id, game, finished, record FROM matches ORDER BY finished DESC")
         out = []
         for mid, game, finished, record in rows:
             data = json.loads(record)
@@ -171,18 +303,19 @@ class Store:
         return out
 
     def match(self, match_id: str) -> dict[str, Any] | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT record FROM matches WHERE id = ?", (match_id,)
-            ).fetchone()
-        return None if row is None else json.loads(row[0])
+        rows = self._read("SELECT record FROM matches WHERE id = ?", (match_id,))
+        return None if not rows else json.loads(rows[0][0])  # type: ignore[no-any-return]
+
+    def records(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """Every finished match: ``(id, game, record)``, oldest first."""
+        rows = self._read("SELECT id, game, record FROM matches ORDER BY finished")
+        return [(mid, game, json.loads(record)) for mid, game, record in rows]
 
     def decisions(self) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT match, game, player, role, hand, step, observation, mask, action, "
-                "suggestion, seconds FROM decisions ORDER BY id"
-            ).fetchall()
+        rows = self._read(
+            "SELECT match, game, player, role, hand, step, observation, mask, action, "
+            "suggestion, seconds FROM decisions ORDER BY id"
+        )
         keys = (
             "match",
             "game",
@@ -197,6 +330,11 @@ class Store:
             "seconds",
         )
         return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def safe_match_id(match_id: str) -> bool:
+    """Is ``match_id`` a name that stays in its folder (letters, digits, ``_``, ``-``)?"""
+    return _ID.fullmatch(match_id) is not None
 
 
 def bc_arrays(path: str | Path) -> dict[str, np.ndarray]:
@@ -249,7 +387,11 @@ def export(store: Store, out_dir: str | Path) -> dict[str, Any]:
     (out / "matches").mkdir(parents=True, exist_ok=True)
     returns: dict[str, dict[tuple[int, int], float]] = {}
     written = []
+    refused = []
     for info in store.matches():
+        if not safe_match_id(info["id"]):  # a hand-edited id would name a path elsewhere
+            refused.append(info["id"])
+            continue
         record = store.match(info["id"])
         assert record is not None
         if record.get("format") == replay_files.FORMAT:
@@ -287,4 +429,4 @@ def export(store: Store, out_dir: str | Path) -> dict[str, Any]:
         }
         np.savez(path, **arrays)  # type: ignore[arg-type]  # (numpy stubs: allow_pickle)
         datasets[name] = {"path": str(path), "decisions": len(rows)}
-    return {"matches": written, "decisions": datasets}
+    return {"matches": written, "decisions": datasets, "refused": refused}

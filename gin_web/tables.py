@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -46,6 +47,8 @@ __all__ = [
     "new_table",
     "link_key",
     "restore_table",
+    "check_settings",
+    "SECRET_BITS",
 ]
 
 #: The games a table plays, by the name the lobby uses.
@@ -57,6 +60,13 @@ _ADVISER_OPTIONS = {"adviser": "suggest", "adviser_sees_hand": True}
 _RUMMY_OPTIONS = {"num_players": 2, "ace_high_or_low": False, "max_turns": 500, "target_score": 100}
 #: Log lines kept per hand (a hand has at most a few hundred moves).
 _LOG_LIMIT = 400
+#: Bits of the secret a table deals from when no seed was chosen: no seat can search them
+#: from its cards, and none learns them before the match ends (:meth:`LiveTable.record`).
+SECRET_BITS = 128
+#: The largest seed a client may choose (at a table of agents only).
+MAX_CHOSEN_SEED = 2**63 - 1
+#: The longest a person's seat may stay empty before an agent stands in, in seconds.
+MAX_TAKEOVER = 86_400.0
 
 
 class MoveError(ValueError):
@@ -143,6 +153,7 @@ class LiveTable:
     delay: float = 0.0  # seconds between agent moves (watching)
     takeover: float | None = None  # seconds a person's seat may stay empty on his turn
     hint_agent: str = "heuristic"
+    seeded: bool = False  # the seed was chosen (agents-only tables); else a secret
     created: float = field(default_factory=time.time)
     step_count: int = 0
     turn_started: float = field(default_factory=time.monotonic)
@@ -151,6 +162,7 @@ class LiveTable:
     on_move: Callable[[int, int, int], None] | None = None  # (move number, player, action)
     rummy_moves: list[tuple[int, int]] = field(default_factory=list)  # basic rummy's record
     _hinter: Any = None
+    _hint_at: tuple[int, int, int] | None = None  # (move number, player, action) last hinted
 
     # -- facts ------------------------------------------------------------------------------
     @property
@@ -262,9 +274,13 @@ class LiveTable:
         """What the table's hint agent would play in ``player``'s seat (from his view)."""
         if self.to_act != player:
             raise MoveError("a hint is for your own turn: it is not your turn")
+        if self._hint_at is not None and self._hint_at[:2] == (self.step_count, player):
+            return self._hint_at[2]  # the same position: the same hint, not thought again
         if self._hinter is None:
             self._hinter = self._make_agent(self.hint_agent)
-        return int(self._hinter.act(self.env.observe(self.names[player])))
+        action = int(self._hinter.act(self.env.observe(self.names[player])))
+        self._hint_at = (self.step_count, player, action)
+        return action
 
     def _make_agent(self, spec: str) -> Any:
         return make_agent(spec, self.env)
@@ -283,6 +299,7 @@ class LiveTable:
     def play_move(self, player: int, action: int) -> None:
         """Play a move the env will check (agents' moves, replays): log it, step the env."""
         self.log_move(player, action)
+        del self.log[:-_LOG_LIMIT]  # (a rummy hand may run to max_turns moves)
         before = self.hand_index
         try:
             self.env.step(action)
@@ -403,8 +420,14 @@ class LiveTable:
     def _move_entry(self, action: int) -> dict[str, Any]:
         if self.family == "gin":
             kind, card = A.decode(action)
-            return {"id": action, "kind": kind, "label": A.action_str(action),
-                    "card": None if card is None else card_str(card)}  # fmt: skip
+            entry = {"id": action, "kind": kind, "label": A.action_str(action),
+                     "card": None if card is None else card_str(card)}  # fmt: skip
+            hand = self.env.match.hand
+            if kind == "knock" and card is not None and not getattr(self.env.match, "advising",
+                                                                    False):  # fmt: skip
+                # The deadwood the knock leaves (0: gin), as the rules count it.
+                entry["deadwood"] = deadwood_mask(hand.hands[hand.current] & ~(1 << card))
+            return entry
         return {"id": action, "kind": _rummy_kind(action), "label": R.action_str(action),
                 "card": _rummy_card(action)}  # fmt: skip
 
@@ -550,6 +573,7 @@ class LiveTable:
             "takeover": self.takeover,
             "hint_agent": self.hint_agent,
             "created": self.created,
+            "seeded": self.seeded,
         }
 
     # -- the record -------------------------------------------------------------------------
@@ -557,13 +581,17 @@ class LiveTable:
         """The match as a replay record (the project's match format for the gin games;
         basic rummy: its moves, deals by seed)."""
         who = {self.names[s.player]: s.kind for s in self.seats}
+        # How the deals were fixed: a seed chosen for a table of agents, or the table's
+        # secret, kept from every seat until now (the record holds it: the match replays).
+        deal = "chosen seed" if self.seeded else "secret"
         if self.family == "gin":
-            return match_record(self.seed, self.options, self.env, who)
+            return {**match_record(self.seed, self.options, self.env, who), "deal": deal}
         game = self.env.game
         return {
             "format": "gin-web-rummy-1",
             "game": self.game,
             "seed": self.seed,
+            "deal": deal,
             "options": dict(self.options),
             "agents": who,
             "moves": [list(m) for m in self.rummy_moves],
@@ -663,8 +691,12 @@ def restore_table(
     """The table ``config`` (:meth:`LiveTable.config`) after ``moves`` ``(player, action)``:
     a fresh env from the same seed, the same seats, every move played again through it."""
     spec = games.get(config["game"])
+    seed = config["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**SECRET_BITS:
+        raise ValueError(f"seed must be an int in 0..2**{SECRET_BITS}-1, got {seed!r}")
+    check_settings(config["delay"], config["takeover"])
     env = spec.make_env(**config["options"])
-    env.reset(seed=config["seed"])
+    env.reset(seed=seed)
     seats = []
     for p, (kind, key) in enumerate(zip(config["seats"], config["keys"], strict=True)):
         agent = None if kind == HUMAN else make_agent(kind, env)
@@ -682,6 +714,7 @@ def restore_table(
         takeover=config["takeover"],
         hint_agent=config["hint_agent"],
         created=config["created"],
+        seeded=bool(config.get("seeded", False)),
     )
     for player, action in moves:
         try:
@@ -733,16 +766,14 @@ def new_table(
         seats = [HUMAN] + [families.default_agent(spec)] * (n - 1)
     if not isinstance(seats, list | tuple) or len(seats) != n:
         raise ValueError(f"seats must list {n} entries (one per player), got {seats!r}")
+    seeded = seed is not None
     if seed is None:
-        seed = secrets.randbits(31)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        seed = secrets.randbits(SECRET_BITS)
+    elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_CHOSEN_SEED:
         raise ValueError(f"seed must be an int in 0..2**63-1, got {seed!r}")
-    if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 10:
-        raise ValueError(f"delay must be a number of seconds in 0..10, got {delay!r}")
-    if takeover is not None and (
-        isinstance(takeover, bool) or not isinstance(takeover, int | float) or takeover <= 0
-    ):
-        raise ValueError(f"takeover must be None or a positive number of seconds, got {takeover!r}")
+    check_settings(delay, takeover)
+    if hint_agent == HUMAN:
+        raise ValueError("hint_agent: 'human' is a kind of seat, not an agent; name an agent")
     hint = hint_agent or families.default_agent(spec)
     env.reset(seed=seed)
     made: list[Seat] = []
@@ -775,4 +806,28 @@ def new_table(
         delay=float(delay),
         takeover=None if takeover is None else float(takeover),
         hint_agent=hint,
+        seeded=seeded,
     )
+
+
+def check_settings(delay: Any, takeover: Any) -> None:
+    """The table's own settings: ``delay`` a finite number of seconds in 0..10, ``takeover``
+    None or a finite number of seconds in (0, :data:`MAX_TAKEOVER`] (NaN and infinities
+    are refused: a timer of NaN seconds cannot be set)."""
+    if (
+        isinstance(delay, bool)
+        or not isinstance(delay, int | float)
+        or not math.isfinite(delay)
+        or not 0 <= delay <= 10
+    ):
+        raise ValueError(f"delay must be a number of seconds in 0..10, got {delay!r}")
+    if takeover is not None and (
+        isinstance(takeover, bool)
+        or not isinstance(takeover, int | float)
+        or not math.isfinite(takeover)
+        or not 0 < takeover <= MAX_TAKEOVER
+    ):
+        raise ValueError(
+            "takeover must be None or a positive number of seconds up to "
+            f"{MAX_TAKEOVER:.0f}, got {takeover!r}"
+        )

@@ -30,16 +30,21 @@ from gin_env import record as replay_files  # noqa: E402
 from gin_env.cards import card_str, from_mask  # noqa: E402
 from gin_env.match import CAPTAIN  # noqa: E402
 from gin_web import tables  # noqa: E402
-from gin_web.app import MAX_MESSAGE, Server, create_app  # noqa: E402
+from gin_web.app import MAX_MESSAGE, Limits, Server, create_app  # noqa: E402
 from gin_web.store import Store, export  # noqa: E402
 
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
+#: The name Starlette's TestClient sends as Host: the app is told it answers to it.
+HOSTS = ("testserver",)
+#: These tests' clients play as fast as the machine goes: more than the 20 messages a second
+#: a socket may send a server left at its limits (tests/test_web_attacks.py holds those).
+FAST = Limits(messages_burst=1e6, messages_per_second=1e6)
 CARD_ID = {card_str(c): c for c in range(52)}
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(tmp_path / "data")) as c:
+    with TestClient(create_app(tmp_path / "data", HOSTS, FAST)) as c:
         yield c
 
 
@@ -51,6 +56,20 @@ def new_table(client: TestClient, **body: Any) -> dict[str, Any]:
     r = client.post("/api/tables", json=body)
     assert r.status_code == 200, r.text
     return r.json()
+
+
+def full_frames(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A replay's frames with what each leaves out filled in (as the page does): the sheet
+    when unchanged, the log lines before ``log_add``."""
+    out: list[dict[str, Any]] = []
+    for f in frames:
+        f = dict(f)
+        if out and "sheet" not in f:
+            f["sheet"] = out[-1]["sheet"]
+        if "log_add" in f:
+            f["log"] = out[-1]["log"] + f.pop("log_add")
+        out.append(f)
+    return out
 
 
 def link(path: str) -> str:
@@ -187,7 +206,7 @@ def _bad_messages(view: dict[str, Any], table: Any) -> list[tuple[Any, str]]:
 
 
 def test_every_bad_message_gets_an_error_and_changes_nothing(client: TestClient) -> None:
-    out = new_table(client, game="gin", seats=["human", "human"], seed=5)
+    out = new_table(client, game="gin", seats=["human", "human"])
     table = next(iter(server_of(client).tables.values()))
     first = table.to_act
     other = 1 - first
@@ -234,7 +253,7 @@ def test_every_bad_message_gets_an_error_and_changes_nothing(client: TestClient)
 
 
 def test_team_messages_reach_the_captain_and_adviser_only(client: TestClient) -> None:
-    out = new_table(client, game="three", seats=["human", "human", "human"], seed=1)
+    out = new_table(client, game="three", seats=["human", "human", "human"])
     table = next(iter(server_of(client).tables.values()))
     match = table.env.match
     socks = {}
@@ -259,7 +278,7 @@ def test_team_messages_reach_the_captain_and_adviser_only(client: TestClient) ->
 
 # -- reconnect, takeover, restart --------------------------------------------------------------
 def test_a_person_who_reconnects_gets_the_same_seat(client: TestClient) -> None:
-    out = new_table(client, game="gin", seats=["heuristic", "human"], seed=2)
+    out = new_table(client, game="gin", seats=["heuristic", "human"])
     path = link(out["seats"]["player_1"])
     rng = np.random.default_rng(0)
     with client.websocket_connect(path) as ws:
@@ -279,7 +298,7 @@ def test_a_person_who_reconnects_gets_the_same_seat(client: TestClient) -> None:
 
 
 def test_a_seat_left_empty_past_the_timeout_is_played_by_an_agent(client: TestClient) -> None:
-    out = new_table(client, game="gin", seats=["human", "heuristic"], seed=4, takeover=0.2,
+    out = new_table(client, game="gin", seats=["human", "heuristic"], takeover=0.2,
                     options={"target_score": 10})  # fmt: skip
     table = next(iter(server_of(client).tables.values()))
     path = link(out["seats"]["player_0"])
@@ -314,15 +333,15 @@ def _play_match(client: TestClient, out: dict[str, Any], seat: str, seed: int = 
 
 def test_a_restart_loses_no_match_and_no_decision(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    with TestClient(create_app(data)) as c:
-        out = new_table(c, game="three", seats=["human", "heuristic", "heuristic"], seed=11,
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
+        out = new_table(c, game="three", seats=["human", "heuristic", "heuristic"],
                         options={"target_score": 25})  # fmt: skip
         moves = _play_match(c, out, "player_0")
-        out2 = new_table(c, game="rummy", seats=["human", "rummy-simple"], seed=3,
+        out2 = new_table(c, game="rummy", seats=["human", "rummy-simple"],
                          options={"target_score": 20})  # fmt: skip
         moves2 = _play_match(c, out2, "player_0", seed=1)
     # A new server on the same data directory: the matches and decisions are there.
-    with TestClient(create_app(data)) as c:
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
         listed = c.get("/api/matches").json()
         assert {m["id"] for m in listed} == {out["table"], out2["table"]}
         record = c.get(f"/api/matches/{out['table']}").json()
@@ -375,8 +394,8 @@ def test_a_restart_deals_unfinished_tables_again_and_the_links_still_work(
 ) -> None:
     data = tmp_path / "data"
     rng = np.random.default_rng(0)
-    with TestClient(create_app(data)) as c:
-        out = new_table(c, game="gin", seats=["human", "heuristic"], seed=9,
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
+        out = new_table(c, game="gin", seats=["human", "heuristic"],
                         options={"target_score": 30})  # fmt: skip
         watch = new_table(c, game="three", seats=["heuristic"] * 3, seed=5, delay=0.03,
                           options={"target_score": 10})  # fmt: skip
@@ -394,7 +413,7 @@ def test_a_restart_deals_unfinished_tables_again_and_the_links_still_work(
     raw = (data / "gin_web.sqlite3").read_bytes()
     for path in (*out["seats"].values(), out["spectator"]):
         assert path.rsplit("/", 1)[1].encode() not in raw
-    with TestClient(create_app(data)) as c:
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
         server = server_of(c)
         assert server.restored == (1 if watch_done else 2)
         with c.websocket_connect(link(out["seats"]["player_0"])) as ws:
@@ -414,15 +433,16 @@ def test_a_restart_deals_unfinished_tables_again_and_the_links_still_work(
 
 def test_after_a_restart_an_empty_seat_is_still_handed_to_an_agent(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    with TestClient(create_app(data)) as c:
-        out = new_table(c, game="gin", seats=["human", "heuristic"], seed=4, takeover=60,
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
+        out = new_table(c, game="gin", seats=["human", "heuristic"], takeover=60,
                         options={"target_score": 10})  # fmt: skip
     table_id = out["table"]
     store = Store(data)
     ((tid, config, _),) = store.open_tables(10)
     config["takeover"] = 0.2  # (as if the server had been down past the timeout)
     store.add_table(tid, config)
-    with TestClient(create_app(data)) as c:
+    store.close()  # (its writes are committed by then)
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
         deadline = time.monotonic() + 30
         while table_id not in {m["id"] for m in c.get("/api/matches").json()}:
             assert time.monotonic() < deadline, "nobody took the empty seat"
@@ -436,8 +456,8 @@ def test_the_exported_decisions_have_the_teacher_data_layout(tmp_path: Path) -> 
 
     teacher = collect_teacher_data(BCConfig("heuristic", "three_handed", 0, 1, "obs", 1, 1e-3))
     data = Path(tmp_path / "data")
-    with TestClient(create_app(data)) as c:
-        out = new_table(c, game="three", seats=["human", "heuristic", "heuristic"], seed=2,
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
+        out = new_table(c, game="three", seats=["human", "heuristic", "heuristic"],
                         options={"target_score": 10})  # fmt: skip
         _play_match(c, out, "player_0")
     export(Store(data), tmp_path / "out")
@@ -455,8 +475,8 @@ def test_behaviour_cloning_fits_the_exported_decisions(tmp_path: Path) -> None:
     from training.behaviour_cloning import BCConfig, behaviour_cloning
 
     data = tmp_path / "data"
-    with TestClient(create_app(data)) as c:
-        out = new_table(c, game="three", seats=["human", "heuristic", "heuristic"], seed=6,
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
+        out = new_table(c, game="three", seats=["human", "heuristic", "heuristic"],
                         options={"target_score": 60})  # fmt: skip
         moves = _play_match(c, out, "player_0")
     written = export(Store(data), tmp_path / "out")
@@ -500,7 +520,7 @@ def test_a_replay_steps_through_every_move_face_up(client: TestClient) -> None:
     record = replay_files.match_record(3, {"target_score": 20}, env, {"player_0": "random"})
     r = client.post("/api/replay", json=record)
     assert r.status_code == 200, r.text
-    frames = r.json()["frames"]
+    frames = full_frames(r.json()["frames"])
     assert len(frames) == 1 + sum(len(h["actions"]) for h in record["hands"])
     assert all(all("cards" in s for s in f["hand"]["seats"]) for f in frames)
     assert frames[-1]["over"] and frames[-1]["scores"] == record["scores"]
@@ -522,8 +542,9 @@ def test_a_rummy_match_of_the_app_replays_and_a_forged_one_is_refused(client: Te
     assert record["format"] == "gin-web-rummy-1" and len(record["moves"]) > 10
     r = client.post("/api/replay", json=record)
     assert r.status_code == 200, r.text
-    frames = r.json()["frames"]
+    frames = full_frames(r.json()["frames"])
     assert len(frames) == 1 + len(record["moves"])
+    assert record["deal"] == "chosen seed" and record["seed"] == 4
     assert all(all("cards" in s for s in f["hand"]["seats"]) for f in frames)
     assert frames[-1]["over"] and frames[-1]["scores"] == record["scores"]
     player, action = record["moves"][5]
@@ -619,6 +640,7 @@ def _play_all_seats(client: TestClient, body: dict[str, Any], hands: int, seed: 
     record every message each client receives; check each one against its seat."""
     out = new_table(client, **body)
     table = server_of(client).tables[out["table"]]
+    assert str(table.seed) not in json.dumps(out) and "seed" not in out
     n = len(out["seats"])
     paths = [link(out["seats"][f"player_{p}"]) for p in range(n)] + [link(out["spectator"])]
     who: list[int | None] = [*range(n), None]
@@ -656,6 +678,7 @@ class _Socket:
         self.path_params = {"token": token}
         self.query_params: dict[str, str] = {}
         self.headers: dict[str, str] = {}
+        self.client = None
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.got: list[dict[str, Any]] = []
 
@@ -676,13 +699,14 @@ def _play_all_seats_in_loop(data: Path, body: dict[str, Any], hands: int, seed: 
     """As :func:`_play_all_seats`, the clients' sockets in the server's event loop, whole
     matches one after another (to 100 points, a new table each) until ``hands`` hands are
     played; return the hands played."""
-    server = Server(data)
+    server = Server(data, FAST)
     rng = np.random.default_rng(seed)
 
     async def one_match(k: int) -> int:
         options = {**body.get("options", {}), "target_score": 100}
-        table = tables.new_table(body["game"], options, body["seats"], seed=body["seed"] + k)
+        table = tables.new_table(body["game"], options, body["seats"])  # a secret deal
         out = server.add_table(table)
+        assert str(table.seed) not in json.dumps(out)
         n = len(out["seats"])
         tokens = [out["seats"][f"player_{p}"] for p in range(n)] + [out["spectator"]]
         socks = [_Socket(t.rsplit("/", 1)[1]) for t in tokens]
@@ -733,6 +757,8 @@ def _check_no_leak(got: dict[Any, list[dict[str, Any]]], table: Any, hands: int)
     n = len(table.seats)
     record = table.record()
     allowed = _allowed(record, n)
+    assert table.seed.bit_length() > 64 and record["deal"] == "secret"
+    secrets = (str(table.seed), f"{table.seed:x}")  # the secret that fixes every deal
     three = table.game == "three_handed_gin_v0"
     for p, messages in got.items():
         for msg in messages:
@@ -743,6 +769,8 @@ def _check_no_leak(got: dict[Any, list[dict[str, Any]]], table: Any, hands: int)
             shown_leak = _cards_in(msg.get("showdown")) - rules["shown"]
             assert not shown_leak, (p, msg["seq"], shown_leak)
             assert msg["you"] == p and (msg["legal"] == [] or msg["to_act"] == p)
+            text = json.dumps(msg)
+            assert not any(x in text for x in secrets), (p, msg["seq"], "the seed")
             if three and (p is None or msg["role"] == "box"):
                 assert msg["suggestion"] is None
                 assert not any("suggests" in line for line in msg["log"])
@@ -770,13 +798,13 @@ def _seats(body: dict[str, Any]) -> list[str]:
 def test_no_client_receives_a_card_its_seat_may_not_see(
     client: TestClient, name: str, body: dict
 ) -> None:
-    _play_all_seats(client, {**body, "seats": _seats(body), "seed": 7}, hands=3, seed=1)
+    _play_all_seats(client, {**body, "seats": _seats(body)}, hands=3, seed=1)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "body"), NO_LEAK_TABLES, ids=[t[0] for t in NO_LEAK_TABLES])
 def test_no_leak_over_200_hands(tmp_path: Path, name: str, body: dict) -> None:
-    played = _play_all_seats_in_loop(tmp_path, {**body, "seats": _seats(body), "seed": 70}, 200, 2)
+    played = _play_all_seats_in_loop(tmp_path, {**body, "seats": _seats(body)}, 200, 2)
     assert played >= 200
 
 
