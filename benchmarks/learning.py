@@ -325,15 +325,20 @@ def plot(results: list[dict[str, Any]], path: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # eval extra
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for r in with_curve:
-        xs = [p["step"] for p in r["curve"]]
-        ax.plot(xs, [p["mean"] for p in r["curve"]], label=f"{r['row']} seed {r['seed']}")
-    ax.set_xlabel("learner steps")
-    ax.set_ylabel("points per hand (curve deals)")
-    ax.set_xscale("symlog", linthresh=1e4)
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
+    rows = [name for name in ROWS if any(r["row"] == name for r in with_curve)]
+    fig, axes = plt.subplots(1, len(rows), figsize=(4.2 * len(rows), 3.6), squeeze=False)
+    for ax, name in zip(axes[0], rows, strict=True):
+        for r in sorted(with_curve, key=lambda r: (r["budget"], r["seed"])):
+            if r["row"] != name:
+                continue
+            xs = [p["step"] for p in r["curve"]]
+            label = f"{r['budget']:,} steps, seed {r['seed']}"
+            ax.plot(xs, [p["mean"] for p in r["curve"]], marker=".", label=label)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("learner steps")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6)
+    axes[0][0].set_ylabel("points per hand against random")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
