@@ -101,7 +101,10 @@ class StylePosterior:
 
     ``particles``: hands kept per style; ``epsilon``: the weight of a uniform choice over
     his legal moves in each style's likelihood; ``prior``: by name (default uniform);
-    ``seed``: the particles' draws."""
+    ``seed``: the particles' draws; ``jitter``: the share of particles that trade a card
+    after each move; ``temper``: the power of each likelihood (below 1 a softer posterior:
+    a particle estimate of a likelihood is noisy, and a product of noisy estimates is
+    overconfident)."""
 
     def __init__(
         self,
@@ -111,7 +114,7 @@ class StylePosterior:
         epsilon: float = 0.05,
         prior: Mapping[str, float] | None = None,
         seed: int | None = None,
-        fresh: float = 0.5,
+        jitter: float = 0.5,
         temper: float = 0.5,
     ) -> None:
         if not pool:
@@ -121,7 +124,7 @@ class StylePosterior:
         if not 1 <= particles <= 4096:
             raise ValueError(f"particles must be in 1..4096, got {particles!r}")
         self.epsilon = check_real("epsilon", epsilon, 0, 1, above=True)
-        self.fresh = check_real("fresh", fresh, 0, 1)
+        self.jitter = check_real("jitter", jitter, 0, 1)
         self.temper = check_real("temper", temper, 0, 1, above=True)
         self.names = list(pool)
         self.policies = [BatchedHeuristic(p, table) for p in pool.values()]
@@ -248,15 +251,12 @@ class StylePosterior:
             played = pol.act(obs, mask)
             hit = played >= A.KNOCK if move == ANY_KNOCK else played == move
             lik[k] = (1 - self.epsilon) * float(np.mean(hit)) + self.epsilon * uniform
-            agree = hands[hit]
-            # Drawn again from the agreeing hands, a share ``fresh`` dealt anew (the set
-            # would otherwise narrow to a few hands, and the next move miss them all).
-            keep = self.n - int(round(self.fresh * self.n)) if len(agree) else 0
-            self.particles[k] = np.concatenate(
-                [
-                    agree[self.rng.integers(len(agree), size=keep)] if keep else hands[:0],
-                    self._deal(known, free, self._size, self.n - keep),
-                ]
+            agree = hands[hit] if hit.any() else hands
+            # Drawn again from the hands in which it plays the move; a share ``jitter`` of
+            # them then trade one unknown card for another unseen one (without it the set
+            # narrows to a few hands, and his next move misses them all).
+            self.particles[k] = self._jitter(
+                agree[self.rng.integers(len(agree), size=self.n)], known, free
             )
         if (lik > 0).any():
             with np.errstate(divide="ignore"):
@@ -264,6 +264,21 @@ class StylePosterior:
             self.log_post -= self.log_post.max()
             self.moves += 1
         return lik
+
+    def _jitter(self, hands: np.ndarray, known: int, free: int) -> np.ndarray:
+        """``hands`` with a share ``jitter`` of them trading one card outside ``known`` for a
+        card of ``free`` they do not hold."""
+        out = hands.copy()
+        cards = _cards(free & ~known)
+        for i in np.flatnonzero(self.rng.random(len(out)) < self.jitter).tolist():
+            h = int(out[i])
+            mine = _cards(h & ~known)
+            outs = [c for c in cards if not h >> c & 1]
+            if mine and outs:
+                drop = mine[int(self.rng.integers(len(mine)))]
+                add = outs[int(self.rng.integers(len(outs)))]
+                out[i] = (h & ~(1 << drop)) | 1 << add
+        return out
 
     def took(self, card: int) -> None:
         """He took ``card`` from the pile."""

@@ -390,10 +390,8 @@ class RolloutSearch:
         sim.state[np.arange(n), F_HAND0 + 1 - np.asarray(hseat_of)] = np.concatenate(hands_all)
         if self.scores is not None:  # the match score, as the rollout players see it
             me = np.asarray(seat_of)
-            mine = np.array([self.scores[r][0] for r in src])
-            his = np.array([self.scores[r][1] for r in src])
-            sim.state[np.arange(n), F_SCORE0 + me] = mine
-            sim.state[np.arange(n), F_SCORE0 + 1 - me] = his
+            sim.state[np.arange(n), F_SCORE0 + me] = [self.scores[r][0] for r in src]
+            sim.state[np.arange(n), F_SCORE0 + 1 - me] = [self.scores[r][1] for r in src]
         # The stock, dealt again: deck[stock_pos:] of each row (one length per game).
         j = 0
         for stocks in stocks_all:
@@ -427,8 +425,8 @@ class RolloutSearch:
             for pol, sel in [(self.base, me_sel), *his]:
                 idx = np.flatnonzero(sel)
                 if len(idx):
-                    view = self.rollout_view(out["observation"][idx], idx)
-                    actions[idx] = pol.act(view, out["action_mask"][idx])
+                    seen = self.rollout_view(out["observation"][idx], idx)
+                    actions[idx] = pol.act(seen, out["action_mask"][idx])
             out = sim.step(actions, active)
         values, at = [], 0
         for c in cands:
@@ -570,7 +568,7 @@ class SeatSearch:
         budget: float | None = None,
         hands: str = "least-deadwood",
         seed: int | None = None,
-        particles: int = 64,
+        particles: int = 32,
     ) -> None:
         table = GinConfig() if table is None else table
         if not isinstance(table, GinConfig | ThreeHandedConfig):
@@ -601,7 +599,9 @@ class SeatSearch:
         three = isinstance(table, ThreeHandedConfig)
         # The rollouts play the hand's rules on the two-player engine (the three-handed
         # hand is the captain's against the box).
-        hand_table = GinConfig(**rules_dict(table)) if three else table
+        hand_table = (
+            GinConfig(**rules_dict(table)) if isinstance(table, ThreeHandedConfig) else table
+        )
         named = table_name(hand_table) if not three else None
         if value is None:  # equity where a match-equity table is shipped, else points
             value = "equity" if named is not None else "points"
@@ -1059,7 +1059,7 @@ def _with_role(view: SeatView, role: int) -> SeatView:
 #: ``best``'s settings by table name (chosen on the selection seed: docs/best.md).
 BEST_SETTINGS: dict[str, dict[str, Any]] = {
     "eaai": {
-        "model": "posterior",
+        "model": "L2+tuned",
         "worlds": 32,
         "margin": 2.0,
         "opp_samples": 64,
@@ -1067,7 +1067,7 @@ BEST_SETTINGS: dict[str, dict[str, Any]] = {
         "value": "equity",
     },
     "default": {
-        "model": "posterior",
+        "model": "L2+tuned",
         "worlds": 32,
         "margin": 2.0,
         "opp_samples": 64,
@@ -1075,7 +1075,7 @@ BEST_SETTINGS: dict[str, dict[str, Any]] = {
         "value": "equity",
     },
     "openspiel": {
-        "model": "posterior",
+        "model": "L2+tuned",
         "worlds": 32,
         "margin": 2.0,
         "opp_samples": 64,

@@ -54,11 +54,14 @@ from typing import Any
 
 import numpy as np
 
-from agents.batched import batched_form
+import agents
+from agents.batched import PerRow, batched_form
 from agents.heuristic import HeuristicAgent, HeuristicParams
+from agents.opponent_model import style_params
 from agents.search_agent import VALUES, EquitySearch
-from agents.tuned import TABLES, load_sets
-from gin_env.config import check_choice
+from agents.tuned import TABLES, load_sets, rules_dict
+from gin_env.config import ThreeHandedConfig, check_choice
+from gin_eval.gin import play_gin_match_pair
 from gin_eval.matches import play_match_table
 from gin_eval.pool import pool_map
 from gin_eval.stats import mean_ci
@@ -184,8 +187,179 @@ def summary(folder: str | Path) -> str:
     return "\n".join(lines)
 
 
+def seated_opponent(table: str, name: str) -> Any:
+    """His agent for a seated run: a style of :data:`agents.opponent_model.STYLES` (``L2``,
+    ``tuned``: the set for the table, ``tuned-<table>``, ``gin-only``, ``knock-early``)."""
+    return HeuristicAgent(style_params(name, TABLES[table]), rules=TABLES[table])
+
+
+def seated_table_pairs(
+    table: str, agent: str, opponent: str, seed: int, first: int, pairs: int
+) -> dict[str, Any]:
+    """:func:`seated_pairs` on the batched engine's match loop
+    (:func:`gin_eval.matches.play_match_table`, the study's own deals): one agent for the
+    block, row by row (its batched form), seeded as the study seeds its search
+    (``seed * 1_000_003 + first``), so a search whose model is fixed plays the study's
+    decisions. A posterior would be shared by the block's games: use :func:`seated_pairs`."""
+    config = TABLES[table]
+    player = agents.seat(agent, config, seed=seed * 1_000_003 + first)
+    if getattr(player, "posterior", None) is not None:
+        raise ValueError("a posterior learns one opponent's match: play it with --harness env")
+    opp = batched_form(seated_opponent(table, opponent))
+    res = play_match_table([(PerRow(player), opp)], config, seed, pairs, first=first)[0]
+    return {
+        "per_pair": res["per_pair"].tolist(),
+        "seconds": list(getattr(player, "seconds", [])),
+        "posteriors": [],
+    }
+
+
+def seated_pairs(
+    table: str, agent: str, opponent: str, seed: int, first: int, pairs: int
+) -> dict[str, Any]:
+    """Pairs ``first .. first + pairs`` of ``seed`` through the env (real games to the
+    table's target, :func:`gin_eval.gin.play_gin_match_pair`: one env seed a pair, ``agent``
+    as player_0 then player_1), the agent seated afresh for each pair
+    (``agents.seat(agent, table)``) against ``opponent``. Per pair its share of the two
+    matches; its decisions' seconds; for a posterior, the final posterior of each match."""
+    config = TABLES[table]
+    per_pair: list[float] = []
+    seconds: list[float] = []
+    posteriors: list[dict[str, float]] = []
+    for index in range(first, first + pairs):
+        player = agents.seat(agent, config)
+        post = getattr(player, "posterior", None)
+        finals: list[dict[str, float]] = []
+        if post is not None:  # the posterior of each match, read before the next resets it
+            reset = post.reset
+
+            def keep(reset: Any = reset, post: Any = post, finals: list = finals) -> None:
+                if post.moves:
+                    finals.append(post.posterior())
+                reset()
+
+            post.reset = keep
+        res = play_gin_match_pair(player, seated_opponent(table, opponent), seed, index, config)
+        if post is not None and post.moves:
+            finals.append(post.posterior())
+        per_pair.append(float(np.mean([m["a_won"] for m in res["matches"]])))
+        seconds += list(getattr(player, "seconds", []))
+        posteriors += finals
+    return {"per_pair": per_pair, "seconds": seconds, "posteriors": posteriors}
+
+
+def seated_main(argv: list[str]) -> dict[str, Any]:
+    """``python -m studies.match_search seated``: an agent by spec (``best``,
+    ``match-search:model=L2+tuned``) against a style in real games through the env."""
+    parser = argparse.ArgumentParser(prog="python -m studies.match_search seated")
+    parser.add_argument("--table", default="eaai", choices=list(TABLES))
+    parser.add_argument("--agent", default="best")
+    parser.add_argument("--opponent", default="L2")
+    parser.add_argument("--pairs", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--block", type=int, default=25, help="pairs per job")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", default="runs/best")
+    parser.add_argument(
+        "--harness",
+        default="env",
+        choices=("env", "table"),
+        help="env: the AEC env, an agent per pair; table: the batched match loop",
+    )
+    a = parser.parse_args(argv)
+    try:
+        seated_opponent(a.table, a.opponent)
+        agents.seat(a.agent, TABLES[a.table])
+    except ValueError as err:
+        parser.error(str(err))
+    t0 = time.time()
+    jobs = [
+        (a.table, a.agent, a.opponent, a.seed, s, min(a.block, a.pairs - s))
+        for s in range(0, a.pairs, a.block)
+    ]
+    parts = pool_map(seated_pairs if a.harness == "env" else seated_table_pairs, jobs, a.workers)
+    per = [x for p in parts for x in p["per_pair"]]
+    secs = np.asarray([x for p in parts for x in p["seconds"]])
+    posts = [x for p in parts for x in p["posteriors"]]
+    m, lo, hi = mean_ci(per)
+    row: dict[str, Any] = {
+        "study": "match_search_seated",
+        "args": vars(a),
+        "games_won": round(m, 4),
+        "ci95": [round(lo, 4), round(hi, 4)],
+        "decisions": int(len(secs)),
+        "seconds_p50": round(float(np.percentile(secs, 50)), 4) if len(secs) else None,
+        "seconds_p99": round(float(np.percentile(secs, 99)), 4) if len(secs) else None,
+        "seconds_max": round(float(secs.max()), 4) if len(secs) else None,
+        "wall_s": round(time.time() - t0, 1),
+    }
+    if posts:
+        names = list(posts[0])
+        row["posterior_mean"] = {n: round(float(np.mean([p[n] for p in posts])), 3) for n in names}
+        row["posterior_top"] = {
+            n: round(float(np.mean([max(p, key=p.get) == n for p in posts])), 3) for n in names
+        }
+    print(json.dumps(row), flush=True)
+    spec = a.agent.replace(":", "_").replace(",", "_").replace("=", "-").replace("+", "-")
+    name = f"seated_{a.harness}_{a.table}_{spec}_vs_{a.opponent}_s{a.seed}_p{a.pairs}.json"
+    write_json(Path(a.out) / name, {**row, "per_pair": per}, [a.seed])
+    return row
+
+
+def three_handed_main(argv: list[str]) -> dict[str, Any]:
+    """``python -m studies.match_search three``: an agent in the three-handed game (every
+    role: box, captain, adviser) against two of ``--opponent`` at ``--table``'s hand rules,
+    in matches to the target; triples of matches on one deal sequence, the agent in each seat
+    once (:func:`gin_eval.play.play_seated_match`). Its share of the matches won (1/3 is
+    even), 95% CI over triples."""
+    from gin_eval.play import play_seated_match
+
+    parser = argparse.ArgumentParser(prog="python -m studies.match_search three")
+    parser.add_argument("--table", default="eaai", choices=list(TABLES))
+    parser.add_argument("--agent", default="best")
+    parser.add_argument("--opponent", default="heuristic")
+    parser.add_argument("--triples", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="runs/best")
+    a = parser.parse_args(argv)
+    table = ThreeHandedConfig(**rules_dict(TABLES[a.table]))
+    t0 = time.time()
+    per: list[float] = []
+    seconds: list[float] = []
+    for index in range(a.triples):
+        won = []
+        for k in range(3):
+            player = agents.seat(a.agent, table)
+            seats: list[Any] = [a.opponent, a.opponent]
+            seats.insert(k, player)
+            out = play_seated_match(seats, a.seed, index, table)
+            won.append(out["winner"] == k)
+            seconds += list(getattr(player, "seconds", []))
+        per.append(float(np.mean(won)))
+    m, lo, hi = mean_ci(per)
+    secs = np.asarray(seconds)
+    row = {
+        "study": "match_search_three_handed",
+        "args": vars(a),
+        "matches_won": round(m, 4),
+        "ci95": [round(lo, 4), round(hi, 4)],
+        "decisions": int(len(secs)),
+        "seconds_p99": round(float(np.percentile(secs, 99)), 4) if len(secs) else None,
+        "wall_s": round(time.time() - t0, 1),
+    }
+    print(json.dumps(row), flush=True)
+    spec = a.agent.replace(":", "_").replace(",", "_").replace("=", "-").replace("+", "-")
+    name = f"three_{a.table}_{spec}_vs_{a.opponent}_s{a.seed}_t{a.triples}.json"
+    write_json(Path(a.out) / name, {**row, "per_triple": per}, [a.seed])
+    return row
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["three"]:
+        return three_handed_main(argv[1:])
+    if argv[:1] == ["seated"]:
+        return seated_main(argv[1:])
     if argv[:1] == ["summary"]:
         for folder in argv[1:]:
             print(summary(folder))
