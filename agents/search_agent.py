@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -54,8 +54,8 @@ from agents.base import (
     decode,
     game_actions,
 )
-from agents.batched import batched_form
-from agents.heuristic import HeuristicAgent, HeuristicParams, banned_card
+from agents.heuristic import HeuristicParams, banned_card
+from agents.heuristic_batched import BatchedHeuristic
 from agents.match_equity import match_equity, shipped_outcomes
 from agents.opponent_model import ANY_KNOCK, POOL, StylePosterior, pool_params, style_params
 from agents.tuned import TABLES, rules_dict, table_name
@@ -149,8 +149,8 @@ class RolloutSearch:
         seed: int = 0,
     ) -> None:
         self.table = table
-        self.base = batched_form(HeuristicAgent(base, rules=table))
-        self.opponent = batched_form(HeuristicAgent(opponent, rules=table))
+        self.base = BatchedHeuristic(base, table)
+        self.opponent = BatchedHeuristic(opponent, table)
         #: His policies in the rollouts, world ``j`` played by ``models[j % len(models)]``
         #: (one: his model; several: a mixture, for an opponent the search does not know),
         #: unless ``world_models`` gives each world's model (its index in ``models``).
@@ -451,7 +451,7 @@ class EquitySearch(RolloutSearch):
         **kw: Any,
     ) -> None:
         super().__init__(base, opponent, table, **kw)
-        self.models += [batched_form(HeuristicAgent(m, rules=table)) for m in mixture]
+        self.models += [BatchedHeuristic(m, table) for m in mixture]
         check_choice("value", value, VALUES)
         self.value = value
         name = table_name(table)
@@ -637,9 +637,7 @@ class SeatSearch:
             )
         else:
             self.search = RolloutSearch(self.base_params, his[0], hand_table, **kw)
-            self.search.models += [
-                batched_form(HeuristicAgent(m, rules=hand_table)) for m in his[1:]
-            ]
+            self.search.models += [BatchedHeuristic(m, hand_table) for m in his[1:]]
         if seed is None:
             self.search.rng = np.random.default_rng()
         self.value = value
@@ -1049,11 +1047,7 @@ def _mask(cards: list[int]) -> int:
 
 
 def _with_role(view: SeatView, role: int) -> SeatView:
-    if view.role == role:
-        return view
-    from dataclasses import replace
-
-    return replace(view, role=role)
+    return view if view.role == role else replace(view, role=role)
 
 
 #: ``best``'s settings by table name (chosen on the selection seed: docs/best.md).

@@ -63,6 +63,7 @@ from agents.tuned import TABLES, load_sets, rules_dict
 from gin_env.config import ThreeHandedConfig, check_choice
 from gin_eval.gin import play_gin_match_pair
 from gin_eval.matches import play_match_table
+from gin_eval.play import play_seated_match
 from gin_eval.pool import pool_map
 from gin_eval.stats import mean_ci
 from gin_eval.writer import write_json
@@ -312,8 +313,6 @@ def three_handed_main(argv: list[str]) -> dict[str, Any]:
     in matches to the target; triples of matches on one deal sequence, the agent in each seat
     once (:func:`gin_eval.play.play_seated_match`). Its share of the matches won (1/3 is
     even), 95% CI over triples."""
-    from gin_eval.play import play_seated_match
-
     parser = argparse.ArgumentParser(prog="python -m studies.match_search three")
     parser.add_argument("--table", default="eaai", choices=list(TABLES))
     parser.add_argument("--agent", default="best")
