@@ -651,7 +651,7 @@ class SeatSearch:
         self.three = three
         self.target = table.target_score
         self._cfg = config_vector(hand_table, EnvOptions(episode="hand"))[0]
-        self._memory: dict[tuple[int, int], _Hand] = {}
+        self._memory: dict[tuple[int, int, int], _Hand] = {}
         self._last_scores: tuple[int, int] | None = None
         #: Seconds per rollout slot (a candidate in a world), measured.
         self._slot_s = 0.0
@@ -668,27 +668,27 @@ class SeatSearch:
 
     # -- the hand as the seat saw it -------------------------------------------------------
     def _recall(self, view: SeatView) -> _Hand | None:
-        """The seat's memory of its previous decision in this hand, if it has one."""
+        """The seat's memory of its previous decision in this hand, if it has one: kept by
+        its role, its hand after the move and its discards (games that share all three, in a
+        batch, are the same hand so far)."""
         keys = [view.hand]
         if view.phase == PHASE_DISCARD:  # a card was drawn since
             keys += [view.hand & ~(1 << c) for c in _cards(view.hand)]
         for k in keys:
-            got = self._memory.get((view.role, k))
-            if got is None:
-                continue
+            got = self._memory.get((view.role, k, view.own_discarded))
             if (
-                0 <= got.stock - view.stock_size <= 1
-                and got.own_disc & ~view.own_discarded == 0
+                got is not None
+                and 0 <= got.stock - view.stock_size <= 1
                 and got.opp_disc & ~view.opponent_discarded == 0
             ):
-                del self._memory[(view.role, k)]
                 return got
         return None
 
     def _remember(self, h: _Hand) -> None:
         memory = self._memory
-        memory.pop((h.role, h.hand), None)
-        memory[(h.role, h.hand)] = h
+        key = (h.role, h.hand, h.own_disc)
+        memory.pop(key, None)
+        memory[key] = h
         while len(memory) > 8192:
             del memory[next(iter(memory))]  # the oldest
 
@@ -937,7 +937,7 @@ class SeatSearch:
             return base
         hidden = 10 - view.opponent_took.bit_count()
         unseen = _cards(FULL & ~view.known)
-        if hidden < 0 or len(unseen) != hidden + view.stock_size or not pile:
+        if hidden < 0 or len(unseen) != hidden + view.stock_size:
             return base  # a view that does not describe one hand
         filler = 0
         for c in unseen[:hidden]:

@@ -7,7 +7,7 @@ run="nice -n 10 .venv/bin/python -m studies.match_search"
 out=results/best/runs
 # A. the seated agent plays the study's decisions: seed 1's first 50 pairs of the committed
 #    mixture row (results/match_search/report), the budget off (a fixed 32 worlds)
-$run seated --harness table --table eaai --agent "best:budget=None" --opponent L2 --pairs 50 --block 50 --seed 1 --out $out
+[ -n "$SKIP_CHECK" ] || $run seated --harness table --table eaai --agent "best:budget=None" --opponent L2 --pairs 50 --block 50 --seed 1 --out $out
 # B-C. best at eaai (its default budget, 0.5 s), held-out seed 2
 $run seated --harness table --table eaai --agent best --opponent L2 --pairs 300 --block 50 --seed 2 --out $out
 $run seated --harness table --table eaai --agent best --opponent tuned --pairs 300 --block 50 --seed 2 --out $out
