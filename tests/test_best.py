@@ -80,7 +80,8 @@ def test_its_worlds_hold_no_card_the_seat_cannot_know() -> None:
 
 def test_best_is_seated_at_the_tables_it_knows_and_refused_elsewhere() -> None:
     b = agents.seat("best", TABLES["eaai"])
-    assert isinstance(b, SeatSearch) and b.budget == 0.5 and b.model == "posterior"
+    assert isinstance(b, SeatSearch) and b.budget == 0.5 and b.model == "L2+tuned"
+    assert agents.seat("best:model='posterior'", TABLES["eaai"]).posterior is not None
     assert agents.seat("best:budget=0.05", TABLES["default"]).budget == 0.05
     assert agents.seat("best", get("gin").table(target_score=50)).target == 50
     with pytest.raises(ValueError, match="not built for this table.*eaai.*default"):
