@@ -52,9 +52,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,6 +186,8 @@ class Limits:
     replay_moves: int = 10_000  # moves of a replay file
     replay_frames_bytes: int = 48_000_000  # the frames of one replay, as JSON
     slice_seconds: float = 0.002  # agents play this long in the loop, then let others in
+    flood_close: int = 200  # a socket refused this many messages for its rate is closed
+    watch_seconds: float = 0.25  # watchers of a table at full speed get a state this often
 
 
 @dataclass
@@ -223,6 +228,7 @@ class Conn:
     key: str = ""  # the link's key
     client: str = ""  # the client's address
     here: bool = True  # the page is shown (a hidden page's seat is away)
+    refused: int = 0  # messages refused for the socket's rate
     messages: Bucket = field(default_factory=lambda: Bucket(20.0, 40.0))
     hints: Bucket = field(default_factory=lambda: Bucket(1.0, 5.0))
     outbox: deque[tuple[bool, str]] = field(default_factory=deque)  # (is a state, text)
@@ -297,6 +303,9 @@ class Server:
         self._running: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._replay_slot = asyncio.Semaphore(1)
+        self._lane_tables: deque[LiveTable] = deque()
+        self._lane_task: asyncio.Task[None] | None = None
+        self._pool: ProcessPoolExecutor | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.restored = 0
         self.not_restored: list[str] = []
@@ -469,7 +478,9 @@ class Server:
             conn.put({"type": "notice", "message": message})
 
     def start_agents(self, table: LiveTable) -> None:
-        """Let the agents play until a person is to act (a task: the loop stays free)."""
+        """Let the agents play until a person is to act (a task: the loop stays free). A
+        table where no person plays, at full speed, goes to the one lane of such tables
+        (:meth:`_lane`) instead of a task of its own."""
         if table.id in self._running or table.id in self.stopped:
             return
         if not table.waiting_for_agent():
@@ -479,9 +490,59 @@ class Server:
         except RuntimeError:  # no loop yet (a table made before the server runs)
             return
         self._running.add(table.id)
+        if table.delay == 0 and all(not s.human or s.stand_in for s in table.seats):
+            self._lane_tables.append(table)
+            if self._lane_task is None or self._lane_task.done():
+                self._lane_task = loop.create_task(self._lane())
+            return
         task = loop.create_task(self._run_agents(table))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _lane(self) -> None:
+        """The tables where nobody plays, at full speed, one move each in turn, for
+        :attr:`Limits.slice_seconds`; then three times as long for everyone else (the lane
+        sleeps): however many such tables play, they take at most a quarter of the loop, and a
+        person's message waits on at most one slice. Their watchers get a state every
+        :attr:`Limits.watch_seconds` (nobody follows a table at full speed move by move) and
+        when it stops."""
+        lane = self._lane_tables
+        slice_s = self.limits.slice_seconds
+        shown: dict[str, float] = {}
+        while lane:
+            start = time.perf_counter()
+            moved: dict[str, LiveTable] = {}
+            while lane and time.perf_counter() - start < slice_s:
+                table = lane.popleft()
+                keep = False
+                try:
+                    if not (table.waiting_for_agent() and table.id in self.tables):
+                        pass
+                    elif self._capped(table):
+                        self._stop(table)
+                    else:
+                        table.agent_move()
+                        self._after_change(table)
+                        moved[table.id] = table
+                        keep = table.waiting_for_agent()
+                except Exception as err:  # an agent that fails: said, the others play on
+                    print(f"gin_web: table {table.id}: an agent failed: {err!r}", flush=True)
+                    self._notice(table.id, f"an agent failed ({type(err).__name__}); the "
+                                 "table waits")  # fmt: skip
+                if keep:
+                    lane.append(table)
+                else:
+                    self._running.discard(table.id)
+                    moved[table.id] = table
+                    shown[table.id] = 0.0  # its last state goes out now
+            now = time.monotonic()
+            for tid, table in moved.items():
+                if now - shown.get(tid, 0.0) >= self.limits.watch_seconds:
+                    shown[tid] = now
+                    await self.broadcast(table)
+            if len(shown) > 4 * len(lane) + 64:
+                shown = {t.id: shown.get(t.id, 0.0) for t in lane}
+            await asyncio.sleep(max(slice_s, 3 * (time.perf_counter() - start)))
 
     async def _run_agents(self, table: LiveTable) -> None:
         """The agents' moves, one after another; with a delay, the delay comes *before* each
@@ -668,11 +729,24 @@ class Server:
     async def error(self, conn: Conn, message: str) -> None:
         await self.send(conn, {"type": "error", "message": message, "seq": conn.table.step_count})
 
+    async def flooded(self, conn: Conn, message: str) -> None:
+        """A message refused for the socket's rate; past :attr:`Limits.flood_close` of them
+        the socket is closed (code 4429): no person sends that many."""
+        conn.refused += 1
+        if conn.refused < self.limits.flood_close:
+            await self.error(conn, message)
+            return
+        await self.error(conn, f"{message}; this socket sent {conn.refused} messages over its "
+                         "limit and is closed")  # fmt: skip
+        await asyncio.sleep(0.05)  # (the pump sends it)
+        with contextlib.suppress(Exception):
+            await conn.ws.close(code=4429)
+
     async def on_message(self, conn: Conn, msg: Mapping[str, Any]) -> None:
         lim = self.limits
         if not conn.messages.take():
-            await self.error(conn, f"too many messages: at most {lim.messages_burst:.0f} at "
-                             f"once, then {lim.messages_per_second:g} a second")  # fmt: skip
+            await self.flooded(conn, f"too many messages: at most {lim.messages_burst:.0f} at "
+                               f"once, then {lim.messages_per_second:g} a second")  # fmt: skip
             return
         text = msg.get("text")
         if text is None:
@@ -734,8 +808,8 @@ class Server:
             await self.play(table)
         elif kind == "hint":
             if not conn.hints.take():
-                await self.error(conn, f"too many hints: at most {lim.hints_burst:.0f} at once, "
-                                 f"then {lim.hints_per_second:g} a second")  # fmt: skip
+                await self.flooded(conn, f"too many hints: at most {lim.hints_burst:.0f} at once, "
+                                   f"then {lim.hints_per_second:g} a second")  # fmt: skip
                 return
             try:
                 action = table.hint(conn.player)
@@ -767,20 +841,36 @@ class Server:
                 await self.send(other, out)
 
     # -- replays ----------------------------------------------------------------------------
-    async def replay(self, data: Any) -> list[dict[str, Any]]:
-        """A replay's frames, built in a worker thread, one replay at a time (a second
-        request waits up to 10 s, then is told to try again)."""
+    async def replay(self, data: Any) -> str:
+        """A replay's frames as JSON text (``{"frames": [...]}``), built in a worker
+        process (the server's loop and its tables never wait on it, nor share a lock with
+        it), one replay at a time: a second request waits up to 10 s, then is told to try
+        again."""
         try:
             await asyncio.wait_for(self._replay_slot.acquire(), 10)
         except TimeoutError:
             raise ValueError("the server is busy with another replay; try again") from None
         try:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
             lim = self.limits
-            return await asyncio.to_thread(
-                replay_frames, data, lim.replay_moves, lim.replay_frames_bytes
-            )
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(
+                    self._pool, replay_json, data, lim.replay_moves, lim.replay_frames_bytes
+                )
+            except BrokenProcessPool:
+                self._pool = None
+                raise ValueError("the replay worker stopped; try again") from None
         finally:
             self._replay_slot.release()
+
+    def close(self) -> None:
+        """Stop the replay worker and commit what the store holds."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+        self.store.close()
 
 
 def host_name(host: str) -> str:
@@ -895,6 +985,11 @@ class _Frames:
                 f"replay: too large to show (over {self.limit // 1_000_000} MB of frames)"
             )
         self.frames.append(frame)
+
+
+def replay_json(data: Any, max_moves: int, max_bytes: int) -> str:
+    """``{"frames": replay_frames(...)}`` as JSON text (what the replay worker returns)."""
+    return json.dumps({"frames": replay_frames(data, max_moves, max_bytes)})
 
 
 def replay_frames(
@@ -1120,7 +1215,8 @@ def create_app(
             return _bad("cross-site request refused", 403)
         try:
             data = await _body(request, MAX_REPLAY, server.limits.body_seconds)
-            return JSONResponse({"frames": await server.replay(data)})
+            text = await server.replay(data)
+            return Response(text, media_type="application/json")
         except ValueError as err:
             return _bad(str(err))
 
@@ -1162,7 +1258,9 @@ def create_app(
             sweep.cancel()
             for task in list(server._tasks):
                 task.cancel()
-            await asyncio.to_thread(server.store.close)
+            if server._lane_task is not None:
+                server._lane_task.cancel()
+            await asyncio.to_thread(server.close)
 
     app = Starlette(
         lifespan=lifespan,
@@ -1259,5 +1357,8 @@ def serve(
     import uvicorn  # web extra: uvicorn
 
     app = create_app(data_dir, answered_hosts(host, allow_hosts), limits)
+    # No per-message compression: it would cost the one loop more than the bytes it saves
+    # on loopback and local networks (a state is a few KiB).
     uvicorn.run(app, host=host, port=port, ws_max_size=65_536, log_level="warning",
-                ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_keep_alive=5)  # fmt: skip
+                ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_keep_alive=5,
+                ws_per_message_deflate=False)  # fmt: skip

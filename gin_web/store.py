@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import queue
 import re
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -134,8 +134,12 @@ class Store:
         self.on_trouble = on_trouble
         self.trouble: str = ""  # the last write's failure, "" while writes go through
         self.failures = 0  # writes that failed at least once (each is tried again)
-        self._queue: queue.Queue[tuple[str, tuple[Any, ...], str | None] | None] = queue.Queue()
+        # Writes waiting, in order; the writer takes them in batches, one transaction each.
+        self._pending: deque[tuple[str, tuple[Any, ...], str | None]] = deque()
+        self._wake = threading.Event()
+        self._busy = 0  # writes taken by the writer and not yet committed
         self._closed = False
+        self._stop = False
         self._writer = threading.Thread(target=self._write_loop, name="gin_web-store",
                                         daemon=True)  # fmt: skip
         self._writer.start()
@@ -144,23 +148,42 @@ class Store:
     def _put(self, sql: str, params: tuple[Any, ...], table_id: str | None) -> None:
         if self._closed:
             raise StoreError("the store is closed")
-        self._queue.put((sql, params, table_id))
+        self._pending.append((sql, params, table_id))  # (deque.append: thread-safe)
+        if not self._wake.is_set():
+            self._wake.set()
 
     def _write_loop(self) -> None:
-        while True:
-            item = self._queue.get()
-            try:
-                if item is None:
-                    return
-                self._write(*item)
-            finally:
-                self._queue.task_done()
+        while not self._stop or self._pending:
+            self._wake.wait(0.5)
+            self._wake.clear()
+            time.sleep(0.005)  # gather a batch: one transaction for the writes of 5 ms
+            batch: list[tuple[str, tuple[Any, ...], str | None]] = []
+            while self._pending and len(batch) < 2000:
+                batch.append(self._pending.popleft())
+            if batch:
+                self._busy = len(batch)
+                try:
+                    self._write(batch)
+                finally:
+                    self._busy = 0
 
-    def _write(self, sql: str, params: tuple[Any, ...], table_id: str | None) -> None:
+    def _write(self, batch: list[tuple[str, tuple[Any, ...], str | None]]) -> None:
+        """Commit ``batch`` in one transaction, trying again (the whole batch, in order)
+        until it goes through: nothing is written out of order or with a gap."""
         tries = 0
+        tables: list[str | None] = [*sorted({t for _, _, t in batch if t is not None})]
         while True:
             try:
-                self._writer_db.execute(sql, params)
+                db = self._writer_db
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    for sql, params, _ in batch:
+                        db.execute(sql, params)
+                    db.execute("COMMIT")
+                except BaseException:
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+                    raise
                 break
             except sqlite3.Error as err:
                 if tries == 0:
@@ -168,15 +191,17 @@ class Store:
                 message = f"the server cannot save right now ({err}); it keeps trying"
                 if message != self.trouble or tries == 0:
                     self.trouble = message
-                    self._tell(table_id, message)
-                if self._closed and tries >= len(RETRY_SECONDS):
-                    print(f"gin_web: a write was not saved ({err})", flush=True)
+                    for table_id in tables or [None]:
+                        self._tell(table_id, message)
+                if self._stop and tries >= len(RETRY_SECONDS):
+                    print(f"gin_web: {len(batch)} writes were not saved ({err})", flush=True)
                     return
                 time.sleep(RETRY_SECONDS[min(tries, len(RETRY_SECONDS) - 1)])
                 tries += 1
         if self.trouble:
             self.trouble = ""
-            self._tell(table_id, "")
+            for table_id in tables or [None]:
+                self._tell(table_id, "")
 
     def _tell(self, table_id: str | None, message: str) -> None:
         if self.on_trouble is not None:
@@ -189,16 +214,17 @@ class Store:
         """Wait (at most ``timeout`` seconds) until every queued write is committed; False
         when some still wait (the database is still locked or full)."""
         deadline = time.monotonic() + timeout
-        while self._queue.unfinished_tasks:
+        while self.pending:
             if time.monotonic() > deadline:
                 return False
+            self._wake.set()
             time.sleep(0.005)
         return True
 
     @property
     def pending(self) -> int:
         """Writes queued and not yet committed."""
-        return int(self._queue.unfinished_tasks)
+        return len(self._pending) + self._busy
 
     def close(self, timeout: float = 10.0) -> None:
         """Commit what is queued (trying for at most about ``timeout`` seconds), then close."""
@@ -208,7 +234,8 @@ class Store:
             print(f"gin_web: {self.pending} writes not saved at close ({self.trouble})",
                   flush=True)  # fmt: skip
         self._closed = True
-        self._queue.put(None)
+        self._stop = True
+        self._wake.set()
         self._writer.join(timeout=5)
         self._db.close()
         with contextlib.suppress(sqlite3.Error):

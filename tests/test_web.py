@@ -25,8 +25,10 @@ from click.testing import CliRunner  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from gin_cli.main import cli  # noqa: E402
+from gin_env import actions as A  # noqa: E402
 from gin_env import games  # noqa: E402
 from gin_env import record as replay_files  # noqa: E402
+from gin_env import rummy_actions as R  # noqa: E402
 from gin_env.cards import card_str, from_mask  # noqa: E402
 from gin_env.match import CAPTAIN  # noqa: E402
 from gin_web import tables  # noqa: E402
@@ -611,12 +613,17 @@ def _allowed(record: dict[str, Any], players: int) -> dict[int, dict[Any, Any]]:
         moves = [tuple(m) for m in record["moves"]]
     seats: list[int | None] = [*range(players), None]
     seen: dict[Any, set[int]] = {p: set() for p in seats}
+    previous: dict[Any, set[int]] = {p: set() for p in seats}
     shown: set[int] = set()
     hand = -1
     out: dict[int, dict[Any, Any]] = {}
     for k in range(len(moves) + 1):
         now = env.match.record.index if spec.family == "gin" else env.game.hand_number
         if now != hand:  # a new hand: what was seen of the last one stays in the showdown
+            previous = seen  # (and in the log of its moves, until the next hand's first move)
+            if k:  # the move that ended the last hand was made face up (a knock, going out)
+                ended = _move_cards(spec.family, int(moves[k - 1][1]))
+                previous = {p: previous[p] | ended for p in seats}
             hand, seen = now, {p: set() for p in seats}
         for p in seats:
             seen[p] |= (_visible_gin if spec.family == "gin" else _visible_rummy)(env, p)
@@ -630,9 +637,21 @@ def _allowed(record: dict[str, Any], players: int) -> dict[int, dict[Any, Any]]:
                     shown |= set(from_mask(m))
         out[k] = {p: set(seen[p]) for p in seats}
         out[k]["shown"] = set(shown)
+        out[k]["previous"] = {p: set(previous[p]) for p in seats}
         if k < len(moves):
             env.step(int(moves[k][1]))
     return out
+
+
+def _move_cards(family: str, action: int) -> set[int]:
+    """The cards a move lays face up: a discard or a knock's discard (gin); rummy's discard,
+    meld or lay-off."""
+    if family == "gin":
+        return {(action - A.DISCARD) % 52} if A.DISCARD <= action < A.BIG_GIN else set()
+    kind, value = R.decode(action)
+    if kind == "meld":
+        return set(from_mask(value))
+    return {value} if value >= 0 else set()
 
 
 def _play_all_seats(client: TestClient, body: dict[str, Any], hands: int, seed: int) -> None:
@@ -763,9 +782,12 @@ def _check_no_leak(got: dict[Any, list[dict[str, Any]]], table: Any, hands: int)
     for p, messages in got.items():
         for msg in messages:
             rules = allowed[msg["seq"]]
-            table_part = {k: v for k, v in msg.items() if k not in ("showdown", "sheet")}
+            table_part = {k: v for k, v in msg.items() if k not in ("showdown", "sheet", "log")}
             leaked = _cards_in(table_part) - rules[p]
             assert not leaked, (p, msg["seq"], leaked)
+            # The log holds this hand's moves, or the last hand's until this one's first move.
+            log_leak = _cards_in(msg["log"]) - rules[p] - rules["previous"][p]
+            assert not log_leak, (p, msg["seq"], "log", log_leak)
             shown_leak = _cards_in(msg.get("showdown")) - rules["shown"]
             assert not shown_leak, (p, msg["seq"], shown_leak)
             assert msg["you"] == p and (msg["legal"] == [] or msg["to_act"] == p)
@@ -773,7 +795,8 @@ def _check_no_leak(got: dict[Any, list[dict[str, Any]]], table: Any, hands: int)
             assert not any(x in text for x in secrets), (p, msg["seq"], "the seed")
             if three and (p is None or msg["role"] == "box"):
                 assert msg["suggestion"] is None
-                assert not any("suggests" in line for line in msg["log"])
+                if msg["log_hand"] == msg["hand"]["index"]:  # (the last hand's: maybe captain)
+                    assert not any("suggests" in line for line in msg["log"])
     last = got[None][-1]
     assert last["over"] or len(last["sheet"]) >= hands
 

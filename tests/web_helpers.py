@@ -20,16 +20,17 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def live_server(data_dir: Path) -> Iterator[tuple[str, Any]]:
-    """``(base url, app)`` of the web app served by uvicorn on 127.0.0.1 in a thread."""
+def live_server(data_dir: Path, limits: Any = None) -> Iterator[tuple[str, Any]]:
+    """``(base url, app)`` of the web app served by uvicorn on 127.0.0.1 in a thread
+    (``limits``: a :class:`gin_web.app.Limits`, default the server's)."""
     import uvicorn
 
-    from gin_web.app import create_app
+    from gin_web.app import LOOPBACK_HOSTS, create_app
 
-    app = create_app(data_dir)
+    app = create_app(data_dir, LOOPBACK_HOSTS, limits)
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                            ws_max_size=65_536)  # fmt: skip
+                            ws_max_size=65_536, ws_per_message_deflate=False)  # fmt: skip
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -6,6 +6,17 @@
 const $ = (id) => document.getElementById(id);
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const SVG = "http://www.w3.org/2000/svg";
+// The phases in words (the view may bring its own: phase_words).
+const PHASE_WORDS = {
+  upcard_nondealer: "upcard offer to the non-dealer", upcard_dealer: "upcard offer to the dealer",
+  draw: "draw", discard: "discard", play: "meld, lay off, discard", over: "hand over",
+};
+const RANKS = "A23456789TJQK";
+const SUIT_ORDER = "SHDC";
+
+function phaseWords(hand) {
+  return hand.phase_words || PHASE_WORDS[hand.phase] || String(hand.phase).replace(/_/g, " ");
+}
 
 function el(tag, attrs = {}, text = "") {
   const e = document.createElement(tag);
@@ -55,9 +66,16 @@ function miniCards(codes) {
   return span;
 }
 
-function cardButton(code, move, knock) {
-  const b = el("button", { type: "button", class: "card", "data-card": code || "" });
+function cardButton(code, move, knock, suggested) {
+  const b = el("button", { type: "button", class: "card", "data-card": code || "", draggable: "true" });
   b.appendChild(cardSvg(code));
+  if (suggested) b.classList.add("suggested");
+  b.addEventListener("dragstart", (ev) => { ev.dataTransfer.setData("text/plain", code); });
+  b.addEventListener("dragover", (ev) => ev.preventDefault());
+  b.addEventListener("drop", (ev) => {
+    ev.preventDefault();
+    moveCard(ev.dataTransfer.getData("text/plain"), code);
+  });
   if (move) {
     b.classList.add("playable");
     b.dataset.action = move.id;
@@ -75,9 +93,46 @@ function seatLabel(view, p) {
   const info = view.players[p];
   let who = info.name + (info.role ? " (" + info.role + ")" : "");
   if (info.kind !== "human") who += " [" + info.kind + "]";
-  if (!info.present) who += " - away";
+  if (!info.present) who += info.kind === "human" ? " - away" : "";
   if (info.stand_in) who += " - an agent stands in";
   return who;
+}
+
+// The order a person keeps his hand in (dragging a card onto another, or a sort): the
+// cards' codes; null: as the server arranges it (melds first).
+let handOrder = null;
+
+function orderedHand(cards) {
+  const all = cards.melds.flat().concat(cards.deadwood_cards);
+  if (!handOrder) return null;
+  const kept = handOrder.filter((c) => all.includes(c));
+  for (const c of all) if (!kept.includes(c)) kept.push(c);
+  return kept;
+}
+
+function sortHand(how) {
+  if (!current) return;
+  const mine = current.hand.seats.find((s) => s.cards && s.player === current.you);
+  if (!mine) return;
+  if (how === "melds") { handOrder = null; render(current); return; }
+  const all = mine.cards.melds.flat().concat(mine.cards.deadwood_cards);
+  const key = (c) => how === "suit" ? SUIT_ORDER.indexOf(c[1]) * 13 + RANKS.indexOf(c[0])
+    : RANKS.indexOf(c[0]) * 4 + SUIT_ORDER.indexOf(c[1]);
+  handOrder = all.slice().sort((a, b) => key(a) - key(b));
+  render(current);
+}
+
+function moveCard(from, to) {
+  if (!current || !from || from === to) return;
+  const mine = current.hand.seats.find((s) => s.cards && s.player === current.you);
+  if (!mine) return;
+  const order = orderedHand(mine.cards) || mine.cards.melds.flat().concat(mine.cards.deadwood_cards);
+  const rest = order.filter((c) => c !== from);
+  const at = rest.indexOf(to);
+  if (at < 0 || !order.includes(from)) return;
+  rest.splice(at, 0, from);
+  handOrder = rest;
+  render(current);
 }
 
 function drawHand(entry, view, interactive) {
@@ -89,15 +144,21 @@ function drawHand(entry, view, interactive) {
     if (m.kind === "knock") knockBy[m.card] = m;
     else if (m.kind === "discard") byCard[m.card] = m;
   }
-  if (entry.cards) {
+  const sugg = view.suggestion && view.suggestion.card && !view.hand.advising ? view.suggestion.card : null;
+  const order = interactive && entry.cards ? orderedHand(entry.cards) : null;
+  if (order) {
+    const g = el("div", { class: "group own-order" });
+    for (const c of order) g.appendChild(cardButton(c, byCard[c], knockBy[c], c === sugg));
+    box.appendChild(g);
+  } else if (entry.cards) {
     for (const meld of entry.cards.melds) {
       const g = el("div", { class: "group meld" });
-      for (const c of meld) g.appendChild(cardButton(c, byCard[c], knockBy[c]));
+      for (const c of meld) g.appendChild(cardButton(c, byCard[c], knockBy[c], c === sugg));
       box.appendChild(g);
     }
     if (entry.cards.deadwood_cards.length) {
       const g = el("div", { class: "group deadwood" });
-      for (const c of entry.cards.deadwood_cards) g.appendChild(cardButton(c, byCard[c], knockBy[c]));
+      for (const c of entry.cards.deadwood_cards) g.appendChild(cardButton(c, byCard[c], knockBy[c], c === sugg));
       box.appendChild(g);
     }
   } else {
@@ -144,11 +205,19 @@ function drawTable(view, root, interactive) {
   const stock = el("div", { id: root.id + "-stock" }, "Stock: " + hand.stock);
   mid.appendChild(stock);
   const pile = el("div", { id: root.id + "-pile" });
-  pile.appendChild(el("span", {}, (hand.phase.startsWith("upcard") ? "Upcard" : "Discard") + ": "));
+  const upcard = String(hand.phase).startsWith("upcard");
+  pile.appendChild(el("span", {}, (upcard ? "Upcard" : "Last discard") + ": "));
   const top = hand.pile.length ? hand.pile[hand.pile.length - 1] : null;
-  if (top) pile.appendChild(cardSvg(top)); else pile.appendChild(el("span", {}, "-"));
+  if (top) {
+    const t = el("span", { class: "last-discard", "data-card": top });
+    t.appendChild(cardSvg(top));
+    pile.appendChild(t);
+  } else pile.appendChild(el("span", {}, "-"));
   mid.appendChild(pile);
-  if (hand.knock_limit !== undefined) mid.appendChild(el("div", {}, "Knock limit: " + hand.knock_limit));
+  if (hand.knock_limit !== undefined && hand.knock_limit !== null) {
+    mid.appendChild(el("div", { id: root.id + "-knock-limit" }, "Knock limit this hand: " +
+      (hand.knock_limit === 0 ? "gin only" : hand.knock_limit) + (hand.multiplier > 1 ? " (spade upcard: points double)" : "")));
+  }
   if (hand.melds && hand.melds.length) {
     const m = el("div", { id: root.id + "-melds" }, "Melds on the table: ");
     for (const meld of hand.melds) {
@@ -174,13 +243,16 @@ function drawSheet(view, root) {
     tr.appendChild(el("td", {}, String(row.hand + 1)));
     view.players.forEach((p, i) => {
       const role = row.roles ? row.roles[i] + " " : "";
-      const score = row.scores ? row.scores[i] : row.payments[i];
+      let score;
+      if (row.scored) score = (row.scored[i] > 0 ? "+" : "") + row.scored[i] + (row.scores ? " = " + row.scores[i] : "");
+      else score = row.scores ? row.scores[i] : (row.payments[i] > 0 ? "+" : "") + row.payments[i];
       tr.appendChild(el("td", {}, role + score));
     });
     let what;
-    if (row.kind !== undefined) {
+    if (row.kind !== undefined && row.payments === undefined) {
       what = row.kind === "draw" ? "draw" :
-        row.kind + ": " + view.players[row.winner].name + " +" + row.points;
+        row.kind.replace("_", " ") + ": " + view.players[row.winner].name + " +" + row.points;
+      if (row.parts && row.parts.length) what += " (" + explain(row) + ")";
     } else {
       what = row.winner === null ? "no winner" :
         view.players[row.winner].name + (row.rummy ? " rummy" : " out");
@@ -188,7 +260,7 @@ function drawSheet(view, root) {
     tr.appendChild(el("td", {}, what));
     t.appendChild(tr);
   }
-  const total = el("tr");
+  const total = el("tr", { class: "total" });
   total.appendChild(el("th", {}, "total"));
   for (const s of view.scores) total.appendChild(el("th", {}, String(s)));
   total.appendChild(el("th", {}, view.target ? "to " + view.target : ""));
@@ -226,6 +298,9 @@ function drawShowdown(view, root) {
   const title = sd.kind === "draw" ? "Hand " + (sd.hand + 1) + ": a draw (" + sd.reason + ")" :
     "Hand " + (sd.hand + 1) + ": " + sd.kind.replace("_", " ") + " - " + name(sd.winner) + " scores " + sd.points;
   p.appendChild(el("div", { class: "who" }, title));
+  if (sd.kind !== "draw" && (sd.explained || (sd.parts && sd.parts.length))) {
+    p.appendChild(el("div", { class: "points-explained" }, "Points: " + (sd.explained || explain(sd))));
+  }
   if (sd.knocker_melds) {
     const k = el("div", {}, name(sd.knocker) + " (knocker): ");
     for (const m of sd.knocker_melds) k.appendChild(miniCards(m));
@@ -251,6 +326,12 @@ function drawShowdown(view, root) {
   root.appendChild(p);
 }
 
+// A hand's points by their named parts, as the view gives them (never computed here).
+function explain(row) {
+  const sum = row.parts.map(([name, n]) => name + " " + n).join(" + ");
+  return row.multiplier && row.multiplier !== 1 ? "(" + sum + ") x " + row.multiplier + " (spade double)" : sum;
+}
+
 function drawLog(lines, root) {
   root.textContent = "";
   for (const line of lines) root.appendChild(el("li", {}, line));
@@ -260,8 +341,8 @@ function drawLog(lines, root) {
 function statusText(view) {
   if (view.over) return "Match over: " + view.players[view.winner].name + " wins (" + view.scores.join(" / ") + ")";
   const who = view.to_act === null ? "nobody" : view.players[view.to_act].name;
-  const hand = "Hand " + (view.hand.index + 1) + ", " + view.hand.phase;
-  if (view.you === null) return hand + ": " + who + " to act";
+  const hand = "Hand " + (view.hand.index + 1) + ", " + phaseWords(view.hand);
+  if (view.you === null) return hand + ": " + who + " to act (you are watching)";
   const me = view.players[view.you];
   let s = hand + ": you are " + me.name + (view.role ? ", " + view.role : "");
   s += view.to_act === view.you ? (view.hand.advising ? " - your suggestion" : " - your move") : " - " + who + " to act";
@@ -274,7 +355,7 @@ let socket = null, current = null, selected = -1, token = null, retry = 0;
 function sendMove(id) {
   if (!socket || !current) return;
   $("error").textContent = "";
-  socket.send(JSON.stringify({ type: "move", action: id, seq: current.seq }));
+  send({ type: "move", action: id, seq: current.seq });
 }
 
 function render(view) {
@@ -289,7 +370,15 @@ function render(view) {
   players.textContent = "";
   view.players.forEach((p, i) => players.appendChild(el("span", { class: "player" },
     seatLabel(view, i) + ": " + view.scores[i])));
-  $("suggestion").textContent = view.suggestion ? "Your adviser suggests: " + view.suggestion.label : "";
+  let sugg = "";
+  if (view.suggestion) {
+    const mine = view.you !== null && view.players[view.you];
+    if (view.you === null) sugg = "The adviser suggests: ";
+    else if (mine && mine.role === "adviser") sugg = "You suggested: ";
+    else sugg = "Your adviser suggests: ";
+    sugg += view.suggestion.label;
+  }
+  $("suggestion").textContent = sugg;
   const moves = $("moves");
   moves.textContent = "";
   const advising = view.hand.advising;
@@ -298,7 +387,8 @@ function render(view) {
     if (m.kind === "discard") continue; // click the card
     n += 1;
     const b = el("button", { type: "button", class: "move", "data-action": m.id, "data-kind": m.kind },
-      (advising ? "suggest: " : "") + m.label + (n <= 9 ? "  [" + n + "]" : ""));
+      (advising ? "suggest: " : "") + moveLabel(m) + (n <= 9 ? "  [" + n + "]" : ""));
+    if (view.suggestion && view.suggestion.id === m.id && !advising) b.classList.add("suggested");
     b.addEventListener("click", () => sendMove(m.id));
     moves.appendChild(b);
   }
@@ -317,23 +407,79 @@ function render(view) {
   const mate = view.players.find((p, i) => i !== view.you && p.role === partner);
   $("chat").hidden = view.game !== "three_handed_gin_v0" || !mate || mate.kind !== "human";
   selected = -1;
+  drawAfterMatch(view);
+}
+
+// "knock 7H (deadwood 4)", or "gin" when the knock leaves no deadwood.
+function moveLabel(m) {
+  if (m.kind === "knock" && m.card) {
+    if (m.deadwood === 0) return "gin (discard " + m.card + ")";
+    if (m.deadwood !== undefined) return "knock " + m.card + " (deadwood " + m.deadwood + ")";
+    return "knock " + m.card;
+  }
+  return m.label;
+}
+
+// Once the match is over: its replay, and for a seat a rematch.
+function drawAfterMatch(view) {
+  const box = $("after-match");
+  box.textContent = "";
+  box.hidden = !view.over;
+  if (!view.over) return;
+  box.appendChild(el("a", { href: "/replay?match=" + encodeURIComponent(view.table), id: "replay-link" }, "Replay this match"));
+  if (view.you === null) return;
+  const b = el("button", { type: "button", id: "rematch" }, "Rematch");
+  b.addEventListener("click", async () => {
+    const res = await fetch("/api/rematch", { method: "POST", body: JSON.stringify({ link: token }),
+      headers: { "Content-Type": "application/json" } });
+    const out = await res.json();
+    if (!res.ok) { $("error").textContent = out.error; return; }
+    const mine = view.players[view.you].name;
+    box.appendChild(el("p", {}, "A new table: your seat, and a link for each other person and for spectators:"));
+    for (const [name, path] of Object.entries(out.seats)) {
+      box.appendChild(el("a", { href: path, class: "seat-link", "data-name": name },
+        (name === mine ? "your seat (" + name + ")" : name) + ": " + location.origin + path));
+    }
+    box.appendChild(el("a", { href: out.spectator, class: "seat-link" }, "spectators: " + location.origin + out.spectator));
+  });
+  box.appendChild(b);
+}
+
+let leaving = false, heartbeat = null, errorSeq = null;
+
+function send(obj) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(obj));
 }
 
 function connect() {
+  if (socket && socket.readyState <= WebSocket.OPEN) return;
+  leaving = false;
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const open = new URLSearchParams(location.search).get("open") === "1" ? "?open=1" : "";
-  socket = new WebSocket(proto + "//" + location.host + "/ws/" + token + open);
-  socket.onopen = () => { retry = 0; };
-  socket.onmessage = (ev) => {
+  const ws = new WebSocket(proto + "//" + location.host + "/ws/" + token + open);
+  socket = ws;
+  ws.onopen = () => {
+    retry = 0;
+    $("connection").textContent = "";  // the reconnecting notice ends with the reconnect
+    if (document.visibilityState === "hidden") send({ type: "presence", here: false });
+  };
+  ws.onmessage = (ev) => {
     const msg = JSON.parse(ev.data);
-    if (msg.type === "state") { render(msg); if (current.seq !== undefined) $("hint-text").textContent = ""; }
-    else if (msg.type === "error") $("error").textContent = msg.message;
+    if (msg.type === "state") {
+      // An error, a hint: about the position they were sent for; a new position clears them.
+      if (current && msg.seq !== current.seq) { $("hint-text").textContent = ""; }
+      if (errorSeq !== null && msg.seq !== errorSeq) { $("error").textContent = ""; errorSeq = null; }
+      render(msg);
+    } else if (msg.type === "error") { $("error").textContent = msg.message; errorSeq = msg.seq === undefined ? null : msg.seq; }
     else if (msg.type === "hint") $("hint-text").textContent = msg.agent + " would " + msg.label;
+    else if (msg.type === "notice") $("notice").textContent = msg.message;
     else if (msg.type === "chat") $("chat-log").appendChild(el("div", {}, msg.from + ": " + msg.text));
   };
-  socket.onclose = (ev) => {
-    if (ev.code === 4404 || ev.code === 4403) return;
-    $("error").textContent = "disconnected; reconnecting...";
+  ws.onclose = (ev) => {
+    if (socket !== ws) return;
+    socket = null;
+    if (leaving || ev.code === 4404 || ev.code === 4403 || ev.code === 4429) return;
+    $("connection").textContent = "disconnected; reconnecting...";
     retry = Math.min(retry + 1, 5);
     setTimeout(connect, 500 * retry);
   };
@@ -343,11 +489,25 @@ function playPage() {
   $("play").hidden = false;
   token = location.pathname.split("/")[2];
   connect();
-  $("hint").addEventListener("click", () => socket.send(JSON.stringify({ type: "hint" })));
+  // Presence: a hidden page counts as away; a page left (for the lobby, another site) closes
+  // its socket, and one shown again (the Back button) opens it again.
+  document.addEventListener("visibilitychange", () => {
+    send({ type: "presence", here: document.visibilityState === "visible" });
+  });
+  window.addEventListener("pagehide", () => {
+    leaving = true;
+    if (socket) socket.close(1000, "page left");
+  });
+  window.addEventListener("pageshow", (ev) => { if (ev.persisted) connect(); });
+  heartbeat = setInterval(() => send({ type: "ping" }), 20000);
+  for (const [id, how] of [["sort-suit", "suit"], ["sort-rank", "rank"], ["sort-melds", "melds"]]) {
+    $(id).addEventListener("click", () => sortHand(how));
+  }
+  $("hint").addEventListener("click", () => send({ type: "hint" }));
   $("pile-toggle").addEventListener("click", () => { $("pile-history").hidden = !$("pile-history").hidden; });
   $("chat-send").addEventListener("click", () => {
     const text = $("chat-text").value.trim();
-    if (text) socket.send(JSON.stringify({ type: "chat", text }));
+    if (text) send({ type: "chat", text });
     $("chat-text").value = "";
   });
   document.addEventListener("keydown", onKey);
@@ -362,7 +522,8 @@ function onKey(ev) {
   else if (ev.key === "h") $("hint").click();
   else if (ev.key === "ArrowRight" || ev.key === "ArrowLeft") {
     if (!cards.length) return;
-    selected = (selected + (ev.key === "ArrowRight" ? 1 : cards.length - 1)) % cards.length;
+    if (selected < 0 || selected >= cards.length) selected = ev.key === "ArrowRight" ? 0 : cards.length - 1;
+    else selected = (selected + (ev.key === "ArrowRight" ? 1 : cards.length - 1)) % cards.length;
     cards.forEach((c, i) => c.classList.toggle("selected", i === selected));
     cards[selected].focus();
     ev.preventDefault();
@@ -385,6 +546,7 @@ async function lobbyPage() {
   $("lobby").hidden = false;
   gamesInfo = await (await fetch("/api/games")).json();
   $("game").addEventListener("change", drawForm);
+  $("named-table").addEventListener("change", applyNamedTable);
   drawForm();
   $("table-form").addEventListener("submit", startTable);
   const list = await (await fetch("/api/matches")).json();
@@ -409,6 +571,12 @@ function drawForm() {
   const info = gamesInfo[$("game").value];
   const box = $("options");
   box.textContent = "";
+  // Named tables: each sets the rules it changes from the game's defaults.
+  const named = $("named-table");
+  named.textContent = "";
+  for (const name of Object.keys(info.tables || {})) named.appendChild(el("option", { value: name }, name));
+  named.appendChild(el("option", { value: "" }, "custom"));
+  named.value = "default" in (info.tables || {}) ? "default" : "";
   for (const [name, dflt] of Object.entries(info.options)) {
     let input;
     if (typeof dflt === "boolean") {
@@ -422,8 +590,11 @@ function drawForm() {
       input = el("input", { type: "number", "data-name": name, "data-type": "int", value: dflt === null ? "" : dflt });
     }
     input.id = "opt-" + name;
-    const label = el("label", {}, name + " ");
+    const label = el("label", { class: "option" }, name.replace(/_/g, " ") + " ");
     label.appendChild(input);
+    const help = (info.help || {})[name];
+    if (help) { label.title = help; label.appendChild(el("small", { class: "help" }, help)); }
+    input.addEventListener("change", () => { $("named-table").value = ""; });
     box.appendChild(label);
     if (name === "num_players") input.addEventListener("change", drawSeats);
   }
@@ -435,6 +606,20 @@ function drawForm() {
     hint.appendChild(o);
   }
   drawSeats();
+}
+
+function applyNamedTable() {
+  const info = gamesInfo[$("game").value];
+  const name = $("named-table").value;
+  if (!name) return;
+  const changes = info.tables[name];
+  for (const [opt, dflt] of Object.entries(info.options)) {
+    const input = $("opt-" + opt);
+    const value = opt in changes ? changes[opt] : dflt;
+    if (input.dataset.type === "bool") input.checked = value;
+    else input.value = value === null ? "" : value;
+  }
+  $("named-table").value = name;
 }
 
 function drawSeats() {
@@ -473,7 +658,7 @@ async function startTable(ev) {
   const links = $("links");
   links.textContent = "";
   if (!res.ok) { $("lobby-error").textContent = out.error; return; }
-  links.appendChild(el("p", {}, "Each person gets their own link (keep it: it is the seat):"));
+  links.appendChild(el("p", {}, "Each person gets their own link (keep it: it is the seat; the deal is the server's secret until the match ends):"));
   for (const [name, path] of Object.entries(out.seats)) {
     links.appendChild(el("a", { href: path, class: "seat-link", "data-name": name, target: "_blank" },
       name + ": " + location.origin + path));
@@ -503,16 +688,47 @@ function showFrame(i) {
   drawLog(view.log, $("replay-log"));
 }
 
+function clearReplay() {
+  frames = [];
+  frameAt = 0;
+  for (const id of ["replay-status", "replay-table", "replay-showdown", "replay-sheet", "replay-log", "frame-no"]) {
+    $(id).textContent = "";
+  }
+  $("frame-slider").max = 0;
+  $("download").hidden = true;
+}
+
+// The server leaves out of each frame what it repeats: the sheet when unchanged, the log
+// lines already sent (log_add: the new ones).
+function fillFrames(raw) {
+  const out = [];
+  for (const f of raw) {
+    const prev = out.length ? out[out.length - 1] : null;
+    if (prev && f.sheet === undefined) f.sheet = prev.sheet;
+    if (f.log_add !== undefined) { f.log = prev.log.concat(f.log_add); delete f.log_add; }
+    out.push(f);
+  }
+  return out;
+}
+
 async function loadReplay(text) {
   $("replay-error").textContent = "";
-  const res = await fetch("/api/replay", { method: "POST", body: text,
-    headers: { "Content-Type": "application/json" } });
-  const out = await res.json();
+  clearReplay();  // a file that fails leaves no other match on screen
+  let res, out;
+  try {
+    res = await fetch("/api/replay", { method: "POST", body: text,
+      headers: { "Content-Type": "application/json" } });
+    out = await res.json();
+  } catch (err) {
+    $("replay-error").textContent = "the replay could not be loaded: " + err;
+    return;
+  }
   if (!res.ok) { $("replay-error").textContent = out.error; return; }
-  frames = out.frames;
+  frames = fillFrames(out.frames);
   $("frame-slider").max = frames.length - 1;
   const a = $("download");
-  a.href = URL.createObjectURL(new Blob([JSON.stringify(out.record, null, 1)], { type: "application/json" }));
+  // The file as it came (JSON numbers such as a 128-bit seed would not survive JavaScript).
+  a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
   a.hidden = false;
   showFrame(0);
 }
@@ -536,6 +752,103 @@ function replayPage() {
   if (id) fetch("/api/matches/" + encodeURIComponent(id)).then((r) => r.text()).then(loadReplay);
 }
 
+// -- rules -------------------------------------------------------------------------------
+// docs/RULES.md drawn as text: headings, paragraphs, lists, tables, code (never as HTML).
+function inline(text, parent) {
+  for (const part of text.split(/(`[^`]+`|\*\*[^*]+\*\*)/)) {
+    if (!part) continue;
+    if (part.startsWith("`")) parent.appendChild(el("code", {}, part.slice(1, -1)));
+    else if (part.startsWith("**")) parent.appendChild(el("strong", {}, part.slice(2, -2)));
+    else parent.appendChild(document.createTextNode(part));
+  }
+  return parent;
+}
+
+function drawMarkdown(text, root) {
+  root.textContent = "";
+  const lines = text.split("\n");
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i];
+    if (line.startsWith("```")) {
+      const code = [];
+      for (i += 1; i < lines.length && !lines[i].startsWith("```"); i++) code.push(lines[i]);
+      root.appendChild(el("pre", {}, code.join("\n")));
+      i += 1;
+    } else if (/^#{1,6} /.test(line)) {
+      const level = Math.min(line.indexOf(" "), 4) + 1;
+      root.appendChild(inline(line.replace(/^#+ /, ""), el("h" + level)));
+      i += 1;
+    } else if (/^\s*([-*]|\d+\.) /.test(line)) {
+      const list = el(/^\s*\d/.test(line) ? "ol" : "ul");
+      while (i < lines.length && /^\s*([-*]|\d+\.) /.test(lines[i])) {
+        let item = lines[i].replace(/^\s*([-*]|\d+\.) /, "");
+        for (i += 1; i < lines.length && /^\s{2,}\S/.test(lines[i]) && !/^\s*([-*]|\d+\.) /.test(lines[i]); i++) item += " " + lines[i].trim();
+        list.appendChild(inline(item, el("li")));
+      }
+      root.appendChild(list);
+    } else if (line.startsWith("|")) {
+      const table = el("table", { class: "sheet" });
+      for (; i < lines.length && lines[i].startsWith("|"); i++) {
+        if (/^\|[\s:|-]+\|$/.test(lines[i])) continue;
+        const tr = el("tr");
+        for (const cell of lines[i].slice(1, -1).split("|")) tr.appendChild(inline(cell.trim(), el("td")));
+        table.appendChild(tr);
+      }
+      const wrap = el("div", { class: "scroll" });
+      wrap.appendChild(table);
+      root.appendChild(wrap);
+    } else if (line.trim() === "") {
+      i += 1;
+    } else {
+      const para = [];
+      for (; i < lines.length && lines[i].trim() !== "" && !/^(#|```|\||\s*([-*]|\d+\.) )/.test(lines[i]); i++) para.push(lines[i]);
+      root.appendChild(inline(para.join(" "), el("p")));
+    }
+  }
+}
+
+async function rulesPage() {
+  $("rules").hidden = false;
+  const res = await fetch("/api/rules");
+  const out = await res.json();
+  if (!res.ok) { $("rules-text").textContent = out.error; return; }
+  $("rules-source").textContent = "From " + out.path + " of the project.";
+  drawMarkdown(out.text, $("rules-text"));
+}
+
+// -- people against agents ------------------------------------------------------------------
+function pct(x) { return (100 * x).toFixed(1) + "%"; }
+
+async function peoplePage() {
+  $("people").hidden = false;
+  const out = await (await fetch("/api/people")).json();
+  $("people-count").textContent = out.matches_with_people + " finished matches with a person.";
+  const t = el("table", { class: "sheet", id: "people-table" });
+  const head = el("tr");
+  for (const h of ["agent", "game", "matches", "won (95% CI)", "role", "hands", "points a hand (95% CI)"]) head.appendChild(el("th", {}, h));
+  t.appendChild(head);
+  for (const row of out.agents) {
+    const roles = row.roles.length ? row.roles : [null];
+    roles.forEach((r, k) => {
+      const tr = el("tr");
+      const first = [row.agent, row.game, String(row.matches),
+        pct(row.win_rate) + " (" + pct(row.win_rate_ci95[0]) + " - " + pct(row.win_rate_ci95[1]) + ")"];
+      for (const cell of first) tr.appendChild(el("td", {}, k === 0 ? cell : ""));
+      tr.appendChild(el("td", {}, r ? r.role : "-"));
+      tr.appendChild(el("td", {}, r ? String(r.hands) : "-"));
+      tr.appendChild(el("td", {}, r ? r.points_per_hand.toFixed(2) + " (" + r.points_per_hand_ci95[0].toFixed(2) +
+        " to " + r.points_per_hand_ci95[1].toFixed(2) + ")" : "-"));
+      t.appendChild(tr);
+    });
+  }
+  const wrap = el("div", { class: "scroll" });
+  wrap.appendChild(t);
+  $("people-table-box").appendChild(wrap);
+}
+
 if (location.pathname.startsWith("/t/")) playPage();
 else if (location.pathname.startsWith("/replay")) replayPage();
+else if (location.pathname.startsWith("/rules")) rulesPage();
+else if (location.pathname.startsWith("/people")) peoplePage();
 else lobbyPage();

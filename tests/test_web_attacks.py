@@ -1,0 +1,588 @@
+"""The web app under attack, on loopback only: each attack of issue 40 is made against a live
+server (uvicorn on 127.0.0.1, in a thread) while a person plays at another table, bounded in
+count and time. Each test checks that the attack is refused or bounded with a message that
+names what was wrong, that the other table still answers (a bounded "still answers" check:
+every round trip under :data:`ANSWERS_WITHIN` seconds; latency itself is measured by
+``benchmarks/bench_web.py``), and, where the attack leaves something behind, that the server
+starts again cleanly on the same data."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("websockets")
+
+from web_helpers import live_server  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.sync.client import connect  # noqa: E402
+
+from gin_web.app import Limits  # noqa: E402
+
+#: A round trip of the other table's person beyond this fails the test: the server froze.
+ANSWERS_WITHIN = 2.0
+
+
+def call(base: str, path: str, body: Any = None, raw: bytes | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, Any]:  # fmt: skip
+    """``(status, JSON)`` of a request to the server (a POST when a body is given)."""
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    req = urllib.request.Request(base + path, data=data, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"null")
+
+
+def ws_url(base: str, path: str) -> str:
+    return base.replace("http", "ws") + "/ws/" + path.rsplit("/", 1)[1]
+
+
+def play_move(view: dict[str, Any], rng: np.random.Generator) -> int:
+    legal = view["legal"]
+    for kind in ("knock", "big-gin", "meld"):
+        found = [m["id"] for m in legal if m["kind"] == kind]
+        if found:
+            return int(found[0])
+    return int(rng.choice([m["id"] for m in legal]))
+
+
+class Probe:
+    """A person at a two-player gin table against L2, moving as soon as it is his turn:
+    every round trip (move sent to the next state) is kept."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.rng = np.random.default_rng(0)
+        self.rtts: list[float] = []
+        self.notices: list[str] = []  # what the server told this person
+        self._open()
+
+    def _open(self) -> None:
+        status, out = call(
+            self.base, "/api/tables", {"game": "gin", "seats": ["human", "heuristic"]}
+        )
+        assert status == 200, out
+        self.table = out["table"]
+        self.ws = connect(ws_url(self.base, out["seats"]["player_0"]), max_size=2**22).__enter__()
+        self.view = self.state()
+
+    def state(self) -> dict[str, Any]:
+        while True:
+            msg = json.loads(self.ws.recv(timeout=30))
+            if msg["type"] == "state":
+                return msg  # type: ignore[no-any-return]
+            if msg["type"] == "notice":
+                self.notices.append(msg["message"])
+
+    def moves(self, n: int) -> None:
+        for _ in range(n):
+            if self.view["over"]:
+                self.ws.close()
+                self._open()
+            while not self.view["legal"]:
+                self.view = self.state()
+            time.sleep(0.06)  # a person's pace: under the 20 messages a second a socket may send
+            sent = self.view["seq"]
+            start = time.perf_counter()
+            self.ws.send(json.dumps({"type": "move", "action": play_move(self.view, self.rng),
+                                     "seq": sent}))  # fmt: skip
+            self.view = self.state()
+            while self.view["seq"] <= sent:
+                self.view = self.state()
+            self.rtts.append(time.perf_counter() - start)
+
+    def check(self, what: str) -> None:
+        assert self.rtts, "the probe made no move"
+        worst = max(self.rtts)
+        p99 = float(np.percentile(np.asarray(self.rtts) * 1000, 99))
+        print(f"{what}: {len(self.rtts)} probe moves, p99 {p99:.1f} ms, max {worst * 1000:.1f} ms")
+        assert worst < ANSWERS_WITHIN, f"{what}: a move took {worst:.2f} s"
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def during(attack: Callable[[], None], probe: Probe, seconds: float = 30.0) -> None:
+    """Run ``attack`` in a thread while ``probe`` keeps moving (bounded by ``seconds``)."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            attack()
+        except BaseException as err:  # raised in the test below
+            errors.append(err)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + seconds
+    while thread.is_alive() and time.monotonic() < deadline:
+        probe.moves(1)
+        time.sleep(0.01)
+    thread.join(timeout=max(0.0, deadline - time.monotonic()))
+    assert not thread.is_alive(), "the attack did not end in time"
+    if errors:
+        raise errors[0]
+
+
+def restarts(data: Path, limits: Limits | None = None) -> None:
+    """A new server on the same data starts and answers."""
+    with live_server(data, limits) as (base, app):
+        status, info = call(base, "/api/games")
+        assert status == 200 and "gin" in info
+
+
+# -- the deal -----------------------------------------------------------------------------------
+def test_no_seed_leaves_a_running_table_and_a_person_cannot_choose_one(tmp_path: Path) -> None:
+    with live_server(tmp_path / "data") as (base, app):
+        status, out = call(base, "/api/tables", {"game": "gin", "seats": ["human", "human"],
+                                                 "seed": 5})  # fmt: skip
+        assert status == 400 and "seed" in out["error"] and "table of agents" in out["error"]
+        status, out = call(base, "/api/tables", {"game": "gin", "seed": 5})  # default: a person
+        assert status == 400 and "seed" in out["error"]
+        status, out = call(base, "/api/tables", {"game": "gin", "seats": ["human", "heuristic"],
+                                                 "options": {"target_score": 40}})  # fmt: skip
+        assert status == 200 and "seed" not in out
+        table = app.state.server.tables[out["table"]]
+        secret = str(table.seed)
+        assert table.seed.bit_length() > 64  # 128 random bits: no seat searches them
+        assert secret not in json.dumps(out)
+        seen = []
+        with connect(ws_url(base, out["seats"]["player_0"])) as ws:
+            rng = np.random.default_rng(1)
+            view = json.loads(ws.recv(timeout=30))
+            while not view.get("over"):
+                seen.append(ws_text := json.dumps(view))
+                assert secret not in ws_text
+                if view.get("type") == "state" and view["legal"]:
+                    ws.send(json.dumps({"type": "move", "action": play_move(view, rng),
+                                        "seq": view["seq"]}))  # fmt: skip
+                    ws.send(json.dumps({"type": "hint"}))
+                view = json.loads(ws.recv(timeout=30))
+        for path in ("/api/matches", f"/api/matches/{out['table']}"):
+            status, listed = call(base, path)
+        assert len(seen) >= 2
+        # The finished record holds the secret and says so: the match replays.
+        status, record = call(base, f"/api/matches/{out['table']}")
+        assert status == 200 and record["seed"] == table.seed and record["deal"] == "secret"
+        status, frames = call(base, "/api/replay", record)
+        assert status == 200 and frames["frames"][-1]["over"]
+        # A table of agents may take a seed (to be watched again), and its record says so.
+        status, out = call(
+            base,
+            "/api/tables",
+            {"game": "gin", "seats": ["heuristic"] * 2, "seed": 5, "options": {"target_score": 10}},
+        )
+        assert status == 200 and "seed" not in out
+
+
+# -- values and messages ------------------------------------------------------------------------
+def test_non_finite_and_deep_values_are_refused_and_the_server_restarts(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with live_server(data) as (base, app):
+        for raw, word in (
+            (b'{"game": "gin", "takeover": NaN}', "NaN is not a number here"),
+            (b'{"game": "gin", "takeover": Infinity}', "Infinity is not a number here"),
+            (b'{"game": "gin", "delay": -Infinity}', "-Infinity is not a number here"),
+            (b"[" * 100_000 + b"]" * 100_000, "request too large"),
+            (b"[" * 5000 + b"]" * 5000, "nested too deeply"),
+            (b'{"a":' * 40 + b"1" + b"}" * 40, "nested too deeply"),
+        ):
+            status, out = call(base, "/api/tables", raw=raw)
+            assert status == 400 and word in out["error"], (raw[:40], out)
+        status, out = call(base, "/api/tables", {"game": "gin", "takeover": 1e308 * 10 / 10})
+        assert status == 400 or "table" in out
+        status, out = call(base, "/api/tables", {"game": "gin", "takeover": 10**6})
+        assert status == 400 and "takeover must be None or a positive number" in out["error"]
+        status, out = call(base, "/api/tables", {"game": "gin", "hint_agent": "human"})
+        assert status == 400 and "'human' is a kind of seat, not an agent" in out["error"]
+        assert not app.state.server.tables
+        status, out = call(base, "/api/tables", {"game": "gin", "seats": ["human", "heuristic"],
+                                                 "takeover": 30})  # fmt: skip
+        assert status == 200
+        with connect(ws_url(base, out["seats"]["player_0"])) as ws:
+            json.loads(ws.recv(timeout=30))
+            for text, word in (
+                ("[" * 3000 + "]" * 3000, "message too large"),
+                ("[" * 1000 + "]" * 1000, "nested too deeply"),
+                ('{"type": "move", "action": NaN}', "NaN is not a number"),
+                ('{"type": "presence", "here": 1}', "here must be true or false"),
+            ):
+                ws.send(text)
+                reply = json.loads(ws.recv(timeout=30))
+                assert reply["type"] == "error" and word in reply["message"], (text[:30], reply)
+            ws.send(json.dumps({"type": "ping"}))  # the socket is still open
+            assert json.loads(ws.recv(timeout=30))["type"] == "pong"
+    # A row forged with a NaN takeover (as an older server could write) does not keep the
+    # server from starting: that table is left out, with its reason.
+    db = sqlite3.connect(data / "gin_web.sqlite3")
+    (tid, config), *_ = db.execute("SELECT id, config FROM tables").fetchall()
+    db.execute("UPDATE tables SET config = ? WHERE id = ?",
+               (config.replace('"takeover": 30.0', '"takeover": NaN'), tid))  # fmt: skip
+    db.commit()
+    db.close()
+    with live_server(data) as (base, app):
+        assert tid in app.state.server.not_restored
+        assert call(base, "/api/games")[0] == 200
+
+
+# -- floods ---------------------------------------------------------------------------------------
+def test_a_hint_flood_is_cut_short_and_holds_up_nobody(tmp_path: Path) -> None:
+    with live_server(tmp_path / "data") as (base, app):
+        probe = Probe(base)
+        status, out = call(base, "/api/tables", {"game": "three", "seats": ["human"] * 3})
+        server = app.state.server
+        table = server.tables[out["table"]]
+        mover = table.to_act
+        counts = {"hint": 0, "error": 0}
+        closed: list[int | None] = []
+
+        def flood() -> None:
+            with connect(ws_url(base, out["seats"][f"player_{mover}"])) as ws:
+                json.loads(ws.recv(timeout=30))
+                end = time.monotonic() + 3
+                try:
+                    while time.monotonic() < end:
+                        for _ in range(50):
+                            ws.send(json.dumps({"type": "hint"}))
+                        for _ in range(50):
+                            msg = json.loads(ws.recv(timeout=30))
+                            while msg["type"] == "state":
+                                msg = json.loads(ws.recv(timeout=30))
+                            counts[msg["type"]] += 1
+                            if msg["type"] == "error":
+                                assert "too many" in msg["message"], msg
+                except ConnectionClosed as err:
+                    closed.append(err.rcvd.code if err.rcvd else None)
+
+        during(flood, probe)
+        probe.check("hint flood")
+        probe.close()
+        # 5 at once then 1 a second: in the few seconds of the flood, no more than a dozen
+        # hints answered; after 200 refused, the socket is closed.
+        assert counts["hint"] <= 5 + 5 and counts["error"] == Limits().flood_close, counts
+        assert closed == [4429]
+        deadline = time.monotonic() + 10
+        while table.seats[mover].connections:  # the server lets the socket go
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+
+
+def test_watchers_on_one_link_are_capped(tmp_path: Path) -> None:
+    limits = Limits()
+    with live_server(tmp_path / "data", limits) as (base, app):
+        probe = Probe(base)
+        status, out = call(
+            base,
+            "/api/tables",
+            {
+                "game": "gin",
+                "seats": ["heuristic"] * 2,
+                "delay": 0.05,
+                "options": {"target_score": 500},
+            },
+        )
+        socks, refused = [], []
+
+        def watchers() -> None:
+            for _ in range(60):
+                ws = connect(ws_url(base, out["spectator"])).__enter__()
+                first = json.loads(ws.recv(timeout=30))
+                if first["type"] == "error":
+                    refused.append(first["message"])
+                    ws.close()
+                else:
+                    socks.append(ws)
+
+        during(watchers, probe)
+        probe.moves(20)
+        probe.check("60 watchers on one link")
+        assert len(socks) == limits.link_sockets and len(refused) == 60 - limits.link_sockets
+        assert all("the most it may have (8)" in m for m in refused)
+        for ws in socks:
+            ws.close()
+        probe.close()
+
+
+def test_tables_of_agents_are_capped_and_stop(tmp_path: Path) -> None:
+    limits = Limits(agent_tables=10, agent_hands=3)
+    data = tmp_path / "data"
+    with live_server(data, limits) as (base, app):
+        probe = Probe(base)
+        never_ending = {"game": "gin", "seats": ["heuristic"] * 2,
+                        "options": {"knock_limit": 0, "target_score": 100_000}}  # fmt: skip
+        made = []
+
+        def start() -> None:
+            for _ in range(12):
+                made.append(call(base, "/api/tables", never_ending))
+
+        during(start, probe)
+        ok = [out for status, out in made if status == 200]
+        refused = [out["error"] for status, out in made if status != 200]
+        assert len(ok) == 10 and len(refused) == 2
+        assert all("at most 10 tables of agents at once" in e for e in refused)
+        server = app.state.server
+        deadline = time.monotonic() + 60
+        while any(out["table"] not in server.stopped for out in ok):
+            probe.moves(2)
+            assert time.monotonic() < deadline, "the tables of agents did not stop"
+        probe.check("ten never-ending tables of agents")
+        assert all(server.tables[o["table"]].hand_index == 3 for o in ok)
+        with connect(ws_url(base, ok[0]["spectator"])) as ws:
+            msgs = [json.loads(ws.recv(timeout=30)) for _ in range(2)]
+        assert any(m["type"] == "notice" and "stopped after 3 hands" in m["message"]
+                   for m in msgs)  # fmt: skip
+        # A stopped table makes room for another.
+        assert call(base, "/api/tables", never_ending)[0] == 200
+        probe.close()
+    with live_server(data, limits) as (base, app):  # stopped tables are not played again
+        assert not set(app.state.server.tables) & {o["table"] for o in ok}
+
+
+def test_a_table_flood_is_capped_and_unopened_tables_expire(tmp_path: Path) -> None:
+    limits = Limits(client_tables=20, tables_burst=30, tables_per_second=5,
+                    unopened_expire=1.0, sweep_seconds=0.2)  # fmt: skip
+    with live_server(tmp_path / "data", limits) as (base, app):
+        results = [call(base, "/api/tables", {"game": "gin"}) for _ in range(60)]
+        ok = [o for s, o in results if s == 200]
+        errors = {o["error"].split(";")[0] for s, o in results if s != 200}
+        assert len(ok) == 20, errors
+        assert errors == {"this address has 20 unfinished tables, the most one may have (20)"}
+        time.sleep(2.0)  # nobody came: they expire, and the address may start tables again
+        server = app.state.server
+        assert not set(server.tables) & {o["table"] for o in ok}
+        status, out = call(base, "/api/tables", {"game": "gin"})
+        assert status == 200
+        with connect(ws_url(base, out["seats"]["player_0"])):  # opened: it stays
+            time.sleep(1.5)
+        assert out["table"] in server.tables
+        # The burst: more than tables_burst at once is refused, whatever the cap.
+    restarts(tmp_path / "data", limits)
+
+
+def test_another_host_name_is_refused_even_from_its_own_page(tmp_path: Path) -> None:
+    """DNS rebinding: a page of evil.example whose name now points at 127.0.0.1 sends
+    ``Host: evil.example`` and ``Origin: http://evil.example`` (they agree)."""
+    with live_server(tmp_path / "data") as (base, app):
+        port = base.rsplit(":", 1)[1]
+        evil = {"Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"}
+        for path, body in (("/api/tables", {"game": "gin"}), ("/api/matches", None), ("/", None)):
+            status, out = call(base, path, body, headers=evil)
+            assert status == 421 and "unknown host 'evil.example'" in out["error"], path
+        assert not app.state.server.tables
+        status, out = call(base, "/api/tables", {"game": "gin"})
+        with pytest.raises(Exception):  # noqa: B017  (the handshake is refused)
+            with connect(ws_url(base, out["seats"]["player_0"]), additional_headers=evil) as ws:
+                ws.recv(timeout=10)
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}"):
+            assert call(base, "/api/games", headers={"Host": host})[0] == 200
+
+
+# -- the database -------------------------------------------------------------------------------
+def test_a_locked_database_holds_up_nobody_is_reported_and_loses_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with live_server(data) as (base, app):
+        probe = Probe(base)
+        probe.moves(3)
+        def hold() -> None:
+            lock = sqlite3.connect(data / "gin_web.sqlite3", isolation_level=None, timeout=5)
+            lock.execute("BEGIN EXCLUSIVE")
+            time.sleep(3.0)
+            lock.execute("COMMIT")
+            lock.close()
+
+        thread = threading.Thread(target=hold)
+        thread.start()
+        time.sleep(0.2)
+        seq_before = probe.view["seq"]
+        probe.moves(10)  # the person plays on while the file is locked
+        while "" not in probe.notices:  # told that it cannot save, then that it can again
+            msg = json.loads(probe.ws.recv(timeout=30))
+            if msg["type"] == "notice":
+                probe.notices.append(msg["message"])
+        notices = probe.notices
+        thread.join()
+        assert "cannot save right now" in notices[0] and "locked" in notices[0]
+        probe.check("a database locked for 3 s")
+        server = app.state.server
+        assert server.store.flush(30)
+        table = server.tables[probe.table]
+        moves = sqlite3.connect(data / "gin_web.sqlite3").execute(
+            "SELECT COUNT(*) FROM moves WHERE tbl = ?", (probe.table,)).fetchone()[0]  # fmt: skip
+        assert moves == table.step_count > seq_before
+        probe.close()
+        hand = table.view(0)["hand"]
+    with live_server(data) as (base, app):  # every move was kept: the table is restored
+        again = app.state.server.tables[probe.table]
+        assert again.view(0)["hand"] == hand
+
+
+def test_a_full_disk_is_reported_and_the_match_is_saved_once_there_is_room(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    with live_server(data) as (base, app):
+        store = app.state.server.store
+        status, out = call(
+            base,
+            "/api/tables",
+            {"game": "gin", "seats": ["human", "heuristic"], "options": {"target_score": 10}},
+        )
+        with connect(ws_url(base, out["seats"]["player_0"])) as ws:
+            view = json.loads(ws.recv(timeout=30))
+            pages = store._writer_db.execute("PRAGMA page_count").fetchone()[0]
+            # The writer's connection may not grow the file: as a full disk does.
+            store._writer_db.execute(f"PRAGMA max_page_count = {pages}")
+            rng = np.random.default_rng(3)
+            notices = []
+            while True:
+                if view["type"] == "state":
+                    if view["over"]:
+                        break
+                    if view["legal"]:
+                        ws.send(json.dumps({"type": "move", "action": play_move(view, rng),
+                                            "seq": view["seq"]}))  # fmt: skip
+                elif view["type"] == "notice":
+                    notices.append(view["message"])
+                view = json.loads(ws.recv(timeout=30))
+            assert any("full" in n for n in notices), notices  # said, and the socket stayed
+            store._writer_db.execute("PRAGMA max_page_count = 1073741823")  # room again
+            assert store.flush(30)
+            end = time.monotonic() + 10
+            while view.get("message") != "":
+                view = json.loads(ws.recv(timeout=max(0.1, end - time.monotonic())))
+        status, record = call(base, f"/api/matches/{out['table']}")
+        assert status == 200 and record["winner"] is not None
+    restarts(data)
+
+
+def test_a_data_dir_that_cannot_be_written_is_a_clear_error(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gin_cli.main import cli
+
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a directory")
+    result = CliRunner().invoke(cli, ["serve", "--data-dir", str(blocker / "data")])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "cannot keep the app's data in" in result.output and "--data-dir" in result.output
+
+
+def test_export_refuses_a_match_id_that_leaves_its_folder(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gin_cli.main import cli
+    from gin_web.store import Store
+
+    data = tmp_path / "data"
+    Store(data).close()
+    db = sqlite3.connect(data / "gin_web.sqlite3")
+    db.execute("INSERT INTO matches VALUES (?,?,?,?)",
+               ("../../escaped", "rummy_v0", 1.0, json.dumps({"scores": [1, 0]})))  # fmt: skip
+    db.commit()
+    db.close()
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["serve", "--data-dir", str(data), "--export", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "refused match id '../../escaped'" in result.output
+    assert not (tmp_path / "escaped.json").exists() and not list(tmp_path.glob("*.json"))
+    assert json.loads((out / "people_vs_agents.json").read_text())["matches_with_people"] == 0
+
+
+# -- slow clients, delays -----------------------------------------------------------------------
+def test_slow_senders_are_timed_out(tmp_path: Path) -> None:
+    import socket
+
+    limits = Limits(body_seconds=1.0, silent_close=1.0)
+    with live_server(tmp_path / "data", limits) as (base, app):
+        host, port = base.rsplit("/", 1)[1].split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            s.sendall(
+                f"POST /api/tables HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{".encode()
+            )
+            answer = s.recv(4096).decode()  # fmt: skip
+        assert " 400 " in answer and "took over 1 s to arrive" in answer
+        status, out = call(base, "/api/tables", {"game": "gin"})
+        with connect(ws_url(base, out["seats"]["player_0"])) as ws:
+            start = time.monotonic()
+            messages = []
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    messages.append(json.loads(ws.recv(timeout=10)))
+            assert time.monotonic() - start < 5
+            assert "no message for 1 s" in messages[-1]["message"]
+
+
+def test_a_person_may_move_as_soon_as_the_agents_have(tmp_path: Path) -> None:
+    with live_server(tmp_path / "data") as (base, app):
+        status, out = call(
+            base,
+            "/api/tables",
+            {"game": "three", "delay": 1.0, "seats": ["human", "heuristic", "heuristic"]},
+        )
+        rng = np.random.default_rng(0)
+        with connect(ws_url(base, out["seats"]["player_0"])) as ws:
+            moved = 0
+            deadline = time.monotonic() + 40
+            while moved < 3 and time.monotonic() < deadline:
+                view = json.loads(ws.recv(timeout=30))
+                if view["type"] == "error":
+                    raise AssertionError(view["message"])
+                if view["type"] == "state" and view["legal"]:
+                    ws.send(json.dumps({"type": "move", "action": play_move(view, rng),
+                                        "seq": view["seq"]}))  # fmt: skip
+                    moved += 1
+            assert moved == 3
+
+
+# -- replays --------------------------------------------------------------------------------------
+def _rummy_record(moves: int) -> dict[str, Any]:
+    from gin_env import rummy_v0
+
+    env = rummy_v0.raw_env(num_players=3, target_score=100_000)
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    made = []
+    while len(made) < moves and not env.game.match_over:
+        p = int(env.game.current)
+        a = int(rng.choice(env.game.legal_actions()))
+        env.step(a)
+        made.append([p, a])
+    return {"format": "gin-web-rummy-1", "game": "rummy_v0", "seed": 1,
+            "options": {"num_players": 3, "target_score": 100_000}, "moves": made}  # fmt: skip
+
+
+def test_a_large_replay_is_bounded_and_holds_up_nobody(tmp_path: Path) -> None:
+    limits = Limits(replay_moves=3000, replay_frames_bytes=8_000_000)
+    with live_server(tmp_path / "data", limits) as (base, app):
+        probe = Probe(base)
+        record = _rummy_record(4000)
+        results = []
+
+        def replays() -> None:
+            results.append(call(base, "/api/replay", record))
+            results.append(call(base, "/api/replay", dict(record, moves=record["moves"][:2500])))
+
+        during(replays, probe, seconds=120)
+        probe.check("replays of 4000 and 2500 rummy moves")
+        (s1, big), (s2, ok) = results
+        assert s1 == 400 and "at most 3000 moves" in big["error"]
+        assert (s2 == 200 and len(ok["frames"]) == 2501) or (
+            s2 == 400 and "too large to show" in ok["error"]
+        )
+        probe.close()
