@@ -46,20 +46,28 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 import agents
 from agents import families
 from agents.tuned import TABLES
+from gin_cli.terminal import (
+    card_markup,
+    explain_illegal,
+    human_view,
+    legal_words,
+    move_line,
+    render_view,
+    rummy_legal_words,
+    showdown_lines,
+)
 from gin_env import actions as A
 from gin_env import games
+from gin_env import record as replay_files
 from gin_env import rummy_actions as R
-from gin_env.cards import card_str, from_mask, suit
 from gin_env.config import HandRules, Table
 from gin_env.extras import MissingExtraError, require
-from gin_env.hand import Phase
 from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
-from gin_env.melds import GIN_MELDS, deadwood_mask
-from training import flags
-from gin_env import record as replay_files
-from gin_eval.rummy import RULES as RUMMY_RULES
 from gin_env.record import hand_lines, match_outcome, save_match
+from gin_env.seat_view import seat_view
 from gin_eval.rollout import play as play_rollout
+from gin_eval.rummy import RULES as RUMMY_RULES
+from training import flags
 
 __all__ = [
     "main",
@@ -250,17 +258,6 @@ def _console(color: bool) -> Any:
     return Console(highlight=False, no_color=not color, soft_wrap=True)
 
 
-def card_markup(card: int) -> str:
-    colour = "bold red" if suit(card) in (1, 2) else "bold"
-    return f"[{colour}]{card_str(card)}[/]"
-
-
-def cards_markup(cards: Sequence[int] | int) -> str:
-    if isinstance(cards, int):
-        cards = from_mask(cards)
-    return " ".join(card_markup(c) for c in cards) or "-"
-
-
 def _progress(console: Any) -> Any:
 
     return Progress(
@@ -271,185 +268,6 @@ def _progress(console: Any) -> Any:
         console=console,
         transient=True,
     )
-
-
-# ==========================================================================================
-# The gin table as a person sees it
-# ==========================================================================================
-def _arranged(hand_mask: int) -> str:
-    """A hand grouped as melds then deadwood (the arrangement with the least deadwood)."""
-
-    melds, rest = GIN_MELDS.best_arrangement(hand_mask)
-    parts = [f"({cards_markup(m)})" for m in melds]
-    if rest:
-        parts.append(cards_markup(rest))
-    return "  ".join(parts) + f"   [dim]deadwood {deadwood_mask(hand_mask)}[/]"
-
-
-def human_view(env: Any, player: int) -> str:
-    """The table from ``player``'s seat (rich markup): own cards face up (the adviser sees
-    the captain's), the opponent's count and the cards he took from the pile, the
-    discard pile, the stock, roles, scores and the adviser's suggestion."""
-    match = env.match
-    hand = match.hand
-    rec = match.record
-    names = env.possible_agents
-    roles = env.role_names
-    me = names[player]
-    role = roles[rec.roles[player]]
-    scores = "  ".join(f"{names[p]} {s}" for p, s in enumerate(match.scores))
-    lines = [
-        f"[bold cyan]Hand {rec.index + 1}[/]   you are [bold]{me}[/], {role}   "
-        f"scores: {scores} (to {match.target_score})"
-    ]
-    if player in rec.players:
-        seat = rec.players.index(player)
-    else:  # the adviser looks at the captain's cards
-        seat = next(s for s in (0, 1) if roles[rec.roles[rec.players[s]]] == CAPTAIN_NAME)
-    other = 1 - seat
-    opp = rec.players[other]
-    opp_tag = " (dealer)" if other == hand.dealer else ""
-    took = from_mask(hand.took[other])
-    lines.append(
-        f"  {names[opp]} {roles[rec.roles[opp]]}{opp_tag}: {hand.hands[other].bit_count()} cards"
-        + (f", took from the pile: {cards_markup(took)}" if took else "")
-    )
-    for p in range(len(names)):
-        if p not in rec.players and p != player:
-            lines.append(f"  {names[p]} {roles[rec.roles[p]]}")
-    pile = hand.discard_pile
-    shown = pile[-6:]
-    more = f"{len(pile) - len(shown)} more, " if len(pile) > len(shown) else ""
-    label = "upcard" if hand.phase < Phase.DRAW else "discard pile"
-    lines.append(f"  stock {hand.stock_size}   {label} (top last): {more}{cards_markup(shown)}")
-    whose = "your" if player in rec.players else f"{names[rec.players[seat]]}'s"
-    dealer = " (you deal)" if seat == hand.dealer and player in rec.players else ""
-    lines.append(f"  {whose} hand{dealer}: {_arranged(hand.hands[seat])}")
-    suggestion = getattr(match, "suggestion", None)
-    if suggestion is not None and roles[rec.roles[player]] == CAPTAIN_NAME:
-        lines.append(f"  [yellow]your adviser suggests: {A.action_str(suggestion)}[/]")
-    return "\n".join(lines)
-
-
-def explain_illegal(env: Any, action: int) -> str:
-    """Why ``action`` is not legal for the player to act, in the game's words."""
-    match = env.match
-    hand = match.hand
-    kind, card = A.decode(action)
-    advising = getattr(match, "advising", False)
-    if kind == "no-advice" and not advising:
-        return "only the adviser can give no advice"
-    if kind == "big-gin":
-        return "big gin is not on: it needs the big_gin_bonus option and 11 melded cards"
-    phase = hand.phase.name
-    if phase.startswith("UPCARD"):
-        top = card_str(hand.top_discard)
-        return f"the upcard {top} is on offer: 'take' it or 'pass'"
-    if phase == "DRAW":
-        if kind == "take" and hand.must_draw_stock:
-            return "both players passed the upcard, so the first draw comes from the stock"
-        if kind == "pass":
-            return "the upcard offer is over: 'draw' from the stock or 'take' the top discard"
-        return "draw first: 'draw' from the stock or 'take' the top of the discard pile"
-    if phase == "DISCARD":
-        if card is None:
-            return "you have drawn already: discard a card (e.g. 7h) or knock (e.g. knock 7h)"
-        holder = hand.hands[hand.current]
-        if not holder >> card & 1:
-            return f"{card_str(card)} is not in the hand"
-        if card == hand.taken and not hand.rules.allow_discard_of_taken_card:
-            return f"{card_str(card)} was just taken from the discard pile: it may not go back"
-        if kind == "knock":
-            dw = hand.discard_deadwoods()[card]
-            return (
-                f"no knock: discarding {card_str(card)} leaves deadwood {dw}, "
-                f"above the knock limit {hand.knock_limit}"
-            )
-    return f"{A.action_str(action)} is not legal now"
-
-
-def _legal_words(legal: Sequence[int]) -> str:
-    simple = [A.action_str(a) for a in legal if A.decode(a)[1] is None]
-    discards = [card_str(c) for a in legal if (c := A.decode(a)[1]) is not None and a < A.KNOCK]
-    knocks = [card_str(c) for a in legal if (c := A.decode(a)[1]) is not None and a >= A.KNOCK]
-    parts = list(simple)
-    if discards:
-        parts.append("discard one of " + " ".join(discards))
-    if knocks:
-        parts.append("knock with " + " ".join(knocks))
-    return "; ".join(parts)
-
-
-def _narrate(
-    env: Any,
-    agent: str,
-    action: int,
-    top: int | None,
-    listener: int | None,
-    roles: Sequence[int] | None = None,
-) -> str:
-    """One agent move in words, as the listening player at the table would learn it.
-    ``roles``: each player's role in the hand the move was made in (default: the hand on
-    the table; a knock or gin has already dealt the next hand, with its new roles)."""
-    names = env.possible_agents
-    roles = env.match.record.roles if roles is None else roles
-    player = names.index(agent)
-    role = env.role_names[roles[player]]
-    kind, card = A.decode(action)
-    who = f"{agent} ({role})"
-    if role == ADVISER_NAME:
-        if listener is not None and env.role_names[roles[listener]] != CAPTAIN_NAME:
-            return ""  # only the captain hears the adviser
-        return f"{who} suggests {A.action_str(action)}"
-    if kind == "draw":
-        return f"{who} draws from the stock"
-    if kind == "take":
-        return f"{who} takes {card_markup(top) if top is not None else 'the top discard'}"
-    if kind == "pass":
-        return f"{who} passes on the upcard"
-    if kind == "knock":
-        return f"{who} [bold yellow]knocks[/], discarding {card_markup(card)}"  # type: ignore[arg-type]
-    if kind == "discard":
-        return f"{who} discards {card_markup(card)}"  # type: ignore[arg-type]
-    return f"{who} {A.action_str(action)}"
-
-
-def showdown_lines(env: Any, rec: Any) -> list[str]:
-    """A finished hand: both arrangements, the lay-offs, the points and who scored."""
-    names = env.possible_agents
-    roles = env.role_names
-    result = rec.result
-    label = [f"{names[p]} ({roles[rec.roles[p]]})" for p in rec.players]
-    lines = [f"[bold cyan]Hand {rec.index + 1} over[/]"]
-    sd = result.showdown
-    if result.kind == "draw":
-        lines.append("  " + result.describe(label))
-        for s in (0, 1):
-            lines.append(f"  {label[s]}: {cards_markup(result.final_hands[s])}")
-    elif sd is not None:
-        k = result.knocker
-        d = 1 - k
-
-        def melds(ms: Sequence[int]) -> str:
-            return "  ".join(f"({cards_markup(m)})" for m in ms) or "no melds"
-
-        lines.append(
-            f"  {label[k]} {'goes gin' if sd.kind in ('gin', 'big_gin') else 'knocks'}: "
-            f"{melds(sd.knocker_melds)}   deadwood {cards_markup(sd.knocker_deadwood_cards)}"
-            f" = {sd.knocker_deadwood}"
-        )
-        lays = f"   lays off {cards_markup(sd.layoffs)}" if sd.layoffs else ""
-        lines.append(
-            f"  {label[d]} defends: {melds(sd.defender_melds)}{lays}   deadwood "
-            f"{cards_markup(sd.defender_deadwood_cards)} = {sd.defender_deadwood}"
-        )
-        word = {"undercut": "undercut! ", "gin": "gin! ", "big_gin": "big gin! "}.get(
-            result.kind, ""
-        )
-        lines.append(f"  [bold yellow]{word}{label[result.winner]} scores {result.points}[/]")
-    scores = "  ".join(f"{names[p]} {s}" for p, s in enumerate(rec.scores_after))
-    lines.append(f"  scores: {scores}")
-    return lines
 
 
 # ==========================================================================================
@@ -580,32 +398,26 @@ def play(
     if hasattr(env.match, "describe_roles"):
         console.print(env.match.describe_roles())
     hint_agent: list[Any] = []
-    seen: dict[str, Any] = {"reported": 0}
-
-    def before(env: Any, agent: str) -> None:
-        hand = env.match.hand
-        seen.update(
-            hand=hand,
-            top=hand.top_discard,
-            held=hand.hands[hand.current],
-            roles=env.match.record.roles,  # the roles of the hand this move is made in
-        )
+    reported = [0]  # finished hands shown so far
+    names_ = env.possible_agents
 
     def after(env: Any, agent: str, action: int) -> None:
-        if agent == me:
-            hand = seen["hand"]
-            if action == A.DRAW_STOCK and env.match.hand is hand:
-                drawn = hand.hands[hand.current] & ~seen["held"]
-                if drawn:  # only the player who draws sees the card
-                    console.print(f"  you drew {cards_markup(drawn)}")
-        else:
-            line = _narrate(env, agent, action, seen["top"], seat, seen["roles"])
+        # What the person learnt of the move: the last one of his seat's view.
+        view = seat_view(env, seat)
+        move = view.moves[-1] if view.moves else None
+        if move is not None and agent == me:
+            if move.action == A.DRAW_STOCK and move.card is not None:
+                console.print(f"  you drew {card_markup(move.card)}")
+        elif move is not None:
+            line = move_line(view, move, names_)
             if line:
                 console.print("  " + line)
-        seen["reported"] = _report_hands(env, console, seen["reported"])
+        if len(view.sheet) > reported[0] and view.showdown is not None:
+            console.print("\n".join(showdown_lines(view.showdown, names_)))
+            reported[0] = len(view.sheet)
 
     person = _Person(lambda: _ask_human(env, seat, console, reader, hint_agent, game))
-    run = play_rollout(env, {**policies, me: person}, rng, before=before, after=after)
+    run = play_rollout(env, {**policies, me: person}, rng, after=after)
     if run.stopped:  # quit, or the input ended
         console.print("You left the table. Scores: " + str(env.match.scores))
     elif env.match.winner is None:  # cut short by an option (max_hands)
@@ -630,17 +442,6 @@ class _Person:
         return self.ask()
 
 
-def _report_hands(env: Any, console: Any, reported: int) -> int:
-    """Print the showdown of every hand finished since the last call."""
-    history = env.match.history
-    for rec in history[reported:]:
-        if rec.result is None:
-            break
-        console.print("\n".join(showdown_lines(env, rec)))
-        reported = rec.index + 1
-    return reported
-
-
 def _ask_human(
     env: Any, seat: int, console: Any, reader: Any, hint_agent: list[Any], game: str
 ) -> int | None:
@@ -661,7 +462,7 @@ def _ask_human(
         "Your advice" if adviser else "Your move",
         env.legal_actions(),
         A.parse_action,
-        _legal_words,
+        legal_words,
         lambda action: explain_illegal(env, action),
         hint,
     )
@@ -719,15 +520,14 @@ def _play_rummy(
 
     def ask() -> int | None:
         console.print()
-        console.print(env.table_text())
-        console.print(f"  your hand: {cards_markup(env.game.hands[seat])}")
+        console.print(human_view(env, seat))
         return _read_move(
             console,
             reader,
             "Your move",
             env.game.legal_actions(),
             R.parse_action,
-            lambda legal: ", ".join(R.action_str(a) for a in legal),
+            rummy_legal_words,
             lambda action: f"{R.action_str(action)} is not legal now",
             lambda: R.action_str(int(hint_agent.act(env.observe(me)))),
         )
@@ -740,7 +540,11 @@ def _play_rummy(
     if run.stopped:
         console.print("You left the table.")
         return
-    console.print(env.table_text(show_all=True))
+    # The match is over: every hand is laid open.
+    view = seat_view(env, seat, open_hands=True)
+    if view.showdown is not None:
+        console.print("\n".join(showdown_lines(view.showdown, env.possible_agents)))
+    console.print(render_view(view, env.possible_agents))
 
 
 # -- match ---------------------------------------------------------------------------------

@@ -63,6 +63,33 @@ class HandResult:
     showdown: Showdown | None
     final_hands: tuple[int, int]
     reason: str = ""  # for a draw: "stock" or "max_turns"
+    multiplier: int = 1  # Oklahoma: 2 when the upcard was a spade ("the spade double")
+
+    def breakdown(self) -> tuple[tuple[str, int], ...]:
+        """``points`` as the parts the scoring added, before the :attr:`multiplier`:
+        ``("deadwood difference", n)``, ``("undercut bonus", n)``, ``("gin bonus", n)``,
+        ``("big gin bonus", n)``, ``("defender's deadwood", n)``. The bonuses are read back
+        from the points the showdown scored, so the parts always add up to
+        ``points // multiplier``.
+
+        >>> from gin_env.cards import parse_cards, to_mask
+        >>> from gin_env.melds import showdown
+        >>> sd = showdown(to_mask(parse_cards("AS 2S 3S 4H 5H 6H 7C 8C 9C 2D")),
+        ...               to_mask(parse_cards("KS KH KD QC JC TC 9H 8H 7H 3D")))
+        >>> HandResult(sd.kind, 0, sd.knocker_points, 0, sd, (0, 0)).breakdown()
+        (('deadwood difference', 1),)
+        """
+        sd = self.showdown
+        if sd is None:
+            return ()
+        base = self.points // self.multiplier
+        if self.kind == "knock":
+            return (("deadwood difference", base),)
+        if self.kind == "undercut":
+            diff = sd.knocker_deadwood - sd.defender_deadwood
+            return (("undercut bonus", base - diff), ("deadwood difference", diff))
+        bonus = "gin bonus" if self.kind == "gin" else "big gin bonus"
+        return ((bonus, base - sd.defender_deadwood), ("defender's deadwood", sd.defender_deadwood))
 
     def describe(self, names: Sequence[str] = ("seat 0", "seat 1")) -> str:
         if self.kind == "draw":
@@ -288,7 +315,11 @@ class GinHand:
             winner, pts = seat, sd.knocker_points
         else:
             winner, pts = 1 - seat, sd.defender_points
-        self._finish(HandResult(sd.kind, winner, pts * self.multiplier, seat, sd, self._final()))
+        self._finish(
+            HandResult(
+                sd.kind, winner, pts * self.multiplier, seat, sd, self._final(), "", self.multiplier
+            )
+        )
 
     def _big_gin(self, seat: int) -> None:
         melds, _ = best_arrangement(self.hands[seat])
@@ -298,7 +329,11 @@ class GinHand:
         pts = self.rules.big_gin_bonus + d_dw
         sd = Showdown("big_gin", pts, 0, 0, d_dw, tuple(melds), 0, tuple(d_melds), d_dead, 0)
         self.turns += 1
-        self._finish(HandResult("big_gin", seat, pts * self.multiplier, seat, sd, self._final()))
+        self._finish(
+            HandResult(
+                "big_gin", seat, pts * self.multiplier, seat, sd, self._final(), "", self.multiplier
+            )
+        )
 
     def _end_draw(self, reason: str) -> None:
         self._finish(HandResult("draw", None, 0, None, None, self._final(), reason))

@@ -28,11 +28,10 @@ from agents import families
 from gin_env import actions as A
 from gin_env import games
 from gin_env import rummy_actions as R
-from gin_env.cards import card_str, from_mask
+from gin_env.cards import card_str
 from gin_env.config import DEALER_RULES
-from gin_env.match import CAPTAIN
-from gin_env.melds import GIN_MELDS, deadwood_mask
 from gin_env.record import match_record
+from gin_env.seat_view import Arranged, HandPoints, SeatView, seat_view
 from gin_env.three_handed_gin_v0 import ADVISER_MODES
 
 __all__ = [
@@ -161,6 +160,7 @@ class LiveTable:
     on_decision: Callable[[Decision], None] | None = None
     on_move: Callable[[int, int, int], None] | None = None  # (move number, player, action)
     rummy_moves: list[tuple[int, int]] = field(default_factory=list)  # basic rummy's record
+    _log_hand: int = 0  # the hand rummy's log is of
     _hinter: Any = None
     _hint_at: tuple[int, int, int] | None = None  # (move number, player, action) last hinted
 
@@ -298,13 +298,12 @@ class LiveTable:
 
     def play_move(self, player: int, action: int) -> None:
         """Play a move the env will check (agents' moves, replays): log it, step the env."""
+        logged = len(self.log)
         self.log_move(player, action)
-        del self.log[:-_LOG_LIMIT]  # (a rummy hand may run to max_turns moves)
-        before = self.hand_index
         try:
             self.env.step(action)
         except ValueError:
-            self.log.pop()  # the env refused it and changed nothing: nor does the log
+            del self.log[logged:]  # the env refused it and changed nothing: nor does the log
             raise
         if self.family == "rummy":
             self.rummy_moves.append((player, action))
@@ -312,8 +311,6 @@ class LiveTable:
         if self.on_move is not None:
             self.on_move(self.step_count - 1, player, action)
         self.turn_started = time.monotonic()
-        if self.hand_index != before or self._hand_over():
-            self.log = []
 
     def _hand_over(self) -> bool:
         if self.family == "gin":
@@ -331,38 +328,21 @@ class LiveTable:
         return A.action_str(action) if self.family == "gin" else R.action_str(action)
 
     def log_move(self, player: int, action: int) -> None:
-        """The move in words, before it is played, for those who may know it."""
-        role = self.role(player)
-        who = f"{self.names[player]} ({role})" if role else self.names[player]
-        if self.family == "rummy":
-            game = self.env.game
-            if action == R.TAKE_DISCARD:
-                text = f"{who} takes {card_str(game.top_discard)}"
-            elif action == R.DRAW_STOCK:
-                text = f"{who} draws from the stock"
-            else:
-                text = f"{who} {R.action_str(action)}"
-            self.log.append(_Event(text))
+        """Basic rummy's move in words, before it is played (the gin games' log is their
+        seat view's moves). A new hand's first move starts a new log, so the move that
+        ended a hand stays on it until then."""
+        if self.family != "rummy":
             return
-        match = self.env.match
-        if getattr(match, "advising", False):
-            text = f"{who} suggests {A.action_str(action)}"
-            team = frozenset((match.captain, match.adviser))
-            self.log.append(_Event(text, team, hidden=f"{who} advises"))
-            return
-        kind, card = A.decode(action)
-        top = match.hand.top_discard
-        if kind == "take" and top is not None:
-            text = f"{who} takes {card_str(top)}"
-        elif kind == "draw":
+        if self._log_hand != self.hand_index:
+            self.log, self._log_hand = [], self.hand_index
+        game = self.env.game
+        who = self.names[player]
+        if action == R.TAKE_DISCARD:
+            text = f"{who} takes {card_str(game.top_discard)}"
+        elif action == R.DRAW_STOCK:
             text = f"{who} draws from the stock"
-        elif kind == "pass":
-            text = f"{who} passes on the upcard"
-        elif kind in ("discard", "knock") and card is not None:
-            verb = "knocks, discarding" if kind == "knock" else "discards"
-            text = f"{who} {verb} {card_str(card)}"
         else:
-            text = f"{who} {A.action_str(action)}"
+            text = f"{who} {R.action_str(action)}"
         self.log.append(_Event(text))
         del self.log[:-_LOG_LIMIT]
 
@@ -379,54 +359,132 @@ class LiveTable:
         return int(suggestion)
 
     def view(self, player: int | None, open_hands: bool = False) -> dict[str, Any]:
-        """The table as ``player`` (None: a spectator) may see it, JSON-ready. With
-        ``open_hands`` (watching an agent-only table) every hand is shown."""
+        """The table as ``player`` (None: a spectator) may see it, JSON-ready: the seat's
+        :class:`~gin_env.seat_view.SeatView` (every fact the core computes for it) in the
+        page's layout, with what only the web table knows (names, presence, the move
+        number). With ``open_hands`` (watching an agent-only table) every hand is shown."""
+        sv = seat_view(self.env, player, open_hands)
         base: dict[str, Any] = {
             "type": "state",
             "seq": self.step_count,
             "table": self.id,
             "game": self.game,
             "you": player,
-            "role": None if player is None else self.role(player),
-            "scores": self._scores(),
-            "over": self.over,
-            "winner": self._winner(),
-            "to_act": self.to_act,
+            "spectator": sv.spectator,
+            "role": sv.role or None,
+            "scores": list(sv.scores),
+            "over": sv.over,
+            "winner": sv.winner,
+            "to_act": sv.to_act,
             "open": open_hands,
             "players": [
                 {
                     "name": self.names[s.player],
                     "kind": s.kind,
-                    "role": self.role(s.player),
+                    "role": sv.roles[s.player],
                     "present": (not s.human) or s.connections > 0,
                     "stand_in": s.stand_in,
                 }
                 for s in self.seats
             ],
-            "log": [
-                e.text if (e.audience is None or open_hands or player in e.audience) else e.hidden
-                for e in self.log
-                if e.audience is None or open_hands or player in e.audience or e.hidden
-            ],
+            "log": self._log_lines(sv, player, open_hands),
+            "log_hand": sv.moves_hand if self.family == "gin" else sv.hand_index,
+            "legal": [self._move_entry(a, sv) for a in sv.legal],
+            "target": sv.target,
+            "suggestion": None if sv.suggestion is None else self._move_entry(sv.suggestion, sv),
+            "sheet": [self._sheet_row(row) for row in sv.sheet],
+            "showdown": None if sv.showdown is None else self._showdown(sv),
+            "hand": self._hand_view(sv),
         }
-        legal = [] if player is None else self.legal(player)
-        base["legal"] = [self._move_entry(a) for a in legal]
         if self.family == "gin":
-            base.update(self._gin_view(player, open_hands))
-        else:
-            base.update(self._rummy_view(player, open_hands))
+            base["games"] = sv.games  # Hollywood scoring: the three games and who closed them
+            base["game_winners"] = sv.game_winners
         return base
 
-    def _move_entry(self, action: int) -> dict[str, Any]:
+    def _who(self, player: int, sv: SeatView) -> str:
+        role = sv.roles[player]
+        return f"{self.names[player]} ({role})" if role else self.names[player]
+
+    def _log_lines(self, sv: SeatView, player: int | None, open_hands: bool) -> list[str]:
+        """This hand's moves as the seat saw them (the view's, gin: the knock that ends a
+        hand stays until the next hand's first move); rummy's from the table's own log."""
+        if self.family == "gin":
+            return [f"{self.names[m.player]} ({m.role}) {m.words()}" for m in sv.moves][
+                -_LOG_LIMIT:
+            ]
+        return [
+            e.text if (e.audience is None or open_hands or player in e.audience) else e.hidden
+            for e in self.log
+            if e.audience is None or open_hands or player in e.audience or e.hidden
+        ]
+
+    def _hand_view(self, sv: SeatView) -> dict[str, Any]:
+        seats = []
+        for p in range(sv.num_players):
+            if p in sv.sitting_out:
+                continue
+            entry: dict[str, Any] = {
+                "player": p,
+                "name": self.names[p],
+                "role": sv.roles[p],
+                "dealer": p == sv.dealer,
+                "count": sv.counts[p],
+                "took": [card_str(c) for c in sv.took.get(p, ())],
+                "discarded": [card_str(c) for c in sv.discarded.get(p, ())],
+            }
+            if p in sv.hands:
+                entry["cards"] = _arranged_json(sv.hands[p])
+            seats.append(entry)
+        hand: dict[str, Any] = {
+            "index": sv.hand_index,
+            "phase": sv.phase_id,
+            "phase_words": sv.phase,
+            "advising": sv.advising,
+            "stock": sv.stock,
+            "pile": [card_str(c) for c in sv.pile],
+            "upcard": None if sv.upcard is None else card_str(sv.upcard),
+            "taken": None if sv.taken is None else card_str(sv.taken),
+            "seats": seats,
+            "sitting_out": list(sv.sitting_out),
+            "turn": sv.turn,
+        }
+        if self.family == "gin":
+            hand["knock_limit"] = sv.knock_limit
+            hand["multiplier"] = sv.multiplier  # 2: Oklahoma's spade double
+        else:
+            hand["melds"] = [
+                {"owner": owner, "cards": [card_str(c) for c in cards]} for owner, cards in sv.melds
+            ]
+        return hand
+
+    def _sheet_row(self, row: HandPoints) -> dict[str, Any]:
+        out = row.to_dict()
+        out["explained"] = row.explained()
+        if self.family == "rummy":  # the names the page has read since the first release
+            out["payments"] = list(row.paid)
+            out["rummy"] = row.kind == "rummy"
+            out["truncated"] = row.kind == "draw"
+        return out
+
+    def _showdown(self, sv: SeatView) -> dict[str, Any]:
+        assert sv.showdown is not None
+        out = sv.showdown.to_dict()
+        if self.family == "rummy":
+            # The cards left in each hand are counted out loud: public once it is over.
+            out["left"] = [cards for _, cards in out["hands"]]
+            out["payments"] = list(sv.showdown.points.paid)
+            out["rummy"] = sv.showdown.points.kind == "rummy"
+            out["truncated"] = sv.showdown.points.kind == "draw"
+        return out
+
+    def _move_entry(self, action: int, sv: SeatView | None = None) -> dict[str, Any]:
         if self.family == "gin":
             kind, card = A.decode(action)
             entry = {"id": action, "kind": kind, "label": A.action_str(action),
                      "card": None if card is None else card_str(card)}  # fmt: skip
-            hand = self.env.match.hand
-            if kind == "knock" and card is not None and not getattr(self.env.match, "advising",
-                                                                    False):  # fmt: skip
-                # The deadwood the knock leaves (0: gin), as the rules count it.
-                entry["deadwood"] = deadwood_mask(hand.hands[hand.current] & ~(1 << card))
+            if sv is not None and action in sv.leaves:
+                # The deadwood the discard or knock leaves (a knock leaving 0: gin).
+                entry["deadwood"] = sv.leaves[action]
             return entry
         return {"id": action, "kind": _rummy_kind(action), "label": R.action_str(action),
                 "card": _rummy_card(action)}  # fmt: skip
@@ -443,121 +501,6 @@ class LiveTable:
             return int(self.env.match.winner)
         scores = self.env.game.scores
         return int(max(range(len(scores)), key=lambda p: scores[p]))
-
-    def _gin_view(self, player: int | None, open_hands: bool) -> dict[str, Any]:
-        env = self.env
-        match = env.match
-        hand = match.hand
-        rec = match.record
-        names = self.names
-        # Whose cards this seat sees: its own; the adviser the captain's, if the rules say so.
-        shown: dict[int, int] = {}  # hand seat (0 non-dealer, 1 dealer) -> player
-        for s, p in enumerate(rec.players):
-            if open_hands or p == player:
-                shown[s] = p
-            elif (
-                player is not None
-                and player not in rec.players
-                and env.num_players == 3
-                and env.adviser_sees_hand
-                and rec.roles[p] == CAPTAIN
-            ):
-                shown[s] = p
-        seats = []
-        for s, p in enumerate(rec.players):
-            entry: dict[str, Any] = {
-                "player": p,
-                "name": names[p],
-                "role": self.role(p),
-                "dealer": s == hand.dealer,
-                "count": hand.hands[s].bit_count(),
-                "took": [card_str(c) for c in from_mask(hand.took[s])],
-            }
-            if s in shown:
-                entry["cards"] = arranged(hand.hands[s])
-            seats.append(entry)
-        standings = match.standings()
-        view: dict[str, Any] = {
-            "target": match.target_score,
-            # Hollywood scoring: the three games' scores and winners.
-            "games": standings.get("games"),
-            "game_winners": standings.get("game_winners"),
-            "hand": {
-                "index": rec.index,
-                "phase": hand.phase.name.lower(),
-                "advising": bool(getattr(match, "advising", False)),
-                "stock": hand.stock_size,
-                "pile": [card_str(c) for c in hand.discard_pile],
-                "knock_limit": hand.knock_limit,
-                "seats": seats,
-                "sitting_out": [p for p in range(env.num_players) if p not in rec.players],
-            },
-            "sheet": [_sheet_row(self, r) for r in match.history if r.result is not None],
-        }
-        suggestion = (
-            match.suggestion
-            if open_hands and getattr(match, "suggestion", None) is not None
-            else self.suggestion_for(player)
-        )
-        view["suggestion"] = None if suggestion is None else self._move_entry(int(suggestion))
-        done = [r for r in match.history if r.result is not None]
-        view["showdown"] = _showdown(self, done[-1]) if done else None
-        return view
-
-    def _rummy_view(self, player: int | None, open_hands: bool) -> dict[str, Any]:
-        game = self.env.game
-        n = self.env.num_players
-        seats = []
-        for p in range(n):
-            entry: dict[str, Any] = {
-                "player": p,
-                "name": self.names[p],
-                "dealer": p == game.dealer,
-                "count": game.hands[p].bit_count(),
-                "took": [card_str(c) for c in from_mask(game.public_cards[p] & game.hands[p])],
-            }
-            if open_hands or p == player:
-                entry["cards"] = arranged(game.hands[p])
-            seats.append(entry)
-        view: dict[str, Any] = {
-            "target": game.config.target_score,
-            "hand": {
-                "index": self.hand_index,
-                "phase": game.phase.name.lower(),
-                "stock": len(game.stock),
-                "pile": [card_str(c) for c in game.discard_pile],
-                "seats": seats,
-                "melds": [
-                    {"owner": m.owner, "cards": [card_str(c) for c in from_mask(m.cards)]}
-                    for m in game.table
-                ],
-                "taken": None if game.taken_card < 0 else card_str(game.taken_card),
-            },
-            "suggestion": None,
-            "sheet": [
-                {
-                    "hand": i,
-                    "winner": r.winner,
-                    "payments": list(r.payments),
-                    "rummy": r.rummy,
-                    "truncated": r.truncated,
-                }
-                for i, r in enumerate(game.results)
-            ],
-            "showdown": None,
-        }
-        if game.results:
-            last = game.results[-1]
-            view["showdown"] = {
-                "hand": len(game.results) - 1,
-                "winner": last.winner,
-                "payments": list(last.payments),
-                "rummy": last.rummy,
-                "truncated": last.truncated,
-                # The cards left in each hand are counted out loud: public once it is over.
-                "left": [[card_str(c) for c in from_mask(m)] for m in last.cards_left],
-            }
-        return view
 
     def config(self) -> dict[str, Any]:
         """What rebuilds the table after a restart (with its moves): JSON-ready, the links
@@ -600,60 +543,10 @@ class LiveTable:
         }
 
 
-def arranged(hand_mask: int) -> dict[str, Any]:
-    """A hand sorted as a person holds it: melds first (the arrangement with the least
-    deadwood), then the deadwood by suit and rank, and the deadwood count."""
-    melds, rest = GIN_MELDS.best_arrangement(hand_mask)
-    return {
-        "melds": [[card_str(c) for c in from_mask(m)] for m in melds],
-        "deadwood_cards": [card_str(c) for c in from_mask(rest)],
-        "deadwood": deadwood_mask(hand_mask),
-    }
-
-
-def _sheet_row(table: LiveTable, rec: Any) -> dict[str, Any]:
-    r = rec.result
-    return {
-        "hand": rec.index,
-        "roles": [table.env.role_names[x] for x in rec.roles],
-        "kind": r.kind,
-        "winner": None if r.winner is None else rec.players[r.winner],
-        "points": r.points,
-        "scores": list(rec.scores_after),
-    }
-
-
-def _showdown(table: LiveTable, rec: Any) -> dict[str, Any]:
-    """A finished hand as the showdown shows it to everyone: both arrangements, lay-offs,
-    deadwood, the kind (knock, undercut, gin) and the points."""
-    r = rec.result
-    out: dict[str, Any] = {
-        "hand": rec.index,
-        "kind": r.kind,
-        "reason": r.reason,
-        "points": r.points,
-        "winner": None if r.winner is None else rec.players[r.winner],
-        "knocker": None if r.knocker is None else rec.players[r.knocker],
-        "scores": list(rec.scores_after),
-        "roles": [table.env.role_names[x] for x in rec.roles],
-        "hands": [
-            {"player": p, "cards": [card_str(c) for c in from_mask(r.final_hands[s])]}
-            for s, p in enumerate(rec.players)
-        ],
-    }
-    sd = r.showdown
-    if sd is not None:
-
-        def cards(mask: int) -> list[str]:
-            return [card_str(c) for c in from_mask(mask)]
-
-        out["knocker_melds"] = [cards(m) for m in sd.knocker_melds]
-        out["knocker_deadwood_cards"] = cards(sd.knocker_deadwood_cards)
-        out["knocker_deadwood"] = sd.knocker_deadwood
-        out["defender_melds"] = [cards(m) for m in sd.defender_melds]
-        out["defender_deadwood_cards"] = cards(sd.defender_deadwood_cards)
-        out["defender_deadwood"] = sd.defender_deadwood
-        out["layoffs"] = cards(sd.layoffs)
+def _arranged_json(hand: Arranged) -> dict[str, Any]:
+    """A hand as the page holds it: melds first (the least deadwood), then the deadwood."""
+    out = hand.to_dict()
+    del out["cards"]
     return out
 
 

@@ -365,6 +365,10 @@ FUZZ_TABLES: list[tuple[str, dict[str, Any]]] = [
 def _may_see_gin(env: Any, agent: str, public: int) -> int:
     match = env.inner.match
     hand, rec = match.hand, match.record
+    # A knock lays both hands open: the showdowns of finished hands are public.
+    for done in match.history:
+        if done.result is not None and done.result.showdown is not None:
+            public |= done.result.final_hands[0] | done.result.final_hands[1]
     player = env.inner.possible_agents.index(agent)
     if player in rec.players:
         return hand.hands[rec.players.index(player)] | public

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -14,15 +15,15 @@ from gin_env import games
 from gin_env.aec_tools import StatePickle
 from gin_env.config import check_choice, check_int
 from gin_env.encoding import OBS_SLICES
+from gin_env.seat_view import seat_view
 from gin_env.text.replies import MAX_REPLY_CHARS, ReplyError, parse_advice, parse_reply, sanitize
-from gin_env.text.views import facts, table_of
+from gin_env.text.unusable import ON_INVALID, UnusablePolicy
+from gin_env.text.views import table_of
 from gin_env.text.words import describe, move_words
 
 __all__ = ["raw_env", "env", "SeatText", "ON_INVALID", "CHARSET", "OBSERVATION_CHARS"]
 
 _ADVISING = OBS_SLICES["advising"].start
-#: What happens when a seat's replies are still unusable after ``retries`` more tries.
-ON_INVALID = ("forfeit-hand", "random-legal", "raise")
 #: The characters of observations and of the action space's samples: printable ASCII.
 CHARSET = frozenset(string.printable)
 #: The longest observation text (a rummy seat with every meld listed stays far below).
@@ -69,8 +70,7 @@ class raw_env(StatePickle, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
                 f"game must be one of three_handed, gin, rummy (the text is the same for "
                 f"every observation layout); got {game!r}"
             )
-        check_int("retries", retries, 0, 100)
-        check_choice("on_invalid", on_invalid, ON_INVALID)
+        self.policy = UnusablePolicy(retries, on_invalid)  # checks both, naming the choices
         check_int("message_length", message_length, 0, 10_000)
         check_int("reply_length", reply_length, 1, 1_000_000)
         check_choice("render_mode", render_mode, (None, "ansi", "human"))
@@ -129,16 +129,17 @@ class raw_env(StatePickle, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
     def observe(self, agent: str) -> SeatText:
         if not self._started:
             raise RuntimeError("call reset() before observe()")
-        numeric = self.inner.observe(agent)
         to_act = agent == self.agent_selection and agent in self.agents
         note = self._note if to_act else None
-        return SeatText(self._text(numeric, note))
+        return SeatText(self._text(agent, note))
 
-    def _text(self, numeric: dict[str, np.ndarray], note: str | None) -> str:
-        seat = facts(numeric, self.table, self._message)
+    def _text(self, agent: str, note: str | None) -> str:
+        # The words render the seat's view of the table (gin_env.seat_view), the one every
+        # front end renders: the sheet, this hand's knock limit, the pile in order.
+        view = seat_view(self.inner, self.possible_agents.index(agent))
         if self.forfeit is not None:
-            seat.legal = []
-        text = describe(seat, self.table, note)
+            view = replace(view, legal=())
+        text = describe(view, self.table, note, self._message)
         return text if len(text) <= OBSERVATION_CHARS else text[: OBSERVATION_CHARS - 3] + "..."
 
     def step(self, action: str | None) -> None:
@@ -174,19 +175,18 @@ class raw_env(StatePickle, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
         self.invalid[agent] += 1
         self._tries += 1
         self.last_reply = (agent, reply, None)
-        if self._tries <= self.retries:
+        step = self.policy.after(self._tries)
+        if step == "reask":
             # The same seat answers again, told why; nothing else changes.
-            left = self.retries - self._tries + 1
-            self._note = f"{why} ({left} {'try' if left == 1 else 'tries'} left)"
+            self._note = self.policy.note(why, self._tries)
             self._zero_rewards(agent)
             self._update_infos()
             return
-        if self.on_invalid == "raise":
+        if step == "raise":
             raise ValueError(f"{agent}: unusable reply {reply[:200]!r}: {why}")
-        if self.on_invalid == "random-legal":
+        if step == "random-legal":
             self.policy_moves[agent] += 1
-            move = int(self.np_random.choice(legal))
-            self._play(agent, move, None)
+            self._play(agent, self.policy.fallback(legal, self.np_random), None)
             return
         # forfeit-hand: the hand ends here; the seat that could not reply loses it.
         self.forfeit = agent
@@ -232,6 +232,9 @@ class raw_env(StatePickle, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
         ):
             d.pop(agent, None)
         self.agents.remove(agent)
+        # PettingZoo clears the rewards on a dead step: they were the last move's, and are
+        # in the cumulative rewards already.
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         done = [a for a in self.agents if self.terminations[a] or self.truncations[a]]
         if done:
             self.agent_selection = done[0]
@@ -251,6 +254,19 @@ class raw_env(StatePickle, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
             self.infos[a] = info
 
     # -- what else an env has ----------------------------------------------------------------
+    def stats(self) -> dict[str, dict[str, int]]:
+        """Per agent of this episode: ``invalid_replies`` (every unusable reply),
+        ``policy_moves`` (fallback moves the policy made for it) and ``forfeits``: what
+        ``infos[agent]`` shows, kept also for agents that have left."""
+        return {
+            a: {
+                "invalid_replies": self.invalid[a],
+                "policy_moves": self.policy_moves[a],
+                "forfeits": int(self.forfeit == a),
+            }
+            for a in self.invalid
+        }
+
     def legal_moves(self) -> list[str]:
         """The legal moves of the agent to act, in words."""
         mask = self.inner.observe(self.agent_selection)["action_mask"]

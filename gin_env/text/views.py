@@ -1,4 +1,4 @@
-"""A seat's observation read as facts for the words (:mod:`gin_env.text.words`).
+"""A seat's observation read as its view for the words (:mod:`gin_env.text.words`).
 
 Everything comes from the seat's own observation dict (vector and action mask, the
 layouts of :mod:`gin_env.encoding` and :mod:`gin_env.rummy_encoding`) and the table's
@@ -14,11 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from gin_env import actions as A
 from gin_env import rummy_encoding
 from gin_env.config import HandRules
 from gin_env.config import Table as GameTable
 from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
-from gin_env.text.words import GAMES, GinFacts, RummyFacts, Table, describe
+from gin_env.melds import discard_deadwoods
+from gin_env.seat_view import GIN_PHASES, SeatView, arranged
+from gin_env.text.words import GAMES, ROLE_WORDS, Rulebook, describe
 
 __all__ = ["table_of", "game_of", "facts", "seat_text"]
 
@@ -29,6 +32,8 @@ _ALL = (1 << 52) - 1
 _PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_discarded",
           "partner_discarded")  # fmt: skip
 assert all(_S[p].start == _CARDS_FROM + 52 * i for i, p in enumerate(_PARTS))
+_GIN_PHASE_WORDS = tuple(GIN_PHASES.values())  # by the observation's phase id
+_ENV_NAMES = {"three_handed": "three_handed_gin_v0", "gin": "gin_v0", "rummy": "rummy_v0"}
 _RULE_NAMES = (
     "knock_limit", "gin_bonus", "undercut_bonus", "big_gin_bonus",
     "allow_discard_of_taken_card", "max_turns_per_hand", "oklahoma", "target_score",
@@ -51,8 +56,8 @@ def table_of(
     game: str,
     rules: GameTable | HandRules | Mapping[str, Any] | None = None,
     adviser_sees_hand: bool = True,
-) -> Table:
-    """The :class:`~gin_env.text.words.Table` of ``game`` (a short or env name) with
+) -> Rulebook:
+    """The :class:`~gin_env.text.words.Rulebook` of ``game`` (a short or env name) with
     ``rules``: the game's table (:data:`gin_env.config.Table`, an env's ``config``), the
     rules of a hand, a dict of option names, or None (the standard rules)."""
     if rules is None:
@@ -66,7 +71,7 @@ def table_of(
             f"rules must be a rules dataclass, a dict of option names or None; got {rules!r}"
         )
     kept = {k: v for k, v in found.items() if k in _RULE_NAMES}
-    return Table(_short(game), kept, bool(found.get("adviser_sees_hand", adviser_sees_hand)))
+    return Rulebook(_short(game), kept, bool(found.get("adviser_sees_hand", adviser_sees_hand)))
 
 
 def game_of(observation: Mapping[str, Any]) -> str:
@@ -85,11 +90,14 @@ def _legal(observation: Mapping[str, Any]) -> list[int]:
     return legal
 
 
-def facts(
-    observation: Mapping[str, Any], table: Table, message: str | None = None
-) -> GinFacts | RummyFacts:
-    """The facts of one seat's observation dict at ``table``; ``message`` is the adviser's
-    words, kept only for the captain."""
+def facts(observation: Mapping[str, Any], table: Rulebook, message: str | None = None) -> SeatView:
+    """The :class:`~gin_env.seat_view.SeatView` of one seat's observation dict at
+    ``table``, for a player that holds nothing but its observation. It says what the vector
+    holds and no more: players are counted from the seat (gin: by role, ``box, captain,
+    adviser`` or ``dealer, non-dealer``; rummy: seat 0 is the seat itself); the pile of a gin
+    observation is a set, not an order; the score sheet, the showdown and Oklahoma's limit
+    of the hand are not in it (the env's :func:`~gin_env.seat_view.seat_view` has them).
+    ``message`` is kept for compatibility; the words take it at :func:`describe`."""
     if not isinstance(observation, Mapping) or "observation" not in observation:
         raise ValueError("facts need the env's observation dict {'observation', 'action_mask'}")
     obs = np.asarray(observation["observation"])
@@ -109,36 +117,84 @@ def facts(
     sugg: list[int] = np.flatnonzero(obs[_S["suggestion"]]).tolist() if role == 1 else []
     target = table.rule("target_score", 100)
     max_turns = table.rule("max_turns_per_hand", 200)
-    scores = tuple(int(round(v * target)) for v in vals[_S["scores"]])
-    captain = role == 1 and table.game == "three_handed"
-    return GinFacts(
-        game=table.game,
-        role=role,
-        phase=phase,
+    three = table.game == "three_handed"
+    n = 3 if three else 2
+    roles = ROLE_WORDS[table.game][:n]
+    mine = 1 if role == 2 else role  # the adviser speaks of the captain's hand
+    opp = 1 - mine
+    phase_words = _GIN_PHASE_WORDS[phase]
+    counts = [0] * n
+    counts[mine] = hand.bit_count() if hand else 10
+    counts[opp] = 11 if (phase_words == "discard" and not legal) else 10
+    okl = bool(table.rule("oklahoma", False))
+    leaves: dict[int, int] = {}
+    if hand.bit_count() == 11 and legal:
+        left = _discard_table(hand)
+        leaves = {a: left[(a - A.DISCARD) % 52] for a in legal if A.DISCARD <= a < A.BIG_GIN}
+    return SeatView(
+        game=_ENV_NAMES[table.game],
+        family="gin",
+        player=role,
+        num_players=n,
+        roles=roles,
+        to_act=role if legal else None,
+        phase=phase_words,
         advising=vals[_S["advising"].start] > 0.5,
-        hand=hand,
-        top=top.bit_length() - 1 if top else -1,
-        pile=pile,
-        opponent_took=took,
-        opponent_discarded=theirs,
-        own_discarded=own,
+        hand_index=0,
+        hands={mine: arranged(hand)} if hand else {},
+        counts=tuple(counts),
+        pile=_card_tuple(pile),
+        upcard=top.bit_length() - 1 if top else None,
+        taken=None,
+        took={opp: _card_tuple(took)},
         stock=int(round(vals[_S["stock_size"].start] * FULL_STOCK)),
+        knock_limit=None if okl else table.rule("knock_limit", 10),
+        multiplier=1,
+        scores=tuple(int(round(v * target)) for v in vals[_S["scores"]])[:n],
+        target=target,
+        over=False,
+        winner=None,
+        sheet=(),
+        suggestion=sugg[0] if sugg else None,
+        legal=tuple(legal),
+        showdown=None,
+        moves=(),
+        sitting_out=(2,) if three else (),
+        dealer=0,  # the box deals; in two-player gin role 0 is the dealer
+        rules=dict(table.rules),
+        discarded={opp: _card_tuple(theirs), mine: _card_tuple(own)},
         turn=int(round(vals[_S["turn"].start] * max_turns)),
-        scores=scores,
-        suggestion=sugg[0] if sugg else -1,
-        legal=legal,
-        message=message if captain else None,
+        pile_in_order=False,
+        phase_id=tuple(GIN_PHASES)[phase],
+        leaves=leaves,
     )
 
 
-def _rummy_facts(obs: np.ndarray, legal: list[int], table: Table) -> RummyFacts:
+_DISCARD_CACHE: dict[int, dict[int, int]] = {}
+
+
+def _discard_table(hand: int) -> dict[int, int]:
+    # One search gives every discard's deadwood; the hand repeats across a turn's prompts.
+    found = _DISCARD_CACHE.get(hand)
+    if found is None:
+        if len(_DISCARD_CACHE) > 4096:
+            _DISCARD_CACHE.clear()
+        found = _DISCARD_CACHE[hand] = discard_deadwoods(hand)
+    return found
+
+
+def _card_tuple(mask: int) -> tuple[int, ...]:
+    return tuple(c for c in range(52) if mask >> c & 1)
+
+
+def _rummy_facts(obs: np.ndarray, legal: list[int], table: Rulebook) -> SeatView:
     n = rummy_encoding.num_players_for_size(obs.shape[-1])
     sl = _RUMMY_SLICES[n]
     # The card planes and the per-seat card rows come first, side by side: one packing.
     planes = 7 + 2 * n
     packed = _mask(obs[: planes * 52])
     rows = [packed >> (52 * i) & _ALL for i in range(planes)]
-    hand, taken, _top, _pile, stock_known, sets, runs = rows[:7]
+    hand, taken, _top, _pile, stock_known, _sets, _runs = rows[:7]
     order = obs[sl["pile_order"]]
     pile = sorted(np.flatnonzero(order).tolist(), key=lambda c: float(order[c]))
     tail = obs[sl["phase"].start :].tolist()
@@ -148,34 +204,54 @@ def _rummy_facts(obs: np.ndarray, legal: list[int], table: Table) -> RummyFacts:
     stock, turn, ace = tail[at + 5 * n :]
     deal = 10 if n == 2 else 7 if n <= 4 else 6
     target = table.rule("target_score", None)
-    return RummyFacts(
+    melds_by_seat = rows[7 : 7 + n]
+    known_held = rows[7 + n : 7 + 2 * n]
+    counts = [int(round(x * (deal + 1))) for x in sizes]
+    counts[0] = hand.bit_count()
+    return SeatView(
+        game="rummy_v0",
+        family="rummy",
+        player=0,
         num_players=n,
-        phase=phase,
-        hand=hand,
-        taken=taken.bit_length() - 1 if taken else -1,
-        pile=pile,
+        roles=("",) * n,
+        to_act=to_act.index(1.0) if 1.0 in to_act else None,
+        phase=("draw", "meld, lay off, discard", "hand over")[phase],
+        advising=False,
+        hand_index=0,
+        hands={0: arranged(hand, ace > 0.5)},
+        counts=tuple(counts),
+        pile=tuple(pile),
+        upcard=pile[-1] if pile else None,
+        taken=taken.bit_length() - 1 if taken else None,
+        took={k: _card_tuple(known_held[k]) for k in range(1, n)},
         stock=int(round(stock * 52)),
-        stock_known=stock_known,
-        sets=sets,
-        runs=runs,
-        melds_by_seat=rows[7 : 7 + n],
-        known_held=rows[7 + n : 7 + 2 * n],
-        hand_sizes=[int(round(x * (deal + 1))) for x in sizes],
-        melded_before=[x > 0.5 for x in melded],
+        knock_limit=None,
+        multiplier=1,
+        scores=tuple(int(round(x * target)) for x in scores) if target else (0,) * n,
+        target=target,
+        over=False,
+        winner=None,
+        sheet=(),
+        suggestion=None,
+        legal=tuple(legal),
+        showdown=None,
+        moves=(),
         dealer=dealer.index(1.0) if 1.0 in dealer else 0,
-        to_act=to_act.index(1.0) if 1.0 in to_act else -1,
-        scores=[int(round(x * target)) for x in scores] if target else None,
+        # The vector holds each seat's melded cards, not the melds: one group a seat.
+        melds=tuple((k, _card_tuple(m)) for k, m in enumerate(melds_by_seat) if m),
+        rules=dict(table.rules),
         turn=int(round(turn * table.rule("max_turns", 500))),
-        legal=legal,
-        ace_high=ace > 0.5,
+        melded_before=tuple(x > 0.5 for x in melded),
+        stock_known=_card_tuple(stock_known),
+        phase_id=("draw", "play", "over")[phase],
     )
 
 
 def seat_text(
     observation: Mapping[str, Any],
-    table: Table,
+    table: Rulebook,
     message: str | None = None,
     note: str | None = None,
 ) -> str:
     """The seat's view in words (:func:`~gin_env.text.words.describe` of :func:`facts`)."""
-    return describe(facts(observation, table, message), table, note)
+    return describe(facts(observation, table), table, note, message)

@@ -1,9 +1,12 @@
 """The game in words (standard library only).
 
-What a seat knows comes in as plain facts (:class:`GinFacts`, :class:`RummyFacts`, built
-from the seat's observation by :mod:`gin_env.text.views`); :func:`describe` writes them as
-English, with the legal moves in words (:func:`move_words`). Replies are read back as
-action ids by :mod:`gin_env.text.replies`.
+What a seat knows comes in as its :class:`~gin_env.seat_view.SeatView`, the one view of a
+table every front end renders (built from the env by :func:`gin_env.seat_view.seat_view`,
+or from an observation alone by :func:`gin_env.text.views.facts`); :func:`describe` writes
+it as English, with the legal moves in words (:func:`move_words`). :func:`rules_in_brief`
+is the table's brief for a system prompt: the game, the roles and how they rotate, who
+deals, what each role plays for and every rule in force. Replies are read back as action
+ids by :mod:`gin_env.text.replies`.
 """
 
 from __future__ import annotations
@@ -17,9 +20,8 @@ from gin_env import rummy_actions as R
 from gin_env.cards import (
     NUM_RANKS,
     card_str,
-    mask_points,
 )
-from gin_env.melds import GIN_MELDS, best_arrangement, discard_deadwoods
+from gin_env.seat_view import HandPoints, SeatView
 
 __all__ = [
     "GAMES",
@@ -28,8 +30,7 @@ __all__ = [
     "RANK_WORDS",
     "SUIT_WORDS",
     "card_name",
-    "GinFacts",
-    "RummyFacts",
+    "Rulebook",
     "rules_in_brief",
     "rules_line",
     "describe",
@@ -50,6 +51,8 @@ PHASE_WORDS = (
     "discard",
     "over",
 )
+#: How many finished hands a seat's words list on the score sheet (the totals cover all).
+SHEET_LINES = 3
 RANK_WORDS = (
     "ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "jack", "queen", "king",
@@ -62,64 +65,13 @@ def card_name(card: int) -> str:
     return f"{RANK_WORDS[card % NUM_RANKS]} of {SUIT_WORDS[card // NUM_RANKS]}"
 
 
-# -- facts ---------------------------------------------------------------------------------
-@dataclass(slots=True)
-class GinFacts:
-    """What one seat of a gin hand knows (two-player or three-handed).
-
-    ``role`` indexes :data:`ROLE_WORDS`; ``phase`` :data:`PHASE_WORDS`; ``hand`` is the
-    seen hand as a card mask (the adviser's: the captain's, 0 when it is hidden);
-    ``top`` is -1 for an empty pile; ``scores`` by role; ``suggestion`` is -1 for none.
-    """
-
-    game: str
-    role: int
-    phase: int
-    advising: bool
-    hand: int
-    top: int
-    pile: int
-    opponent_took: int
-    opponent_discarded: int
-    own_discarded: int
-    stock: int
-    turn: int
-    scores: tuple[int, ...]
-    suggestion: int
-    legal: list[int]
-    message: str | None = None  # the adviser's words to the captain
-
-
-@dataclass(slots=True)
-class RummyFacts:
-    """What one seat of basic rummy knows. Per-seat lists are relative: index 0 is the
-    seat itself, 1 the player to its left (who plays next), and so on."""
-
-    num_players: int
-    phase: int  # 0 draw, 1 play, 2 over
-    hand: int
-    taken: int  # the card taken from the pile this turn, or -1
-    pile: list[int]  # bottom to top
-    stock: int
-    stock_known: int
-    sets: int
-    runs: int
-    melds_by_seat: list[int]
-    known_held: list[int]
-    hand_sizes: list[int]
-    melded_before: list[bool]
-    dealer: int
-    to_act: int
-    scores: list[int] | None
-    turn: int
-    legal: list[int]
-    ace_high: bool = False
-
-
+# -- the table the words are about -------------------------------------------------------------
 @dataclass(frozen=True)
-class Table:
-    """The table a seat sits at: the game (a name of :data:`GAMES`) and its rules as a
-    dict of option names (``knock_limit``, ``target_score``... as the envs take them)."""
+class Rulebook:
+    """The game the words are about (a name of :data:`GAMES`) and its rules as a dict of
+    option names (``knock_limit``, ``target_score``... as the envs take them). Not a table:
+    the rules of a table are :data:`gin_env.config.Table`; this is what the words read of
+    one (:func:`gin_env.text.views.table_of` makes it from a table)."""
 
     game: str
     rules: dict[str, Any] = field(default_factory=dict)
@@ -135,8 +87,10 @@ class Table:
 
 
 # -- the rules in brief -----------------------------------------------------------------------
-def rules_in_brief(table: Table) -> str:
-    """The table's rules in a few sentences (for a system prompt or the top of a view)."""
+def rules_in_brief(table: Rulebook) -> str:
+    """The table's brief, for a system prompt: the game, the roles and how they rotate, who
+    deals, what each role plays for, and every rule in force (Oklahoma's limit and double,
+    Hollywood's games, the bonuses and what they add)."""
     if table.game == "rummy":
         n = table.rule("num_players", 2)
         deal = 10 if n == 2 else 7 if n <= 4 else 6
@@ -146,16 +100,26 @@ def rules_in_brief(table: Table) -> str:
             if table.rule("ace_high_or_low", False)
             else "Aces are low (A-2-3 is a run, Q-K-A is not)."
         )
+        deals = (
+            "The winner of a hand deals the next."
+            if n == 2
+            else "The deal passes to the left (the next seat) after every hand."
+        )
         return (
-            f"Basic rummy, {n} players, {deal} cards each. On your turn: draw the top of the "
-            "stock or take the top of the discard pile (a card taken from the pile may not be "
-            "discarded that turn), then lay down any melds (sets of 3-4 cards of one rank, "
-            "runs of 3+ cards in a row of one suit) and lay off cards onto any meld on the "
-            "table, then discard one card. The first to get rid of every card wins the hand "
-            "and each other player pays him the pips left in his hand (ace 1, 2-10 face "
-            "value, J Q K 10), double if he went out all at once (rummy). "
+            f"Basic rummy, {n} players, {deal} cards each, dealt one at a time from the "
+            "dealer's left; the player left of the dealer plays first. On your turn: draw the "
+            "top of the stock or take the top of the discard pile (a card taken from the pile "
+            "may not be discarded that turn), then lay down any melds (sets of 3-4 cards of one "
+            "rank, runs of 3+ cards in a row of one suit) and lay off cards onto any meld on the "
+            "table, then discard one card (going out may end without a discard). The first to "
+            "get rid of every card wins the hand and each other player pays him the pips left "
+            "in his hand (ace 1, 2-10 face value, J Q K 10), double if he went out all at once "
+            "without having melded before (rummy). When the stock runs out the discard pile "
+            "is turned over to make a new one. Everyone plays for himself. "
             + ace
-            + (f" The match goes to {target} points." if target else " One hand is played.")
+            + f" {deals} A hand ends without a winner after "
+            + f"{table.rule('max_turns', 500)} turns. "
+            + (f"The first to {target} points wins the match." if target else "One hand is played.")
         )
     limit = table.rule("knock_limit", 10)
     knock = (
@@ -165,46 +129,77 @@ def rules_in_brief(table: Table) -> str:
     )
     if table.rule("oklahoma", False):
         knock = (
-            "knock with at most the upcard's value in deadwood (ace: gin only); a spade "
-            "upcard doubles the hand"
+            "Oklahoma: knock with at most the first upcard's value in deadwood (ace: gin "
+            "only; J Q K 10); a spade as the first upcard doubles every point of the hand"
         )
+    gin_bonus = table.rule("gin_bonus", 25)
     parts = [
         "Gin rummy: 10 cards each; melds are sets (3-4 cards of one rank) and runs (3+ "
         "cards in a row of one suit, ace low). Deadwood is the pips of unmelded cards "
         "(ace 1, 2-10 face value, J Q K 10).",
-        "The non-dealer may take the upcard or pass, then the dealer; then each turn: draw "
-        "the top of the stock or take the top of the discard pile, then discard one card. "
+        "The non-dealer may take the upcard or pass, then the dealer; if both pass, the "
+        "non-dealer draws from the stock. Then each turn: draw the top of the stock or take "
+        "the top of the discard pile, then discard one card. "
         f"You may end the hand by discarding and knocking ({knock}).",
-        "After a knock the other player lays off cards on the knocker's melds; the lower "
-        "deadwood wins the difference. Gin (no deadwood) scores "
-        f"{table.rule('gin_bonus', 25)} bonus and allows no lay-offs; if the defender has "
-        f"deadwood no higher than the knocker's he undercuts and scores the difference plus "
-        f"{table.rule('undercut_bonus', 10)}.",
+        "After a knock the defender lays off cards on the knocker's melds; if the knocker's "
+        "deadwood is lower he scores the difference. If the defender's deadwood is no higher "
+        "than the knocker's he undercuts and scores the difference plus "
+        f"{table.rule('undercut_bonus', 10)}. Gin (no deadwood) allows no lay-offs and "
+        f"scores {gin_bonus} plus the defender's deadwood.",
     ]
     big = table.rule("big_gin_bonus", None)
     if big is not None:
-        parts.append(f"Big gin (all 11 cards melded after drawing) scores {big} bonus.")
+        parts.append(
+            f"Big gin (all 11 cards melded after drawing) scores {big} plus the defender's "
+            "deadwood."
+        )
     if not table.rule("allow_discard_of_taken_card", False):
         parts.append("A card taken from the discard pile may not be discarded that turn.")
     parts.append(
-        "The hand is a draw when two cards are left in the stock or after "
-        f"{table.rule('max_turns_per_hand', 200)} turns. The match goes to "
-        f"{table.rule('target_score', 100)} points."
+        "The hand is a draw, scoring nothing, when two cards are left in the stock or after "
+        f"{table.rule('max_turns_per_hand', 200)} turns."
     )
+    target = table.rule("target_score", 100)
     if table.game == "three_handed":
         parts.append(
-            "Three-handed: the box plays alone against the captain; the third player is the "
-            "captain's adviser, who does not play but suggests each of the captain's moves "
-            "(the captain may ignore it). The box stays in while he wins; scores are "
-            "individual and the adviser never scores."
+            "Three-handed: the box plays alone against the captain, and always deals. The "
+            "third player, the adviser, holds no cards: he sees the captain's hand"
+            + ("" if table.adviser_sees_hand else " only when the rules say so (not here)")
+            + " and suggests each of the captain's moves; the captain decides. Scores are "
+            "individual: only the box or the captain scores a hand, never the adviser, and "
+            "the captain and adviser play as a team against the box. When the box wins a "
+            "hand he stays in the box (captain and adviser swap); when the captain wins he "
+            "takes the box, the old box sits out as adviser and the old adviser becomes "
+            "captain; a drawn hand keeps everyone in place. "
+            f"The first player to {target} points wins the match."
         )
+    else:
+        rule = table.rule("dealer_rule", "alternate")
+        deals = {
+            "alternate": "The deal alternates.",
+            "winner": "The winner of a hand deals the next (a drawn hand: the same dealer).",
+            "loser": "The loser of a hand deals the next (a drawn hand: the same dealer).",
+            "alternate_scored": (
+                "The deal alternates after a scored hand; a drawn hand is dealt again by the "
+                "same dealer."
+            ),
+        }.get(rule, f"Dealer rule: {rule}.")
+        if table.rule("hollywood", False):
+            parts.append(
+                "Hollywood scoring: three games are scored at once; a player's first winning "
+                "hand counts in game 1, his second in games 1 and 2, his third and later in "
+                f"all three; each game ends at {target} and the match goes to whoever wins "
+                f"two. {deals}"
+            )
+        else:
+            parts.append(f"The first to {target} points wins the match. {deals}")
     return " ".join(parts)
 
 
 _RULES_LINES: dict[tuple[Any, ...], str] = {}
 
 
-def rules_line(table: Table) -> str:
+def rules_line(table: Rulebook) -> str:
     """The table's rules in one line, as every seat's view states them."""
     key = (table.game, *sorted(table.rules.items()))
     found = _RULES_LINES.get(key)
@@ -215,7 +210,7 @@ def rules_line(table: Table) -> str:
     return found
 
 
-def _rules_line(table: Table) -> str:
+def _rules_line(table: Rulebook) -> str:
     if table.game == "rummy":
         target = table.rule("target_score", None)
         return (
@@ -262,112 +257,174 @@ def legal_words(legal: Sequence[int], game: str) -> list[str]:
 
 # -- describing a seat ------------------------------------------------------------------------
 _CARD_TEXT = tuple(card_str(c) for c in range(52))
-_ARRANGED: dict[tuple[int, bool], list[str]] = {}
 
 
-def _cards(mask: int) -> str:
-    """``cards_str`` of a mask without its checks (the masks here come from observations)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(_CARD_TEXT[low.bit_length() - 1])
-        mask ^= low
-    return " ".join(out)
+def _cards(cards: Sequence[int]) -> str:
+    return " ".join(_CARD_TEXT[c] for c in cards)
 
 
-def _hand_lines(hand: int, table_melds: Any = GIN_MELDS) -> list[str]:
-    # A hand is described again at every prompt of a turn: its arrangement is kept.
-    key = (hand, table_melds is GIN_MELDS)
-    found = _ARRANGED.get(key)
-    if found is not None:
-        return found
-    melds, dead = (
-        best_arrangement(hand) if table_melds is GIN_MELDS else table_melds.best_arrangement(hand)
+def _list(cards: Sequence[int]) -> str:
+    return _cards(cards) if cards else "none"
+
+
+def _short(view: SeatView) -> str:
+    if view.family == "rummy":
+        return "rummy"
+    return "three_handed" if view.num_players == 3 else "gin"
+
+
+def describe(
+    view: SeatView, table: Rulebook | None = None, note: str | None = None,
+    message: str | None = None,
+) -> str:  # fmt: skip
+    """The seat's view in words, ending with its legal moves and how to reply. ``table``
+    gives the rules line (default: the view's own rules); ``note`` is added before the
+    moves (the reason a last reply was refused); ``message`` is the adviser's words, shown
+    to the captain only."""
+    if table is None:
+        table = Rulebook(_short(view), dict(view.rules))
+    lines = (
+        _describe_rummy(view, table)
+        if view.family == "rummy"
+        else _describe_gin(view, table, message)
     )
-    meld_text = "; ".join(_cards(m) for m in melds) or "none"
-    dead_text = _cards(dead) or "none"
-    if len(_ARRANGED) > 4096:
-        _ARRANGED.clear()
-    found = _ARRANGED[key] = [
-        f"  best melds: {meld_text}",
-        f"  deadwood: {dead_text} = {mask_points(dead)} points",
-    ]
-    return found
-
-
-def _list(mask: int) -> str:
-    return _cards(mask) if mask else "none"
-
-
-def describe(facts: GinFacts | RummyFacts, table: Table, note: str | None = None) -> str:
-    """The seat's view in words, ending with its legal moves and how to reply. ``note`` is
-    added before the moves (the reason a last reply was refused)."""
-    if isinstance(facts, RummyFacts):
-        lines = _describe_rummy(facts, table)
-    else:
-        lines = _describe_gin(facts, table)
     if note:
         lines.append(f"Your last reply was not used: {note}")
     return "\n".join(lines)
 
 
-def _describe_gin(f: GinFacts, table: Table) -> list[str]:
-    three = table.game == "three_handed"
-    roles = ROLE_WORDS[table.game]
-    me = roles[f.role]
+def _points_line(row: HandPoints, name: Any) -> str:
+    if row.winner is None:
+        why = {"stock": "two cards left in the stock", "max_turns": "turn limit"}
+        return f"hand {row.hand + 1}: a draw ({why.get(row.reason, 'no winner')})"
+    kind = row.kind.replace("_", " ")
+    by = "" if row.knocker in (None, row.winner) else f" against {name(row.knocker)}'s knock"
+    return f"hand {row.hand + 1}: {name(row.winner)} scored {row.explained()} ({kind}{by})"
+
+
+def _sheet_lines(view: SeatView, name: Any) -> list[str]:
+    if not view.sheet:
+        return []
+    rows = view.sheet[-SHEET_LINES:]
+    skipped = len(view.sheet) - len(rows)
+    head = f"Score sheet ({skipped} earlier hands not shown): " if skipped else "Score sheet: "
+    return [head + "; ".join(_points_line(r, name) for r in rows) + "."]
+
+
+def _describe_gin(v: SeatView, table: Rulebook, message: str | None) -> list[str]:
+    three = v.num_players == 3
+    roles = v.roles
+    me = v.player
+    role = v.role
+    in_hand = [p for p in range(v.num_players) if p not in v.sitting_out]
+    box = roles.index("box") if three and "box" in roles else None
+    captain = roles.index("captain") if three and "captain" in roles else None
+    # Whose hand the words are about: the seat's own; the adviser's (and a spectator's) the
+    # captain's side; the other player in the hand is the opponent.
+    mine = me if me in in_hand else (captain if three else None)
+    opp = next((p for p in in_hand if p != mine), None) if mine is not None else None
+
+    def name(p: Any) -> str:
+        if p == me:
+            return "you"
+        return f"the {roles[p]}" if roles[p] else f"player {p}"
+
     title = "Three-handed gin rummy" if three else "Two-player gin rummy"
-    lines = [f"{title}. You are the {me}."]
-    if three:
+    lines = [f"{title}. " + ("You are watching." if me is None else f"You are the {role}.")]
+    if three and me is not None:
         lines.append(
             {
-                0: "You play alone against the captain, who is advised by the adviser.",
-                1: "You play against the box; your adviser suggests each of your moves.",
-                2: "You do not play this hand: you advise the captain, who plays against the box.",
-            }[f.role]
+                "box": "You play alone against the captain, who is advised by the adviser.",
+                "captain": "You play against the box; your adviser suggests each of your moves.",
+                "adviser": (
+                    "You do not play this hand: you advise the captain, who plays against the box."
+                ),
+            }.get(role, "")
         )
-    score_words = ", ".join(
-        f"{roles[i]} {s}" for i, s in enumerate(f.scores[: len(roles)]) if roles[i] != "-"
-    )
     lines.append(rules_line(table))
-    lines.append(f"Scores: {score_words}.")
-    lines.append(f"Phase: {PHASE_WORDS[f.phase]}; turn {f.turn}; stock: {f.stock} cards.")
-    whose = "The captain's hand" if f.role == 2 else "Your hand"
-    if f.role == 2 and f.hand == 0:
+    limit = (
+        "gin only"
+        if v.knock_limit == 0
+        else "unknown"
+        if v.knock_limit is None
+        else f"{v.knock_limit} deadwood"
+    )
+    this_hand = f"This hand (hand {v.hand_index + 1}): knock limit {limit}"
+    if v.multiplier != 1:
+        this_hand += f"; every point counts {v.multiplier} times (spade upcard)"
+    if box is not None:
+        this_hand += "; the box deals"
+    elif v.dealer is not None and v.pile_in_order:
+        this_hand += f"; {name(v.dealer)} dealt"
+    lines.append(this_hand + ".")
+    scores = ", ".join(
+        f"{roles[p]} {s}" if p != me else f"you ({roles[p]}) {s}"
+        for p, s in enumerate(v.scores[: v.num_players])
+        if roles[p] and roles[p] != "-"
+    )
+    target = f" (match to {v.target})" if v.target else ""
+    lines.append(f"Scores: {scores}{target}.")
+    if v.games is not None:
+        lines.append(
+            "Hollywood games: "
+            + "; ".join(
+                f"game {g + 1}: " + ", ".join(f"{roles[p]} {x}" for p, x in enumerate(game))
+                for g, game in enumerate(v.games)
+            )
+            + "."
+        )
+    lines.extend(_sheet_lines(v, name))
+    lines.append(f"Phase: {v.phase}; turn {v.turn}; stock: {v.stock} cards.")
+    seen = v.hands.get(mine) if mine is not None else None
+    if mine is not None and me != mine and seen is None:
         lines.append("You cannot see the captain's hand.")
-    elif f.hand:
-        count = f.hand.bit_count()
-        lines.append(f"{whose} ({count} cards): {_cards(f.hand)}")
-        lines.extend(_hand_lines(f.hand))
-    top = "none" if f.top < 0 else card_str(f.top)
-    what = "Upcard" if f.phase < 2 else "Top of the discard pile"
-    lines.append(f"{what}: {top}.")
-    under = f.pile & ~(1 << f.top) if f.top >= 0 else f.pile
-    lines.append(f"Also in the discard pile: {_list(under)}.")
-    opp = "the captain" if f.role == 0 and three else "the box" if three else "your opponent"
-    mine = "the captain" if f.role == 2 else "you"
-    lines.append(f"Cards {opp} took from the pile and still holds: {_list(f.opponent_took)}.")
-    lines.append(f"Cards {opp} discarded: {_list(f.opponent_discarded)}.")
-    lines.append(f"Cards {mine} discarded: {_list(f.own_discarded)}.")
-    # What he passed: those discards he let lie (not the top card: his choice is to come).
-    passed = f.own_discarded & ~f.opponent_took & ~f.opponent_discarded
-    if f.top >= 0:
-        passed &= ~(1 << f.top)
-    if f.own_discarded:
-        lines.append(f"Of those, {opp} passed (did not take): {_list(passed)}.")
-    if f.phase == 1:
-        lines.append(f"{'The non-dealer' if f.role == 0 else 'Your opponent'} passed the upcard.")
-    if f.role == 1 and three and f.suggestion >= 0:
-        lines.append(f"Your adviser suggests: {_suggestion_words(f.suggestion)}.")
-    if f.role == 1 and three and f.message:
-        lines.append(f'Your adviser says: "{f.message}"')
-    if f.phase == 4 or not f.legal:
-        lines.append("The hand is over; you have no move.")
+    elif seen is not None and mine is not None:
+        whose = "Your hand" if mine == me else f"The {roles[mine]}'s hand"
+        lines.append(f"{whose} ({len(seen.cards)} cards): {_cards(seen.cards)}")
+        meld_text = "; ".join(_cards(m) for m in seen.melds) or "none"
+        lines.append(f"  best melds: {meld_text}")
+        lines.append(f"  deadwood: {_list(seen.deadwood_cards)} = {seen.deadwood} points")
+    what = "Upcard" if v.phase.startswith("upcard") else "Top of the discard pile"
+    lines.append(f"{what}: {'none' if v.upcard is None else _CARD_TEXT[v.upcard]}.")
+    if v.pile_in_order:
+        under = v.pile[:-1] if v.pile else ()
+        lines.append(f"Under it, bottom to top: {_list(under)}.")
+    else:
+        under = tuple(c for c in v.pile if c != v.upcard)
+        lines.append(f"Also in the discard pile: {_list(under)}.")
+    if v.taken is not None and mine is not None and v.to_act == mine:
+        lines.append(f"{name(mine).capitalize()} just took {_CARD_TEXT[v.taken]} from the pile.")
+    if opp is not None and mine is not None:
+        o, m = name(opp), name(mine)
+        lines.append(f"Cards {o} took from the pile and still holds: {_list(v.took.get(opp, ()))}.")
+        lines.append(f"Cards {o} discarded: {_list(v.discarded.get(opp, ()))}.")
+        own = v.discarded.get(mine, ())
+        lines.append(f"Cards {m} discarded: {_list(own)}.")
+        # What he passed: those discards he let lie (not the top card: his choice is to come).
+        gone = set(v.took.get(opp, ())) | set(v.discarded.get(opp, ()))
+        passed = [c for c in own if c not in gone and c != v.upcard]
+        if own:
+            lines.append(f"Of those, {o} passed (did not take): {_list(passed)}.")
+    if v.phase == "upcard offer to the dealer" and mine is not None and v.to_act == mine:
+        lines.append("The non-dealer passed the upcard.")
+    if v.suggestion is not None and v.suggestion >= 0 and role == "captain":
+        lines.append(f"Your adviser suggests: {_suggestion_words(v.suggestion)}.")
+    if message and role == "captain":
+        lines.append(f'Your adviser says: "{message}"')
+    if v.showdown is not None and _hand_just_ended(v):
+        lines.append(_showdown_words(v, name))
+    if v.over or not v.legal:
+        lines.append(
+            "The match is over." if v.over
+            else "The hand is over; you have no move." if v.phase == "hand over"
+            else "It is not your turn."
+        )  # fmt: skip
         return lines
-    if f.advising:
+    if v.advising:
         lines.append(
             "Suggest one of the captain's moves (or no advice): "
             + ", ".join(
-                _suggestion_words(a) if a == A.NO_ADVICE else _annotated(f, a) for a in f.legal
+                _suggestion_words(a) if a == A.NO_ADVICE else _annotated(v, a) for a in v.legal
             )
             + "."
         )
@@ -376,85 +433,127 @@ def _describe_gin(f: GinFacts, table: Table) -> list[str]:
             '"discard 7H: it is your highest loose card", or "no advice".'
         )
         return lines
-    lines.append("Legal moves: " + ", ".join(_annotated(f, a) for a in f.legal) + ".")
+    lines.append("Legal moves: " + ", ".join(_annotated(v, a) for a in v.legal) + ".")
     lines.append(
         'Reply with one legal move, e.g. "discard 7H", or as JSON: {"move": "discard 7H"}.'
     )
     return lines
 
 
+def _hand_just_ended(v: SeatView) -> bool:
+    """Is the last finished hand this one (over), or the one before while the next has
+    had no turn yet?"""
+    if not v.sheet:
+        return False
+    last = v.sheet[-1].hand
+    return last == v.hand_index or (last == v.hand_index - 1 and v.turn == 0)
+
+
+def _showdown_words(v: SeatView, name: Any) -> str:
+    sd = v.showdown
+    assert sd is not None
+    row = sd.points
+    text = "Last hand's showdown: " + _points_line(row, name) + "."
+    if sd.knocker_melds or sd.defender_melds:
+        text += (
+            f" Knocker's melds {'; '.join(_cards(m) for m in sd.knocker_melds) or 'none'}, "
+            f"deadwood {_list(sd.knocker_deadwood_cards)} = {sd.knocker_deadwood}; "
+            f"defender's melds {'; '.join(_cards(m) for m in sd.defender_melds) or 'none'}, "
+            f"laid off {_list(sd.layoffs)}, deadwood {_list(sd.defender_deadwood_cards)} = "
+            f"{sd.defender_deadwood}."
+        )
+    return text
+
+
 def _suggestion_words(action: int) -> str:
     return "no advice" if action == A.NO_ADVICE else _GIN_WORDS[action]
 
 
-def _annotated(f: GinFacts, action: int) -> str:
-    """A move with what it leaves: discards and knocks from 11 cards say the deadwood."""
+def _annotated(v: SeatView, action: int) -> str:
+    """A move with what it leaves: discards and knocks from 11 cards say the deadwood
+    (a knock that leaves none is gin)."""
     words = _GIN_WORDS[action]
-    if action >= A.DISCARD and action < A.BIG_GIN and f.hand.bit_count() == 11:
-        left = _discard_table(f.hand).get((action - A.DISCARD) % 52)
-        if left is not None:
-            words += f" (leaves {left} deadwood)"
+    left = v.leaves.get(action)
+    if left is not None:
+        words += " (gin)" if action >= A.KNOCK and left == 0 else f" (leaves {left} deadwood)"
     return words
 
 
-_DISCARD_CACHE: dict[int, dict[int, int]] = {}
+def _describe_rummy(v: SeatView, table: Rulebook) -> list[str]:
+    n = v.num_players
+    me = 0 if v.player is None else v.player
 
+    def seat(p: int) -> str:
+        if v.player is not None and p == me:
+            return "you"
+        return f"seat {(p - me) % n}"
 
-def _discard_table(hand: int) -> dict[int, int]:
-    # One search gives every discard's deadwood; the hand repeats across a turn's prompts.
-    found = _DISCARD_CACHE.get(hand)
-    if found is None:
-        if len(_DISCARD_CACHE) > 4096:
-            _DISCARD_CACHE.clear()
-        found = _DISCARD_CACHE[hand] = discard_deadwoods(hand)
-    return found
-
-
-def _describe_rummy(f: RummyFacts, table: Table) -> list[str]:
-    n = f.num_players
-    lines = [f"Basic rummy, {n} players. You are seat 0 below; seat k plays k turns after you."]
-
-    def seat(k: int) -> str:
-        return "you" if k == 0 else f"seat {k}"
-
-    phase = ("draw", "play (meld, lay off, discard)", "over")[f.phase]
-    lines.append(f"Dealer: {seat(f.dealer)}. Phase: {phase}; turn {f.turn}.")
+    phase = v.phase
+    first = (
+        f"Basic rummy, {n} players. You are seat 0 below; seat k plays k turns after you."
+        if v.player is not None
+        else f"Basic rummy, {n} players. You are watching; seats are counted from seat 0."
+    )
+    lines = [first]
+    dealer = "?" if v.dealer is None else seat(v.dealer)
+    lines.append(f"Dealer: {dealer}. Phase: {phase}; turn {v.turn}.")
     lines.append(rules_line(table))
-    if f.scores is not None:
-        lines.append("Scores: " + ", ".join(f"{seat(k)} {s}" for k, s in enumerate(f.scores)) + ".")
-    lines.append(f"Your hand ({f.hand.bit_count()} cards): {_list(f.hand)}")
-    if f.hand:
-        melds = R.ACE_HIGH_TABLE if f.ace_high else GIN_MELDS
-        lines.extend(_hand_lines(f.hand, melds))
-    if f.taken >= 0:
+    if v.target is not None or v.sheet:
+        order = sorted(range(n), key=lambda p: (p - me) % n)
+        target = f" (match to {v.target})" if v.target else ""
         lines.append(
-            f"You took {card_str(f.taken)} from the pile this turn: you may not discard it."
+            "Scores: " + ", ".join(f"{seat(p)} {v.scores[p]}" for p in order) + f"{target}."
         )
-    pile = " ".join(card_str(c) for c in f.pile) or "empty"
-    lines.append(f"Discard pile, bottom to top: {pile}.")
+    lines.extend(_sheet_lines(v, seat))
+    mine = v.hands.get(me) if v.player is not None else None
+    if mine is not None:
+        lines.append(f"Your hand ({len(mine.cards)} cards): {_list(mine.cards)}")
+        if mine.cards:
+            meld_text = "; ".join(_cards(m) for m in mine.melds) or "none"
+            lines.append(f"  best melds: {meld_text}")
+            lines.append(f"  deadwood: {_list(mine.deadwood_cards)} = {mine.deadwood} points")
+    if v.taken is not None and v.to_act == v.player:
+        lines.append(
+            f"You took {card_str(v.taken)} from the pile this turn: you may not discard it."
+        )
+    order_words = "bottom to top" if v.pile_in_order else "as a set"
+    lines.append(f"Discard pile, {order_words}: {_cards(v.pile) or 'empty'}.")
     lines.append(
-        f"Stock: {f.stock} cards"
-        + (f" (known to hold {_cards(f.stock_known)})" if f.stock_known else "")
+        f"Stock: {v.stock} cards"
+        + (f" (known to hold {_cards(v.stock_known)})" if v.stock_known else "")
         + "."
     )
-    lines.append(f"On the table: sets {_list(f.sets)}; runs {_list(f.runs)}.")
-    for k in range(1, n):
-        known = f.known_held[k]
+    if v.melds:
         lines.append(
-            f"Seat {k}: {f.hand_sizes[k]} cards"
-            + (f", known to hold {_cards(known)}" if known else "")
-            + (f", laid down {_cards(f.melds_by_seat[k])}" if f.melds_by_seat[k] else "")
-            + ("" if f.melded_before[k] else ", has not melded yet")
+            "On the table: "
+            + "; ".join(f"{_cards(cards)} ({seat(owner)})" for owner, cards in v.melds)
             + "."
         )
-    if f.melds_by_seat[0]:
-        lines.append(f"You laid down: {_cards(f.melds_by_seat[0])}.")
-    if f.phase == 2 or not f.legal:
+    else:
+        lines.append("On the table: no melds.")
+    for p in sorted(range(n), key=lambda p: (p - me) % n):
+        if v.player is not None and p == me:
+            continue
+        known = v.took.get(p, ())
+        hand = v.hands.get(p)
         lines.append(
-            "The hand is over; you have no move." if f.phase == 2 else "It is not your turn."
+            f"{seat(p).capitalize()}: {v.counts[p]} cards"
+            + (f" ({_cards(hand.cards)})" if hand is not None else "")
+            + (f", known to hold {_cards(known)}" if known and hand is None else "")
+            + ("" if not v.melded_before or v.melded_before[p] else ", has not melded yet")
+            + "."
         )
+    if v.showdown is not None and v.phase == "hand over":
+        row = v.showdown.points
+        lines.append("Last hand: " + _points_line(row, seat) + ".")
+    if v.over or not v.legal:
+        lines.append(
+            "The match is over." if v.over
+            else "The hand is over; you have no move." if v.phase == "hand over"
+            else "It is not your turn."
+        )  # fmt: skip
         return lines
-    lines.append("Legal moves: " + ", ".join(_RUMMY_WORDS[a] for a in f.legal) + ".")
+    lines.append("Legal moves: " + ", ".join(_RUMMY_WORDS[a] for a in v.legal) + ".")
     lines.append(
         'Reply with one legal move, e.g. "discard 7H", "meld 5H 6H 7H", "lay off 8H on run", '
         'or as JSON: {"move": "draw"}.'
