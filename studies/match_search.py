@@ -258,6 +258,7 @@ def seated_main(argv: list[str]) -> dict[str, Any]:
     parser.add_argument("--opponent", default="L2")
     parser.add_argument("--pairs", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--first", type=int, default=0, help="the first pair's index")
     parser.add_argument("--block", type=int, default=25, help="pairs per job")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", default="runs/best")
@@ -275,7 +276,7 @@ def seated_main(argv: list[str]) -> dict[str, Any]:
         parser.error(str(err))
     t0 = time.time()
     jobs = [
-        (a.table, a.agent, a.opponent, a.seed, s, min(a.block, a.pairs - s))
+        (a.table, a.agent, a.opponent, a.seed, a.first + s, min(a.block, a.pairs - s))
         for s in range(0, a.pairs, a.block)
     ]
     parts = pool_map(seated_pairs if a.harness == "env" else seated_table_pairs, jobs, a.workers)
@@ -302,9 +303,48 @@ def seated_main(argv: list[str]) -> dict[str, Any]:
         }
     print(json.dumps(row), flush=True)
     spec = a.agent.replace(":", "_").replace(",", "_").replace("=", "-").replace("+", "-")
-    name = f"seated_{a.harness}_{a.table}_{spec}_vs_{a.opponent}_s{a.seed}_p{a.pairs}.json"
+    first = f"_f{a.first}" if a.first else ""
+    name = f"seated_{a.harness}_{a.table}_{spec}_vs_{a.opponent}_s{a.seed}{first}_p{a.pairs}.json"
     write_json(Path(a.out) / name, {**row, "per_pair": per}, [a.seed])
     return row
+
+
+def seated_summary(folder: str | Path) -> str:
+    """The seated and three-handed runs written in ``folder`` as a Markdown table (runs of
+    one table, agent, opponent, harness and seed at consecutive pairs are joined: one CI over
+    all their pairs)."""
+    joined: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for path in sorted(Path(folder).glob("*.json")):
+        r = json.loads(path.read_text())
+        a = r["args"]
+        if r.get("study") == "match_search_seated":
+            key = ("two", a["table"], a["agent"], a["opponent"], a["harness"], a["seed"])
+            per = r["per_pair"]
+        elif r.get("study") == "match_search_three_handed":
+            key = ("three", a["table"], a["agent"], a["opponent"], "env", a["seed"])
+            per = r["per_triple"]
+        else:
+            continue
+        row = joined.setdefault(key, {"per": [], "p99": [], "decisions": 0, "first": []})
+        row["per"] += per
+        row["p99"].append(r.get("seconds_p99"))
+        row["decisions"] += r.get("decisions", 0)
+        row["first"].append(a.get("first", 0))
+    lines = [
+        "| game | table | agent | vs | harness | seed | pairs | won | 95% CI | decisions | p99 s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (game, table, agent, opp, harness, seed), row in joined.items():
+        m, lo, hi = mean_ci(row["per"])
+        p99 = max((x for x in row["p99"] if x is not None), default=None)
+        vs = f"two {opp}" if game == "three" else opp
+        cells = [
+            "three-handed" if game == "three" else "gin", table, f"`{agent}`", vs, harness,
+            seed, len(row["per"]), f"{100 * m:.1f}%", f"[{100 * lo:.1f}, {100 * hi:.1f}]",
+            row["decisions"], "" if p99 is None else f"{p99:.3f}",
+        ]  # fmt: skip
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
+    return "\n".join(lines)
 
 
 def three_handed_main(argv: list[str]) -> dict[str, Any]:
@@ -359,6 +399,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         return three_handed_main(argv[1:])
     if argv[:1] == ["seated"]:
         return seated_main(argv[1:])
+    if argv[:1] == ["summary-seated"]:
+        for folder in argv[1:]:
+            print(seated_summary(folder))
+        return {}
     if argv[:1] == ["summary"]:
         for folder in argv[1:]:
             print(summary(folder))
