@@ -346,14 +346,14 @@ def test_an_oklahoma_spade_hand_names_the_double(site: Any, browser: Any, shots:
     base, app = site
     seed = _spade_upcard_seed()
     out = post(base + "/api/tables", {"game": "gin", "seats": ["heuristic"] * 2, "seed": seed,
-                                      "delay": 0.05, "options": {"oklahoma": True}})  # fmt: skip
+                                      "delay": 0.2, "options": {"oklahoma": True}})  # fmt: skip
     browser.get(base + out["spectator"] + "?open=1")
     wait(lambda: "spade upcard" in browser.find_element(By.ID, "table-area").text)
-    panel = wait(lambda: browser.find_element(By.CSS_SELECTOR, "#showdown-panel[data-hand='0']"),
-                 timeout=60)  # fmt: skip
-    browser.execute_script("arguments[0].scrollIntoView()", panel)
+    # The page redraws with every move: the panel's text is read in one script call.
+    text = wait(lambda: browser.execute_script(
+        "const p = document.querySelector(\"#showdown-panel[data-hand='0']\");"
+        "if (p) p.scrollIntoView(); return p && p.innerText"), timeout=60)  # fmt: skip
     browser.save_screenshot(str(shots / "oklahoma_showdown.png"))
-    text = panel.text
     table = app.state.server.tables[out["table"]]
     result = table.env.match.history[0].result
     if result.kind == "draw":

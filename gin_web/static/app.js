@@ -242,7 +242,7 @@ function drawSheet(view, root) {
     const tr = el("tr", { class: "sheet-row" });
     tr.appendChild(el("td", {}, String(row.hand + 1)));
     view.players.forEach((p, i) => {
-      const role = row.roles ? row.roles[i] + " " : "";
+      const role = row.roles && row.roles.length ? row.roles[i] + " " : "";
       let score;
       if (row.scored) score = (row.scored[i] > 0 ? "+" : "") + row.scored[i] + (row.scores ? " = " + row.scores[i] : "");
       else score = row.scores ? row.scores[i] : (row.payments[i] > 0 ? "+" : "") + row.payments[i];
@@ -252,7 +252,7 @@ function drawSheet(view, root) {
     if (row.kind !== undefined && row.payments === undefined) {
       what = row.kind === "draw" ? "draw" :
         row.kind.replace("_", " ") + ": " + view.players[row.winner].name + " +" + row.points;
-      if (row.parts && row.parts.length) what += " (" + explain(row) + ")";
+      if (row.parts && row.parts.length) what += " = " + explain(row);
     } else {
       what = row.winner === null ? "no winner" :
         view.players[row.winner].name + (row.rummy ? " rummy" : " out");
@@ -287,7 +287,10 @@ function drawShowdown(view, root) {
   if (sd.payments) { // basic rummy
     p.appendChild(el("div", {}, "Hand " + (sd.hand + 1) + ": " +
       (sd.winner === null ? "no winner" : name(sd.winner) + (sd.rummy ? " goes out rummy (double)" : " goes out"))));
-    sd.left.forEach((cards, i) => {
+    if (sd.explained) p.appendChild(el("div", { class: "points-explained" }, "Points: " + sd.explained));
+    // The cards left in each hand: the showdown's hands (by player), else its "left" lists.
+    const left = sd.hands ? sd.hands.map((h) => h.cards) : sd.left;
+    left.forEach((cards, i) => {
       const line = el("div", {}, name(i) + " " + (sd.payments[i] >= 0 ? "+" : "") + sd.payments[i] + ", left: ");
       line.appendChild(miniCards(cards));
       p.appendChild(line);
@@ -396,6 +399,10 @@ function render(view) {
   if (discards.length) moves.appendChild(el("span", { class: "hint" },
     advising ? " or click a card to suggest its discard" : " or click a card to discard it"));
   $("hint").disabled = !(view.to_act === view.you && view.you !== null && !view.over);
+  // A spectator has no hand to sort and no hint to ask for.
+  $("hint").hidden = view.you === null;
+  const ownHand = view.hand.seats.some((x) => x.cards && x.player === view.you);
+  for (const e of document.querySelectorAll(".sorts")) e.hidden = !ownHand || view.open;
   const hist = $("pile-history");
   hist.textContent = "Discard pile, bottom first: ";
   hist.appendChild(miniCards(view.hand.pile));
