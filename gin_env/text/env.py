@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -14,9 +15,10 @@ from gin_env import games
 from gin_env.aec_tools import StatePickle
 from gin_env.config import check_choice, check_int
 from gin_env.encoding import OBS_SLICES
+from gin_env.seat_view import seat_view
 from gin_env.text.replies import MAX_REPLY_CHARS, ReplyError, parse_advice, parse_reply, sanitize
 from gin_env.text.unusable import ON_INVALID, UnusablePolicy
-from gin_env.text.views import facts, table_of
+from gin_env.text.views import table_of
 from gin_env.text.words import describe, move_words
 
 __all__ = ["raw_env", "env", "SeatText", "ON_INVALID", "CHARSET", "OBSERVATION_CHARS"]
@@ -127,16 +129,17 @@ class raw_env(StatePickle, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
     def observe(self, agent: str) -> SeatText:
         if not self._started:
             raise RuntimeError("call reset() before observe()")
-        numeric = self.inner.observe(agent)
         to_act = agent == self.agent_selection and agent in self.agents
         note = self._note if to_act else None
-        return SeatText(self._text(numeric, note))
+        return SeatText(self._text(agent, note))
 
-    def _text(self, numeric: dict[str, np.ndarray], note: str | None) -> str:
-        seat = facts(numeric, self.table, self._message)
+    def _text(self, agent: str, note: str | None) -> str:
+        # The words render the seat's view of the table (gin_env.seat_view), the one every
+        # front end renders: the sheet, this hand's knock limit, the pile in order.
+        view = seat_view(self.inner, self.possible_agents.index(agent))
         if self.forfeit is not None:
-            seat.legal = []
-        text = describe(seat, self.table, note)
+            view = replace(view, legal=())
+        text = describe(view, self.table, note, self._message)
         return text if len(text) <= OBSERVATION_CHARS else text[: OBSERVATION_CHARS - 3] + "..."
 
     def step(self, action: str | None) -> None:
