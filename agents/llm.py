@@ -6,79 +6,108 @@ through the ``openai`` client (extra ``llm``: ``pip install "gin-env[llm]"``). I
 every seat and role of every game:
 
 - in the numeric envs, ``act(observation)`` renders the seat's own observation in words
-  (:func:`gin_env.text.seat_text`), asks the model and parses its reply
-  (:func:`gin_env.text.parse_reply`); an adviser's reply becomes its suggestion (the
-  numeric envs carry no message);
+  (:func:`gin_env.text.seat_text`), asks the model and reads its reply
+  (:func:`gin_env.text.replies.read_reply`: reasoning blocks set aside, the last explicit
+  answer wins); an adviser's reply becomes its suggestion;
 - in the text env (:mod:`gin_env.text`), ``respond(text)`` returns the model's words and
   the env reads them.
 
-Options (in the spec or as keywords): ``model``, ``base_url`` (None: OpenAI's),
-``api_key_env`` (the environment variable that holds the key, default
-``OPENAI_API_KEY``; unset means no key, as local servers take), ``temperature`` (0.0),
-``max_tokens`` (256), ``timeout`` (seconds a reply may take, 30), ``retries`` (re-asks
-after an unusable reply, 2), ``http_retries`` (3) and ``backoff`` (seconds, 1.0: the
-wait before the k-th retry of a 429 or 5xx answer is ``backoff * 2**k``, or the server's
-``Retry-After`` when that is shorter than 60 s), ``on_invalid`` (``"random-legal"``, or
-``"raise"``: what to play when every try failed or timed out), ``transcript`` (a JSONL
-path: first a line with the system prompt for each game, then one line per exchange with
-the prompt, the reply, the parsed move, the error if any, the tokens and the latency),
-``game`` (``three_handed``, ``gin``, ``rummy``; found from the table or the observation
-when not given), ``system_prompt`` (replaces the rules in brief).
+Every figure is the model's own. The endpoint's faults (timeouts, HTTP 5xx and 429,
+bodies that are not the API's JSON, ``null`` content) are retried by the transport
+(:mod:`agents.llm_transport`) and never become a re-ask of the model; after
+``max_failures`` in a row, or on a refused key, request or quota, it raises
+:class:`~agents.llm_transport.EndpointError` and the run stops. An *unusable* reply (no
+legal move, two moves, an illegal one) is the model's: it is re-asked ``retries`` times,
+then :class:`~gin_env.text.unusable.UnusablePolicy` decides (``on_invalid``:
+``random-legal``, counted as a fallback move, or ``raise``). A reply cut at the token
+limit is *truncated*: asked again with twice the room (``grow``, up to 4x), else unusable.
 
-A reply it cannot use, a timeout, a rate limit or a server error never stops a game:
-after the tries, ``on_invalid`` plays. Configuration errors (a refused key, an unknown
-model: HTTP 400, 401, 403, 404) raise, since no later call would fare better.
-:meth:`LLMAgent.stats` counts decisions, replies, unusable replies, re-asks, HTTP
-retries, timeouts, tokens and seconds.
+Options (in the spec or as keywords): ``model``, ``base_url`` (None: OpenAI's),
+``api_key_env`` (default ``OPENAI_API_KEY``; unset means no key), ``temperature``,
+``max_tokens``, ``max_completion_tokens``, ``reasoning_effort`` (each sent only when set),
+``extra_body`` and ``extra_headers`` (a mapping, a JSON text, or the path of a ``.json``
+file), ``timeout`` (seconds, 30), ``backoff`` (1.0), ``max_failures`` (5), ``retries``
+(2), ``on_invalid``, ``grow`` (True), ``protocol`` (``"words"``: the seat's text with its
+legal moves; ``"arena"``: as Kaggle's Game Arena harness plays, a JSON ``{"move": ...}``
+reply, no legal moves in the prompt, ``retries`` rethinks), ``conversation``
+(``"decision"``: each decision asked alone; ``"hand"``: the hand's earlier turns kept in
+the conversation, a constant prefix providers cache), ``price_in`` and ``price_out``
+(per million tokens: a cost), ``transcript`` (a JSONL path), ``run`` (the run's name in
+the transcript), ``game``, ``system_prompt``.
 
 :class:`WordsAgent` (``"words:agent=heuristic"``) is any agent whose every move goes
-through the words: it says its move (in turn: strict, JSON, a sentence, a ``move:``
-line) and the move is parsed back. It needs no model and no network: the text pipeline's
-own baseline (its moves are the inner agent's, so its results are too).
+through the words: it says its move (in turn: strict, JSON, a ``move:`` line, a sentence,
+a short form) and the move is read back; it needs no model and no network.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
-import os
 import threading
 import time
-from collections.abc import Mapping
+import uuid
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agents.llm_transport import Completion, EndpointError, Transport
 from gin_env import actions as A
 from gin_env import rummy_actions as R
 from gin_env.config import GinConfig, RummyConfig, ThreeHandedConfig
 from gin_env.config import Table as GameTable
-from gin_env.extras import require
-from gin_env.text import (
-    GinFacts,
-    ReplyError,
-    Table,
-    facts,
-    game_of,
-    move_words,
-    parse_advice,
-    parse_reply,
-    rules_in_brief,
-    table_of,
-)
+from gin_env.text import Rulebook as Table
+from gin_env.text import facts, game_of, move_words, rules_in_brief, table_of
+from gin_env.text.replies import ReplyError, read_reply
+from gin_env.text.unusable import UnusablePolicy
 from gin_env.text.words import card_name, describe
 
-__all__ = ["LLMAgent", "WordsAgent", "ON_INVALID", "system_prompt", "say"]
+__all__ = [
+    "LLMAgent",
+    "WordsAgent",
+    "ON_INVALID",
+    "PROTOCOLS",
+    "CONVERSATIONS",
+    "EndpointError",
+    "decision_context",
+    "system_prompt",
+    "arena_system_prompt",
+    "say",
+]
 
+#: What a player in words may do after its tries (it cannot forfeit a numeric env's hand).
 ON_INVALID = ("random-legal", "raise")
-#: HTTP answers that a later try may fix: rate limits and server errors.
-RETRY_STATUS = frozenset((408, 409, 429, 500, 502, 503, 504))
+PROTOCOLS = ("words", "arena")
+CONVERSATIONS = ("decision", "hand")
 _STAT_KEYS = (
-    "decisions", "replies", "invalid", "reasks", "http_retries", "timeouts", "errors",
-    "policy_moves", "prompt_tokens", "completion_tokens", "latency_s",
+    "decisions", "requests", "replies", "invalid", "truncated", "reasks", "transport_faults",
+    "timeouts", "fallback_moves", "prompt_tokens", "completion_tokens", "reasoning_tokens",
+    "cached_tokens", "latency_s", "cost",
 )  # fmt: skip
 _TRANSCRIPT_LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
+_CONTEXT: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "gin_llm_context", default=None
+)
+_ARENA_ASK = (
+    "It is now your turn. Play your strongest move. The move MUST be legal. Reason step by "
+    'step, then give your final answer as JSON: {"move": "<your move>"}, e.g. '
+    '{"move": "discard 7H"}.'
+)
+
+
+@contextlib.contextmanager
+def decision_context(**fields: Any) -> Iterator[None]:
+    """Within it, every transcript line and conversation carries ``fields`` (the harness
+    says which game, deal, hand, seat and seed a decision belongs to; nested calls add)."""
+    token = _CONTEXT.set({**(_CONTEXT.get() or {}), **fields})
+    try:
+        yield
+    finally:
+        _CONTEXT.reset(token)
 
 
 def _game_of_table(rules: GameTable | None) -> str | None:
@@ -105,8 +134,29 @@ def system_prompt(table: Table) -> str:
     )
 
 
+def arena_system_prompt(table: Table) -> str:
+    """The rules in brief, as the arena protocol asks (no list of legal moves follows)."""
+    return (
+        f"You are a player at a card table. {rules_in_brief(table)}\n"
+        "Cards are written rank then suit: ranks A 2 3 4 5 6 7 8 9 T J Q K (T is ten), "
+        "suits S H D C; TS is the ten of spades. Moves are written: draw, take, pass, "
+        "discard 7H, knock 7H, no-advice (an adviser), big-gin; in rummy take discard, "
+        "meld 5H 6H 7H, lay off 8H on run."
+    )
+
+
+def _arena_prompt(prompt: str) -> str:
+    """The seat's text without its legal moves and with the arena's request."""
+    keep = [
+        line
+        for line in prompt.splitlines()
+        if not line.startswith(("Legal moves:", "Suggest one of", "Reply with"))
+    ]
+    return "\n".join(keep + [_ARENA_ASK])
+
+
 def say(action: int, game: str, way: int) -> str:
-    """A legal move said one of five ways (all parse back to it): 0 strict, 1 JSON, 2 a
+    """A legal move said one of five ways (all read back to it): 0 strict, 1 JSON, 2 a
     ``move:`` line after a thought, 3 a sentence, 4 a short form (``10h``)."""
     words = move_words(action, game)
     way %= 5
@@ -135,9 +185,24 @@ def say(action: int, game: str, way: int) -> str:
     }[kind]
 
 
+def _json_option(name: str, value: Any) -> dict[str, Any] | None:
+    """A mapping option given as a mapping, a JSON text or a ``.json`` file (data only)."""
+    if value is None or isinstance(value, Mapping):
+        return None if value is None else dict(value)
+    if isinstance(value, str):
+        text = Path(value).read_text() if value.endswith(".json") else value
+        try:
+            out = json.loads(text)
+        except ValueError as err:
+            raise ValueError(f"{name} must be a JSON object: {err}") from None
+        if isinstance(out, dict):
+            return out
+    raise ValueError(f"{name} must be a JSON object (a mapping, JSON text or a .json path)")
+
+
 class _WordsPlayer:
-    """What the word players share: the seat's table, the text of an observation,
-    replies parsed with re-asks, the invalid-reply policy, stats and the transcript."""
+    """What the word players share: the seat's table and text, replies read with re-asks,
+    the unusable-reply policy, stats and the transcript."""
 
     name = "words"
 
@@ -149,25 +214,40 @@ class _WordsPlayer:
         on_invalid: str = "random-legal",
         transcript: str | None = None,
         seed: int = 0,
+        protocol: str = "words",
+        conversation: str = "decision",
+        price_in: float = 0.0,
+        price_out: float = 0.0,
+        run: str | None = None,
     ) -> None:
-        if on_invalid not in ON_INVALID:
-            raise ValueError(
-                f"on_invalid must be one of {', '.join(ON_INVALID)}; got {on_invalid!r}"
-            )
-        if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 20:
-            raise ValueError(f"retries must be an int in 0..20, got {retries!r}")
-        # The game: as given, else the table's (a typed table says it), else the
-        # observation's (see table_for).
+        self.policy = UnusablePolicy(retries, on_invalid, allowed=ON_INVALID)
+        for name, value, allowed in (
+            ("protocol", protocol, PROTOCOLS),
+            ("conversation", conversation, CONVERSATIONS),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        for name, price in (("price_in", price_in), ("price_out", price_out)):
+            if isinstance(price, bool) or not isinstance(price, int | float) or price < 0:
+                raise ValueError(f"{name} must be a price per million tokens >= 0, got {price!r}")
+        # The game: as given, else the table's, else the observation's (see table_for).
         self.game = table_of(game).game if game is not None else _game_of_table(rules)
         self.rules = rules
         self._three = self.game == "three_handed"
         self.retries = retries
         self.on_invalid = on_invalid
+        self.protocol = protocol
+        self.conversation = conversation
+        self.price_in = float(price_in)
+        self.price_out = float(price_out)
+        self.run = run or uuid.uuid4().hex[:12]
         self.transcript = None if transcript is None else Path(transcript)
         self._rng = np.random.default_rng(seed)
         self._lock = threading.Lock()
         self._stats = dict.fromkeys(_STAT_KEYS, 0.0)
+        self._games: set[tuple[Any, ...]] = set()
         self._tables: dict[str, Table] = {}
+        self._talks: dict[tuple[Any, ...], list[dict[str, str]]] = {}
 
     # -- the seat ----------------------------------------------------------------------------
     def table_for(self, observation: Mapping[str, Any]) -> Table:
@@ -185,7 +265,6 @@ class _WordsPlayer:
             game = "three_handed" if self._three else "gin"
         table = self._tables.get(game)
         if table is None:
-            # The seat's rules when they are this game's (a gin table's do not fit rummy).
             fits = _game_of_table(self.rules) in (None, game) or (
                 game == "three_handed" and _game_of_table(self.rules) == "gin"
             )
@@ -195,112 +274,222 @@ class _WordsPlayer:
     @staticmethod
     def _looks_three_handed(observation: Mapping[str, Any]) -> bool:
         seat = facts(observation, Table("gin"))
-        assert isinstance(seat, GinFacts)
-        return seat.role == 2 or seat.advising or seat.suggestion >= 0 or A.NO_ADVICE in seat.legal
+        return (
+            seat.player == 2
+            or seat.advising
+            or seat.suggestion is not None
+            or A.NO_ADVICE in seat.legal
+        )
 
-    # -- acting ------------------------------------------------------------------------------
-    def act(self, observation: Mapping[str, Any], rng: np.random.Generator | None = None) -> int:
+    def _seat(self, observation: Mapping[str, Any]) -> tuple[Table, str, list[int], bool, str]:
+        """The seat's table, its text, its legal moves, whether it advises, its role."""
         table = self.table_for(observation)
         seat = facts(observation, table)
         legal = list(seat.legal)
         if not legal:
             raise ValueError("the action mask has no legal action: this agent is not to act")
-        advising = isinstance(seat, GinFacts) and seat.advising
-        prompt = describe(seat, table)
-        history: list[dict[str, str]] = [{"role": "user", "content": prompt}]
-        self._count("decisions")
-        for attempt in range(self.retries + 1):
-            reply, meta = self._reply(table, history, observation)
-            move: int | None = None
-            error = meta.get("error")
-            if reply is not None:
-                try:
-                    if advising:
-                        move = parse_advice(reply, legal)
-                    else:
-                        move = parse_reply(reply, legal, table.game)
-                except ReplyError as err:
-                    error = str(err)
-            self._record(table, history[-1]["content"], reply, move, error, attempt, meta)
-            if move is not None:
-                return move
-            self._count("invalid")
-            if attempt < self.retries:
-                self._count("reasks")
-                history += [
-                    {"role": "assistant", "content": reply or ""},
-                    {"role": "user", "content": f"Your reply was not used: {error}. Reply "
-                     "again with one legal move."},
-                ]  # fmt: skip
-        if self.on_invalid == "raise":
-            raise ValueError(
-                f"{self.name}: no usable reply after {self.retries + 1} tries: {error}"
-            )
-        self._count("policy_moves")
+        advising = seat.family == "gin" and seat.advising
+        role = seat.role if seat.family == "gin" else "player"
+        return table, describe(seat, table), legal, advising, role
+
+    def system(self, table: Table) -> str:
+        return arena_system_prompt(table) if self.protocol == "arena" else system_prompt(table)
+
+    # -- acting ------------------------------------------------------------------------------
+    def act(self, observation: Mapping[str, Any], rng: np.random.Generator | None = None) -> int:
+        table, prompt, legal, advising, role = self._seat(observation)
+        if self.protocol == "arena":
+            prompt = _arena_prompt(prompt)
         with self._lock:
-            return int((rng or self._rng).choice(legal))
+            self._stats["decisions"] += 1
+            decision = int(self._stats["decisions"])
+        where = {**(_CONTEXT.get() or {}), "role": role, "decision": decision}
+        talk = self._talk(where)
+        history = [*talk, {"role": "user", "content": prompt}]
+        unusable = 0
+        while True:
+            done = self._ask(table, history, observation)
+            move, error = self._read(done, legal, table.game, advising)
+            if move is not None:
+                self._record(table, history, done, move, None, unusable, where, "move")
+                self._keep(where, [*history, {"role": "assistant", "content": done.text}])
+                return move
+            assert error is not None
+            unusable += 1
+            self._count("invalid")
+            step = self.policy.after(unusable)
+            kind = "truncated" if done.truncated else "invalid"
+            self._record(table, history, done, None, error, unusable - 1, where, kind)
+            if step == "reask":
+                self._count("reasks")
+                why = error if self.protocol == "words" else error.split(". Legal moves:")[0]
+                history = [
+                    *history,
+                    {"role": "assistant", "content": done.text},
+                    {"role": "user", "content": f"Your reply was not used: "
+                     f"{self.policy.note(why, unusable)}. Reply again with one legal move."},
+                ]  # fmt: skip
+                continue
+            if step == "raise":
+                raise ValueError(f"{self.name}: no usable reply after {unusable} tries: {error}")
+            self._count("fallback_moves")
+            with self._lock:
+                move = self.policy.fallback(legal, rng or self._rng)
+            self._record(table, history, None, move, None, unusable, where, "fallback")
+            return move
+
+    def _read(
+        self, done: Completion, legal: list[int], game: str, advising: bool
+    ) -> tuple[int | None, str | None]:
+        """The move a reply names, or why it is unusable."""
+        if done.truncated:
+            return None, "the reply was cut at the token limit"
+        try:
+            reading = read_reply(done.text, legal, game)
+        except ReplyError as err:
+            why = str(err)
+            if advising and self.protocol == "words" and A.NO_ADVICE in legal:
+                if why.startswith(("no move found", "the reply is empty")):
+                    return A.NO_ADVICE, None  # an adviser who names no move gives no advice
+            return None, why
+        if self.protocol == "arena" and reading.how != "json":
+            return None, 'the reply has no JSON {"move": ...}'
+        return reading.action, None
 
     def respond(self, text: str) -> str:
-        """The words this player answers to a seat's text (the text env's loop; the env
-        reads them, re-asks and applies its own invalid-reply policy)."""
+        """The words this player answers to a seat's text (the text env's loop: the env
+        reads them, re-asks and applies its own unusable-reply policy, the same policy)."""
         table = table_of(self.game or "gin", self.rules)
-        reply, meta = self._reply(table, [{"role": "user", "content": text}], None)
         self._count("decisions")
-        self._record(table, text, reply, None, meta.get("error"), 0, meta)
-        return reply or ""
+        where = {**(_CONTEXT.get() or {}), "decision": int(self._stats["decisions"])}
+        history = [{"role": "user", "content": text}]
+        done = self._ask(table, history, None)
+        self._record(table, history, done, None, None, 0, where, "reply")
+        return done.text
 
-    def _reply(
+    def _ask(
         self, table: Table, history: list[dict[str, str]], observation: Mapping[str, Any] | None
-    ) -> tuple[str | None, dict[str, Any]]:
+    ) -> Completion:
+        """The model's reply (transport faults retried, a truncated reply asked again with
+        more room); counts requests, replies, tokens, seconds and cost."""
         raise NotImplementedError
+
+    # -- the conversation of a hand -------------------------------------------------------------
+    def _talk_key(self, where: Mapping[str, Any]) -> tuple[Any, ...]:
+        return (
+            threading.get_ident(),
+            where.get("game_index"),
+            where.get("hand"),
+            where.get("seat"),
+            where.get("role"),
+        )
+
+    def _talk(self, where: Mapping[str, Any]) -> list[dict[str, str]]:
+        if self.conversation != "hand":
+            return []
+        with self._lock:
+            return list(self._talks.get(self._talk_key(where), []))
+
+    def _keep(self, where: Mapping[str, Any], messages: list[dict[str, str]]) -> None:
+        if self.conversation != "hand":
+            return
+        key = self._talk_key(where)
+        with self._lock:
+            # One conversation per thread: a new hand replaces the last one.
+            for old in [k for k in self._talks if k[0] == key[0] and k != key]:
+                del self._talks[old]
+            self._talks[key] = messages[-400:]
+
+    def new_hand(self) -> None:
+        """Forget the conversations (``conversation="hand"`` in a loop of your own that
+        sets no :func:`decision_context`)."""
+        with self._lock:
+            self._talks.clear()
 
     # -- bookkeeping --------------------------------------------------------------------------
     def _count(self, key: str, amount: float = 1) -> None:
         with self._lock:
             self._stats[key] += amount
 
-    def stats(self) -> dict[str, float]:
-        """Totals so far, and per decision: ``invalid_rate`` (unusable replies per reply),
-        ``reasks_per_decision``, ``retries_per_decision`` (re-asks and HTTP retries),
-        ``tokens_per_decision``, ``latency_s_per_decision``."""
+    def stats(self) -> dict[str, Any]:
+        """Totals so far, and each rate over its own denominator with its Wilson 95% CI:
+        ``invalid_rate`` (unusable replies per reply), ``transport_fault_rate`` (per
+        request), ``timeout_rate`` (per request), ``fallback_rate`` (fallback moves per
+        decision); per decision ``reasks_per_decision``, ``tokens_per_decision``,
+        ``latency_s_per_decision``, ``cost_per_decision``; ``games`` (seen through
+        :func:`decision_context`) and ``cost_per_game``."""
         with self._lock:
-            s = dict(self._stats)
+            s: dict[str, Any] = dict(self._stats)
+            s["games"] = len(self._games)
         n = max(1.0, s["decisions"])
-        s["invalid_rate"] = s["invalid"] / max(1.0, s["replies"])
+        for rate, num, den in (
+            ("invalid_rate", "invalid", "replies"),
+            ("transport_fault_rate", "transport_faults", "requests"),
+            ("timeout_rate", "timeouts", "requests"),
+            ("fallback_rate", "fallback_moves", "decisions"),
+        ):
+            k, m = int(s[num]), int(s[den])
+            s[rate] = k / m if m else 0.0
+            s[f"{rate}_ci95"] = list(_wilson(k, m))
         s["reasks_per_decision"] = s["reasks"] / n
-        s["retries_per_decision"] = (s["reasks"] + s["http_retries"]) / n
         s["tokens_per_decision"] = (s["prompt_tokens"] + s["completion_tokens"]) / n
         s["latency_s_per_decision"] = s["latency_s"] / n
+        s["cost_per_decision"] = s["cost"] / n
+        s["cost_per_game"] = s["cost"] / s["games"] if s["games"] else None
         return s
 
     def _record(
         self,
         table: Table,
-        prompt: str,
-        reply: str | None,
+        history: list[dict[str, str]],
+        done: Completion | None,
         move: int | None,
         error: str | None,
         attempt: int,
-        meta: dict[str, Any],
+        where: Mapping[str, Any],
+        kind: str,
     ) -> None:
+        key = (where.get("design"), where.get("game_index"), where.get("seed"))
+        if any(v is not None for v in key):
+            with self._lock:
+                self._games.add(key)
         if self.transcript is None:
             return
-        line = {
+        line: dict[str, Any] = {
+            "run": self.run,
             "agent": self.name,
             "game": table.game,
+            **where,
             "attempt": attempt,
-            "prompt": prompt,
-            "reply": reply,
+            "kind": kind,
+            "prompt": history[-1]["content"],
+            "turns": len(history),
+            "reply": None if done is None else done.text,
+            "reasoning": None if done is None else done.reasoning,
             "move": None if move is None else move_words(move, table.game),
             "action": move,
             "error": error,
-            "prompt_tokens": meta.get("prompt_tokens"),
-            "completion_tokens": meta.get("completion_tokens"),
-            "latency_s": meta.get("latency_s"),
-            "http_retries": meta.get("http_retries", 0),
-            "time": time.time(),
         }
+        if done is not None:
+            line.update(
+                finish_reason=done.finish_reason,
+                prompt_tokens=done.prompt_tokens,
+                completion_tokens=done.completion_tokens,
+                reasoning_tokens=done.reasoning_tokens,
+                cached_tokens=done.cached_tokens,
+                latency_s=done.latency_s,
+                requests=done.requests,
+                faults=done.faults,
+                cost=self._cost(done),
+            )
+        line["time"] = time.time()
         self._write(line)
+
+    def _cost(self, done: Completion) -> float:
+        return (
+            (done.prompt_tokens or 0) * self.price_in
+            + (done.completion_tokens or 0) * self.price_out
+        ) / 1e6
 
     def _write(self, line: dict[str, Any]) -> None:
         """One JSON line into the transcript (threads of one process take turns)."""
@@ -317,9 +506,21 @@ class _WordsPlayer:
         return f"{type(self).__name__}({self.name})"
 
 
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    """The Wilson 95% interval of ``k`` in ``n`` ((0, 1) for none)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    z = 1.959963984540054
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / den
+    return (max(0.0, mid - half), min(1.0, mid + half))
+
+
 class WordsAgent(_WordsPlayer):
     """``agent``'s moves said in words (:func:`say`, turning through its five ways) and
-    parsed back: the text pipeline with a player that never errs."""
+    read back: the text pipeline with a player that never errs."""
 
     def __init__(self, agent: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -329,9 +530,9 @@ class WordsAgent(_WordsPlayer):
         self.name = f"words({getattr(agent, 'name', type(agent).__name__)})"
         self._turn = 0
 
-    def _reply(
+    def _ask(
         self, table: Table, history: list[dict[str, str]], observation: Mapping[str, Any] | None
-    ) -> tuple[str | None, dict[str, Any]]:
+    ) -> Completion:
         if observation is None:
             raise ValueError("a words agent answers observations (act), not text alone")
         start = time.perf_counter()
@@ -339,10 +540,11 @@ class WordsAgent(_WordsPlayer):
         with self._lock:
             self._turn += 1
             way = self._turn
-        self._count("replies")
+            self._stats["requests"] += 1
+            self._stats["replies"] += 1
         seconds = time.perf_counter() - start
         self._count("latency_s", seconds)
-        return say(move, table.game, way), {"latency_s": seconds}
+        return Completion(text=say(move, table.game, way), finish_reason="stop", latency_s=seconds)
 
 
 class LLMAgent(_WordsPlayer):
@@ -353,118 +555,83 @@ class LLMAgent(_WordsPlayer):
         model: str,
         base_url: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
-        temperature: float = 0.0,
-        max_tokens: int = 256,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        max_completion_tokens: int | None = None,
+        reasoning_effort: str | None = None,
+        extra_body: Any = None,
+        extra_headers: Any = None,
         timeout: float = 30.0,
-        http_retries: int = 3,
         backoff: float = 1.0,
+        max_failures: int = 5,
+        grow: bool = True,
         system_prompt: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        if not isinstance(model, str) or not model:
-            raise ValueError(f"model must be a non-empty string, got {model!r}")
-        for name, value, low in (("timeout", timeout, 0.001), ("backoff", backoff, 0.0)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < low:
-                raise ValueError(f"{name} must be a number >= {low}, got {value!r}")
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ValueError(f"max_tokens must be an int >= 1, got {max_tokens!r}")
-        if isinstance(http_retries, bool) or not isinstance(http_retries, int) or http_retries < 0:
-            raise ValueError(f"http_retries must be an int >= 0, got {http_retries!r}")
-        if not isinstance(temperature, int | float) or not 0 <= temperature <= 2:
-            raise ValueError(f"temperature must be a number in 0..2, got {temperature!r}")
-        if not isinstance(api_key_env, str) or not api_key_env:
-            raise ValueError(f"api_key_env must name an environment variable, got {api_key_env!r}")
+        if not isinstance(grow, bool):
+            raise ValueError(f"grow must be true or false, got {grow!r}")
+        self.transport = Transport(
+            model, base_url, api_key_env, timeout, backoff, max_failures, temperature,
+            max_tokens, max_completion_tokens, reasoning_effort,
+            _json_option("extra_body", extra_body), _json_option("extra_headers", extra_headers),
+        )  # fmt: skip
         self.model = model
         self.base_url = base_url
-        self.api_key_env = api_key_env
-        self.temperature = float(temperature)
-        self.max_tokens = max_tokens
-        self.timeout = float(timeout)
-        self.http_retries = http_retries
-        self.backoff = float(backoff)
+        self.grow = grow
         self.custom_prompt = system_prompt
         self.name = f"llm({model})"
-        self._client: Any = None
-        self._openai: Any = None
         self._told: set[str] = set()
 
-    def client(self) -> Any:
-        """The ``openai.OpenAI`` client, made on first use (its own retries off: ours
-        count and log each)."""
-        if self._client is None:
-            openai = self._openai = require("openai", needed_for="language-model agents")
-            key = os.environ.get(self.api_key_env) or "no-key"
-            self._client = openai.OpenAI(
-                base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0
-            )
-        return self._client
-
-    def _reply(
+    def _ask(
         self, table: Table, history: list[dict[str, str]], observation: Mapping[str, Any] | None
-    ) -> tuple[str | None, dict[str, Any]]:
-        client = self.client()
-        openai = self._openai
-        system = self.custom_prompt or system_prompt(table)
+    ) -> Completion:
+        system = self.custom_prompt or self.system(table)
         if self.transcript is not None and table.game not in self._told:
             # The system prompt once per game, before the exchanges that use it.
             self._told.add(table.game)
-            self._write({"agent": self.name, "game": table.game, "model": self.model,
-                         "base_url": self.base_url, "system": system})  # fmt: skip
-        messages = [{"role": "system", "content": system}]
-        messages += history
-        meta: dict[str, Any] = {"http_retries": 0}
-        start = time.perf_counter()
-        try:
-            for k in range(self.http_retries + 1):
-                try:
-                    answer = client.chat.completions.create(
-                        model=self.model,
-                        messages=messages,
-                        temperature=self.temperature,
-                        max_tokens=self.max_tokens,
-                        timeout=self.timeout,
-                    )
-                    break
-                except openai.APITimeoutError:
-                    self._count("timeouts")
-                    meta["error"] = f"no reply within {self.timeout:g} s"
-                    return None, meta
-                except (openai.APIStatusError, openai.APIConnectionError) as err:
-                    status = getattr(err, "status_code", None)
-                    if status is not None and status not in RETRY_STATUS:
-                        raise ValueError(
-                            f"{self.name}: the server refused the request (HTTP {status}): "
-                            f"{err}; check model, base_url and {self.api_key_env}"
-                        ) from None
-                    meta["error"] = f"HTTP {status}" if status else f"connection error: {err}"
-                    if k == self.http_retries:
-                        self._count("errors")
-                        return None, meta
-                    self._count("http_retries")
-                    meta["http_retries"] += 1
-                    time.sleep(self._wait(err, k))
-        finally:
-            meta["latency_s"] = time.perf_counter() - start
-            self._count("latency_s", meta["latency_s"])
-        self._count("replies")
-        meta.pop("error", None)
-        usage = getattr(answer, "usage", None)
-        if usage is not None:
-            meta["prompt_tokens"] = int(usage.prompt_tokens or 0)
-            meta["completion_tokens"] = int(usage.completion_tokens or 0)
-            self._count("prompt_tokens", meta["prompt_tokens"])
-            self._count("completion_tokens", meta["completion_tokens"])
-        choices = getattr(answer, "choices", None) or []
-        content = choices[0].message.content if choices else None
-        return (content if isinstance(content, str) else ""), meta
+            self._write({"run": self.run, "agent": self.name, "game": table.game,
+                         "model": self.model, "base_url": self.base_url, "system": system,
+                         "options": self.transport.request_options(), "protocol": self.protocol,
+                         "conversation": self.conversation})  # fmt: skip
+        messages = [{"role": "system", "content": system}, *history]
+        limit = self.transport.token_limit
+        total_faults: list[str] = []
+        latency, requests, timeouts = 0.0, 0, 0
+        while True:
+            try:
+                done = self.transport.complete(messages, limit)
+            except EndpointError:
+                raise
+            latency += done.latency_s
+            requests += done.requests
+            timeouts += done.timeouts
+            total_faults += done.faults
+            self._tally(done)
+            if not (done.truncated and self.grow and limit is not None):
+                break
+            base = self.transport.token_limit or limit
+            if limit >= 4 * base:
+                break
+            self._count("truncated")
+            limit *= 2  # the same question with more room: not a re-ask
+        if done.truncated:
+            self._count("truncated")
+        done.latency_s, done.requests, done.timeouts, done.faults = (
+            latency, requests, timeouts, total_faults,
+        )  # fmt: skip
+        return done
 
-    def _wait(self, err: Any, k: int) -> float:
-        wait = self.backoff * 2**k
-        response = getattr(err, "response", None)
-        header = response.headers.get("retry-after") if response is not None else None
-        try:
-            told = float(header) if header is not None else None
-        except ValueError:
-            told = None
-        return told if told is not None and 0 <= told < 60 else wait
+    def _tally(self, done: Completion) -> None:
+        with self._lock:
+            s = self._stats
+            s["requests"] += done.requests
+            s["replies"] += 1
+            s["transport_faults"] += len(done.faults)
+            s["timeouts"] += done.timeouts
+            s["latency_s"] += done.latency_s
+            s["prompt_tokens"] += done.prompt_tokens or 0
+            s["completion_tokens"] += done.completion_tokens or 0
+            s["reasoning_tokens"] += done.reasoning_tokens or 0
+            s["cached_tokens"] += done.cached_tokens or 0
+            s["cost"] += self._cost(done)

@@ -22,12 +22,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agents.llm_transport import EndpointError
 from gin_env import games
 from gin_env.config import GinConfig, RummyConfig, Table, ThreeHandedConfig, table_options
 from gin_env.extras import MissingExtraError, require
 from gin_env.match import ROLE_NAMES
-from training import cli_description, flags, prog_name
-from training.checkpoints import check_writable
 from gin_eval.checks import OptionError
 from gin_eval.duplicate import eval_duplicate
 from gin_eval.gin import gin_duplicate
@@ -39,6 +38,8 @@ from gin_eval.reports import text_table
 from gin_eval.rummy import rummy_duplicate
 from gin_eval.three_handed import three_handed
 from gin_eval.writer import write_result
+from training import cli_description, flags, prog_name
+from training.checkpoints import check_writable
 
 C = TypeVar("C", GinConfig, ThreeHandedConfig, RummyConfig)
 
@@ -95,6 +96,17 @@ def _three_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _price(text: str) -> float:
+    """An argparse type: a price per million tokens, a number >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a price, a number >= 0; got {text!r}")
+    return value
+
+
 def seed_int(text: str) -> int:
     """An argparse type: a seed, an int >= 0 (numpy's seeding refuses negatives)."""
     try:
@@ -148,6 +160,14 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
     common.add_argument(
         "--no-plot", action="store_true", help="skip the PNG plot (no matplotlib needed)"
     )
+    for side in ("in", "out"):
+        common.add_argument(
+            f"--price-{side}",
+            type=_price,
+            default=None,
+            help=f"price of a million {side}put tokens of the language models (llm: agents), "
+            "for a cost per decision and per game in the report (default: none)",
+        )
     # The table's rules: gin-rummy eval reads -o itself (as play and match do) and passes
     # them on as the table; listed here so that the usage line and --help show them.
     rule_option = argparse.ArgumentParser(add_help=False)
@@ -247,14 +267,25 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
         if not args.no_plot:  # checked before any game is played
             require("matplotlib", needed_for="eval plots (or pass --no-plot)")
         return _run(args, table)
+    except EndpointError as err:
+        # A language model's endpoint given up: no figure of that player would be its own.
+        done = getattr(err, "finished_jobs", None)
+        total = getattr(err, "total_jobs", None)
+        games_done = f"{done} of {total} jobs finished" if done is not None else "no game"
+        p.exit(
+            2,
+            f"{p.prog}: stopped: {err}; {games_done} before the stop, none scored, "
+            "nothing written\n",
+        )
     except OptionError as err:  # pairs 0, an unknown agent, a bad rule: a usage error
         p.error(str(err))
     except MissingExtraError as err:  # an optional package is missing: say which extra
         p.exit(1, f"{p.prog}: error: {err}\n")
 
 
-#: The game of each design that takes the table's rules.
-_DESIGN_GAMES = {"gin": "gin_v0", "three": "three_handed_gin_v0", "rummy": "rummy_v0"}
+#: The game of each design that takes the table's rules: the designs are named as the games
+#: (``gin``, ``three``, ``rummy``: :func:`gin_env.games.cli_names`).
+_DESIGN_GAMES = games.cli_names(version=0)
 
 
 def _with_options(
@@ -297,12 +328,43 @@ def _outcome_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
             row[kind] = float("nan") if share is None else share
         dw = k.get("mean_showdown_deadwood")
         row["showdown_dw"] = float("nan") if dw is None else dw
-        row["invalid"] = t["invalid_rate"] if t else float("nan")
-        row["retries/dec"] = t["retries_per_decision"] if t else float("nan")
-        row["tokens/dec"] = t["tokens_per_decision"] if t else float("nan")
-        row["s/dec"] = t["latency_s_per_decision"] if t else float("nan")
+        row.update(_word_columns(t))
         rows.append(row)
     return rows
+
+
+def _word_columns(t: dict[str, Any] | None) -> dict[str, Any]:
+    """A player in words' own figures, each over its own denominator: unusable replies per
+    reply, fallback moves per decision (moves not its own), timeouts and transport faults
+    per request, tokens, seconds and cost per decision (nan for other players)."""
+    nan = float("nan")
+    if not t:
+        return dict.fromkeys(
+            ("invalid/reply", "fallback/dec", "timeouts", "faults/req", "tokens/dec", "s/dec",
+             "cost/dec"), nan,
+        )  # fmt: skip
+    return {
+        "invalid/reply": t["invalid_rate"],
+        "fallback/dec": t["fallback_rate"],
+        "timeouts": t["timeouts"],
+        "faults/req": t["transport_fault_rate"],
+        "tokens/dec": t["tokens_per_decision"],
+        "s/dec": t["latency_s_per_decision"],
+        "cost/dec": t["cost_per_decision"],
+    }
+
+
+def _priced(specs: list[str], price_in: float | None, price_out: float | None) -> list[str]:
+    """The language-model specs with ``--price-in/--price-out`` (per million tokens) unless
+    a spec sets its own."""
+    out = []
+    for spec in specs:
+        if spec.startswith("llm:"):
+            for name, price in (("price_in", price_in), ("price_out", price_out)):
+                if price is not None and f"{name}=" not in spec:
+                    spec += f",{name}={price:g}"
+        out.append(spec)
+    return out
 
 
 def _rummy_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
@@ -318,9 +380,7 @@ def _rummy_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
             "hand_win": st["hand_win_rate"],
             "rummy_wins": float("nan") if share is None else share,
             "pips_left": float("nan") if pips is None else pips,
-            "invalid": t["invalid_rate"] if t else float("nan"),
-            "tokens/dec": t["tokens_per_decision"] if t else float("nan"),
-            "s/dec": t["latency_s_per_decision"] if t else float("nan"),
+            **_word_columns(t),
         })  # fmt: skip
     return rows
 
@@ -330,6 +390,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
         specs = [s.strip() for s in args.agents.split(";") if s.strip()]
     else:
         specs = flags.names(args.agents)
+    specs = _priced(specs, args.price_in, args.price_out)
     out = Path(args.out)
     progress = not args.no_progress
     stem = args.name or f"{args.cmd}_" + "_vs_".join(
@@ -413,6 +474,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
                 "elo": r["elo"][n]["elo"],
                 "elo_low": r["elo"][n]["low"],
                 "elo_high": r["elo"][n]["high"],
+                **_word_columns((r.get("text") or {}).get(n)),
             }
             for n in r["ranking"]
         ]

@@ -4,10 +4,11 @@
   player's deadwood at the showdown (after lay-offs for the defender);
 - :func:`win_kinds`: per agent, the share of its wins by gin, knock, undercut (and big
   gin) and its mean deadwood at showdown, from hands whose players are labelled;
-- :func:`text_stats`: per agent that plays through words (:mod:`agents.llm`), its
-  invalid-reply rate, re-asks, tokens and latency per decision, read from the agent
-  objects of this process (so only when the games ran here: ``--workers 1`` or
-  ``--concurrency``);
+- :func:`text_stats`: per agent that plays through words (:mod:`agents.llm`), its own
+  figures, each over its own denominator (unusable replies per reply, transport faults
+  and timeouts per request, fallback moves per decision, each rate with its 95% CI;
+  tokens, seconds and cost per decision and per game), read from the agent objects of
+  this process (so only when the games ran here: ``--workers 1`` or ``--concurrency``);
 - :func:`leaderboard_markdown`: a ladder's ratings as a Markdown table to paste.
 """
 
@@ -86,28 +87,36 @@ def text_stats(specs: Sequence[AgentSpec], table: Table) -> dict[str, Any]:
     return out
 
 
+def _rate(t: Mapping[str, Any], key: str) -> str:
+    low, high = t[f"{key}_ci95"]
+    return f"{t[key]:.1%} [{low:.1%}, {high:.1%}]"
+
+
 def leaderboard_markdown(r: Mapping[str, Any], text: Mapping[str, Any] | None = None) -> str:
     """A ladder's result (:func:`~gin_eval.ladder.ladder`) as a Markdown table:
     rank, agent, OpenSkill mu +/- sigma and ordinal, Elo with its bootstrap 95% interval,
-    and for agents that play in words their invalid-reply rate and tokens and seconds per
-    decision."""
+    and for agents that play in words their own figures: unusable replies per reply and
+    fallback moves per decision (each with its Wilson 95% interval), timeouts, tokens,
+    seconds and cost per decision."""
     text = text or {}
     lines = [
         f"Duplicate gin ladder: {r['pairs']} deal pairs per match-up, seed {r.get('seed', 0)}.",
         "",
         "| rank | agent | OpenSkill mu ± sigma | ordinal | Elo [95% CI] | invalid replies "
-        "| tokens / decision | s / decision |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|",
+        "[95% CI] | fallback moves [95% CI] | timeouts | tokens / decision | s / decision "
+        "| cost / decision |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for k, name in enumerate(r["ranking"], 1):
         os_ = r["openskill"][name]
         elo = r["elo"][name]
         t = text.get(name)
         words = (
-            f"{t['invalid_rate']:.1%} | {t['tokens_per_decision']:.0f} | "
-            f"{t['latency_s_per_decision']:.2f}"
+            f"{_rate(t, 'invalid_rate')} | {_rate(t, 'fallback_rate')} | "
+            f"{t['timeouts']:.0f} | {t['tokens_per_decision']:.0f} | "
+            f"{t['latency_s_per_decision']:.2f} | {t['cost_per_decision']:.5f}"
             if t
-            else "- | - | -"
+            else "- | - | - | - | - | -"
         )
         lines.append(
             f"| {k} | `{name}` | {os_['mu']:.2f} ± {os_['sigma']:.2f} | {os_['ordinal']:.2f} "

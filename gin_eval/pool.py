@@ -119,13 +119,39 @@ def pool_map(
     where latency, not the engine, is the cost, and whose counters stay in this process."""
     bar = tqdm(total=len(jobs), desc=desc, disable=not progress, leave=False)
     out: list[Any] = []
+    try:
+        _pool_map(fn, jobs, workers, initializer, initargs, threads, bar, out)
+    except Exception as err:
+        # What finished before a job failed (a language model's endpoint given up): the
+        # caller says which games ended, and scores none of them.
+        err.finished_jobs = len(out)  # type: ignore[attr-defined]
+        err.total_jobs = len(jobs)  # type: ignore[attr-defined]
+        bar.close()
+        raise
+    bar.close()
+    return out
+
+
+def _pool_map(
+    fn: Callable[..., Any],
+    jobs: Sequence[tuple[Any, ...]],
+    workers: int,
+    initializer: Callable[..., None] | None,
+    initargs: tuple[Any, ...],
+    threads: int,
+    bar: Any,
+    out: list[Any],
+) -> None:
     if threads > 1 and len(jobs) > 1:
         if initializer is not None:
             initializer(*initargs)
-        with ThreadPoolExecutor(threads) as pool:
-            for r in pool.map(_Star(fn), jobs):
+        threaded = ThreadPoolExecutor(threads)
+        try:
+            for r in threaded.map(_Star(fn), jobs):
                 out.append(r)
                 bar.update()
+        finally:
+            threaded.shutdown(wait=True, cancel_futures=True)  # after a failure: start no more
     elif workers <= 1 or len(jobs) <= 1:
         if initializer is not None:
             initializer(*initargs)
@@ -138,8 +164,6 @@ def pool_map(
             for r in pool.imap(fn, jobs, chunksize=chunk):
                 out.append(r)
                 bar.update()
-    bar.close()
-    return out
 
 
 def pool_until(

@@ -8,7 +8,14 @@ can), or the first move listed. Every reply says it is scripted in the response'
 ``model`` field (``scripted:...``); token counts are word counts, not a tokenizer's.
 
 Script steps: ``("reply", text)``, ``("slow", seconds, text)``, ``("status", code)``
-(an error answer; 429 carries ``Retry-After: 0``).
+(an error answer; 429 carries ``Retry-After: 0``), ``("html",)`` (a 200 whose body is an
+HTML page, as a proxy in front of a dead server sends), ``("null",)`` (a completion whose
+content is ``null``), ``("length", text)`` (a reply cut at the token limit:
+``finish_reason="length"``), ``("reasoning", thought, text)`` (the thought in
+``reasoning_content``, as DeepSeek and vLLM send it). ``default`` (a function of the
+request body returning a step, or None for the scripted player) plays once the script is
+used up; ``reasoning_model=True`` answers a request that sends ``max_tokens`` or
+``temperature`` with a 400, as OpenAI's reasoning models do.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import re
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -58,8 +66,14 @@ def _scripted(prompt: str) -> str:
 class ScriptedServer:
     """``with ScriptedServer(script) as server: ... server.base_url``."""
 
-    def __init__(self, script: list[tuple[Any, ...]] | None = None) -> None:
+    def __init__(
+        self,
+        script: list[tuple[Any, ...]] | None = None,
+        default: Callable[[dict[str, Any]], tuple[Any, ...] | None] | None = None,
+        reasoning_model: bool = False,
+    ) -> None:
         self.script: deque[tuple[Any, ...]] = deque(script or [])
+        self.steps: list[tuple[Any, ...] | None] = []  # what each request was answered
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         outer = self
@@ -74,12 +88,31 @@ class ScriptedServer:
                 with outer._lock:
                     outer.requests.append(body)
                     step = outer.script.popleft() if outer.script else None
+                if step is None and default is not None:
+                    step = default(body)
+                with outer._lock:
+                    outer.steps.append(step)
                 if not self.path.endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                if reasoning_model and ("max_tokens" in body or "temperature" in body):
+                    bad = "max_tokens" if "max_tokens" in body else "temperature"
+                    self._send(400, {"error": {"message": f"Unsupported parameter: '{bad}' is "
+                               "not supported with this model.", "param": bad,
+                               "code": "unsupported_parameter"}})  # fmt: skip
                     return
                 prompt = body["messages"][-1]["content"]
                 if step is None:
                     self._answer(body, scripted_move(prompt))
+                elif step[0] == "html":
+                    page = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
+                    self._send_raw(200, page, "text/html")
+                elif step[0] == "null":
+                    self._answer(body, None)
+                elif step[0] == "length":
+                    self._answer(body, step[1], finish="length")
+                elif step[0] == "reasoning":
+                    self._answer(body, step[2], reasoning=step[1])
                 elif step[0] == "reply":
                     self._answer(body, step[1])
                 elif step[0] == "slow":
@@ -89,8 +122,18 @@ class ScriptedServer:
                     headers = {"retry-after": "0"} if step[1] == 429 else {}
                     self._send(step[1], {"error": {"message": f"scripted {step[1]}"}}, headers)
 
-            def _answer(self, body: dict[str, Any], text: str) -> None:
+            def _answer(
+                self,
+                body: dict[str, Any],
+                text: str | None,
+                finish: str = "stop",
+                reasoning: str | None = None,
+            ) -> None:
                 words = sum(len(m["content"].split()) for m in body["messages"])
+                message: dict[str, Any] = {"role": "assistant", "content": text}
+                if reasoning is not None:
+                    message["reasoning_content"] = reasoning
+                said = len((text or "").split()) + len((reasoning or "").split())
                 self._send(
                     200,
                     {
@@ -101,14 +144,14 @@ class ScriptedServer:
                         "choices": [
                             {
                                 "index": 0,
-                                "message": {"role": "assistant", "content": text},
-                                "finish_reason": "stop",
+                                "message": message,
+                                "finish_reason": finish,
                             }
                         ],
                         "usage": {
                             "prompt_tokens": words,
-                            "completion_tokens": len(text.split()),
-                            "total_tokens": words + len(text.split()),
+                            "completion_tokens": said,
+                            "total_tokens": words + said,
                         },
                     },
                 )
@@ -116,10 +159,14 @@ class ScriptedServer:
             def _send(
                 self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None
             ) -> None:
-                data = json.dumps(payload).encode()
+                self._send_raw(code, json.dumps(payload).encode(), "application/json", headers)
+
+            def _send_raw(
+                self, code: int, data: bytes, kind: str, headers: dict[str, str] | None = None
+            ) -> None:
                 try:
                     self.send_response(code)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", kind)
                     self.send_header("content-length", str(len(data)))
                     for k, v in (headers or {}).items():
                         self.send_header(k, v)

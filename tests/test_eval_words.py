@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from scripted_openai import ScriptedServer
 
-from gin_env.config import RummyConfig
 from gin_cli.evaluate import main as evaluate
+from gin_env.config import RummyConfig
 from gin_eval.gin import gin_duplicate
 from gin_eval.outcomes import leaderboard_markdown, win_kinds
 from gin_eval.rummy import rummy_duplicate
@@ -58,5 +58,6 @@ def test_language_model_with_concurrency_everywhere(tmp_path: Path) -> None:
              "--name", "board"]
         )  # fmt: skip
     md = (tmp_path / "board.md").read_text()
-    assert md.count("\n| ") == 4 and "| invalid replies |" in md and "`simple`" in md
+    assert md.count("\n| ") == 4 and "| invalid replies [95% CI] |" in md and "`simple`" in md
+    assert "| fallback moves [95% CI] | timeouts |" in md
     assert leaderboard_markdown(out, out["text"]) == md

@@ -1,8 +1,9 @@
 """Language-model players over real HTTP: a local OpenAI-compatible server started here
 (tests/scripted_openai.py: real sockets on 127.0.0.1, the real ``openai`` client; every
 reply comes from a script, not a model) answers valid moves, malformed text, an illegal
-move, a slow reply past the time limit, a 429 and a 500. The agent re-asks, times out,
-backs off, applies its invalid-reply policy, and the transcript records each exchange.
+move, a slow reply past the time limit, a 429 and a 500. The agent re-asks the model after
+an unusable reply, sends the same request again after the endpoint's faults (never a
+re-ask), applies its unusable-reply policy, and the transcript records each exchange.
 Also: the words agent (any agent's moves said in words) and an LLM in the text env."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from scripted_openai import ScriptedServer
 
 import agents
+from agents.llm_transport import EndpointError
 from gin_env import games, text
 from gin_env.config import ThreeHandedConfig
 from gin_eval.rollout import play
@@ -84,15 +86,19 @@ def test_malformed_and_illegal_then_reask(tmp_path: Path, first: Any, why: str) 
     assert s["invalid"] == 1 and s["reasks"] == 1 and s["invalid_rate"] == 0.5
 
 
-def test_slow_reply_times_out(tmp_path: Path) -> None:
+def test_slow_reply_times_out_and_is_asked_again(tmp_path: Path) -> None:
+    """A timeout is the endpoint's: the same question is sent again, the model is not
+    re-asked and no reply is counted as unusable."""
     _, obs = _decision()
     with ScriptedServer([("slow", 2.0, "take"), ("reply", "pass")]) as server:
         agent = _agent(server, tmp_path)
         assert agent.act(obs) == 2
-    lines = _lines(tmp_path)
-    assert lines[0]["reply"] is None and "no reply within 0.5 s" in lines[0]["error"]
-    assert 0.4 < lines[0]["latency_s"] < 1.9
-    assert agent.stats()["timeouts"] == 1
+        assert server.requests[1]["messages"] == server.requests[0]["messages"]
+    (line,) = _lines(tmp_path)
+    assert line["reply"] == "pass" and line["faults"] == ["timeout: no reply within 0.5 s"]
+    assert 0.4 < line["latency_s"] < 1.9
+    s = agent.stats()
+    assert s["timeouts"] == 1 and s["requests"] == 2 and s["replies"] == 1 and s["invalid"] == 0
 
 
 @pytest.mark.parametrize("status", [429, 500])
@@ -103,19 +109,19 @@ def test_rate_limit_and_server_error_back_off(tmp_path: Path, status: int) -> No
         assert agent.act(obs) == 1
         assert len(server.requests) == 2
     (line,) = _lines(tmp_path)
-    assert line["http_retries"] == 1 and line["move"] == "take"
-    assert agent.stats()["http_retries"] == 1
+    assert line["faults"] == [f"http: HTTP {status}"] and line["move"] == "take"
+    s = agent.stats()
+    assert s["transport_faults"] == 1 and s["transport_fault_rate"] == 0.5 and s["invalid"] == 0
 
 
-def test_server_errors_past_the_retries_are_an_unusable_reply(tmp_path: Path) -> None:
+def test_server_errors_are_retried_never_asked_of_the_model(tmp_path: Path) -> None:
     _, obs = _decision()
-    script = [("status", 500)] * 3 + [("reply", "pass")]
-    with ScriptedServer(script) as server:
-        agent = _agent(server, tmp_path, http_retries=2, retries=1)
+    with ScriptedServer([("status", 500)] * 3 + [("reply", "pass")]) as server:
+        agent = _agent(server, tmp_path, retries=1)
         assert agent.act(obs) == 2
-    lines = _lines(tmp_path)
-    assert lines[0]["error"] == "HTTP 500" and lines[0]["http_retries"] == 2
-    assert agent.stats()["errors"] == 1
+        assert all(len(r["messages"]) == 2 for r in server.requests)  # no re-ask
+    s = agent.stats()
+    assert s["transport_faults"] == 3 and s["invalid"] == 0 and s["reasks"] == 0
 
 
 def test_policy_after_every_try_fails(tmp_path: Path) -> None:
@@ -125,7 +131,8 @@ def test_policy_after_every_try_fails(tmp_path: Path) -> None:
         agent = _agent(server, tmp_path, retries=2)
         assert agent.act(obs, np.random.default_rng(0)) in legal
     s = agent.stats()
-    assert s["policy_moves"] == 1 and s["invalid"] == 3 and s["reasks"] == 2
+    assert s["fallback_moves"] == 1 and s["invalid"] == 3 and s["reasks"] == 2
+    assert s["fallback_rate"] == 1.0 and s["invalid_rate"] == 1.0
     with ScriptedServer([("reply", "banana")] * 2) as server:
         agent = _agent(server, tmp_path, retries=1, on_invalid="raise")
         with pytest.raises(ValueError, match="no usable reply after 2 tries"):
@@ -136,7 +143,7 @@ def test_refused_key_raises(tmp_path: Path) -> None:
     _, obs = _decision()
     with ScriptedServer([("status", 401)]) as server:
         agent = _agent(server, tmp_path)
-        with pytest.raises(ValueError, match="HTTP 401"):
+        with pytest.raises(EndpointError, match="HTTP 401"):
             agent.act(obs)
 
 
@@ -159,7 +166,7 @@ def test_plays_every_seat_through_the_numeric_env(tmp_path: Path, game: str) -> 
         agent = _agent(server, tmp_path, game=game)
         out = play(env, {a: agent for a in env.possible_agents}, np.random.default_rng(0))
     s = agent.stats()
-    assert s["decisions"] == out.steps and s["invalid"] == 0 and s["policy_moves"] == 0
+    assert s["decisions"] == out.steps and s["invalid"] == 0 and s["fallback_moves"] == 0
     lines = _lines(tmp_path)
     assert len(lines) == out.steps and all(x["move"] for x in lines)
     if game == "three_handed":
