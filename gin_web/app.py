@@ -53,9 +53,10 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
+import sqlite3
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -73,9 +74,17 @@ import agents
 from agents import families
 from agents.tuned import TABLES as NAMED_GIN_TABLES
 from gin_env import games
-from gin_env import record as replay_files
 from gin_env.config import table_changes
 from gin_web import people
+from gin_web.guards import (
+    LOOPBACK_HOSTS,
+    Bucket,
+    HostCheck,
+    Limits,
+    cross_site,
+    parse_json,
+)
+from gin_web.replays import replay_json
 from gin_web.store import Store
 from gin_web.tables import (
     GAMES,
@@ -115,10 +124,6 @@ MAX_REPLAY = 1_000_000
 MAX_PENDING = 64
 #: The most tables a server holds at once (finished ones are dropped first).
 MAX_TABLES = 2000
-#: JSON nested deeper than this is refused (a replay record needs 5 levels).
-MAX_DEPTH = 32
-#: The names a server on a loopback address answers to.
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: The page runs only its own script and talks only to this server (no inline script, no
 #: other site), whatever text a table shows.
 PAGE_HEADERS = {
@@ -159,56 +164,6 @@ OPTION_HELP = {
     "ace_high_or_low": "the ace may also end a run Q-K-A (never K-A-2)",
     "max_turns": "a hand with no winner after this many turns ends without one",
 }
-
-
-@dataclass
-class Limits:
-    """What one link, one client (address) and the server allow, so that no client can hold
-    up the others. Every figure is checked by a test of ``tests/test_web_attacks.py``."""
-
-    link_sockets: int = 8  # open sockets on one link
-    client_sockets: int = 512  # open sockets from one address
-    client_tables: int = 200  # unfinished tables started from one address
-    tables_burst: float = 120.0  # tables one address may start at once ...
-    tables_per_second: float = 1.0  # ... and then this many a second
-    messages_burst: float = 40.0  # messages one socket may send at once ...
-    messages_per_second: float = 20.0  # ... and then this many a second
-    hints_burst: float = 5.0
-    hints_per_second: float = 1.0
-    agent_tables: int = 16  # tables of agents only playing at once
-    agent_hands: int = 200  # hands a table of agents plays before it stops
-    unopened_expire: float = 600.0  # a table whose people never came, after 10 minutes
-    idle_expire: float = 6 * 3600.0  # a table nobody moved at nor watched, after 6 hours
-    finished_keep: float = 3600.0  # a finished table nobody watches leaves memory
-    sweep_seconds: float = 30.0  # how often tables are checked for expiry
-    silent_close: float = 75.0  # a socket that sends nothing this long (the page pings)
-    body_seconds: float = 10.0  # to send a request's body
-    replay_moves: int = 10_000  # moves of a replay file
-    replay_frames_bytes: int = 48_000_000  # the frames of one replay, as JSON
-    slice_seconds: float = 0.002  # agents play this long in the loop, then let others in
-    flood_close: int = 200  # a socket refused this many messages for its rate is closed
-    watch_seconds: float = 0.25  # watchers of a table at full speed get a state this often
-
-
-@dataclass
-class Bucket:
-    """A token bucket: ``burst`` at once, then ``rate`` a second."""
-
-    rate: float
-    burst: float
-    level: float = -1.0
-    at: float = 0.0
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        if self.level < 0:
-            self.level, self.at = self.burst, now
-        self.level = min(self.burst, self.level + (now - self.at) * self.rate)
-        self.at = now
-        if self.level >= 1:
-            self.level -= 1
-            return True
-        return False
 
 
 @dataclass(eq=False)
@@ -256,32 +211,6 @@ class Conn:
                 while self.outbox:
                     _, text = self.outbox.popleft()
                     await self.ws.send_text(text)
-
-
-def parse_json(text: str | bytes) -> Any:
-    """JSON as this server takes it: no NaN nor infinities (``ValueError`` naming them), at
-    most :data:`MAX_DEPTH` levels deep."""
-
-    def constant(name: str) -> Any:
-        raise ValueError(f"{name} is not a number here: numbers must be finite")
-
-    try:
-        data = json.loads(text, parse_constant=constant)
-    except RecursionError:
-        raise ValueError(f"JSON nested too deeply: at most {MAX_DEPTH} levels") from None
-    except UnicodeDecodeError:
-        raise ValueError("not JSON: the text is not UTF-8") from None
-    except json.JSONDecodeError as err:
-        raise ValueError(f"not JSON ({err.msg} at character {err.pos})") from None
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > MAX_DEPTH:
-                raise ValueError(f"JSON nested too deeply: at most {MAX_DEPTH} levels")
-            values = item.values() if isinstance(item, dict) else item
-            stack.extend((v, depth + 1) for v in values)
-    return data
 
 
 class Server:
@@ -873,59 +802,8 @@ class Server:
         self.store.close()
 
 
-def host_name(host: str) -> str:
-    """The name in a ``Host`` header, without its port (``[::1]:8000`` -> ``::1``)."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1:].split("]", 1)[0]
-    if host.count(":") == 1:
-        host = host.split(":", 1)[0]
-    return host.rstrip(".")
-
-
-class HostCheck:
-    """ASGI middleware: a request whose ``Host`` is not one of the names this server
-    answers to is refused (421; a WebSocket is closed before it opens). A web page that
-    rebinds its own DNS name to this machine sends its own name as ``Host``, so it cannot
-    reach the app, whatever its ``Origin``."""
-
-    def __init__(self, app: Any, hosts: Iterable[str]) -> None:
-        self.app = app
-        self.hosts = frozenset(host_name(h) for h in hosts)
-
-    async def __call__(
-        self,
-        scope: MutableMapping[str, Any],
-        receive: Callable[[], Awaitable[Any]],
-        send: Callable[[Any], Awaitable[None]],
-    ) -> None:
-        if scope["type"] in ("http", "websocket"):
-            raw = dict(scope.get("headers") or []).get(b"host", b"")
-            name = host_name(raw.decode("latin-1"))
-            if name not in self.hosts:
-                message = (
-                    f"unknown host {name[:80]!r}: this server answers to "
-                    f"{', '.join(sorted(self.hosts))} (gin-rummy serve --allow-host adds a name)"
-                )
-                if scope["type"] == "http":
-                    await JSONResponse({"error": message}, status_code=421)(scope, receive, send)
-                else:
-                    await receive()  # websocket.connect
-                    await send({"type": "websocket.close", "code": 4403, "reason": message[:120]})
-                return
-        await self.app(scope, receive, send)
-
-
-def cross_site(headers: Mapping[str, str]) -> bool:
-    """Does the request come from a page of another site? (Its ``Origin`` names another
-    host than the one it was sent to; requests without an ``Origin``, as from scripts, are
-    not cross-site.) Such a page may not start tables or play: a browser sends ``Origin``
-    with every WebSocket and every POST, so another site's page cannot act on this one.
-    The ``Host`` itself is checked by :class:`HostCheck`."""
-    origin = headers.get("origin")
-    if origin is None:
-        return False
-    return origin.split("://", 1)[-1].rstrip("/").lower() != headers.get("host", "").lower()
+class Unavailable(RuntimeError):
+    """The store cannot be read now (a 503)."""
 
 
 def _bad(message: str, status: int = 400) -> JSONResponse:
@@ -950,141 +828,6 @@ async def _body(request: Request, limit: int, seconds: float) -> Any:
     return parse_json(raw)
 
 
-#: Basic rummy's match record as the app saves it (:meth:`LiveTable.record`): its moves, the
-#: deals by seed (the project's match format holds the gin games only).
-RUMMY_FORMAT = "gin-web-rummy-1"
-MAX_RUMMY_MOVES = 20_000
-
-
-class _Frames:
-    """A replay's frames, each without what it repeats from the one before: ``sheet`` is
-    left out when unchanged, and the log is ``log_add`` (the lines added) unless it was
-    started again (``log``). The page fills them in. The JSON is bounded."""
-
-    def __init__(self, limit: int) -> None:
-        self.frames: list[dict[str, Any]] = []
-        self.size = 0
-        self.limit = limit
-        self._sheet: Any = None
-        self._log: list[str] = []
-
-    def add(self, view: dict[str, Any]) -> None:
-        frame = dict(view)
-        if self.frames and frame.get("sheet") == self._sheet:
-            del frame["sheet"]
-        else:
-            self._sheet = view.get("sheet")
-        log = list(view.get("log", []))
-        if self.frames and log[: len(self._log)] == self._log:
-            del frame["log"]
-            frame["log_add"] = log[len(self._log) :]
-        self._log = log
-        self.size += len(json.dumps(frame))
-        if self.size > self.limit:
-            raise ValueError(
-                f"replay: too large to show (over {self.limit // 1_000_000} MB of frames)"
-            )
-        self.frames.append(frame)
-
-
-def replay_json(data: Any, max_moves: int, max_bytes: int) -> str:
-    """``{"frames": replay_frames(...)}`` as JSON text (what the replay worker returns)."""
-    return json.dumps({"frames": replay_frames(data, max_moves, max_bytes)})
-
-
-def replay_frames(
-    data: Any, max_moves: int = 10_000, max_bytes: int = 48_000_000
-) -> list[dict[str, Any]]:
-    """A replay file's frames: the table after the deal and after every move, every hand
-    face up (the record checked first: structure, then that it reproduces); at most
-    ``max_moves`` moves and ``max_bytes`` of frames (:class:`_Frames`)."""
-    if isinstance(data, dict) and data.get("format") == RUMMY_FORMAT:
-        return _rummy_frames(data, min(max_moves, MAX_RUMMY_MOVES), max_bytes)
-    replay_files.check(data, "replay")
-    if len(data["hands"]) > 500:
-        raise ValueError("replay: at most 500 hands")
-    count = sum(len(h["actions"]) for h in data["hands"])
-    if count > max_moves:
-        raise ValueError(f"replay: at most {max_moves} moves, the file has {count}")
-    replay_files.replay_env(data)  # raises where the file does not reproduce
-    spec = games.get(data["game"])
-    if spec.name not in GAMES.values():
-        raise ValueError(f"replay: game {data['game']!r} is not played here")
-    names = data.get("agents") or {}
-    env = replay_files.make_env(data)
-    env.reset(seed=data["seed"])
-    seats = [str(names.get(a, "agent")) for a in env.possible_agents]
-    table = LiveTable(
-        id="replay",
-        game=spec.name,
-        options=dict(data["options"]),
-        seed=data["seed"],
-        env=env,
-        seats=[Seat(p, k if k != HUMAN else "person") for p, k in enumerate(seats)],
-        spectator_token="",
-    )
-    frames = _Frames(max_bytes)
-    frames.add(table.view(None, open_hands=True))
-    for hand in data["hands"]:
-        for player, action in hand["actions"]:
-            table.play_move(int(player), int(action))
-            frames.add(table.view(None, open_hands=True))
-    return frames.frames
-
-
-def _rummy_frames(data: dict[str, Any], max_moves: int, max_bytes: int) -> list[dict[str, Any]]:
-    """The frames of a basic rummy record: every move checked (the player to act, a legal
-    action there) as it is played again from the seed, and the final scores compared."""
-    if data.get("game") != "rummy_v0":
-        raise ValueError(
-            f"replay: a {RUMMY_FORMAT} record plays rummy_v0, not {data.get('game')!r}"
-        )
-    seed, options, moves = data.get("seed"), data.get("options"), data.get("moves")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"replay: seed must be an int >= 0, got {seed!r}")
-    if not isinstance(options, dict):
-        raise ValueError("replay: options must be an object of rule options")
-    if not isinstance(moves, list) or len(moves) > max_moves:
-        raise ValueError(f"replay: moves must be a list of at most {max_moves} moves")
-    names = data.get("agents") or {}
-    if not isinstance(names, dict):
-        raise ValueError("replay: agents must be an object from players to names")
-    try:
-        env = games.get("rummy_v0").make_env(**options)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"replay: bad option: {err}") from None
-    env.reset(seed=seed)
-    table = LiveTable(
-        id="replay",
-        game="rummy_v0",
-        options=dict(options),
-        seed=seed,
-        env=env,
-        seats=[Seat(p, str(names.get(a, "agent"))) for p, a in enumerate(env.possible_agents)],
-        spectator_token="",
-    )
-    frames = _Frames(max_bytes)
-    frames.add(table.view(None, open_hands=True))
-    for i, move in enumerate(moves):
-        if (
-            not isinstance(move, list)
-            or len(move) != 2
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in move)
-        ):
-            raise ValueError(f"replay: move {i} must be [player, action], got {move!r}")
-        try:
-            table.play_recorded(*move)
-        except ValueError as err:
-            raise ValueError(f"replay: {err}") from None
-        frames.add(table.view(None, open_hands=True))
-    scores = [int(s) for s in env.game.scores]
-    if "scores" in data and data["scores"] != scores:
-        raise ValueError(
-            f"replay: the moves end at scores {scores}, but the record says {data['scores']!r}"
-        )
-    return frames.frames
-
-
 def named_tables() -> dict[str, dict[str, dict[str, Any]]]:
     """The tables the lobby offers by name, per game: the rules each changes from the
     game's defaults (two-player gin: the tuned agents' tables, Oklahoma and Hollywood;
@@ -1092,8 +835,11 @@ def named_tables() -> dict[str, dict[str, dict[str, Any]]]:
     gin = {name: table_changes(rules) for name, rules in NAMED_GIN_TABLES.items()}
     gin["oklahoma"] = {"oklahoma": True}
     gin["hollywood"] = {"hollywood": True}
-    return {"gin": gin, "three": {"default": {}, "oklahoma": {"oklahoma": True}},
-            "rummy": {"default": {}}}  # fmt: skip
+    three = {"default": {}, "oklahoma": {"oklahoma": True}}
+    return {
+        short: {"default": {}} if spec.family == "rummy" else gin if spec.players == 2 else three
+        for short, spec in ((short, games.get(name)) for short, name in GAMES.items())
+    }
 
 
 def create_app(
@@ -1196,11 +942,26 @@ def create_app(
         except ValueError as err:
             return _bad(str(err))
 
+    async def read(what: Callable[..., Any], *args: Any) -> Any:
+        """A read of the store, in a thread; a database that cannot be read now (locked by
+        another process past its wait) is a 503 that says so."""
+        try:
+            return await asyncio.to_thread(what, *args)
+        except sqlite3.Error as err:
+            message = f"the server cannot read its data right now ({err}); try again"
+            raise Unavailable(message) from None
+
     async def match_list(request: Request) -> Response:
-        return JSONResponse(await asyncio.to_thread(server.store.matches))
+        try:
+            return JSONResponse(await read(server.store.matches))
+        except Unavailable as err:
+            return _bad(str(err), 503)
 
     async def match_file(request: Request) -> Response:
-        record = await asyncio.to_thread(server.store.match, request.path_params["mid"])
+        try:
+            record = await read(server.store.match, request.path_params["mid"])
+        except Unavailable as err:
+            return _bad(str(err), 503)
         if record is None:
             return _bad("no such match", 404)
         name = f"match_{request.path_params['mid']}.json"
@@ -1226,7 +987,10 @@ def create_app(
         return JSONResponse({"path": "docs/RULES.md", "text": RULES_FILE.read_text("utf-8")})
 
     async def people_results(request: Request) -> Response:
-        records = await asyncio.to_thread(server.store.records)
+        try:
+            records = await read(server.store.records)
+        except Unavailable as err:
+            return _bad(str(err), 503)
         result = await asyncio.to_thread(people.results, records)
         if request.query_params.get("download") in ("1", "true"):
             text = json.dumps(people.with_provenance(result), indent=1)

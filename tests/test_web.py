@@ -769,6 +769,10 @@ def _play_all_seats_in_loop(data: Path, body: dict[str, Any], hands: int, seed: 
     return asyncio.run(run())
 
 
+#: What the no-leak checks saw, for the slow test's report: messages, cards checked, leaks.
+CHECKED = {"messages": 0, "cards": 0, "leaks": 0, "seed_leaks": 0}
+
+
 def _check_no_leak(got: dict[Any, list[dict[str, Any]]], table: Any, hands: int) -> None:
     """Every message against its seat: the cards of the hand on the table only among those
     the seat saw by then, the showdown's only among the hands shown down; the box and the
@@ -783,7 +787,11 @@ def _check_no_leak(got: dict[Any, list[dict[str, Any]]], table: Any, hands: int)
         for msg in messages:
             rules = allowed[msg["seq"]]
             table_part = {k: v for k, v in msg.items() if k not in ("showdown", "sheet", "log")}
-            leaked = _cards_in(table_part) - rules[p]
+            cards = _cards_in(table_part)
+            leaked = cards - rules[p]
+            CHECKED["messages"] += 1
+            CHECKED["cards"] += len(cards)
+            CHECKED["leaks"] += len(leaked)
             assert not leaked, (p, msg["seq"], leaked)
             # The log holds this hand's moves, or the last hand's until this one's first move.
             log_leak = _cards_in(msg["log"]) - rules[p] - rules["previous"][p]
@@ -792,6 +800,7 @@ def _check_no_leak(got: dict[Any, list[dict[str, Any]]], table: Any, hands: int)
             assert not shown_leak, (p, msg["seq"], shown_leak)
             assert msg["you"] == p and (msg["legal"] == [] or msg["to_act"] == p)
             text = json.dumps(msg)
+            CHECKED["seed_leaks"] += any(x in text for x in secrets)
             assert not any(x in text for x in secrets), (p, msg["seq"], "the seed")
             if three and (p is None or msg["role"] == "box"):
                 assert msg["suggestion"] is None
@@ -827,8 +836,12 @@ def test_no_client_receives_a_card_its_seat_may_not_see(
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "body"), NO_LEAK_TABLES, ids=[t[0] for t in NO_LEAK_TABLES])
 def test_no_leak_over_200_hands(tmp_path: Path, name: str, body: dict) -> None:
+    before = dict(CHECKED)
     played = _play_all_seats_in_loop(tmp_path, {**body, "seats": _seats(body)}, 200, 2)
     assert played >= 200
+    seen = {k: CHECKED[k] - before[k] for k in CHECKED}
+    print(f"no-leak, {name}: {played} hands, {seen['messages']} messages, {seen['cards']} cards "
+          f"checked, {seen['leaks']} hidden cards leaked, {seen['seed_leaks']} seeds leaked")
 
 
 def test_the_moves_offered_are_the_envs_action_mask() -> None:

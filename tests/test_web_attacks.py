@@ -168,6 +168,7 @@ def test_no_seed_leaves_a_running_table_and_a_person_cannot_choose_one(tmp_path:
                 seen.append(ws_text := json.dumps(view))
                 assert secret not in ws_text
                 if view.get("type") == "state" and view["legal"]:
+                    time.sleep(0.1)  # a person's pace (a socket may send 20 messages a second)
                     ws.send(json.dumps({"type": "move", "action": play_move(view, rng),
                                         "seq": view["seq"]}))  # fmt: skip
                     ws.send(json.dumps({"type": "hint"}))
