@@ -1,0 +1,231 @@
+"""Models and endpoints as they are, over real HTTP: a local server that is scripted (not a
+model; tests/scripted_openai.py, 127.0.0.1 only, the real ``openai`` client) thinks in
+``<think>`` blocks and in ``reasoning_content``, answers in mid-line, returns 500 always,
+returns HTML, returns ``null``, cuts replies at the token limit and refuses ``max_tokens``
+as a reasoning model does. Each is counted where it belongs: the endpoint's faults are
+retried by the transport and never counted as the model's replies; a dead endpoint stops
+the run (exit status 2, one line, nothing scored) within a minute; against a 30%-faulty
+endpoint the model's invalid rate is exactly what the server scripted as invalid."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from scripted_openai import ScriptedServer, scripted_move
+
+import agents
+from agents.llm_transport import EndpointError
+from gin_cli.evaluate import main as evaluate
+from gin_env import games
+from gin_eval.gin import gin_duplicate
+
+pytest.importorskip("openai")
+
+
+def _decision(seed: int = 2) -> dict[str, Any]:
+    """The observation of a gin decision with two legal moves (take, pass)."""
+    env = games.get("gin").make_env(episode="hand")
+    env.reset(seed=seed)
+    return env.observe(env.agent_selection)
+
+
+def _agent(server: ScriptedServer, tmp_path: Path, extra: str = "", **options: Any) -> Any:
+    spec = f"llm:model=m,base_url={server.base_url},timeout=2,backoff=0.01{extra}"
+    return agents.make(spec, transcript=str(tmp_path / "t.jsonl"), **options)
+
+
+def _lines(tmp_path: Path) -> list[dict[str, Any]]:
+    lines = [json.loads(x) for x in (tmp_path / "t.jsonl").read_text().splitlines()]
+    return [x for x in lines if "system" not in x]
+
+
+def test_thinking_in_think_blocks_and_mid_line_answers(tmp_path: Path) -> None:
+    obs = _decision()
+    script = [
+        ("reply", "<think>\nThe upcard fits nothing. Should I take? No: pass.\n</think>\n\npass"),
+        ("reply", "Taking it gives a run draw... no. Final answer: take"),
+        ("reasoning", "I weigh take against pass; take.", "take"),
+    ]
+    with ScriptedServer(script) as server:
+        agent = _agent(server, tmp_path)
+        assert [agent.act(obs) for _ in range(3)] == [2, 1, 1]
+    lines = _lines(tmp_path)
+    assert lines[0]["move"] == "pass" and lines[1]["move"] == "take"
+    assert lines[2]["reasoning"] == "I weigh take against pass; take."
+    s = agent.stats()
+    assert s["invalid"] == 0 and s["replies"] == 3 and s["fallback_moves"] == 0
+
+
+@pytest.mark.parametrize("fault", [("html",), ("null",), ("status", 500), ("status", 429)])
+def test_endpoint_faults_are_the_endpoints(tmp_path: Path, fault: tuple[Any, ...]) -> None:
+    obs = _decision()
+    with ScriptedServer([fault, fault, ("reply", "take")]) as server:
+        agent = _agent(server, tmp_path)
+        assert agent.act(obs) == 1
+        sent = [r["messages"] for r in server.requests]
+    assert sent[0] == sent[1] == sent[2]  # the same question again, never a re-ask
+    s = agent.stats()
+    assert s["transport_faults"] == 2 and s["requests"] == 3 and s["replies"] == 1
+    assert s["invalid"] == 0 and s["reasks"] == 0 and s["invalid_rate"] == 0.0
+    (line,) = _lines(tmp_path)
+    assert len(line["faults"]) == 2 and line["move"] == "take"
+
+
+def test_a_dead_endpoint_stops_after_five_faults(tmp_path: Path) -> None:
+    obs = _decision()
+    with ScriptedServer(default=lambda body: ("status", 500)) as server:
+        agent = _agent(server, tmp_path)
+        with pytest.raises(EndpointError, match="5 transport faults in a row"):
+            agent.act(obs)
+        with pytest.raises(EndpointError):  # and stays given up: no more requests
+            agent.act(obs)
+        assert len(server.requests) == 5
+    s = agent.stats()
+    assert s["replies"] == 0 and s["fallback_moves"] == 0 and s["invalid"] == 0
+
+
+def test_eval_against_a_dead_endpoint_exits_2_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's target: against an always-failing endpoint ``gin-rummy eval`` stops in
+    under 60 s with one line and exit status 2, scoring nothing (default back-off)."""
+    with ScriptedServer(default=lambda body: ("status", 500)) as server:
+        llm = f"llm:model=dead,base_url={server.base_url},timeout=5"
+        start = time.perf_counter()
+        with pytest.raises(SystemExit) as stop:
+            evaluate(
+                ["gin", "--agents", f"{llm};heuristic", "--pairs", "20", "--concurrency", "4",
+                 "--no-plot", "--no-progress", "--out", str(tmp_path / "out")]
+            )  # fmt: skip
+        seconds = time.perf_counter() - start
+        requests = len(server.requests)
+    err = capsys.readouterr().err.strip()
+    print(f"\ndead endpoint: exit {stop.value.code} after {seconds:.1f} s, {requests} requests:"
+          f"\n{err}")  # fmt: skip
+    assert stop.value.code == 2 and seconds < 60
+    assert len(err.splitlines()) == 1 and "stopped:" in err and "none scored" in err
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_reply_cut_at_the_token_limit_is_truncated(tmp_path: Path) -> None:
+    obs = _decision()
+    cut = "<think>Let me weigh the upcard carefully against my"
+    with ScriptedServer([("length", cut), ("reply", "take")]) as server:
+        agent = _agent(server, tmp_path, ",max_tokens=64")
+        assert agent.act(obs) == 1
+        limits = [r["max_tokens"] for r in server.requests]
+    assert limits == [64, 128]  # asked again with more room, not re-asked
+    s = agent.stats()
+    assert s["truncated"] == 1 and s["invalid"] == 0 and s["replies"] == 2
+    with ScriptedServer([("length", cut)] * 3) as server:
+        agent = _agent(server, tmp_path, ",max_tokens=64,grow=false", retries=0)
+        agent.act(obs, np.random.default_rng(0))
+    s = agent.stats()
+    assert s["truncated"] == 1 and s["invalid"] == 1 and s["fallback_moves"] == 1
+    assert _lines(tmp_path)[-2]["error"] == "the reply was cut at the token limit"
+
+
+def test_reasoning_models_are_called_as_they_require(tmp_path: Path) -> None:
+    obs = _decision()
+    with ScriptedServer(reasoning_model=True) as server:
+        agent = _agent(server, tmp_path, ",max_tokens=256")
+        with pytest.raises(EndpointError, match=r"HTTP 400: Unsupported parameter: 'max_tokens'"):
+            agent.act(obs)
+        assert len(server.requests) == 1  # a refused request is not retried
+    with ScriptedServer(reasoning_model=True) as server:
+        agent = _agent(
+            server, tmp_path, ",max_completion_tokens=2000,reasoning_effort=low",
+            extra_body={"seed": 1}, extra_headers={"X-Run": "t"},
+        )  # fmt: skip
+        assert agent.act(obs) in (1, 2)
+        sent = server.requests[0]
+    assert "max_tokens" not in sent and "temperature" not in sent
+    assert sent["max_completion_tokens"] == 2000 and sent["reasoning_effort"] == "low"
+    assert sent["seed"] == 1
+    with pytest.raises(ValueError, match="reasoning_effort must be one of minimal, low"):
+        agents.make("llm:model=m,reasoning_effort=huge")
+
+
+def test_refused_key_and_spent_quota_stop_at_once(tmp_path: Path) -> None:
+    obs = _decision()
+    for step in (("status", 401), ("status", 403), ("status", 404)):
+        with ScriptedServer([step]) as server:
+            with pytest.raises(EndpointError, match=f"HTTP {step[1]}"):
+                _agent(server, tmp_path).act(obs)
+            assert len(server.requests) == 1
+
+
+# -- a 30%-faulty endpoint -------------------------------------------------------------------
+_LEGAL_LINE = re.compile(r"^Legal moves: ", re.M)
+
+
+class Faulty:
+    """The server's default: of each request, with a seeded generator, 5% HTTP 500, 3% an
+    HTML body, 2% ``null`` content (10% the endpoint's faults) and 20% an unusable reply
+    (scripted as invalid: it names no move), else the scripted player's move, said as a
+    reasoning model says it. It counts what it scripted."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.lock = threading.Lock()
+        self.counts = {"requests": 0, "faults": 0, "invalid": 0, "valid": 0}
+
+    def __call__(self, body: dict[str, Any]) -> tuple[Any, ...]:
+        with self.lock:
+            u = float(self.rng.random())
+            self.counts["requests"] += 1
+            if u < 0.10:
+                self.counts["faults"] += 1
+                return ("status", 500) if u < 0.05 else ("html",) if u < 0.08 else ("null",)
+            if u < 0.30:
+                self.counts["invalid"] += 1
+                return ("reply", "<think>Hmm, hard to say.</think>\nI am not sure what to do.")
+            self.counts["valid"] += 1
+        # The legal moves are in the last message that lists them (a re-ask quotes them).
+        prompt = next(
+            (m["content"] for m in reversed(body["messages"]) if _LEGAL_LINE.search(m["content"])),
+            body["messages"][-1]["content"],
+        )
+        move = scripted_move(prompt)
+        return ("reply", f"<think>Weighing my moves.</think>\nFinal answer: {move}")
+
+
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    z = 1.959963984540054
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / den
+    return mid - half, mid + half
+
+
+def test_a_30_percent_faulty_endpoint_is_counted_where_it_belongs() -> None:
+    faulty = Faulty(seed=7)
+    with ScriptedServer(default=faulty) as server:
+        llm = f"llm:model=faulty,base_url={server.base_url},timeout=5,backoff=0.01"
+        r = gin_duplicate(llm, "heuristic", 8, seed=1, workers=1, progress=False, concurrency=4)
+    t = r["text"][llm]
+    c = faulty.counts
+    answered = c["valid"] + c["invalid"]
+    scripted = c["invalid"] / answered
+    lo, hi = _wilson(c["invalid"], answered)
+    print(
+        f"\n30%-faulty endpoint: server scripted {c['requests']} requests, {c['faults']} "
+        f"faults ({c['faults'] / c['requests']:.1%}), {c['invalid']} invalid of {answered} "
+        f"answers = {scripted:.1%} [{lo:.1%}, {hi:.1%}]; the model's invalid rate "
+        f"{t['invalid_rate']:.1%} {[round(x, 3) for x in t['invalid_rate_ci95']]} "
+        f"({t['invalid']:.0f} of {t['replies']:.0f} replies), transport faults "
+        f"{t['transport_fault_rate']:.1%} of {t['requests']:.0f} requests, fallback moves "
+        f"{t['fallback_rate']:.1%} of {t['decisions']:.0f} decisions"
+    )
+    assert t["requests"] == c["requests"] and t["transport_faults"] == c["faults"]
+    assert t["replies"] == answered and t["invalid"] == c["invalid"]
+    assert t["invalid_rate"] == pytest.approx(scripted)
+    assert lo <= t["invalid_rate"] <= hi
