@@ -1122,7 +1122,8 @@ def serve(
 
     app = create_app(data_dir, answered_hosts(host, allow_hosts), limits)
     # No per-message compression: it would cost the one loop more than the bytes it saves
-    # on loopback and local networks (a state is a few KiB).
+    # on loopback and local networks (a state is a few KiB). No proxy headers: a client's
+    # address (its limits) is the one it connects from, not one it names (X-Forwarded-For).
     uvicorn.run(app, host=host, port=port, ws_max_size=65_536, log_level="warning",
                 ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_keep_alive=5,
-                ws_per_message_deflate=False)  # fmt: skip
+                ws_per_message_deflate=False, proxy_headers=False)  # fmt: skip

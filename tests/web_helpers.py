@@ -30,7 +30,8 @@ def live_server(data_dir: Path, limits: Any = None) -> Iterator[tuple[str, Any]]
     app = create_app(data_dir, LOOPBACK_HOSTS, limits)
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                            ws_max_size=65_536, ws_per_message_deflate=False)  # fmt: skip
+                            ws_max_size=65_536, ws_per_message_deflate=False,
+                            proxy_headers=False)  # fmt: skip
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
