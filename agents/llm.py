@@ -449,7 +449,7 @@ class _WordsPlayer:
         where: Mapping[str, Any],
         kind: str,
     ) -> None:
-        key = (where.get("design"), where.get("game_index"), where.get("seed"))
+        key = (where.get("design"), where.get("game_index"), where.get("hand"), where.get("seed"))
         if any(v is not None for v in key):
             with self._lock:
                 self._games.add(key)

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.llm import decision_context
 from gin_env import games
 from gin_env.config import GinConfig, table_changes, table_options
 from gin_env.match import NONDEALER
@@ -30,8 +31,8 @@ from gin_eval.checks import (
 )
 from gin_eval.outcomes import hand_outcome, text_stats, win_kinds
 from gin_eval.pool import pool_map
-from gin_eval.stats import mean_ci, wilson_ci
 from gin_eval.rollout import play
+from gin_eval.stats import mean_ci, wilson_ci
 
 __all__ = [
     "KINDS",
@@ -139,7 +140,12 @@ def play_gin_pair(
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
         rng = np.random.default_rng([seed, index, int(swap)])
-        run = play(env, {seat_a: agent_of(spec_a, table), seat_b: agent_of(spec_b, table)}, rng)
+        seats = {seat_a: agent_of(spec_a, table), seat_b: agent_of(spec_b, table)}
+        # Players in words write which game, deal and seats each decision belongs to.
+        where = {seat_a: label_of(spec_a), seat_b: label_of(spec_b)}
+        with decision_context(design="gin", game_index=index, hand=int(swap), seed=seed,
+                              seats=where):  # fmt: skip
+            run = play(env, seats, rng)
         match = env.match
         assert match is not None  # reset above
         rec = match.history[0]

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.llm import decision_context
 from gin_env import games
 from gin_env.cards import mask_points
 from gin_env.config import RummyConfig, table_changes
@@ -22,14 +23,15 @@ from gin_eval.checks import (
     agent_of,
     check_count,
     check_setup,
+    label_of,
     unique_labels,
 )
 from gin_eval.gin import deal_deck
 from gin_eval.outcomes import text_stats
 from gin_eval.play import env_seed
 from gin_eval.pool import pool_map
-from gin_eval.stats import mean_ci, wilson_ci
 from gin_eval.rollout import play
+from gin_eval.stats import mean_ci, wilson_ci
 
 __all__ = ["RUMMY", "RULES", "play_rummy_deal", "rummy_duplicate"]
 
@@ -49,7 +51,9 @@ def play_rummy_deal(
     env.reset(seed=env_seed(seed, index, 41), options={"deck": deal_deck(seed, index)})
     seats = [(k + rotation) % n for k in range(n)]
     players = {f"player_{k}": agent_of(specs[a], table) for k, a in enumerate(seats)}
-    play(env, players, np.random.default_rng([seed, index, rotation, 43]))
+    where = {f"player_{k}": label_of(specs[a]) for k, a in enumerate(seats)}
+    with decision_context(design="rummy", game_index=index, hand=rotation, seed=seed, seats=where):
+        play(env, players, np.random.default_rng([seed, index, rotation, 43]))
     game = env.game
     result = game.results[-1]
     return {

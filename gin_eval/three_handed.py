@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.llm import decision_context
 from gin_env import games
 from gin_env.config import ThreeHandedConfig, table_changes
 from gin_env.match import BOX, ROLE_NAMES
@@ -26,8 +27,8 @@ from gin_eval.checks import (
 from gin_eval.outcomes import hand_outcome, text_stats, win_kinds
 from gin_eval.play import box_side
 from gin_eval.pool import pool_map
-from gin_eval.stats import mean_ci
 from gin_eval.rollout import play
+from gin_eval.stats import mean_ci
 
 __all__ = ["THREE", "play_three_match", "three_handed"]
 
@@ -48,7 +49,9 @@ def play_three_match(
     env = THREE.make_env(table, **{**(env_options or {}), "episode": "match", "max_hands": 2000})
     env.reset(seed=int(np.random.default_rng([seed, index, 3]).integers(2**31)))
     players = {f"player_{k}": agent_of(s, table) for k, s in enumerate(specs)}
-    run = play(env, players, np.random.default_rng([seed, index, 11]))
+    where = {f"player_{k}": label_of(s) for k, s in enumerate(specs)}
+    with decision_context(design="three", game_index=index, seed=seed, seats=where):
+        run = play(env, players, np.random.default_rng([seed, index, 11]))
     match = env.match
     assert match is not None  # reset above
     hands = []

@@ -229,3 +229,24 @@ def test_a_30_percent_faulty_endpoint_is_counted_where_it_belongs() -> None:
     assert t["replies"] == answered and t["invalid"] == c["invalid"]
     assert t["invalid_rate"] == pytest.approx(scripted)
     assert lo <= t["invalid_rate"] <= hi
+
+
+def test_transcript_lines_join_to_their_games_under_concurrency(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with ScriptedServer() as server:
+        llm = (
+            f"llm:model=s,base_url={server.base_url},timeout=5,transcript={path},"
+            "price_in=2.5,price_out=10"
+        )
+        r = gin_duplicate(llm, "simple", 3, seed=4, workers=1, progress=False, concurrency=3)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    moves = [x for x in lines if x.get("kind") == "move"]
+    assert len(moves) == r["text"][llm]["decisions"]
+    keys = {(x["game_index"], x["hand"]) for x in moves}
+    assert keys == {(i, h) for i in range(3) for h in (0, 1)}
+    for x in moves:
+        assert x["run"] and x["seed"] == 4 and x["design"] == "gin" and x["role"]
+        assert llm in x["seats"].values() and x["decision"] >= 1 and x["cost"] > 0
+    t = r["text"][llm]
+    assert t["games"] == 6 and t["cost_per_game"] == pytest.approx(t["cost"] / 6)
+    assert t["cost"] == pytest.approx(sum(x["cost"] for x in moves))
