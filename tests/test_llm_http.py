@@ -250,3 +250,79 @@ def test_transcript_lines_join_to_their_games_under_concurrency(tmp_path: Path) 
     t = r["text"][llm]
     assert t["games"] == 6 and t["cost_per_game"] == pytest.approx(t["cost"] / 6)
     assert t["cost"] == pytest.approx(sum(x["cost"] for x in moves))
+
+
+class Styles:
+    """The scripted player's move said in the styles today's models use, in turn."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> tuple[Any, ...]:
+        with self.lock:
+            self.turn += 1
+            way = self.turn % 5
+        move = scripted_move(body["messages"][-1]["content"])
+        verb, _, card = move.partition(" ")
+        return ("reply", [
+            f"<think>\nMaybe not {move}? Yes, {move}.\n</think>\n\n{move}",
+            f"Weighing it all, **Final answer:** {move}",
+            json.dumps({"action": verb, "card": card} if card else {"move": move}),
+            f"So the best play is $\\boxed{{\\text{{{move}}}}}$.",
+            f"<think>the stock or the pile?</think>Final Answer: {move}",
+        ][way])  # fmt: skip
+
+
+def test_a_model_that_varies_its_phrasing_loses_no_move() -> None:
+    styles = Styles()
+    with ScriptedServer(default=styles) as server:
+        llm = f"llm:model=styles,base_url={server.base_url},timeout=5"
+        r = gin_duplicate(llm, "simple", 3, seed=2, workers=1, progress=False, concurrency=3)
+    t = r["text"][llm]
+    assert t["decisions"] > 50 and t["invalid"] == 0 and t["fallback_moves"] == 0
+
+
+def test_the_arena_protocol(tmp_path: Path) -> None:
+    """As Kaggle's Game Arena harness plays: no legal moves in the prompt, a JSON move, a
+    rethink that does not list the legal moves, then the fallback, counted as such."""
+    obs = _decision()
+    script = [("reply", "take"), ("reply", '{"move": "discard KS"}'), ("reply", '{"move": "pass"}')]
+    with ScriptedServer(script) as server:
+        agent = _agent(server, tmp_path, ",protocol=arena", retries=2)
+        assert agent.act(obs) == 2
+        sent = [r["messages"] for r in server.requests]
+    assert "Legal moves" not in sent[0][0]["content"] + sent[0][-1]["content"]
+    assert 'final answer as JSON: {"move"' in sent[0][-1]["content"]
+    assert 'no JSON {"move": ...}' in sent[1][-1]["content"]
+    assert (
+        "Legal moves" not in sent[2][-1]["content"] and "not a legal move" in sent[2][-1]["content"]
+    )
+    s = agent.stats()
+    assert s["invalid"] == 2 and s["reasks"] == 2 and s["fallback_moves"] == 0
+    with ScriptedServer([("reply", "take")] * 2) as server:
+        agent = _agent(server, tmp_path, ",protocol=arena", retries=1)
+        assert agent.act(obs, np.random.default_rng(0)) in (1, 2)
+    assert agent.stats()["fallback_moves"] == 1
+
+
+def test_a_hand_kept_in_one_conversation(tmp_path: Path) -> None:
+    """``conversation=hand``: each request of a hand starts with the one before it and its
+    reply (a constant prefix providers cache); a new hand starts a new conversation."""
+    from agents.llm import decision_context
+    from gin_eval.rollout import play
+
+    with ScriptedServer() as server:
+        agent = _agent(server, tmp_path, ",conversation=hand")
+        for hand in range(2):
+            env = games.get("gin").make_env(episode="hand")
+            env.reset(seed=hand)
+            with decision_context(game_index=hand, seat="player_0"):
+                play(env, {"player_0": agent, "player_1": agents.make("heuristic")})
+        sent = [r["messages"] for r in server.requests]
+    starts = [k for k, m in enumerate(sent) if len(m) == 2]
+    assert len(starts) == 2  # one conversation per hand
+    for k in range(1, len(sent)):
+        if k not in starts:
+            assert sent[k][: len(sent[k - 1])] == sent[k - 1]
+            assert sent[k][len(sent[k - 1])]["role"] == "assistant"
