@@ -7,6 +7,8 @@ timed decision then renders the deciding seat's text from its observation dict
 move's strict words and a sentence (``I'll discard the seven of hearts.``). The peer in
 the same run is the engine itself: one ``step`` of the numeric env per decision (measured
 on the same games), so the ratio says how the words compare with the game they describe.
+A third form is a reasoning model's reply: a ``<think>`` block that names other moves, then
+``Final answer: <move>`` (the reasoning set aside, the last answer marker read).
 """
 
 from __future__ import annotations
@@ -41,6 +43,15 @@ def sentence(action: int, game: str) -> str:
     return f"I think the best is: {words}."
 
 
+def reasoned(action: int, game: str) -> str:
+    words = text.move_words(action, game)
+    return (
+        "<think>\nLet me weigh the options: drawing keeps my melds, and the discard that "
+        "leaves the least deadwood is usually best, but I should not break a run.\n</think>\n"
+        f"I will play it safe. Final answer: {words}"
+    )
+
+
 def record(game: str, decisions: int, seed: int) -> tuple[list[tuple[Any, int]], float]:
     """``decisions`` (observation dict, chosen id) pairs and the engine's steps a second."""
     spec = games.get(game)
@@ -67,9 +78,8 @@ def record(game: str, decisions: int, seed: int) -> tuple[list[tuple[Any, int]],
 
 def rate(game: str, samples: list[tuple[Any, int]], seconds: float, form: str) -> float:
     table = text.table_of(game)
-    replies = [
-        text.move_words(a, game) if form == "strict" else sentence(a, game) for _, a in samples
-    ]
+    say = {"strict": text.move_words, "sentence": sentence, "reasoning": reasoned}[form]
+    replies = [say(a, game) for _, a in samples]
     done = 0
     start = time.perf_counter()
     deadline = start + seconds
@@ -91,13 +101,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--decisions", type=int, default=2000, help="recorded decisions per game")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
-    print(f"{'game':14} {'render+parse strict/s':>22} {'render+parse sentence/s':>24} "
+    print(f"{'game':14} {'render+parse strict/s':>22} {'sentence/s':>11} {'reasoning/s':>12} "
           f"{'engine steps/s':>15} {'ratio (strict)':>15}")  # fmt: skip
     for game in GAMES:
         samples, steps = record(game, args.decisions, args.seed)
         strict = rate(game, samples, args.seconds, "strict")
         loose = rate(game, samples, args.seconds, "sentence")
-        print(f"{game:14} {strict:22,.0f} {loose:24,.0f} {steps:15,.0f} {strict / steps:15.2f}")
+        thought = rate(game, samples, args.seconds, "reasoning")
+        print(f"{game:14} {strict:22,.0f} {loose:11,.0f} {thought:12,.0f} {steps:15,.0f} "
+              f"{strict / steps:15.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":
