@@ -10,7 +10,7 @@ an agent's name or spec as :func:`agents.make` takes it (``opponents="heuristic"
 one for every other seat or a mapping from agent names to policies or names::
 
     gymnasium.make("gin_env/Gin-v0", opponents="heuristic")
-    make_three_handed(opponents={"player_1": "simple", "player_2": "heuristic"})
+    make("three_handed_gin_v0", opponents={"player_1": "simple", "player_2": "heuristic"})
 
 Names are resolved when the wrapper is made, each seat getting its own agent seated at the
 env's table; an agent that does not play the game (a gin agent at rummy) is a
@@ -68,6 +68,8 @@ of the acting network); a policy that reads it to act sees the other players' ca
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, Union
 
@@ -78,14 +80,17 @@ from pettingzoo import AECEnv
 from agents import seat
 from gin_env import games
 from gin_env.actions import check_action
-from gin_env.config import GinConfig, RummyConfig, Table, ThreeHandedConfig, check_real
+from gin_env.config import (
+    GinConfig,
+    RummyConfig,
+    Table,
+    ThreeHandedConfig,
+    check_option_names,
+    check_real,
+)
 
 __all__ = [
-    "make_three_handed",
-    "make_gin",
-    "make_rummy",
-    "make_three_handed_v1",
-    "make_gin_v1",
+    "make",
     "WRAPPER_OPTIONS",
     "Policy",
     "Opponents",
@@ -343,38 +348,33 @@ class SingleAgentEnv(gym.Env):
 WRAPPER_OPTIONS = ("learner", "opponents", "illegal", "illegal_reward", "extras")
 
 
-def _single_agent(game: str, learner: str, opponents: Any, options: dict[str, Any]) -> Any:
+def make(game: str, learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
+    """``gymnasium.make(<a game's id>, ...)``: the entry point of every game's id (the id
+    passes ``game``, its env name; :mod:`gin_env.games`)."""
     spec = games.get(game)
     own = {k: options.pop(k) for k in WRAPPER_OPTIONS[2:] if k in options}
-    unknown = sorted(set(options) - set(spec.option_names()))
-    if unknown:
-        raise ValueError(
-            f"unknown option(s) {', '.join(unknown)} for {spec.gym_id}; allowed: the env's "
-            f"{', '.join(spec.option_names())}; the wrapper's {', '.join(WRAPPER_OPTIONS)}"
-        )
+    allowed = {"the env's": spec.option_names(), "the wrapper's": WRAPPER_OPTIONS}
+    check_option_names(options, allowed, spec.gym_id)
     return SingleAgentEnv(spec.make_env(**options), learner, opponents, **own)
 
 
-def make_three_handed(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    """``gymnasium.make("gin_env/ThreeHandedGin-v0", ...)`` (its entry point)."""
-    return _single_agent("three_handed_gin_v0", learner, opponents, options)
+#: The entry points of an earlier release, one per game, kept one release with a warning.
+_OLD_MAKERS = {
+    "make_three_handed": "three_handed_gin_v0",
+    "make_gin": "gin_v0",
+    "make_rummy": "rummy_v0",
+    "make_three_handed_v1": "three_handed_gin_v1",
+    "make_gin_v1": "gin_v1",
+}
 
 
-def make_gin(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    """``gymnasium.make("gin_env/Gin-v0", ...)``."""
-    return _single_agent("gin_v0", learner, opponents, options)
-
-
-def make_rummy(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    """``gymnasium.make("gin_env/Rummy-v0", ...)``."""
-    return _single_agent("rummy_v0", learner, opponents, options)
-
-
-def make_three_handed_v1(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    """``gymnasium.make("gin_env/ThreeHandedGinRulesInView-v0", ...)``."""
-    return _single_agent("three_handed_gin_v1", learner, opponents, options)
-
-
-def make_gin_v1(learner: str = "player_0", opponents: Any = None, **options: Any) -> Any:
-    """``gymnasium.make("gin_env/GinRulesInView-v0", ...)``."""
-    return _single_agent("gin_v1", learner, opponents, options)
+def __getattr__(name: str) -> Any:
+    if name in _OLD_MAKERS:
+        warnings.warn(
+            f"agents.single_agent.{name} is deprecated; use gymnasium.make(<id>) or "
+            f"agents.single_agent.make({_OLD_MAKERS[name]!r}, ...) (removed in 0.3.0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return functools.partial(make, _OLD_MAKERS[name])
+    raise AttributeError(f"module 'agents.single_agent' has no attribute {name!r}")

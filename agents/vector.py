@@ -56,6 +56,8 @@ True
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -66,14 +68,12 @@ from gymnasium.vector.utils import batch_space
 
 from agents.batched import BatchedPolicy, seat_batched
 from gin_env import actions as A
+from gin_env import games
 from gin_env.vector import VectorGinEnv
 
 __all__ = [
     "LearnerVectorEnv",
-    "make_gin",
-    "make_three_handed",
-    "make_gin_v1",
-    "make_three_handed_v1",
+    "make_vec",
 ]
 
 #: Opponents: one name / batched policy for every other seat, or one per seat (a sequence
@@ -304,7 +304,9 @@ _SINGLE_AGENT_ONLY = {
 }
 
 
-def _make_vec(game: str, num_envs: int, options: dict[str, Any]) -> LearnerVectorEnv:
+def make_vec(game: str, num_envs: int = 1, **options: Any) -> LearnerVectorEnv:
+    """``gymnasium.make_vec`` of a batched game's id (its ``vector_entry_point``; the id
+    passes ``game``, its env name; :mod:`gin_env.games`)."""
     taken = sorted(set(options) & set(_SINGLE_AGENT_ONLY))
     if taken:
         why = "; ".join(f"{k}: {_SINGLE_AGENT_ONLY[k]}" for k in taken)
@@ -314,24 +316,25 @@ def _make_vec(game: str, num_envs: int, options: dict[str, Any]) -> LearnerVecto
             f"({why})"
         )
     options.setdefault("learner", "player_0")  # as gymnasium.make's single-agent wrapper
-    return LearnerVectorEnv(num_envs, game, **options)
+    return LearnerVectorEnv(num_envs, games.get(game).short, **options)
 
 
-def make_gin(num_envs: int = 1, **options: Any) -> LearnerVectorEnv:
-    """``gymnasium.make_vec`` of ``gin_env/Gin-v0`` (its ``vector_entry_point``)."""
-    return _make_vec("gin", num_envs, options)
+#: The vector entry points of an earlier release, kept one release with a warning.
+_OLD_MAKERS = {
+    "make_gin": "gin_v0",
+    "make_three_handed": "three_handed_gin_v0",
+    "make_gin_v1": "gin_v1",
+    "make_three_handed_v1": "three_handed_gin_v1",
+}
 
 
-def make_three_handed(num_envs: int = 1, **options: Any) -> LearnerVectorEnv:
-    """``gymnasium.make_vec`` of ``gin_env/ThreeHandedGin-v0``."""
-    return _make_vec("three_handed", num_envs, options)
-
-
-def make_gin_v1(num_envs: int = 1, **options: Any) -> LearnerVectorEnv:
-    """``gymnasium.make_vec`` of ``gin_env/GinRulesInView-v0``."""
-    return _make_vec("gin_v1", num_envs, options)
-
-
-def make_three_handed_v1(num_envs: int = 1, **options: Any) -> LearnerVectorEnv:
-    """``gymnasium.make_vec`` of ``gin_env/ThreeHandedGinRulesInView-v0``."""
-    return _make_vec("three_handed_v1", num_envs, options)
+def __getattr__(name: str) -> Any:
+    if name in _OLD_MAKERS:
+        warnings.warn(
+            f"agents.vector.{name} is deprecated; use gymnasium.make_vec(<id>) or "
+            f"agents.vector.make_vec({_OLD_MAKERS[name]!r}, ...) (removed in 0.3.0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return functools.partial(make_vec, _OLD_MAKERS[name])
+    raise AttributeError(f"module 'agents.vector' has no attribute {name!r}")

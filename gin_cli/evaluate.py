@@ -283,8 +283,9 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
         p.exit(1, f"{p.prog}: error: {err}\n")
 
 
-#: The game of each design that takes the table's rules.
-_DESIGN_GAMES = {"gin": "gin_v0", "three": "three_handed_gin_v0", "rummy": "rummy_v0"}
+#: The game of each design that takes the table's rules: the designs are named as the games
+#: (``gin``, ``three``, ``rummy``: :func:`gin_env.games.cli_names`).
+_DESIGN_GAMES = games.cli_names(version=0)
 
 
 def _with_options(

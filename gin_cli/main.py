@@ -83,23 +83,11 @@ __all__ = [
     "human_view",
 ]
 
-#: The games by their ``--game`` name (the games themselves are :data:`gin_env.games.GAMES`).
-GAME_ENVS = {
-    "three": "three_handed_gin_v0",
-    "gin": "gin_v0",
-    "rummy": "rummy_v0",
-    "three-v1": "three_handed_gin_v1",
-    "gin-v1": "gin_v1",
-}
-#: Every name ``--game`` takes: the names above, their aliases, and the env and short
-#: names of :mod:`gin_env.games` (``three_handed``, ``gin_v0``, ...).
-GAME_NAMES = {
-    **GAME_ENVS,
-    "three-handed": "three_handed_gin_v0",
-    "3": "three_handed_gin_v0",
-    "two-player": "gin_v0",
-    **{key: spec.name for spec in games.GAMES.values() for key in (spec.name, spec.short)},
-}
+#: The games by their ``--game`` name: each game's :attr:`~gin_env.games.GameSpec.cli`.
+GAME_ENVS = games.cli_names()
+#: Every name ``--game`` takes: a game's ``cli`` name, its aliases, its env and short names
+#: (all read from :mod:`gin_env.games`).
+GAME_NAMES = {key: games.get(key).name for key in games.names()}
 _CLI_NAME = {env: name for name, env in GAME_ENVS.items()}
 
 

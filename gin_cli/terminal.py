@@ -74,6 +74,8 @@ def render_view(view: SeatView, names: Sequence[str]) -> str:
         f"[bold cyan]Hand {view.hand_index + 1}[/]   {who}   scores: {scores} "
         f"(to {view.target})   [dim]{limit}{double}[/]"
     ]
+    if view.sheet:
+        lines.append(f"  [dim]last hand: {_points(view.sheet[-1], names)}[/]")
     if view.games is not None:
         games = "; ".join(
             f"game {g + 1}: " + " ".join(str(x) for x in game) for g, game in enumerate(view.games)
@@ -119,6 +121,8 @@ def _render_rummy(view: SeatView, names: Sequence[str]) -> str:
     scores = "  ".join(f"{names[p]} {s}" for p, s in enumerate(view.scores))
     target = f" (to {view.target})" if view.target else ""
     lines = [f"[bold cyan]Hand {view.hand_index + 1}[/]   scores: {scores}{target}"]
+    if view.sheet:
+        lines.append(f"  [dim]last hand: {_points(view.sheet[-1], names)}[/]")
     for p in range(view.num_players):
         if p == me:
             continue

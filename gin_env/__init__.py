@@ -25,34 +25,16 @@ from gin_env import games
 __version__ = "0.1.0"
 
 
-#: The Gymnasium entry point of each game (``gin_env.games.GameSpec.gym_id`` is its id): the
-#: learner-vs-opponents env of :mod:`agents.single_agent`, named as a string so that
-#: ``import gin_env`` never imports the agents layer (the env seats agents).
-_ENTRY_POINTS = {
-    "three_handed_gin_v0": "agents.single_agent:make_three_handed",
-    "gin_v0": "agents.single_agent:make_gin",
-    "rummy_v0": "agents.single_agent:make_rummy",
-    "three_handed_gin_v1": "agents.single_agent:make_three_handed_v1",
-    "gin_v1": "agents.single_agent:make_gin_v1",
-}
-#: ``gymnasium.make_vec`` of a gin id gives the batched engine (:mod:`agents.vector`); as a
-#: string, so that ``import gin_env`` never imports the agents layer. Rummy has none.
-_VECTOR_ENTRY_POINTS = {
-    "three_handed_gin_v0": "agents.vector:make_three_handed",
-    "gin_v0": "agents.vector:make_gin",
-    "three_handed_gin_v1": "agents.vector:make_three_handed_v1",
-    "gin_v1": "agents.vector:make_gin_v1",
-}
-
-
 def _register() -> None:
-
+    # Each game's id runs one entry point with the game's name (``games.GameSpec``): the
+    # learner-vs-opponents env, and for the batched engine's games its vector env.
     for name, spec in games.GAMES.items():
         if spec.gym_id not in gymnasium.registry:
             gymnasium.register(
                 spec.gym_id,
-                entry_point=_ENTRY_POINTS[name],
-                vector_entry_point=_VECTOR_ENTRY_POINTS.get(name),
+                entry_point=spec.entry_point,
+                vector_entry_point=spec.vector_entry_point,
+                kwargs={"game": name},
             )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import numbers
 import reprlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -38,6 +39,7 @@ __all__ = [
     "check_int",
     "check_choice",
     "check_real",
+    "check_option_names",
 ]
 
 DEALER_RULES = ("alternate", "winner", "loser", "alternate_scored")
@@ -73,6 +75,25 @@ def check_real(name: str, value: object, low: float, high: float, above: bool = 
         span = f"> {lo} and <= {hi}" if above else f"in {lo}..{hi}"
         raise ValueError(f"{name} must be a finite number {span}, got {reprlib.repr(value)}")
     return number  # type: ignore[return-value]
+
+
+def check_option_names(
+    given: Iterable[str], allowed: Mapping[str, Sequence[str]], where: str
+) -> None:
+    """The one check of option names, wherever options come in (an env, a table, the
+    Gymnasium wrapper, the batched engine): a ``ValueError`` naming the unknown ones and every
+    allowed one by whose it is (``{"the env's": (...), "the rules'": (...)}``).
+
+    >>> check_option_names(["knock_limt"], {"the rules'": ("knock_limit",)}, "gin_v0")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown option(s) knock_limt for gin_v0; allowed: the rules' knock_limit
+    """
+    known = {n for names in allowed.values() for n in names}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        groups = "; ".join(f"{whose} {', '.join(names)}" for whose, names in allowed.items())
+        raise ValueError(f"unknown option(s) {', '.join(unknown)} for {where}; allowed: {groups}")
 
 
 def check_choice(name: str, value: object, allowed: tuple[Any, ...]) -> None:

@@ -32,15 +32,14 @@ The layers above keep what is theirs: the command line's names (``--game three``
 from __future__ import annotations
 
 import importlib
-import inspect
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from gin_env.actions import NUM_ACTIONS as GIN_ACTIONS
-from gin_env.config import Table, table_options
+from gin_env.config import Table, check_option_names, table_options
 from gin_env.encoding import LAYOUTS
-from gin_env.gin_aec import role_names_for
+from gin_env.gin_aec import env_option_names, role_names_for
 from gin_env.rummy_actions import NUM_ACTIONS as RUMMY_ACTIONS
 from gin_env.rummy_encoding import observation_size as rummy_observation_size
 
@@ -57,6 +56,29 @@ class GameSpec:
     players: int | None  # fixed seats, or None when ``num_players`` chooses (rummy)
     gym_id: str
     version: int = 0  # the gin observation layout: 0 (gin_obs_v0) or 1 (gin_obs_v1)
+    cli: str = ""  # the command line's --game and the lobby's name (three, gin, rummy...)
+    aliases: tuple[str, ...] = ()  # other names the command line takes (three-handed, 3...)
+    title: str = ""  # in words, for menus and the lobby
+    vector: bool = False  # the batched engine plays it (gin_env.vector, gymnasium.make_vec)
+    sees: str = ""  # what its seats see, in a sentence
+
+    @property
+    def text_game(self) -> str:
+        """The game the words speak of (:mod:`gin_env.text`): ``three_handed``, ``gin`` or
+        ``rummy``, the same for every observation layout of a game."""
+        return self.short.removesuffix("_v1")
+
+    @property
+    def entry_point(self) -> str:
+        """Gymnasium's entry point (the learner-vs-opponents env of
+        :mod:`agents.single_agent`, with ``game=`` this game's name): a string, so that
+        ``import gin_env`` never imports the agents layer."""
+        return "agents.single_agent:make"
+
+    @property
+    def vector_entry_point(self) -> str | None:
+        """``gymnasium.make_vec``'s entry point (:mod:`agents.vector`), or None."""
+        return "agents.vector:make_vec" if self.vector else None
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -86,13 +108,7 @@ class GameSpec:
     def table(self, **rules: Any) -> Table:
         """This game's table with the rule options ``rules`` (the others at their defaults);
         an option that is not one of its rules is a ``ValueError`` naming them."""
-        names = self.table_class.option_names()
-        unknown = sorted(set(rules) - set(names))
-        if unknown:
-            raise ValueError(
-                f"unknown rule option(s) {', '.join(unknown)} for {self.name}; allowed: "
-                f"{', '.join(names)}"
-            )
+        check_option_names(rules, {"the rules'": self.table_class.option_names()}, self.name)
         return self.table_class(**rules)
 
     def split_options(self, options: dict[str, Any]) -> tuple[Table, dict[str, Any]]:
@@ -136,10 +152,8 @@ class GameSpec:
     def option_names(self) -> tuple[str, ...]:
         """Every option ``make_env`` takes: the env's own (``reward``, ``episode``...) and,
         for the gin games, the rules' (``knock_limit``...)."""
-        env_class = self.module.raw_env
-        params = inspect.signature(env_class.__init__).parameters.values()
-        own = [p.name for p in params if p.name != "self" and p.kind is not p.VAR_KEYWORD]
-        return tuple(dict.fromkeys(own + list(self.table_class.option_names())))
+        own = env_option_names(self.module.raw_env)
+        return tuple(dict.fromkeys(own + self.table_class.option_names()))
 
     def num_players(self, **options: Any) -> int:
         if self.players is not None:
@@ -157,6 +171,10 @@ class GameSpec:
         return GIN_ACTIONS if self.family == "gin" else RUMMY_ACTIONS
 
 
+_GIN_SEES = (
+    "its own hand (the adviser: the captain's, when adviser_sees_hand), the discard pile in "
+    "order, the cards the other took from it, the stock's size, roles and scores"
+)
 GAMES: dict[str, GameSpec] = {
     spec.name: spec
     for spec in (
@@ -166,6 +184,11 @@ GAMES: dict[str, GameSpec] = {
             family="gin",
             players=3,
             gym_id="gin_env/ThreeHandedGin-v0",
+            cli="three",
+            aliases=("three-handed", "3"),
+            title="Three-handed gin",
+            vector=True,
+            sees=_GIN_SEES + "; the captain the adviser's suggestion",
         ),
         GameSpec(
             name="gin_v0",
@@ -173,6 +196,11 @@ GAMES: dict[str, GameSpec] = {
             family="gin",
             players=2,
             gym_id="gin_env/Gin-v0",
+            cli="gin",
+            aliases=("two-player",),
+            title="Two-player gin",
+            vector=True,
+            sees=_GIN_SEES,
         ),
         GameSpec(
             name="rummy_v0",
@@ -180,6 +208,12 @@ GAMES: dict[str, GameSpec] = {
             family="rummy",
             players=None,
             gym_id="gin_env/Rummy-v0",
+            cli="rummy",
+            title="Basic rummy",
+            sees=(
+                "its own hand, the pile in order, the melds on the table, the cards each "
+                "player took from the pile and still holds, hand sizes and scores"
+            ),
         ),
         GameSpec(
             name="three_handed_gin_v1",
@@ -188,6 +222,10 @@ GAMES: dict[str, GameSpec] = {
             players=3,
             gym_id="gin_env/ThreeHandedGinRulesInView-v0",
             version=1,
+            cli="three-v1",
+            title="Three-handed gin, rules in view",
+            vector=True,
+            sees=_GIN_SEES + "; the captain the adviser's suggestion; the table's rules",
         ),
         GameSpec(
             name="gin_v1",
@@ -196,27 +234,39 @@ GAMES: dict[str, GameSpec] = {
             players=2,
             gym_id="gin_env/GinRulesInView-v0",
             version=1,
+            cli="gin-v1",
+            title="Two-player gin, rules in view",
+            vector=True,
+            sees=_GIN_SEES + "; the table's rules",
         ),
     )
 }
 
 _LOOKUP: dict[str, GameSpec] = {}
 for _spec in GAMES.values():
-    for _key in (_spec.name, _spec.short):
+    for _key in (_spec.name, _spec.short, _spec.cli, *_spec.aliases):
         _LOOKUP[_key] = _spec
 
 
 def names() -> list[str]:
-    """Every name a game answers to (env names and short names)."""
+    """Every name a game answers to (env names, short names, command-line names and their
+    aliases)."""
     return list(_LOOKUP)
 
 
+def cli_names(version: int | None = None) -> dict[str, str]:
+    """The command line's (and the lobby's) name of every game, to its env name; only the
+    games of observation layout ``version`` when given (``{"three": "three_handed_gin_v0",
+    ...}``)."""
+    return {s.cli: s.name for s in GAMES.values() if version is None or s.version == version}
+
+
 def get(name: str) -> GameSpec:
-    """The game called ``name`` (its env name or ``short``); a ``ValueError`` lists the
-    games otherwise."""
+    """The game called ``name`` (its env name, ``short``, ``cli`` name or an alias); a
+    ``ValueError`` lists the games otherwise."""
     spec = _LOOKUP.get(name) if isinstance(name, str) else None
     if spec is None:
-        allowed = ", ".join(f"{s.short} ({s.name})" for s in GAMES.values())
+        allowed = ", ".join(f"{s.cli} ({s.name})" for s in GAMES.values())
         raise ValueError(f"unknown game {name!r}; allowed: {allowed}")
     return spec
 

@@ -8,6 +8,8 @@ Documentation of the options lives in the two env modules.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
@@ -29,7 +31,7 @@ from gin_env.aec_tools import (
     check_render_hands,
 )
 from gin_env.cards import NUM_CARDS, cards_str
-from gin_env.config import HandRules, check_choice, check_int, check_real
+from gin_env.config import HandRules, check_choice, check_int, check_option_names, check_real
 from gin_env.encoding import (
     HISTORY_FEATURES,
     HISTORY_LENGTH,
@@ -56,6 +58,7 @@ __all__ = [
     "OBSERVATION_MODES",
     "INFOS_MODES",
     "make_config",
+    "env_option_names",
     "role_names_for",
 ]
 
@@ -524,12 +527,18 @@ def role_names_for(num_players: int) -> tuple[str, ...]:
     return ROLE_NAMES if num_players == 3 else ("dealer", "non-dealer")
 
 
-def make_config(cls: type[C], rules: dict[str, Any]) -> C:
-    """Build a rules config from keyword options, naming any unknown option."""
-    names = cls.option_names()
-    unknown = sorted(set(rules) - set(names))
-    if unknown:
-        raise ValueError(
-            f"unknown option(s) {', '.join(unknown)}; allowed rule options: {', '.join(names)}"
-        )
+def make_config(cls: type[C], rules: dict[str, Any], env: Any = None) -> C:
+    """Build a rules config from keyword options; an unknown option is a ``ValueError``
+    naming the env's options (``env``, its class) and the rules'."""
+    allowed: dict[str, Sequence[str]] = {"the rules'": cls.option_names()}
+    if env is not None:
+        allowed = {"the env's": env_option_names(env), **allowed}
+    check_option_names(rules, allowed, env.metadata["name"] if env is not None else cls.__name__)
     return cls(**rules)
+
+
+def env_option_names(env_class: Any) -> tuple[str, ...]:
+    """The options an env class takes itself (its ``__init__``'s named parameters), the
+    rules apart."""
+    params = inspect.signature(env_class.__init__).parameters.values()
+    return tuple(p.name for p in params if p.name != "self" and p.kind is not p.VAR_KEYWORD)

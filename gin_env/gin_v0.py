@@ -108,7 +108,7 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         infos: str = "readable",
         **rules: Any,
     ) -> None:
-        self.config = make_config(self.config_class, rules)
+        self.config = make_config(self.config_class, rules, type(self))
         super().__init__(
             reward, episode, reward_scale, max_hands, render_mode, render_hands,
             observation=observation, infos=infos, **rules,

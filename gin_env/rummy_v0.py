@@ -159,7 +159,9 @@ from gin_env.aec_tools import (
     wrap,
 )
 from gin_env.cards import NUM_CARDS, card_str, cards_str
+from gin_env.config import check_option_names
 from gin_env.extras import require
+from gin_env.gin_aec import env_option_names
 from gin_env.hand import check_deck
 from gin_env.render_image import rummy_table_image
 from gin_env.rummy import Phase, RummyConfig, RummyGame
@@ -196,11 +198,7 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         render_hands: str = "none",
         **unknown: Any,
     ) -> None:
-        if unknown:  # a ValueError naming what is allowed, as the gin envs do
-            raise ValueError(
-                f"unknown option(s) {', '.join(sorted(unknown))}; allowed: num_players, "
-                "ace_high_or_low, max_turns, target_score, render_mode, render_hands"
-            )
+        check_option_names(unknown, {"the env's": env_option_names(type(self))}, "rummy_v0")
         EzPickle.__init__(
             self,
             num_players=num_players,

@@ -291,6 +291,7 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         self.config = make_config(
             self.config_class,
             {**rules, "adviser": adviser, "adviser_sees_hand": adviser_sees_hand},
+            type(self),
         )
         self.adviser = adviser
         self.adviser_sees_hand = adviser_sees_hand

@@ -87,7 +87,14 @@ from gin_env import actions as A
 from gin_env import games
 from gin_env.aec_tools import check_options
 from gin_env.cards import NUM_CARDS
-from gin_env.config import GinConfig, GinTable, ThreeHandedConfig, check_choice, check_int
+from gin_env.config import (
+    GinConfig,
+    GinTable,
+    ThreeHandedConfig,
+    check_choice,
+    check_int,
+    check_option_names,
+)
 from gin_env.encoding import HISTORY_FEATURES, HISTORY_LENGTH, LAYOUTS, state_size
 from gin_env.fast_game import BatchedGames
 from gin_env.gin_aec import EnvOptions
@@ -242,12 +249,11 @@ class VectorGinEnv:
             raise ValueError(f"option(s) {', '.join(refused)} are not taken by VectorGinEnv")
         spec = games.get(ENVS[game])
         table, rest = spec.split_options(options)
-        unknown = sorted(set(rest) - set(EnvOptions.option_names()))
-        if unknown:
-            raise ValueError(
-                f"unknown option(s) {', '.join(unknown)}; allowed: "
-                f"{', '.join(spec.table_class.option_names() + EnvOptions.option_names())}"
-            )
+        allowed = {
+            "the rules'": spec.table_class.option_names(),
+            "the env's": EnvOptions.option_names(),
+        }
+        check_option_names(rest, allowed, "VectorGinEnv")
         assert isinstance(table, GinConfig | ThreeHandedConfig)  # the gin games' tables
         #: The table: the games' rules (:data:`gin_env.config.Table`).
         self.table: GinTable = table

@@ -8,7 +8,11 @@ around every action: ``before(env, agent)`` and ``after(env, agent, action)`` (t
 line narrates moves and prints finished hands there).
 
 A policy is anything with ``act(observation, rng) -> int``; one that returns ``None``
-stops the loop (a person leaving the table), with ``Rollout.stopped`` set.
+stops the loop (a person leaving the table), with ``Rollout.stopped`` set. A policy that
+says ``reads_view = True`` (the players in words) is also handed its seat's
+:class:`~gin_env.seat_view.SeatView`, ``act(observation, rng, view=...)``: what its seat
+knows of the table, which the observation vector holds only in part (the pile's order, the
+score sheet, this hand's knock limit); never more than its seat may see.
 
 >>> import numpy as np
 >>> from gin_env import gin_v0
@@ -32,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from gin_env.actions import check_action
+from gin_env.seat_view import seat_view
 
 __all__ = ["Rollout", "play"]
 
@@ -85,8 +90,13 @@ def play(
             before(env, agent)
         observation = env.observe(agent)
         agent_rng = rng.get(agent) if isinstance(rng, Mapping) else rng
+        policy = policies[agent]
         start = time.perf_counter()
-        action = policies[agent].act(observation, agent_rng)
+        if getattr(policy, "reads_view", False):
+            view = seat_view(getattr(env, "unwrapped", env), names.index(agent))
+            action = policy.act(observation, agent_rng, view=view)
+        else:
+            action = policy.act(observation, agent_rng)
         out.seconds[agent] += time.perf_counter() - start
         if action is None:
             out.stopped = True

@@ -50,8 +50,8 @@ __all__ = [
     "SECRET_BITS",
 ]
 
-#: The games a table plays, by the name the lobby uses.
-GAMES = {"three": "three_handed_gin_v0", "gin": "gin_v0", "rummy": "rummy_v0"}
+#: The games a table plays, by the name the lobby uses (:func:`gin_env.games.cli_names`).
+GAMES = games.cli_names(version=0)
 #: A seat's kind in the lobby: a person, or an agent by name.
 HUMAN = "human"
 #: Table options that are not rules (the web app's own).

@@ -105,14 +105,14 @@ QUICKSTART = [
     ),
     new_markdown_cell(
         "## One learner in Gymnasium\n\n"
-        "`agents.single_agent.make_three_handed()` / `make_gin()` wrap the AEC env for a single\n"
-        "learner (the other seats are played by policies) and expose `action_masks()` for\n"
+        "`agents.single_agent.make(game)` wraps the AEC env for a single\n"
+        "learner (the other seats are played by policies) and exposes `action_masks()` for\n"
         "sb3-contrib's `MaskablePPO`."
     ),
     new_code_cell(
         "from agents import single_agent\n"
         "from agents.single_agent import RandomPolicy\n\n"
-        "single = single_agent.make_gin(learner='random', opponents=RandomPolicy(),\n"
+        "single = single_agent.make('gin_v0', learner='random', opponents=RandomPolicy(),\n"
         "                               episode='hand')\n"
         "obs, info = single.reset(seed=0)\n"
         "total, done = 0.0, False\n"
@@ -170,7 +170,7 @@ TRAIN = [
     new_code_cell(AGENT_HELPERS),
     new_markdown_cell("## Train"),
     new_code_cell(
-        "env = Monitor(single_agent.make_gin(learner='random', opponents=RandomPolicy(),\n"
+        "env = Monitor(single_agent.make('gin_v0', learner='random', opponents=RandomPolicy(),\n"
         "                                    episode='hand', reward_scale=0.01))\n"
         "model = MaskablePPO('MlpPolicy', env, n_steps=1024, batch_size=256, n_epochs=4,\n"
         "                    learning_rate=1e-3, gamma=0.99, ent_coef=0.01, seed=0,\n"

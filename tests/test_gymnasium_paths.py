@@ -155,7 +155,7 @@ def test_sync_vector_masks_always_hold_a_legal_action(mode: AutoresetMode) -> No
 
 
 def test_a_finished_episode_allows_every_action_until_reset() -> None:
-    env = single_agent.make_gin(episode="hand")
+    env = single_agent.make("gin_v0", episode="hand")
     env.reset(seed=3)
     rng = np.random.default_rng(3)
     done = False

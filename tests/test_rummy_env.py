@@ -105,7 +105,7 @@ def test_spaces_and_metadata(n: int) -> None:
         ({"max_turns": -1}, "max_turns"),
         ({"target_score": 0}, "target_score"),
         ({"render_mode": "svg"}, "render_mode"),
-        ({"knock_limit": 5}, "unknown option.*knock_limit.*allowed: num_players"),
+        ({"knock_limit": 5}, "unknown option.*knock_limit.*allowed: the env's num_players"),
     ],
 )
 def test_bad_options(options: dict[str, Any], name: str) -> None:

@@ -119,7 +119,7 @@ def test_numeric_infos_pass_pettingzoos_api_test_and_keep_the_learner_by_role() 
     from gin_env import three_handed_gin_v0
 
     api_test(three_handed_gin_v0.env(infos="numeric"), num_cycles=100)
-    env = single_agent.make_three_handed(learner="captain", infos="numeric")
+    env = single_agent.make("three_handed_gin_v0", learner="captain", infos="numeric")
     _, info = env.reset(seed=0)
     assert env.aec.role_names[info["role"]] == "captain"
 

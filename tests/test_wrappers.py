@@ -3,6 +3,7 @@ the PettingZoo wrappers ``env()`` applies (the same behaviour as PettingZoo's or
 
 from __future__ import annotations
 
+import functools
 import random
 import warnings
 from pathlib import Path
@@ -19,7 +20,10 @@ from gin_env import actions as A
 from gin_env import gin_v0, three_handed_gin_v0
 from gin_env.aec_tools import ActionSpace, wrap, wrap_plain
 
-MAKERS = {"three": single_agent.make_three_handed, "gin": single_agent.make_gin}
+MAKERS = {
+    "three": functools.partial(single_agent.make, "three_handed_gin_v0"),
+    "gin": functools.partial(single_agent.make, "gin_v0"),
+}
 
 
 @pytest.mark.parametrize("name", MAKERS)
@@ -51,7 +55,7 @@ def test_maskable_ppo_learns_a_few_hundred_steps() -> None:
     torch = pytest.importorskip("torch")
     sb3c = pytest.importorskip("sb3_contrib")
     torch.set_num_threads(1)
-    env = single_agent.make_three_handed(learner="captain", target_score=30)
+    env = single_agent.make("three_handed_gin_v0", learner="captain", target_score=30)
     model = sb3c.MaskablePPO(
         "MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0
     )
@@ -63,7 +67,7 @@ def test_maskable_ppo_learns_a_few_hundred_steps() -> None:
 
 @pytest.mark.parametrize("learner", ["box", "captain", "adviser", "random", "player_2"])
 def test_learner_choice(learner: str) -> None:
-    env = single_agent.make_three_handed(learner=learner, episode="hand")
+    env = single_agent.make("three_handed_gin_v0", learner=learner, episode="hand")
     for seed in range(3):
         _, info = env.reset(seed=seed)
         if learner in ("box", "captain", "adviser"):
@@ -74,7 +78,7 @@ def test_learner_choice(learner: str) -> None:
 
 def test_bad_learner_and_illegal_mode() -> None:
     with pytest.raises(ValueError, match="learner"):
-        single_agent.make_gin(learner="box")
+        single_agent.make("gin_v0", learner="box")
     with pytest.raises(ValueError, match="illegal"):
         SingleAgentEnv(gin_v0.raw_env(), illegal="ignore")
     for opponents in (3, {"player_1": None}):
@@ -88,16 +92,18 @@ def test_opponents_by_name() -> None:
 
     env = gymnasium.make("gin_env/Gin-v0", opponents="heuristic", target_score=20)
     assert isinstance(env.unwrapped.opponents["player_1"], HeuristicAgent)
-    env = single_agent.make_three_handed(opponents={"player_1": "simple", "player_2": "heuristic"})
+    env = single_agent.make(
+        "three_handed_gin_v0", opponents={"player_1": "simple", "player_2": "heuristic"}
+    )
     assert isinstance(env.opponents["player_1"], SimpleAgent)
     assert isinstance(env.opponents["player_2"], HeuristicAgent)
-    env = single_agent.make_three_handed(learner="random", opponents="simple")
+    env = single_agent.make("three_handed_gin_v0", learner="random", opponents="simple")
     assert env.opponents["player_0"] is not env.opponents["player_1"]  # one agent per seat
     assert isinstance(
-        single_agent.make_rummy(opponents="simple").opponents["player_1"], RummySimpleAgent
+        single_agent.make("rummy_v0", opponents="simple").opponents["player_1"], RummySimpleAgent
     )
     # The named agents play whole episodes against the learner.
-    env = single_agent.make_gin(opponents="simple", episode="hand")
+    env = single_agent.make("gin_v0", opponents="simple", episode="hand")
     obs, _ = env.reset(seed=3)
     rng = np.random.default_rng(3)
     done = False
@@ -109,23 +115,23 @@ def test_opponents_by_name() -> None:
 
 
 @pytest.mark.parametrize(
-    ("make", "opponents", "message"),
+    ("game", "opponents", "message"),
     [
-        (single_agent.make_gin, "no-such-agent", "opponents: unknown agent 'no-such-agent'"),
-        (single_agent.make_gin, "search:colour=red", "has no option 'colour'"),
-        (single_agent.make_rummy, "heuristic", "plays the gin games, not rummy_v0"),
-        (single_agent.make_gin, "rummy-simple", "plays rummy only"),
-        (single_agent.make_three_handed, {"player_1": "simple"}, r"missing \['player_2'\]"),
-        (single_agent.make_gin, {"player_1": "simple", "player_7": "simple"}, "unknown"),
+        ("gin_v0", "no-such-agent", "opponents: unknown agent 'no-such-agent'"),
+        ("gin_v0", "search:colour=red", "has no option 'colour'"),
+        ("rummy_v0", "heuristic", "plays the gin games, not rummy_v0"),
+        ("gin_v0", "rummy-simple", "plays rummy only"),
+        ("three_handed_gin_v0", {"player_1": "simple"}, r"missing \['player_2'\]"),
+        ("gin_v0", {"player_1": "simple", "player_7": "simple"}, "unknown"),
     ],
 )
-def test_bad_opponent_names(make, opponents, message: str) -> None:
+def test_bad_opponent_names(game, opponents, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        make(opponents=opponents)
+        single_agent.make(game, opponents=opponents)
 
 
 def test_illegal_action_ends_episode_with_penalty_or_raises() -> None:
-    env = single_agent.make_gin()
+    env = single_agent.make("gin_v0")
     env.reset(seed=0)
     bad = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, term, trunc, _ = env.step(bad)
@@ -140,7 +146,7 @@ def test_illegal_action_ends_episode_with_penalty_or_raises() -> None:
 
 def test_episode_rewards_add_up_to_the_learners_points() -> None:
     """With reward="individual" the learner's episode return is its match score."""
-    env = single_agent.make_gin(reward="individual", target_score=40)
+    env = single_agent.make("gin_v0", reward="individual", target_score=40)
     rng = np.random.default_rng(0)
     for seed in range(3):
         env.reset(seed=seed)
@@ -223,3 +229,11 @@ def test_gin_env_never_imports_the_agents_layer_by_itself() -> None:
         "assert type(env.unwrapped).__module__ == 'agents.single_agent'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])
+
+
+def test_the_per_game_makers_of_the_last_release_still_work_with_a_warning() -> None:
+    with pytest.warns(DeprecationWarning, match=r"single_agent.make\('gin_v0'"):
+        env = single_agent.make_gin(episode="hand")
+    assert env.aec.metadata["name"] == "gin_v0"
+    with pytest.raises(AttributeError, match="make_poker"):
+        single_agent.make_poker  # noqa: B018

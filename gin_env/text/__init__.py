@@ -13,31 +13,42 @@ Numeric view           ``infos[agent]["numeric"]``: the game env's observation d
 
 What a seat reads
 -----------------
-Exactly what that seat knows, written from its own observation (so never more): the
-game, the seat's role, the table's rules in a line, scores, phase, turn and stock size;
-its hand with its best melds and deadwood (the adviser: the captain's hand, when
-``adviser_sees_hand``); the upcard or top of the discard pile and the rest of the pile;
-what the opponent took from the pile and still holds and what he discarded; its own
-discards; for the captain the adviser's suggestion and message; then the legal moves (a
-discard from 11 cards says the deadwood it leaves) and how to reply. The rules in brief,
-for a system prompt, are :func:`~gin_env.text.words.rules_in_brief`. The dealer of
-``text.env("gin", episode="hand")``, seed 3, after taking the upcard (L2's moves; long
-lines cut at "...")::
+Exactly what that seat knows: its :class:`~gin_env.seat_view.SeatView`, the one view of
+the table the terminal and the web page render too, written in English by
+:func:`~gin_env.text.words.describe`: the game, the seat's role, the table's rules in a
+line, this hand's knock limit (Oklahoma's, and its spade double), who dealt, the scores and
+the last hands' points in their parts (deadwood difference, bonuses, the double), phase,
+turn and stock size; its hand with its best melds and deadwood (the adviser: the captain's
+hand, when ``adviser_sees_hand``); the upcard or top of the discard pile and the pile under
+it in order; the card just taken; what the opponent took from the pile and still holds and
+what he discarded; its own discards; for the captain the adviser's suggestion and message;
+the last hand's showdown while the next has had no turn; then the legal moves (a discard or
+knock from 11 cards says the deadwood it leaves, a knock that leaves none says gin) and how
+to reply. The table's brief, for a system prompt, is
+:func:`~gin_env.text.words.rules_in_brief` (the roles and how they rotate, who deals, what
+each role plays for, every rule in force). The dealer of ``text.env("gin",
+episode="hand")``, seed 3, after taking the upcard (L2's moves; long lines cut at
+"...")::
 
     Two-player gin rummy. You are the dealer.
     Table rules: knock limit 10; gin bonus 25; undercut bonus 10; big gin off; a card ...
-    Scores: dealer 0, non-dealer 0.
+    This hand (hand 1): knock limit 10 deadwood; you dealt.
+    Scores: non-dealer 0, you (dealer) 0 (match to 100).
     Phase: discard; turn 0; stock: 31 cards.
     Your hand (11 cards): AS 2S JS 8H 9H TH QH 4D JD 5C 8C
       best melds: 8H 9H TH
       deadwood: AS 2S JS QH 4D JD 5C 8C = 50 points
     Top of the discard pile: none.
-    Also in the discard pile: none.
-    Cards your opponent took from the pile and still holds: none.
-    Cards your opponent discarded: none.
+    You just took JS from the pile.
+    Cards the non-dealer took from the pile and still holds: none.
+    Cards the non-dealer discarded: none.
     Cards you discarded: none.
     Legal moves: discard AS (leaves 49 deadwood), discard 2S (leaves 48 deadwood), ...
     Reply with one legal move, e.g. "discard 7H", or as JSON: {"move": "discard 7H"}.
+
+A player that holds only its observation (an agent called with ``act(observation)``) reads
+the same words from :func:`~gin_env.text.views.facts`: the view the vector holds (the pile
+as a set, no score sheet).
 
 Replies
 -------

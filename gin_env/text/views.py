@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from gin_env import actions as A
-from gin_env import rummy_encoding
+from gin_env import games, rummy_encoding
 from gin_env.config import HandRules
 from gin_env.config import Table as GameTable
 from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
@@ -33,7 +33,6 @@ _PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_disc
           "partner_discarded")  # fmt: skip
 assert all(_S[p].start == _CARDS_FROM + 52 * i for i, p in enumerate(_PARTS))
 _GIN_PHASE_WORDS = tuple(GIN_PHASES.values())  # by the observation's phase id
-_ENV_NAMES = {"three_handed": "three_handed_gin_v0", "gin": "gin_v0", "rummy": "rummy_v0"}
 _RULE_NAMES = (
     "knock_limit", "gin_bonus", "undercut_bonus", "big_gin_bonus",
     "allow_discard_of_taken_card", "max_turns_per_hand", "oklahoma", "target_score",
@@ -42,14 +41,11 @@ _RULE_NAMES = (
 
 
 def _short(game: str) -> str:
-    if game in GAMES:
-        return game
-    names = {"three_handed_gin_v0": "three_handed", "three_handed_gin_v1": "three_handed",
-             "three_handed_v1": "three_handed", "gin_v0": "gin", "gin_v1": "gin",
-             "rummy_v0": "rummy", "three": "three_handed"}  # fmt: skip
-    if game not in names:
-        raise ValueError(f"game must be one of {', '.join(GAMES)}; got {game!r}")
-    return names[game]
+    """The words' game (``three_handed``, ``gin``, ``rummy``) of any name of a game."""
+    try:
+        return games.get(game).text_game
+    except ValueError:
+        raise ValueError(f"game must be one of {', '.join(GAMES)}; got {game!r}") from None
 
 
 def table_of(
@@ -132,7 +128,7 @@ def facts(observation: Mapping[str, Any], table: Rulebook, message: str | None =
         left = _discard_table(hand)
         leaves = {a: left[(a - A.DISCARD) % 52] for a in legal if A.DISCARD <= a < A.BIG_GIN}
     return SeatView(
-        game=_ENV_NAMES[table.game],
+        game=games.get(table.game).name,
         family="gin",
         player=role,
         num_players=n,

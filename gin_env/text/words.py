@@ -1,4 +1,4 @@
-"""The game in words (standard library only).
+"""The game in words.
 
 What a seat knows comes in as its :class:`~gin_env.seat_view.SeatView`, the one view of a
 table every front end renders (built from the env by :func:`gin_env.seat_view.seat_view`,
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gin_env import actions as A
+from gin_env import games
 from gin_env import rummy_actions as R
 from gin_env.cards import (
     NUM_RANKS,
@@ -39,11 +40,9 @@ __all__ = [
 ]
 
 #: The games the words know, by their short names (``gin_env.games``).
-GAMES = ("three_handed", "gin", "rummy")
-ROLE_WORDS = {
-    "three_handed": ("box", "captain", "adviser"),
-    "gin": ("dealer", "non-dealer", "-"),
-}
+GAMES = tuple(dict.fromkeys(spec.text_game for spec in games.GAMES.values()))
+#: The roles of the gin games in role-id order, by the words' game (``gin_env.games``).
+ROLE_WORDS = {spec.text_game: spec.roles for spec in games.GAMES.values() if spec.family == "gin"}
 PHASE_WORDS = (
     "upcard offer (non-dealer first)",
     "upcard offer (the dealer's turn, after the non-dealer passed)",
@@ -387,8 +386,8 @@ def _describe_gin(v: SeatView, table: Rulebook, message: str | None) -> list[str
     what = "Upcard" if v.phase.startswith("upcard") else "Top of the discard pile"
     lines.append(f"{what}: {'none' if v.upcard is None else _CARD_TEXT[v.upcard]}.")
     if v.pile_in_order:
-        under = v.pile[:-1] if v.pile else ()
-        lines.append(f"Under it, bottom to top: {_list(under)}.")
+        if v.pile:
+            lines.append(f"Under it, bottom to top: {_list(v.pile[:-1])}.")
     else:
         under = tuple(c for c in v.pile if c != v.upcard)
         lines.append(f"Also in the discard pile: {_list(under)}.")

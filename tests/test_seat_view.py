@@ -1,0 +1,146 @@
+"""One view of a table under every front end (gin_env.seat_view): the games listed in one
+module, and the terminal, the web page's JSON and the words of the same seat at the same
+moment carrying the same facts (cards, knock limit, scores, the points of the last hand in
+their parts) over random states of every game."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from gin_cli import main as cli
+from gin_cli.terminal import render_view
+from gin_env import games
+from gin_env.cards import card_str
+from gin_env.seat_view import seat_view
+from gin_env.text import words
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The packages a game list could hide in (the library and the front ends).
+PACKAGES = ("gin_env", "agents", "gin_eval", "training", "gin_cli", "gin_web")
+MARKUP = re.compile(r"\[/?[a-z ]*\]")
+
+
+def _names_of_every_game(node: ast.AST) -> bool:
+    """Is ``node`` a literal tuple, list, set or dict (keys) naming every game of layout
+    v0 (by any of its names)?"""
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        elts = node.elts
+    elif isinstance(node, ast.Dict):
+        elts = [k for k in node.keys if k is not None]
+    else:
+        return False
+    named = set()
+    for e in elts:
+        if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value in games.names():
+            named.add(games.get(e.value).text_game)
+    return named >= {s.text_game for s in games.GAMES.values() if s.version == 0}
+
+
+def test_the_games_are_listed_in_one_module() -> None:
+    listed = sorted(
+        {
+            p.relative_to(ROOT).as_posix()
+            for pkg in PACKAGES
+            for p in (ROOT / pkg).rglob("*.py")
+            if p != ROOT / "gin_env" / "games.py"
+            and any(_names_of_every_game(n) for n in ast.walk(ast.parse(p.read_text())))
+        }
+    )
+    assert listed == [], listed  # gin_env/games.py holds the one list, as GameSpec entries
+    # The front ends' names are read from it.
+    assert cli.GAME_ENVS == games.cli_names()
+    assert set(cli.GAME_NAMES) == set(games.names())
+    assert words.GAMES == ("three_handed", "gin", "rummy")
+    pytest.importorskip("starlette")
+    from gin_web import tables
+
+    assert tables.GAMES == games.cli_names(version=0)
+
+
+def test_the_walk_would_see_a_list() -> None:
+    tree = ast.parse('GAMES = {"three": 1, "gin_v0": 2, "rummy": 3}\nTWO = ("gin", "rummy")')
+    assert [_names_of_every_game(n) for n in ast.walk(tree)].count(True) == 1
+
+
+TABLES = [
+    ("three", {"target_score": 40}),
+    ("three", {"target_score": 40, "oklahoma": True, "adviser_sees_hand": False}),
+    ("gin", {"target_score": 40, "undercut_bonus": 20, "gin_bonus": 15}),
+    ("gin", {"target_score": 30, "hollywood": True, "big_gin_bonus": 31}),
+    ("rummy", {"num_players": 3, "target_score": 40}),
+    ("rummy", {"num_players": 2}),
+]
+
+
+def _plain(text: str) -> str:
+    return MARKUP.sub("", text)
+
+
+def _check_seat(table: Any, player: int | None) -> None:
+    sv = seat_view(table.env, player)
+    page = table.view(player)
+    term = _plain(render_view(sv, table.names))
+    said = words.describe(sv)
+    # The cards: every card of every hand the seat sees, in all three.
+    page_cards = {
+        c
+        for seat in page["hand"]["seats"]
+        if "cards" in seat
+        for c in [*seat["cards"]["deadwood_cards"], *(x for m in seat["cards"]["melds"] for x in m)]
+    }
+    for hand in sv.hands.values():
+        for card in hand.cards:
+            name = card_str(card)
+            assert name in page_cards and name in term and name in said, (name, player)
+    assert set(page_cards) == {card_str(c) for h in sv.hands.values() for c in h.cards}
+    # The scores and the knock limit.
+    assert page["scores"] == list(sv.scores)
+    for score in sv.scores:
+        assert str(score) in term and str(score) in said
+    if sv.family == "gin":
+        assert page["hand"]["knock_limit"] == sv.knock_limit
+        assert page["hand"]["multiplier"] == sv.multiplier
+        limit = "gin only" if sv.knock_limit == 0 else str(sv.knock_limit)
+        assert limit in term and limit in said, (limit, term, said)
+        if sv.multiplier != 1:
+            assert "x2" in term and "2 times" in said
+    # The last hand's points in their parts.
+    if sv.sheet:
+        explained = sv.sheet[-1].explained()
+        assert page["sheet"][-1]["explained"] == explained
+        assert page["sheet"][-1]["parts"] == [list(p) for p in sv.sheet[-1].parts]
+        assert explained in term and explained in said, (explained, term, said)
+        # The sheet adds up to the scores.
+        totals = [sum(row["scored"][p] for row in page["sheet"]) for p in range(sv.num_players)]
+        assert totals == page["scores"]
+
+
+@pytest.mark.parametrize(("game", "options"), TABLES, ids=lambda x: str(x))
+def test_terminal_page_and_words_carry_the_same_facts(game: str, options: dict) -> None:
+    pytest.importorskip("starlette")
+    from gin_web.tables import new_table
+
+    rng = np.random.default_rng(7)
+    states = 0
+    for seed in range(3):
+        n = games.get(game).num_players(**options)
+        table = new_table(game, options, seats=["random"] * n, seed=seed)
+        moves = 0
+        while not table.over and moves < 400:
+            if moves % 4 == 0:  # a few hundred states per game, every seat and a spectator
+                for player in [None, *range(n)]:
+                    _check_seat(table, player)
+                states += 1
+            p = table.to_act
+            assert p is not None
+            table.play_move(p, int(rng.choice(table.legal(p))))
+            moves += 1
+        for player in [None, *range(n)]:
+            _check_seat(table, player)
+    assert states >= 100
