@@ -4,24 +4,29 @@
 raises :class:`ReplyError` naming the legal moves; :func:`parse_advice` reads an adviser's
 suggestion; :func:`sanitize` is what a seat may be shown of another's words.
 
-Replies it reads, in this order:
+Replies as models write them:
 
-1. a JSON object with a ``"move"`` (or ``"action"``) string, anywhere in the reply:
-   ``{"move": "discard 7H"}``;
-2. a line ``move: ...`` (or ``answer:``, ``action:``, ``final move:``), the last one wins;
-3. the whole reply as one strict move: ``draw``, ``take``, ``pass``, ``no-advice``,
+1. *reasoning is set aside*: ``<think>...</think>`` (and ``<thinking>``, ``<reasoning>``)
+   blocks, and the text before a closing tag that has no opening one, are not read for a
+   move but kept (:func:`read_reply` returns them); a block never closed leaves no answer;
+2. *the last explicit answer wins*, wherever it stands: a JSON object with a ``"move"``
+   (or ``"action"``, with its ``"card"`` or ``"cards"``; fenced or not), a
+   ``\\boxed{...}``, or a marker in mid-line or on its own line, bold or not (``final
+   answer:``, ``**Move:**``, ``action =``, ``my move is``, ``## Answer`` with the answer on
+   the next line); only that answer is read;
+3. else the whole reply as one strict move: ``draw``, ``take``, ``pass``, ``no-advice``,
    ``big-gin``, ``discard 7H``, ``knock 3C``; in rummy ``take discard``,
    ``meld 5H 6H 7H``, ``lay off 8H on run``; a card alone is a discard (``10h``,
-   ``seven of hearts``, ``Q♥``);
-4. a move inside a sentence: ``I'll discard the seven of hearts``, ``knock with the 3
-   of clubs``, ``I'd draw from the stock``, ``take the upcard``, ``no advice``. A card
-   counts only right after the verb that uses it (``discard``, ``knock``, ``meld``, ``lay
-   off``...), so a card merely mentioned is not a move.
+   ``seven of hearts``, ``Q♥``, ``10♠``);
+4. else a move inside a sentence: ``I'll discard the seven of hearts``, ``knock with the 3
+   of clubs``, ``I'll take a card from the stock``, ``pick up the discard``, ``get rid of
+   the king``. A card counts only right after the verb that uses it (``discard``,
+   ``knock``, ``meld``, ``lay off``...), so a card merely mentioned is not a move.
 
-A reply that names two different legal moves is ambiguous and refused; one that names
-only illegal moves is refused as illegal; either way the message lists the legal moves.
-Only the last :data:`MAX_REPLY_CHARS` characters of a longer reply are read (a model
-that thinks aloud puts its answer last).
+A reply (or its explicit answer) that names two different moves is refused, never
+guessed: reading a reply as a move the model did not mean is worse than refusing it. One
+that names only illegal moves is refused as illegal; either way the message lists the
+legal moves. Only the last :data:`MAX_REPLY_CHARS` characters of the answer are read.
 
 >>> from gin_env import actions as A
 >>> from gin_env.cards import parse_card
