@@ -340,14 +340,22 @@ def _word_columns(t: dict[str, Any] | None) -> dict[str, Any]:
     nan = float("nan")
     if not t:
         return dict.fromkeys(
-            ("invalid/reply", "fallback/dec", "timeouts", "faults/req", "tokens/dec", "s/dec",
-             "cost/dec"), nan,
+            ("invalid/reply", "invalid 95% CI", "fallback/dec", "fallback 95% CI", "timeouts",
+             "faults/req", "faults 95% CI", "tokens/dec", "s/dec", "cost/dec"), nan,
         )  # fmt: skip
+
+    def ci(key: str) -> str:
+        low, high = t[f"{key}_ci95"]
+        return f"[{low:.3f}, {high:.3f}]"
+
     return {
         "invalid/reply": t["invalid_rate"],
+        "invalid 95% CI": ci("invalid_rate"),
         "fallback/dec": t["fallback_rate"],
+        "fallback 95% CI": ci("fallback_rate"),
         "timeouts": t["timeouts"],
         "faults/req": t["transport_fault_rate"],
+        "faults 95% CI": ci("transport_fault_rate"),
         "tokens/dec": t["tokens_per_decision"],
         "s/dec": t["latency_s_per_decision"],
         "cost/dec": t["cost_per_decision"],
