@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gin_env.extras import require
+from gin_env.optional import require
 
 __all__ = [
     "EndpointError",

@@ -39,7 +39,7 @@ from agents.base import legal_actions
 from agents.trained import ACTIVATIONS, MLPAgent
 from gin_env import games
 from gin_env.encoding import OBS_SLICES
-from gin_env.extras import require
+from gin_env.optional import require
 
 __all__ = ["RLlibAgent", "find_modules", "ROLE_ORDER"]
 

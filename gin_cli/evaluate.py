@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 from agents.llm_transport import EndpointError
 from gin_env import games
 from gin_env.config import GinConfig, RummyConfig, Table, ThreeHandedConfig, table_options
-from gin_env.extras import MissingExtraError, require
 from gin_env.match import ROLE_NAMES
+from gin_env.optional import MissingExtraError, require
 from gin_eval.checks import OptionError
 from gin_eval.duplicate import eval_duplicate
 from gin_eval.gin import gin_duplicate

@@ -61,8 +61,8 @@ from gin_env import games
 from gin_env import record as replay_files
 from gin_env import rummy_actions as R
 from gin_env.config import HandRules, Table
-from gin_env.extras import MissingExtraError, require
 from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
+from gin_env.optional import MissingExtraError, require
 from gin_env.record import hand_lines, match_outcome, save_match
 from gin_env.seat_view import seat_view
 from gin_eval.rollout import play as play_rollout

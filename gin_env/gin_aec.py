@@ -45,9 +45,9 @@ from gin_env.encoding import (
     move_card,
     state_size,
 )
-from gin_env.extras import require
 from gin_env.hand import HAND_KINDS, check_deck
 from gin_env.match import ROLE_NAMES, HandRecord, Match
+from gin_env.optional import require
 from gin_env.render_image import table_image
 
 __all__ = [

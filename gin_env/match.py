@@ -36,6 +36,7 @@ __all__ = [
     "GinMatch",
     "draw_for_order",
     "next_dealer",
+    "side_points",
 ]
 
 BOX, CAPTAIN, ADVISER = 0, 1, 2
@@ -44,6 +45,26 @@ ROLE_NAMES = ("box", "captain", "adviser")
 DEALER, NONDEALER = 0, 1
 #: Games scored at once under Hollywood scoring.
 HOLLYWOOD_GAMES = 3
+
+
+def side_points(roles: Sequence[int], scorer: int | None, points: float) -> tuple[float, ...]:
+    """Each player's side of a hand's result, the one rule of box against team: in the
+    three-handed game (``roles`` of three players) the box gets ``+points`` when he scored
+    and ``-points`` when the captain did, the captain and the adviser (the team) the
+    reverse; in two-player gin the scorer ``+points``, the other ``-points``. A drawn hand
+    (``scorer`` None) is 0 for all.
+
+    >>> side_points((BOX, CAPTAIN, ADVISER), 1, 12)  # the captain scored 12
+    (-12, 12, 12)
+    >>> side_points((DEALER, NONDEALER), 0, 7), side_points((BOX, ADVISER, CAPTAIN), None, 5)
+    ((7, -7), (0, 0, 0))
+    """
+    if scorer is None:
+        return (0,) * len(roles)
+    if len(roles) == 3:
+        box_won = roles[scorer] == BOX
+        return tuple(points if (role == BOX) == box_won else -points for role in roles)
+    return tuple(points if p == scorer else -points for p in range(len(roles)))
 
 
 def draw_for_order(

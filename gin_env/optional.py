@@ -1,4 +1,5 @@
-"""Optional dependencies: import one, or fail up front with the extra that installs it.
+"""Optional dependencies: import one, or fail up front with the extra that installs it
+(``extras`` alone means the observation extras of the single-agent wrapper).
 
 The core install (numpy, gymnasium, pettingzoo, click, rich, tqdm) plays every game; the
 rest comes with pip extras (``pip install "gin-env[eval]"``, or ``pip install -e ".[eval]"``
@@ -32,10 +33,10 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["EXTRAS", "MissingExtraError", "require", "install_hint"]
+__all__ = ["PACKAGES", "MissingExtraError", "require", "install_hint"]
 
 #: Top-level module -> (the pip distribution that provides it, the gin-env extra that brings it).
-EXTRAS: dict[str, tuple[str, str]] = {
+PACKAGES: dict[str, tuple[str, str]] = {
     "PIL": ("pillow", "render"),
     "matplotlib": ("matplotlib", "eval"),
     "openskill": ("openskill", "eval"),
@@ -58,7 +59,7 @@ class MissingExtraError(ModuleNotFoundError):
 def install_hint(module: str, extra: str | None = None) -> str:
     """``pip install "gin-env[extra]"`` (and the package alone) for ``module``."""
     top = module.split(".")[0]
-    dist, default_extra = EXTRAS.get(top, (top, None))
+    dist, default_extra = PACKAGES.get(top, (top, None))
     extra = extra or default_extra
     if extra is None:
         return f"pip install {dist}"
@@ -71,7 +72,7 @@ def install_hint(module: str, extra: str | None = None) -> str:
 def require(module: str, extra: str | None = None, needed_for: str | None = None) -> ModuleType:
     """Import and return ``module``; if it (or its top-level package) is missing, raise
     :class:`MissingExtraError` saying what needs it (``needed_for``) and which extra
-    installs it (``extra``, by default looked up in :data:`EXTRAS`).
+    installs it (``extra``, by default looked up in :data:`PACKAGES`).
 
     A module that is installed but fails for another reason (one of *its* dependencies is
     missing, a broken build) raises its own error unchanged.
@@ -84,7 +85,7 @@ def require(module: str, extra: str | None = None, needed_for: str | None = None
         if missing not in {".".join(parts[: i + 1]) for i in range(len(parts))}:
             raise  # something inside the package is missing: not ours to rename
         top = parts[0]
-        dist = EXTRAS.get(top, (top, None))[0]
+        dist = PACKAGES.get(top, (top, None))[0]
         what = f"{needed_for} needs" if needed_for else f"{module} is needed, from"
         raise MissingExtraError(
             f"{what} {dist}, which is not installed: {install_hint(module, extra)}",

@@ -38,15 +38,18 @@ from typing import Any, NoReturn
 from gin_env import actions as A
 from gin_env import games
 from gin_env.cards import NUM_CARDS
-from gin_env.extras import require
 from gin_env.gin_aec import role_names_for
 from gin_env.match import ADVISER, BOX, CAPTAIN, DEALER, NONDEALER, ROLE_NAMES, HandRecord
+from gin_env.optional import require
 from gin_env.render_image import table_image
+from gin_env.seat_view import table_state
 
 __all__ = [
     "FORMAT",
     "GAMES",
     "match_record",
+    "table_record",
+    "RUMMY_FORMAT",
     "save_match",
     "load",
     "check",
@@ -93,6 +96,36 @@ def match_record(
         "hands": [rec.to_dict() for rec in match.history],
         "scores": list(match.scores),
         "winner": match.winner,
+    }
+
+
+#: The format of a basic rummy match's record: its moves, played again from its seed.
+RUMMY_FORMAT = "gin-web-rummy-1"
+
+
+def table_record(
+    seed: int | None,
+    options: Mapping[str, Any],
+    env: Any,
+    agents: Mapping[str, str] | None = None,
+    moves: Sequence[tuple[int, int]] = (),
+) -> dict[str, Any]:
+    """The record of ``env``'s match, of any game: a gin game's :func:`match_record`;
+    basic rummy's moves ``(player, action)`` from ``reset(seed)``, its scores and winner."""
+    raw = getattr(env, "unwrapped", env)
+    if hasattr(raw, "match"):
+        return match_record(seed, options, raw, agents)
+    json.dumps(dict(options))  # the options must survive the trip to JSON
+    state = table_state(raw)
+    return {
+        "format": RUMMY_FORMAT,
+        "game": raw.metadata["name"],
+        "seed": seed,
+        "options": dict(options),
+        "agents": dict(agents or {}),
+        "moves": [[int(p), int(a)] for p, a in moves],
+        "scores": list(state.scores),
+        "winner": state.winner,
     }
 
 

@@ -7,7 +7,7 @@ adviser's suggestion, the last action and the last hand's result. :func:`rummy_t
 does the same for basic rummy (2-6 hands and the melds on the table).
 
 Pillow is imported only inside the functions that draw, so the rest of the package never
-needs it (without it they raise :class:`gin_env.extras.MissingExtraError` naming the
+needs it (without it they raise :class:`gin_env.optional.MissingExtraError` naming the
 extra). Suit symbols are drawn as shapes rather than font glyphs, so the picture looks
 the same whatever fonts the machine has.
 """
@@ -21,7 +21,7 @@ import numpy as np
 
 from gin_env import actions as A
 from gin_env.cards import RANK_CHARS, from_mask, rank, suit
-from gin_env.extras import require
+from gin_env.optional import require
 
 if TYPE_CHECKING:  # Pillow is imported lazily at draw time
     from PIL import ImageDraw, ImageFont

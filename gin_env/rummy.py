@@ -173,7 +173,13 @@ class RummyGame:
         self.turns = 0
         self.pile_turnovers = 0
         self.turn = _Turn()
+        # The last hand's moves stay readable until this one's first (a front end's log).
+        done = getattr(self, "history", [])
+        self.last_history: list[tuple[int, int, int]] = [
+            (seat, action, card) for (seat, action), card in zip(done, self.moved, strict=True)
+        ] if done else getattr(self, "last_history", [])  # fmt: skip
         self.history: list[tuple[int, int]] = []  # (seat, action) of this hand
+        self.moved: list[int] = []  # the card each move of history moved (-1: a meld)
         self.result: HandResult | None = None
         self._layoff_set = 0  # cards that complete a set of three on the table
         self._layoff_run_up: dict[int, int] = {}  # card -> table index of the run it tops
@@ -306,15 +312,18 @@ class RummyGame:
                 self.stock_known &= ~(1 << card)
                 self.public_cards[seat] |= 1 << card
             self.hands[seat] |= 1 << card
+            self.moved.append(card)
             self.phase = Phase.PLAY
         elif action == TAKE_DISCARD:
             card = self.discard_pile.pop()
+            self.moved.append(card)
             self.hands[seat] |= 1 << card
             self.public_cards[seat] |= 1 << card
             self.turn.taken = card
             self.phase = Phase.PLAY
         elif action < MELD:
             card = action - DISCARD
+            self.moved.append(card)
             self.hands[seat] &= ~(1 << card)
             self.discard_pile.append(card)
             if not self.hands[seat]:
@@ -322,6 +331,7 @@ class RummyGame:
             else:
                 self._end_turn(seat)
         else:
+            self.moved.append(-1 if action < LAY_OFF_SET else (action - LAY_OFF_SET) % NUM_CARDS)
             self._apply_meld_or_layoff(action, seat)
             self.turn.melded = True
             if not self.hands[seat]:

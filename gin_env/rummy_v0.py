@@ -160,9 +160,9 @@ from gin_env.aec_tools import (
 )
 from gin_env.cards import NUM_CARDS, card_str, cards_str
 from gin_env.config import check_option_names
-from gin_env.extras import require
 from gin_env.gin_aec import env_option_names
 from gin_env.hand import check_deck
+from gin_env.optional import require
 from gin_env.render_image import rummy_table_image
 from gin_env.rummy import Phase, RummyConfig, RummyGame
 from gin_env.rummy_actions import NUM_ACTIONS, action_str

@@ -37,6 +37,7 @@ game (``gin_v0``, ``three_handed_gin_v0``, ``rummy_v0`` and their v1 layouts):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -46,7 +47,18 @@ from gin_env import rummy_actions as R
 from gin_env.cards import card_str, from_mask
 from gin_env.melds import GIN_MELDS, deadwood_mask, discard_deadwoods
 
-__all__ = ["Arranged", "HandPoints", "Move", "SeatView", "ShowdownView", "arranged", "seat_view"]
+__all__ = [
+    "Arranged",
+    "HandPoints",
+    "Move",
+    "SeatView",
+    "ShowdownView",
+    "TableState",
+    "action_entry",
+    "arranged",
+    "seat_view",
+    "table_state",
+]
 
 #: Phases in words, by the engine's phase name.
 GIN_PHASES = {
@@ -197,6 +209,7 @@ class Move:
     card: int | None
     advice: bool = False
     role: str = ""  # the player's role in the hand of the move
+    family: str = "gin"  # the action layout: "gin" or "rummy"
 
     def words(self) -> str:
         """The move in plain words, without its player: ``"takes 7H"``, ``"knocks,
@@ -204,6 +217,12 @@ class Move:
         if self.advice:
             return "advises" if self.action is None else f"suggests {A.action_str(self.action)}"
         assert self.action is not None
+        if self.family == "rummy":
+            if self.action == R.DRAW_STOCK:
+                return "draws from the stock"
+            if self.action == R.TAKE_DISCARD and self.card is not None:
+                return f"takes {card_str(self.card)}"
+            return R.action_str(self.action)
         kind, _ = A.decode(self.action)
         card = "" if self.card is None else f" {card_str(self.card)}"
         if kind == "draw":  # (the card, where the seat may know it, is in ``card``)
@@ -278,13 +297,21 @@ class SeatView:
     def spectator(self) -> bool:
         return self.player is None
 
+    def move_entry(self, action: int) -> dict[str, Any]:
+        """:func:`action_entry` of one of the seat's moves, with the deadwood a discard or
+        knock leaves (``deadwood``; a knock leaving 0 is gin)."""
+        entry = action_entry(self.family, action)
+        if action in self.leaves:
+            entry["deadwood"] = self.leaves[action]
+        return entry
+
     @property
     def role(self) -> str:
         return "" if self.player is None else self.roles[self.player]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (cards as ``"7H"``, moves with their labels)."""
-        label = A.action_str if self.family == "gin" else R.action_str
+        label = functools.partial(action_label, self.family)
         return {
             "game": self.game,
             "family": self.family,
@@ -329,6 +356,85 @@ class SeatView:
             "leaves": {str(a): n for a, n in self.leaves.items()},
             "moves_hand": self.moves_hand,
         }
+
+
+# -- the table's state, for a front end that runs it ---------------------------------------------
+@dataclass(frozen=True)
+class TableState:
+    """What a front end that runs a table needs to know of it between moves, whatever the
+    game: whether the match is over, who is to act and his legal ids, the hand on the
+    table, each player's role, the winner. Public facts only."""
+
+    family: str
+    over: bool
+    to_act: int | None
+    legal: tuple[int, ...]  # the player to act's (the engine's list, its mask's ids)
+    hand_index: int
+    hand_over: bool
+    roles: tuple[str, ...]  # each player's role in the hand on the table ("" in rummy)
+    scores: tuple[int, ...]
+    winner: int | None
+
+
+def table_state(env: Any) -> TableState:
+    """The :class:`TableState` of a reset raw env of any game."""
+    if hasattr(env, "match"):
+        match = env.match
+        over = bool(match.is_over)
+        return TableState(
+            family="gin",
+            over=over,
+            to_act=None if over else match.current_player,
+            legal=() if over else tuple(int(a) for a in env.legal_actions()),
+            hand_index=int(match.record.index),
+            hand_over=bool(match.hand.is_over),
+            roles=tuple(env.role_names[r] for r in match.record.roles),
+            scores=tuple(int(s) for s in match.scores),
+            winner=int(match.winner) if over and match.winner is not None else None,
+        )
+    game = env.game
+    over = bool(game.match_over)
+    scores = tuple(int(s) for s in game.scores)
+    return TableState(
+        family="rummy",
+        over=over,
+        to_act=None if over else int(game.current),
+        legal=() if over else tuple(int(a) for a in game.legal_actions()),
+        hand_index=max(int(game.hand_number) - 1, 0),
+        hand_over=game.result is not None,
+        roles=("",) * len(scores),
+        scores=scores,
+        winner=_rummy_winner(game) if over else None,
+    )
+
+
+def _rummy_winner(game: Any) -> int | None:
+    # A match: the highest score; a single hand (no target): its winner (None: truncated).
+    if game.config.target_score is None and game.results:
+        last = game.results[-1].winner
+        return None if last is None else int(last)
+    return int(max(range(len(game.scores)), key=lambda p: game.scores[p]))
+
+
+def action_label(family: str, action: int) -> str:
+    """An action id's words in the game's layout (``discard 7H``, ``meld 5H 6H 7H``)."""
+    return A.action_str(action) if family == "gin" else R.action_str(action)
+
+
+def action_entry(family: str, action: int) -> dict[str, Any]:
+    """An action id as a front end lists it, JSON-ready: ``id``, ``kind`` (``draw``,
+    ``take``, ``pass``, ``discard``, ``knock``, ``no-advice``, ``big-gin``; rummy ``meld``,
+    ``lay-off``), ``label`` and ``card`` (the card it names, or None)."""
+    if family == "gin":
+        kind, card = A.decode(action)
+        return {"id": action, "kind": kind, "label": A.action_str(action),
+                "card": None if card is None else card_str(card)}  # fmt: skip
+    rkind, value = R.decode(action)
+    kinds = {"draw_stock": "draw", "take_discard": "take", "lay_off_set": "lay-off",
+             "lay_off_run": "lay-off"}  # fmt: skip
+    card = value if rkind in ("discard", "lay_off_set", "lay_off_run") else -1
+    return {"id": action, "kind": kinds.get(rkind, rkind), "label": R.action_str(action),
+            "card": None if card < 0 else card_str(card)}  # fmt: skip
 
 
 # -- building it ------------------------------------------------------------------------------
@@ -562,12 +668,7 @@ def _rummy_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
         last = game.results[-1]
         showdown = ShowdownView(sheet[-1], tuple((p, _cards(last.cards_left[p])) for p in range(n)))
     scores = tuple(int(s) for s in game.scores)
-    winner = None
-    if over:
-        winner = int(max(range(n), key=lambda p: scores[p]))
-        if game.config.target_score is None and game.results:
-            last_winner = game.results[-1].winner
-            winner = None if last_winner is None else int(last_winner)
+    winner = _rummy_winner(game) if over else None
     phase = game.phase.name.lower()
     legal = tuple(int(a) for a in game.legal_actions()) if to_act == player is not None else ()
     return SeatView(
@@ -597,7 +698,8 @@ def _rummy_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
         suggestion=None,
         legal=legal,
         showdown=showdown,
-        moves=(),
+        moves=_rummy_moves(game, player, open_hands),
+        moves_hand=int(game.hand_number) - (1 if not game.history and game.last_history else 0) - 1,
         dealer=int(game.dealer),
         melds=tuple((m.owner, _cards(m.cards)) for m in game.table),
         open_hands=open_hands,
@@ -606,6 +708,27 @@ def _rummy_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
         melded_before=tuple(bool(x) for x in game.melded_before),
         phase_id=phase,
     )
+
+
+def _rummy_moves(game: Any, player: int | None, open_hands: bool) -> tuple[Move, ...]:
+    """The hand's moves as ``player`` saw them (the last hand's, before this one's first
+    move): a card drawn from the stock only to the drawer, every other card is laid face
+    up."""
+    moves = (
+        [(s, a, c) for (s, a), c in zip(game.history, game.moved, strict=True)]
+        if game.history
+        else game.last_history
+    )
+    return tuple(
+        Move(
+            seat,
+            action,
+            None if card < 0 or (action == R.DRAW_STOCK and seat != player and not open_hands)
+            else card,
+            family="rummy",
+        )
+        for seat, action, card in moves
+    )  # fmt: skip
 
 
 def _with_scores(row: HandPoints, scores: tuple[int, ...]) -> HandPoints:

@@ -258,7 +258,7 @@ from typing import Any
 from gin_env.aec_tools import wrap
 from gin_env.config import ADVISER_MODES, ThreeHandedConfig
 from gin_env.gin_aec import GinFamilyEnv, make_config, role_names_for
-from gin_env.match import ADVISER, BOX, CAPTAIN, HandRecord, Match, ThreeHandedMatch
+from gin_env.match import BOX, HandRecord, Match, ThreeHandedMatch, side_points
 
 __all__ = ["env", "raw_env", "ADVISER_MODES"]
 
@@ -311,13 +311,10 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
         return self.adviser_sees_hand
 
     def _side_rewards(self, record: HandRecord, scorer: int, points: float) -> dict[str, float]:
-        roles = record.roles
-        box_won = roles[scorer] == BOX
-        team = points / 2 if self.reward_mode == "zero_sum" else points
-        out = {}
-        for p, role in enumerate(roles):
-            if role == BOX:
-                out[self._agent(p)] = points if box_won else -points
-            elif role in (CAPTAIN, ADVISER):
-                out[self._agent(p)] = -team if box_won else team
-        return out
+        sides = side_points(record.roles, scorer, points)
+        # zero_sum: the team's two members share its side, so the three rewards add to 0.
+        share = 0.5 if self.reward_mode == "zero_sum" else 1.0
+        return {
+            self._agent(p): side if role == BOX else side * share
+            for p, (role, side) in enumerate(zip(record.roles, sides, strict=True))
+        }

@@ -9,7 +9,7 @@ from itertools import combinations
 from typing import Any
 
 from gin_env.config import GinConfig
-from gin_env.extras import require
+from gin_env.optional import require
 from gin_eval.checks import (
     AgentSpec,
     OptionError,

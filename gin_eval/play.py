@@ -21,7 +21,7 @@ from gin_env import actions as A
 from gin_env import games
 from gin_env.config import ThreeHandedConfig
 from gin_env.encoding import OBS_SLICES
-from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch
+from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch, side_points
 from gin_eval.checks import AgentSpec, agent_of
 from gin_eval.outcomes import hand_outcome
 
@@ -63,7 +63,7 @@ def box_side(rec: Any) -> dict[str, Any]:
     box = rec.roles.index(BOX)
     return {
         "roles": list(rec.roles),
-        "box_points": 0 if scorer is None else (res.points if scorer == box else -res.points),
+        "box_points": side_points(rec.roles, scorer, res.points)[box],
         "box_won": scorer == box,
         "team_won": scorer is not None and scorer != box,
     }
@@ -142,7 +142,7 @@ def play_role_hand(
     return {
         "deck": tuple(rec.deck),
         "roles": [BOX, CAPTAIN, ADVISER],
-        "box_points": 0 if scorer is None else (res.points if scorer == BOX else -res.points),
+        "box_points": side_points((BOX, CAPTAIN, ADVISER), scorer, res.points)[BOX],
         "box_won": scorer == BOX,
         "team_won": scorer is not None and scorer != BOX,
         "actions": hand_actions(rec),
@@ -240,7 +240,8 @@ def play_advice_hands(
         assert res is not None
         scorer = None if res.winner is None else rec.players[res.winner]
         box_player = rec.roles.index(BOX)
-        pts = 0 if scorer is None else (-res.points if scorer == box_player else res.points)
+        captain = rec.roles.index(CAPTAIN)
+        pts = side_points(rec.roles, scorer, res.points)[captain]  # the team's side
         team.append(pts)
         team_won.append(scorer is not None and scorer != box_player)
         box_won.append(scorer == box_player)

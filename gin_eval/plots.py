@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from gin_env.extras import require
+from gin_env.optional import require
 from gin_eval.reports import duplicate_rows
 
 __all__ = ["pyplot", "plot_bars", "even_level", "plot_curves", "plot_duplicate", "plot_edges"]

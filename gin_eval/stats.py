@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gin_env.extras import require
+from gin_env.optional import require
 from gin_eval.checks import check_count
 
 __all__ = [

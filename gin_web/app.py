@@ -756,7 +756,7 @@ class Server:
         if not isinstance(text, str) or not text.strip() or len(text) > 500:
             await self.error(conn, "a chat message is text of 1..500 characters")
             return
-        if table.family != "gin" or table.env.num_players != 3:
+        if table.spec.players != 3:
             await self.error(conn, "team messages are for the captain and his adviser")
             return
         match = table.env.match

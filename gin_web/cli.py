@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from gin_env.extras import MissingExtraError, require
+from gin_env.optional import MissingExtraError, require
 
 __all__ = ["serve"]
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from gin_env import games
 from gin_env import record as replay_files
-from gin_env.match import BOX
+from gin_env.match import side_points
 from gin_web.tables import Decision
 
 __all__ = ["Store", "StoreError", "export", "hand_returns", "BC_KEYS", "bc_arrays", "safe_match_id"]
@@ -378,20 +378,12 @@ def hand_returns(record: dict[str, Any]) -> dict[tuple[int, int], float]:
     out: dict[tuple[int, int], float] = {}
     if "hands" not in record:  # basic rummy keeps no per-hand record here
         return out
-    three = games.get(record["game"]).num_players() == 3
     for h, hand in enumerate(record["hands"]):
         result = hand["result"]
-        roles = hand["roles"]
-        for p in range(len(roles)):
-            points = 0.0
-            if result is not None and result["winner"] is not None:
-                won = result["winner"]
-                if three:
-                    box_won = roles[won] == BOX
-                    points = result["points"] * (1 if (roles[p] == BOX) == box_won else -1)
-                else:
-                    points = result["points"] * (1 if p == won else -1)
-            out[(h, p)] = float(points)
+        scorer = None if result is None else result["winner"]
+        points = 0 if result is None else result["points"]
+        for p, side in enumerate(side_points(hand["roles"], scorer, points)):
+            out[(h, p)] = float(side)
     return out
 
 

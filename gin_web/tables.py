@@ -25,13 +25,19 @@ import numpy as np
 
 import agents
 from agents import families
-from gin_env import actions as A
 from gin_env import games
-from gin_env import rummy_actions as R
 from gin_env.cards import card_str
 from gin_env.config import DEALER_RULES
-from gin_env.record import match_record
-from gin_env.seat_view import Arranged, HandPoints, SeatView, seat_view
+from gin_env.record import table_record
+from gin_env.seat_view import (
+    Arranged,
+    HandPoints,
+    SeatView,
+    TableState,
+    action_label,
+    seat_view,
+    table_state,
+)
 from gin_env.three_handed_gin_v0 import ADVISER_MODES
 
 __all__ = [
@@ -56,7 +62,8 @@ GAMES = games.cli_names(version=0)
 HUMAN = "human"
 #: Table options that are not rules (the web app's own).
 _ADVISER_OPTIONS = {"adviser": "suggest", "adviser_sees_hand": True}
-_RUMMY_OPTIONS = {"num_players": 2, "ace_high_or_low": False, "max_turns": 500, "target_score": 100}
+#: Where the lobby's default differs from the game's: rummy is a match to 100 here.
+_WEB_DEFAULTS = {"rummy_v0": {"target_score": 100}}
 #: Log lines kept per hand (a hand has at most a few hundred moves).
 _LOG_LIMIT = 400
 #: Bits of the secret a table deals from when no seed was chosen: no seat can search them
@@ -76,11 +83,9 @@ def game_options(game: str) -> dict[str, Any]:
     """The options a table of ``game`` takes, with their defaults: the rules of the env
     (checked by the env itself) and, three-handed, the adviser's options."""
     spec = games.get(GAMES.get(game, game))
-    if spec.family == "rummy":
-        return dict(_RUMMY_OPTIONS)
-    config = spec.module.raw_env.config_class
-    rules = {f.name: f.default for f in dataclasses.fields(config)}
-    return {**(_ADVISER_OPTIONS if spec.players == 3 else {}), **rules}
+    rules = {f.name: f.default for f in dataclasses.fields(spec.table_class)}
+    adviser = _ADVISER_OPTIONS if spec.players == 3 else {}
+    return {**adviser, **rules, **_WEB_DEFAULTS.get(spec.name, {})}
 
 
 def option_choices(game: str) -> dict[str, list[str]]:
@@ -129,15 +134,6 @@ class Decision:
 
 
 @dataclass
-class _Event:
-    """One line of a hand's log; ``audience`` None is everyone, else those players."""
-
-    text: str
-    audience: frozenset[int] | None = None
-    hidden: str = ""  # what the others read instead ("" : they read nothing)
-
-
-@dataclass
 class LiveTable:
     """A table: ``env`` (a PettingZoo raw env of the project), its seats, its links."""
 
@@ -156,11 +152,9 @@ class LiveTable:
     created: float = field(default_factory=time.time)
     step_count: int = 0
     turn_started: float = field(default_factory=time.monotonic)
-    log: list[_Event] = field(default_factory=list)
     on_decision: Callable[[Decision], None] | None = None
     on_move: Callable[[int, int, int], None] | None = None  # (move number, player, action)
-    rummy_moves: list[tuple[int, int]] = field(default_factory=list)  # basic rummy's record
-    _log_hand: int = 0  # the hand rummy's log is of
+    moves: list[tuple[int, int]] = field(default_factory=list)  # every move (rummy's record)
     _hinter: Any = None
     _hint_at: tuple[int, int, int] | None = None  # (move number, player, action) last hinted
 
@@ -178,19 +172,18 @@ class LiveTable:
         return list(self.env.possible_agents)
 
     @property
+    def state(self) -> TableState:
+        """The table's public state between moves, read by the core for every game."""
+        return table_state(self.env)
+
+    @property
     def over(self) -> bool:
-        if self.family == "gin":
-            return bool(self.env.match.is_over)
-        return bool(self.env.game.match_over)
+        return self.state.over
 
     @property
     def to_act(self) -> int | None:
         """The player to act, or None once the match is over."""
-        if self.over:
-            return None
-        if self.family == "gin":
-            return self.env.match.current_player  # type: ignore[no-any-return]
-        return int(self.env.game.current)
+        return self.state.to_act
 
     @property
     def agent_only(self) -> bool:
@@ -206,18 +199,13 @@ class LiveTable:
 
     def role(self, player: int) -> str:
         """``player``'s role in the hand on the table ("" in basic rummy: no roles)."""
-        if self.family != "gin":
-            return ""
-        return str(self.env.role_names[self.env.match.record.roles[player]])
+        return self.state.roles[player]
 
     def legal(self, player: int) -> list[int]:
         """The legal ids of ``player`` (empty when it is not his turn): the engine's list,
         the one its action mask is made of."""
-        if self.to_act != player:
-            return []
-        if self.family == "gin":
-            return [int(a) for a in self.env.legal_actions()]
-        return [int(a) for a in self.env.game.legal_actions()]
+        state = self.state
+        return list(state.legal) if state.to_act == player else []
 
     # -- moves ------------------------------------------------------------------------------
     def move(self, player: int, action: Any, seq: Any = None) -> None:
@@ -298,65 +286,26 @@ class LiveTable:
 
     def play_move(self, player: int, action: int) -> None:
         """Play a move the env will check (agents' moves, replays): log it, step the env."""
-        logged = len(self.log)
-        self.log_move(player, action)
-        try:
-            self.env.step(action)
-        except ValueError:
-            del self.log[logged:]  # the env refused it and changed nothing: nor does the log
-            raise
-        if self.family == "rummy":
-            self.rummy_moves.append((player, action))
+        self.env.step(action)  # the env checks it: a refused move changes nothing
+        self.moves.append((player, action))
         self.step_count += 1
         if self.on_move is not None:
             self.on_move(self.step_count - 1, player, action)
         self.turn_started = time.monotonic()
 
-    def _hand_over(self) -> bool:
-        if self.family == "gin":
-            return bool(self.env.match.hand.is_over)
-        return self.env.game.result is not None
-
     @property
     def hand_index(self) -> int:
-        if self.family == "gin":
-            return int(self.env.match.record.index)
-        return int(self.env.game.hand_number) - 1
+        return self.state.hand_index
 
     # -- the log ----------------------------------------------------------------------------
     def action_label(self, action: int) -> str:
-        return A.action_str(action) if self.family == "gin" else R.action_str(action)
-
-    def log_move(self, player: int, action: int) -> None:
-        """Basic rummy's move in words, before it is played (the gin games' log is their
-        seat view's moves). A new hand's first move starts a new log, so the move that
-        ended a hand stays on it until then."""
-        if self.family != "rummy":
-            return
-        if self._log_hand != self.hand_index:
-            self.log, self._log_hand = [], self.hand_index
-        game = self.env.game
-        who = self.names[player]
-        if action == R.TAKE_DISCARD:
-            text = f"{who} takes {card_str(game.top_discard)}"
-        elif action == R.DRAW_STOCK:
-            text = f"{who} draws from the stock"
-        else:
-            text = f"{who} {R.action_str(action)}"
-        self.log.append(_Event(text))
-        del self.log[:-_LOG_LIMIT]
+        return action_label(self.family, action)
 
     # -- what a seat sees -------------------------------------------------------------------
     def suggestion_for(self, player: int | None) -> int | None:
-        """The adviser's suggestion as ``player`` sees it: the captain (and the adviser who
-        made it) only."""
-        if self.family != "gin" or player is None:
-            return None
-        match = self.env.match
-        suggestion = getattr(match, "suggestion", None)
-        if suggestion is None or player not in (match.captain, match.adviser):
-            return None
-        return int(suggestion)
+        """The adviser's suggestion as ``player`` sees it (his seat view's: the captain and
+        the adviser who made it only)."""
+        return None if player is None else seat_view(self.env, player).suggestion
 
     def view(self, player: int | None, open_hands: bool = False) -> dict[str, Any]:
         """The table as ``player`` (None: a spectator) may see it, JSON-ready: the seat's
@@ -387,36 +336,29 @@ class LiveTable:
                 }
                 for s in self.seats
             ],
-            "log": self._log_lines(sv, player, open_hands),
-            "log_hand": sv.moves_hand if self.family == "gin" else sv.hand_index,
-            "legal": [self._move_entry(a, sv) for a in sv.legal],
+            "log": self._log_lines(sv),
+            "log_hand": sv.moves_hand,
+            "legal": [sv.move_entry(a) for a in sv.legal],
             "target": sv.target,
-            "suggestion": None if sv.suggestion is None else self._move_entry(sv.suggestion, sv),
+            "suggestion": None if sv.suggestion is None else sv.move_entry(sv.suggestion),
             "sheet": [self._sheet_row(row) for row in sv.sheet],
             "showdown": None if sv.showdown is None else self._showdown(sv),
             "hand": self._hand_view(sv),
         }
-        if self.family == "gin":
-            base["games"] = sv.games  # Hollywood scoring: the three games and who closed them
-            base["game_winners"] = sv.game_winners
+        base["games"] = sv.games  # Hollywood scoring: the three games and who closed them
+        base["game_winners"] = sv.game_winners
         return base
 
     def _who(self, player: int, sv: SeatView) -> str:
         role = sv.roles[player]
         return f"{self.names[player]} ({role})" if role else self.names[player]
 
-    def _log_lines(self, sv: SeatView, player: int | None, open_hands: bool) -> list[str]:
-        """This hand's moves as the seat saw them (the view's, gin: the knock that ends a
-        hand stays until the next hand's first move); rummy's from the table's own log."""
-        if self.family == "gin":
-            return [f"{self.names[m.player]} ({m.role}) {m.words()}" for m in sv.moves][
-                -_LOG_LIMIT:
-            ]
-        return [
-            e.text if (e.audience is None or open_hands or player in e.audience) else e.hidden
-            for e in self.log
-            if e.audience is None or open_hands or player in e.audience or e.hidden
-        ]
+    def _log_lines(self, sv: SeatView) -> list[str]:
+        """This hand's moves as the seat saw them (the view's: the move that ended a hand
+        stays until the next hand's first move), with the players' names."""
+        lines = [f"{self.names[m.player]} ({m.role}) {m.words()}" if m.role
+                 else f"{self.names[m.player]} {m.words()}" for m in sv.moves]  # fmt: skip
+        return lines[-_LOG_LIMIT:]
 
     def _hand_view(self, sv: SeatView) -> dict[str, Any]:
         seats = []
@@ -448,59 +390,24 @@ class LiveTable:
             "sitting_out": list(sv.sitting_out),
             "turn": sv.turn,
         }
-        if self.family == "gin":
-            hand["knock_limit"] = sv.knock_limit
-            hand["multiplier"] = sv.multiplier  # 2: Oklahoma's spade double
-        else:
-            hand["melds"] = [
-                {"owner": owner, "cards": [card_str(c) for c in cards]} for owner, cards in sv.melds
-            ]
+        hand["knock_limit"] = sv.knock_limit  # None in rummy
+        hand["multiplier"] = sv.multiplier  # 2: Oklahoma's spade double
+        hand["melds"] = [  # rummy's table
+            {"owner": owner, "cards": [card_str(c) for c in cards]} for owner, cards in sv.melds
+        ]
         return hand
 
     def _sheet_row(self, row: HandPoints) -> dict[str, Any]:
-        out = row.to_dict()
-        out["explained"] = row.explained()
-        if self.family == "rummy":  # the names the page has read since the first release
-            out["payments"] = list(row.paid)
-            out["rummy"] = row.kind == "rummy"
-            out["truncated"] = row.kind == "draw"
-        return out
+        # (payments, rummy, truncated: the names the page has read since the first release)
+        return {**row.to_dict(), "explained": row.explained(), "payments": list(row.paid),
+                "rummy": row.kind == "rummy", "truncated": row.kind == "draw"}  # fmt: skip
 
     def _showdown(self, sv: SeatView) -> dict[str, Any]:
         assert sv.showdown is not None
         out = sv.showdown.to_dict()
-        if self.family == "rummy":
-            # The cards left in each hand are counted out loud: public once it is over.
-            out["left"] = [cards for _, cards in out["hands"]]
-            out["payments"] = list(sv.showdown.points.paid)
-            out["rummy"] = sv.showdown.points.kind == "rummy"
-            out["truncated"] = sv.showdown.points.kind == "draw"
-        return out
-
-    def _move_entry(self, action: int, sv: SeatView | None = None) -> dict[str, Any]:
-        if self.family == "gin":
-            kind, card = A.decode(action)
-            entry = {"id": action, "kind": kind, "label": A.action_str(action),
-                     "card": None if card is None else card_str(card)}  # fmt: skip
-            if sv is not None and action in sv.leaves:
-                # The deadwood the discard or knock leaves (a knock leaving 0: gin).
-                entry["deadwood"] = sv.leaves[action]
-            return entry
-        return {"id": action, "kind": _rummy_kind(action), "label": R.action_str(action),
-                "card": _rummy_card(action)}  # fmt: skip
-
-    def _scores(self) -> list[int]:
-        if self.family == "gin":
-            return [int(s) for s in self.env.match.scores]
-        return [int(s) for s in self.env.game.scores]
-
-    def _winner(self) -> int | None:
-        if not self.over:
-            return None
-        if self.family == "gin":
-            return int(self.env.match.winner)
-        scores = self.env.game.scores
-        return int(max(range(len(scores)), key=lambda p: scores[p]))
+        # Rummy's cards left in each hand are counted out loud: public once it is over.
+        out["left"] = [cards for _, cards in out["hands"]]
+        return {**out, **self._sheet_row(sv.showdown.points)}
 
     def config(self) -> dict[str, Any]:
         """What rebuilds the table after a restart (with its moves): JSON-ready, the links
@@ -527,20 +434,8 @@ class LiveTable:
         # How the deals were fixed: a seed chosen for a table of agents, or the table's
         # secret, kept from every seat until now (the record holds it: the match replays).
         deal = "chosen seed" if self.seeded else "secret"
-        if self.family == "gin":
-            return {**match_record(self.seed, self.options, self.env, who), "deal": deal}
-        game = self.env.game
-        return {
-            "format": "gin-web-rummy-1",
-            "game": self.game,
-            "seed": self.seed,
-            "deal": deal,
-            "options": dict(self.options),
-            "agents": who,
-            "moves": [list(m) for m in self.rummy_moves],
-            "scores": [int(s) for s in game.scores],
-            "winner": self._winner(),
-        }
+        record = table_record(self.seed, self.options, self.env, who, self.moves)
+        return {**record, "deal": deal}
 
 
 def _arranged_json(hand: Arranged) -> dict[str, Any]:
@@ -548,28 +443,6 @@ def _arranged_json(hand: Arranged) -> dict[str, Any]:
     out = hand.to_dict()
     del out["cards"]
     return out
-
-
-def _rummy_kind(action: int) -> str:
-    if action == R.DRAW_STOCK:
-        return "draw"
-    if action == R.TAKE_DISCARD:
-        return "take"
-    if action < R.MELD:
-        return "discard"
-    if action < R.LAY_OFF_SET:
-        return "meld"
-    return "lay-off"
-
-
-def _rummy_card(action: int) -> str | None:
-    if R.DISCARD <= action < R.MELD:
-        return card_str(action - R.DISCARD)
-    if action >= R.LAY_OFF_RUN:
-        return card_str(action - R.LAY_OFF_RUN)
-    if action >= R.LAY_OFF_SET:
-        return card_str(action - R.LAY_OFF_SET)
-    return None
 
 
 def link_key(token: str) -> str:
@@ -648,8 +521,7 @@ def new_table(
             f"unknown option(s) {', '.join(map(repr, unknown))} for {spec.name}; "
             f"allowed: {', '.join(allowed)}"
         )
-    if spec.family == "rummy":
-        options.setdefault("target_score", _RUMMY_OPTIONS["target_score"])
+    options = {**_WEB_DEFAULTS.get(spec.name, {}), **options}
     try:
         env = spec.make_env(**options)
     except (TypeError, ValueError) as err:

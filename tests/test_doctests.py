@@ -16,7 +16,7 @@ import gin_eval
 import training
 
 #: The deprecated aliases of moved modules (they warn on import and hold no doctest).
-ALIASES = ("training.evaluation", "training.replay", "training.rollout")
+ALIASES = ("training.evaluation", "training.replay", "training.rollout", "gin_env.extras")
 MODULES = sorted(
     info.name
     for package in (gin_env, agents, gin_eval, training, gin_cli)
@@ -35,7 +35,9 @@ def test_doctests(name):
     try:
         module = importlib.import_module(name)
     except ModuleNotFoundError as err:
-        if err.name and not err.name.startswith(("gin_env", "agents", "gin_eval", "training", "gin_cli")):
+        if err.name and not err.name.startswith(
+            ("gin_env", "agents", "gin_eval", "training", "gin_cli")
+        ):
             pytest.skip(f"{name} needs the optional dependency {err.name!r}")
         raise
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

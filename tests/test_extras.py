@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gin_env import extras, gin_v0, rummy_v0, three_handed_gin_v0
-from gin_env.extras import MissingExtraError, require
+from gin_env import gin_v0, optional, rummy_v0, three_handed_gin_v0
+from gin_env.optional import MissingExtraError, require
 
 
 def _hide(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
@@ -86,8 +86,8 @@ def test_rgb_array_checks_pillow_when_the_env_is_made(monkeypatch, module) -> No
 
 
 def test_drawing_and_gifs_name_the_render_extra(tmp_path, monkeypatch) -> None:
-    from gin_env.render_image import table_image
     from gin_env import record as replay
+    from gin_env.render_image import table_image
 
     env = gin_v0.raw_env(target_score=10)
     env.reset(seed=1)
@@ -170,7 +170,7 @@ def test_every_extra_in_the_table_is_a_pyproject_extra() -> None:
 
     data = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
     declared = data["project"]["optional-dependencies"]
-    for module, (dist, extra) in extras.EXTRAS.items():
+    for module, (dist, extra) in optional.PACKAGES.items():
         assert extra in declared, f"{module}: extra {extra!r} is not in pyproject.toml"
         names = [d.split(">")[0].split("<")[0].split("=")[0].lower() for d in declared[extra]]
         assert dist.lower() in names, f"{module}: {dist} is not in the {extra!r} extra"

@@ -1,5 +1,7 @@
-"""Training, evaluation and tournaments over the gin envs: the trainers, the evaluation
-package (:mod:`gin_eval`) and the command line (:mod:`gin_cli.main`)."""
+"""The trainers of the gin envs, each a leaf (:mod:`training.train_ppo`,
+:mod:`training.train_dmc`, :mod:`training.tune`, :mod:`training.rllib_train`), and the parts
+they share (checkpoints, flags, progress, model cards). Evaluation is :mod:`gin_eval`, the
+command line :mod:`gin_cli`."""
 
 import re
 import sys

@@ -37,8 +37,8 @@ import numpy as np
 
 from gin_env import games
 from gin_env.actions import NUM_ACTIONS, check_action
-from gin_env.extras import require
 from gin_env.match import ADVISER, ROLE_NAMES
+from gin_env.optional import require
 
 if TYPE_CHECKING:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv

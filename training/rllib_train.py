@@ -38,7 +38,7 @@ from typing import Any
 
 from agents.rllib_agent import RLlibAgent
 from agents.trained import save_actor
-from gin_env.extras import MissingExtraError, require
+from gin_env.optional import MissingExtraError, require
 
 __all__ = ["Args", "TrainSummary", "parse_args", "build_config", "train", "main"]
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from agents.trained import actor_from_state, save_actor
-from gin_env.extras import require
+from gin_env.optional import require
 from training.checkpoints import (
     CHECKPOINT_FORMAT,
     check_export_name,

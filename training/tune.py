@@ -73,7 +73,12 @@ from agents.heuristic_batched import BatchedHeuristic
 from agents.simple import SimpleAgent
 from agents.tuned import SET_DIR, TABLES, load_sets, param_set
 from gin_env.config import GinConfig
-from gin_env.extras import require
+from gin_env.optional import require
+from gin_eval.gin import deal_deck, play_duplicate_batched, play_gin_pair
+from gin_eval.matches import play_match_table
+from gin_eval.pool import WorkerPool
+from gin_eval.stats import mean_ci
+from gin_eval.writer import write_json
 from training import flags
 from training.checkpoints import (
     check_writable,
@@ -82,11 +87,6 @@ from training.checkpoints import (
     read_jsonl,
     write_json_atomic,
 )
-from gin_eval.gin import deal_deck, play_duplicate_batched, play_gin_pair
-from gin_eval.matches import play_match_table
-from gin_eval.pool import WorkerPool
-from gin_eval.stats import mean_ci
-from gin_eval.writer import write_json
 from training.progress import Progress
 
 __all__ = [
