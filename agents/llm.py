@@ -59,8 +59,8 @@ from gin_env import actions as A
 from gin_env import rummy_actions as R
 from gin_env.config import GinConfig, RummyConfig, ThreeHandedConfig
 from gin_env.config import Table as GameTable
-from gin_env.text import Rulebook as Table
-from gin_env.text import facts, game_of, move_words, rules_in_brief, table_of
+from gin_env.seat_view import SeatView
+from gin_env.text import Rulebook, facts, game_of, move_words, rules_in_brief, table_of
 from gin_env.text.replies import ReplyError, read_reply
 from gin_env.text.unusable import UnusablePolicy
 from gin_env.text.words import card_name, describe
@@ -121,7 +121,7 @@ def _game_of_table(rules: GameTable | None) -> str | None:
     return None
 
 
-def system_prompt(table: Table) -> str:
+def system_prompt(table: Rulebook) -> str:
     """The rules in brief and how to reply."""
     return (
         f"You are a player at a card table. {rules_in_brief(table)}\n"
@@ -134,7 +134,7 @@ def system_prompt(table: Table) -> str:
     )
 
 
-def arena_system_prompt(table: Table) -> str:
+def arena_system_prompt(table: Rulebook) -> str:
     """The rules in brief, as the arena protocol asks (no list of legal moves follows)."""
     return (
         f"You are a player at a card table. {rules_in_brief(table)}\n"
@@ -246,11 +246,11 @@ class _WordsPlayer:
         self._lock = threading.Lock()
         self._stats = dict.fromkeys(_STAT_KEYS, 0.0)
         self._games: set[tuple[Any, ...]] = set()
-        self._tables: dict[str, Table] = {}
+        self._tables: dict[str, Rulebook] = {}
         self._talks: dict[tuple[Any, ...], list[dict[str, str]]] = {}
 
     # -- the seat ----------------------------------------------------------------------------
-    def table_for(self, observation: Mapping[str, Any]) -> Table:
+    def table_for(self, observation: Mapping[str, Any]) -> Rulebook:
         """The table of this seat: the game given or seated at, else the observation's
         family (the two gin games share one layout: an adviser's turn or a suggestion
         shows three hands)."""
@@ -273,7 +273,7 @@ class _WordsPlayer:
 
     @staticmethod
     def _looks_three_handed(observation: Mapping[str, Any]) -> bool:
-        seat = facts(observation, Table("gin"))
+        seat = facts(observation, Rulebook("gin"))
         return (
             seat.player == 2
             or seat.advising
@@ -281,10 +281,18 @@ class _WordsPlayer:
             or A.NO_ADVICE in seat.legal
         )
 
-    def _seat(self, observation: Mapping[str, Any]) -> tuple[Table, str, list[int], bool, str]:
-        """The seat's table, its text, its legal moves, whether it advises, its role."""
-        table = self.table_for(observation)
-        seat = facts(observation, table)
+    def _seat(
+        self, observation: Mapping[str, Any], view: SeatView | None = None
+    ) -> tuple[Rulebook, str, list[int], bool, str]:
+        """The seat's table, its text, its legal moves, whether it advises, its role: from
+        its seat ``view`` when the loop hands it one (the table's own rules, the pile in
+        order, the score sheet), else from what its observation holds."""
+        if view is not None:
+            table = table_of(view.game, view.rules)
+            seat = view
+        else:
+            table = self.table_for(observation)
+            seat = facts(observation, table)
         legal = list(seat.legal)
         if not legal:
             raise ValueError("the action mask has no legal action: this agent is not to act")
@@ -292,12 +300,20 @@ class _WordsPlayer:
         role = seat.role if seat.family == "gin" else "player"
         return table, describe(seat, table), legal, advising, role
 
-    def system(self, table: Table) -> str:
+    def system(self, table: Rulebook) -> str:
         return arena_system_prompt(table) if self.protocol == "arena" else system_prompt(table)
 
     # -- acting ------------------------------------------------------------------------------
-    def act(self, observation: Mapping[str, Any], rng: np.random.Generator | None = None) -> int:
-        table, prompt, legal, advising, role = self._seat(observation)
+    #: The rollout loop hands this player its seat's view (gin_eval.rollout).
+    reads_view = True
+
+    def act(
+        self,
+        observation: Mapping[str, Any],
+        rng: np.random.Generator | None = None,
+        view: SeatView | None = None,
+    ) -> int:
+        table, prompt, legal, advising, role = self._seat(observation, view)
         if self.protocol == "arena":
             prompt = _arena_prompt(prompt)
         with self._lock:
@@ -368,7 +384,7 @@ class _WordsPlayer:
         return done.text
 
     def _ask(
-        self, table: Table, history: list[dict[str, str]], observation: Mapping[str, Any] | None
+        self, table: Rulebook, history: list[dict[str, str]], observation: Mapping[str, Any] | None
     ) -> Completion:
         """The model's reply (transport faults retried, a truncated reply asked again with
         more room); counts requests, replies, tokens, seconds and cost."""
@@ -440,7 +456,7 @@ class _WordsPlayer:
 
     def _record(
         self,
-        table: Table,
+        table: Rulebook,
         history: list[dict[str, str]],
         done: Completion | None,
         move: int | None,
@@ -531,7 +547,7 @@ class WordsAgent(_WordsPlayer):
         self._turn = 0
 
     def _ask(
-        self, table: Table, history: list[dict[str, str]], observation: Mapping[str, Any] | None
+        self, table: Rulebook, history: list[dict[str, str]], observation: Mapping[str, Any] | None
     ) -> Completion:
         if observation is None:
             raise ValueError("a words agent answers observations (act), not text alone")
@@ -584,7 +600,7 @@ class LLMAgent(_WordsPlayer):
         self._told: set[str] = set()
 
     def _ask(
-        self, table: Table, history: list[dict[str, str]], observation: Mapping[str, Any] | None
+        self, table: Rulebook, history: list[dict[str, str]], observation: Mapping[str, Any] | None
     ) -> Completion:
         system = self.custom_prompt or self.system(table)
         if self.transcript is not None and table.game not in self._told:
