@@ -246,7 +246,7 @@ class Move:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SeatView:
     """What ``player`` (None: a spectator) may see of the table, in plain values."""
 

@@ -33,6 +33,10 @@ _PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_disc
           "partner_discarded")  # fmt: skip
 assert all(_S[p].start == _CARDS_FROM + 52 * i for i, p in enumerate(_PARTS))
 _GIN_PHASE_WORDS = tuple(GIN_PHASES.values())  # by the observation's phase id
+_GIN_PHASE_IDS = tuple(GIN_PHASES)
+_DISCARD, _BIG_GIN = A.DISCARD, A.BIG_GIN
+#: The env name of each game the words know (its observation layout v0).
+_ENV_NAMES = {g: games.get(g).name for g in GAMES}
 _RULE_NAMES = (
     "knock_limit", "gin_bonus", "undercut_bonus", "big_gin_bonus",
     "allow_discard_of_taken_card", "max_turns_per_hand", "oklahoma", "target_score",
@@ -126,9 +130,9 @@ def facts(observation: Mapping[str, Any], table: Rulebook, message: str | None =
     leaves: dict[int, int] = {}
     if hand.bit_count() == 11 and legal:
         left = _discard_table(hand)
-        leaves = {a: left[(a - A.DISCARD) % 52] for a in legal if A.DISCARD <= a < A.BIG_GIN}
+        leaves = {a: left[(a - _DISCARD) % 52] for a in legal if _DISCARD <= a < _BIG_GIN}
     return SeatView(
-        game=games.get(table.game).name,
+        game=_ENV_NAMES[table.game],
         family="gin",
         player=role,
         num_players=n,
@@ -161,7 +165,7 @@ def facts(observation: Mapping[str, Any], table: Rulebook, message: str | None =
         discarded={opp: _card_tuple(theirs), mine: _card_tuple(own)},
         turn=int(round(vals[_S["turn"].start] * max_turns)),
         pile_in_order=False,
-        phase_id=tuple(GIN_PHASES)[phase],
+        phase_id=_GIN_PHASE_IDS[phase],
         leaves=leaves,
     )
 
@@ -179,8 +183,20 @@ def _discard_table(hand: int) -> dict[int, int]:
     return found
 
 
+#: The cards of every 13-bit suit mask, per suit: a card mask read four lookups at a time.
+_SUIT_CARDS = tuple(
+    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13))
+    for s in range(4)
+)
+
+
 def _card_tuple(mask: int) -> tuple[int, ...]:
-    return tuple(c for c in range(52) if mask >> c & 1)
+    return (
+        _SUIT_CARDS[0][mask & 0x1FFF]
+        + _SUIT_CARDS[1][mask >> 13 & 0x1FFF]
+        + _SUIT_CARDS[2][mask >> 26 & 0x1FFF]
+        + _SUIT_CARDS[3][mask >> 39 & 0x1FFF]
+    )
 
 
 def _rummy_facts(obs: np.ndarray, legal: list[int], table: Rulebook) -> SeatView:
