@@ -275,8 +275,8 @@ TEAM = [
     new_code_cell(SETUP),
     new_code_cell(
         "from IPython.display import Markdown\n\n"
-        "from studies import team_vs_solo as ts\n"
-        "from gin_eval.duplicate import duplicate_vs_plain\n\n"
+        "from gin_eval.duplicate import duplicate_vs_plain\n"
+        "from studies import team_vs_solo as ts\n\n"
         "DEALS = 2  # duplicate: deal sequences, each played in the 6 seatings\n"
         "HANDS = 40  # advice: single hands per captain/adviser cell\n"
         "MATCHES = 6  # balance: matches per rule option"

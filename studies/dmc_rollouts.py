@@ -52,8 +52,8 @@ from gin_env import actions as A
 from gin_env import games
 from gin_env.encoding import OBS_SLICES
 from gin_env.hand import GinHand
-from training.checkpoints import load_torch
 from gin_eval.pool import pool_until
+from training.checkpoints import load_torch
 from training.model_cards import card_evaluation, write_rollout_card
 from training.periodic_eval import evaluate_agent
 

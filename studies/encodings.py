@@ -35,10 +35,10 @@ from typing import Any
 import numpy as np
 
 from gin_env.config import GinConfig
-from training.checkpoints import latest_checkpoint
 from gin_eval.gin import play_gin_pair
 from gin_eval.stats import mean_ci, wilson_ci
 from gin_eval.writer import write_json
+from training.checkpoints import latest_checkpoint
 
 ARMS: dict[str, list[str]] = {
     "plain": [],

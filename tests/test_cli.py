@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gin_env import actions as A
-from gin_env import three_handed_gin_v0
-from gin_env import record as replay
 from gin_cli.main import cli, make_agent
+from gin_env import actions as A
+from gin_env import record as replay
+from gin_env import three_handed_gin_v0
 
 SUBCOMMANDS = ["play", "match", "replay", "eval", "train", "bench", "serve"]
 

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 import agents
-from gin_env import record as replay_files
 from gin_cli.main import cli
+from gin_env import record as replay_files
 
 
 def run(args: list[str], stdin: str | None = None) -> Result:

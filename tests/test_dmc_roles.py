@@ -13,8 +13,8 @@ from agents import dmc  # noqa: E402
 from gin_env.encoding import OBS_SLICES  # noqa: E402
 from gin_env.match import ADVISER, BOX, CAPTAIN  # noqa: E402
 from gin_env.vector import VectorGinEnv  # noqa: E402
-from training.checkpoints import latest_checkpoint  # noqa: E402
 from gin_eval.play import play_advice_hands  # noqa: E402
+from training.checkpoints import latest_checkpoint  # noqa: E402
 from training.train_dmc import (  # noqa: E402
     Args,
     export,

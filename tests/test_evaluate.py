@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from gin_env.config import ThreeHandedConfig
 from gin_cli import evaluate as ev
+from gin_env.config import ThreeHandedConfig
 from gin_eval import gin, ladder, three_handed
 from gin_eval.checks import OptionError
 from gin_eval.stats import elo_bootstrap, mean_ci, rate_openskill, wilson_ci

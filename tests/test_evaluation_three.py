@@ -10,19 +10,19 @@ import json
 import numpy as np
 import pytest
 
+from gin_cli import evaluate
 from gin_env import actions as A
 from gin_env import three_handed_gin_v0
 from gin_env.cards import parse_cards
 from gin_env.match import BOX, CAPTAIN
 from gin_env.melds import deadwood_mask
-from studies.team_vs_solo import advice_matrix
-from gin_cli import evaluate
 from gin_eval import hand_value, luck, play, stats
 from gin_eval.checks import OptionError
 from gin_eval.duplicate import duplicate_three
 from gin_eval.luck import COVARIATES, covariate_means, deal_covariates
 from gin_eval.play import PERMUTATIONS, play_seated_match
 from gin_eval.stats import cluster_diff_ci, cluster_ratio_ci, mean_ci
+from studies.team_vs_solo import advice_matrix
 
 AGENTS = ["random", "simple", "heuristic"]
 

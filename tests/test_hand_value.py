@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from gin_cli import evaluate
 from gin_env import actions as A
 from gin_env.config import HandRules
 from gin_env.hand import GinHand, Phase
 from gin_env.melds import deadwood_mask, discard_deadwoods, showdown
-from gin_cli import evaluate
 from gin_eval import hand_value, luck, play, stats
 from gin_eval.checks import OptionError
 from gin_eval.duplicate import duplicate_three

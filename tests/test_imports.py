@@ -17,7 +17,9 @@ import pytest
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("gin_env", "agents", "gin_eval", "training", "gin_cli", "gin_web", "studies", "benchmarks")
+PACKAGES = (
+    "gin_env", "agents", "gin_eval", "training", "gin_cli", "gin_web", "studies", "benchmarks"
+)  # fmt: skip
 #: Import direction: a module may import its own layer and the layers below.
 LAYER = {
     "gin_env": 0,

@@ -8,8 +8,8 @@ import pytest
 import agents
 from agents.single_agent import RandomPolicy
 from gin_env import games
-from training.league import play_hands
 from gin_eval.rollout import play
+from training.league import play_hands
 
 
 @pytest.mark.parametrize("name", ["gin_v0", "three_handed_gin_v0", "rummy_v0"])

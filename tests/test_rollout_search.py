@@ -11,8 +11,8 @@ import pytest
 from agents.heuristic import HeuristicParams
 from gin_env.config import GinConfig
 from gin_env.fast_game import F_HAND0, F_PLAYER0, F_STOCK_POS
-from studies import rollout_search as R
 from gin_eval.gin import deal_deck, play_duplicate_batched
+from studies import rollout_search as R
 
 
 def _play(search: R.Search, seed: int, pairs: int, visit: Any) -> np.ndarray:

@@ -19,10 +19,10 @@ import gin_env  # noqa: F401 - registers the Gymnasium ids
 from agents.batched import seat_batched
 from agents.heuristic import HeuristicAgent
 from agents.search import SearchAgent
+from gin_cli.main import cli
 from gin_env import games
 from gin_env.config import GinConfig, RummyConfig, ThreeHandedConfig, table_changes
 from gin_env.vector import VectorGinEnv
-from gin_cli.main import cli
 
 #: A table whose rules change what L2 does (its knock threshold moves with the bonus).
 UNDERCUT_25 = {"undercut_bonus": 25}

@@ -9,14 +9,14 @@ import json
 import numpy as np
 import pytest
 
-from studies import team_vs_solo as tvs
-from studies.team_vs_solo import advice_matrix
 from gin_cli import evaluate
 from gin_eval import hand_value, luck, play
 from gin_eval.checks import OptionError
 from gin_eval.duplicate import duplicate_three
 from gin_eval.play import play_advice_hands
 from gin_eval.stats import mean_ci
+from studies import team_vs_solo as tvs
+from studies.team_vs_solo import advice_matrix
 
 AGENTS = ["random", "simple", "heuristic"]
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from gin_env import actions as A
-from studies import team_vs_solo as tvs
-from studies.team_vs_solo.value_fit import fit_value, fit_value_on_pilot, hand_states
 from gin_eval import play
 from gin_eval.hand_value import FEATURE_SIZE, HandValue, replay_hand, state_features
+from studies import team_vs_solo as tvs
+from studies.team_vs_solo.value_fit import fit_value, fit_value_on_pilot, hand_states
 
 AGENTS = ["random", "simple", "heuristic"]
 

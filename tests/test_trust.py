@@ -34,10 +34,10 @@ pytest.importorskip("sb3_contrib")
 import agents  # noqa: E402
 from agents.trained import CHECKPOINT_DIR  # noqa: E402
 from gin_env.config import GinConfig  # noqa: E402
+from gin_env.record import load as load_replay  # noqa: E402
 from training import checkpoints, train_dmc, train_ppo, tune  # noqa: E402
 from training.checkpoints import latest_checkpoint, read_jsonl, write_checkpoint  # noqa: E402
 from training.league import League  # noqa: E402
-from gin_env.record import load as load_replay  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

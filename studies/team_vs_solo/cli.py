@@ -9,6 +9,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gin_eval.checks import OptionError
+from gin_eval.duplicate import duplicate_vs_plain, write_duplicate
+from gin_eval.hand_value import DEFAULT_VALUE_PATH
+from gin_eval.luck import ADJUST_MODES
+from gin_eval.plots import plot_duplicate
+from gin_eval.reports import text_table
+from gin_eval.writer import write_result
 from studies.team_vs_solo.advice import advice_matrix, advice_rows, learned_advice, learned_rows
 from studies.team_vs_solo.balance import balance, balance_rows
 from studies.team_vs_solo.figures import (
@@ -20,13 +27,6 @@ from studies.team_vs_solo.figures import (
 )
 from studies.team_vs_solo.report import adjusted_report, learned_report, report
 from studies.team_vs_solo.value_fit import fit_value_on_pilot
-from gin_eval.checks import OptionError
-from gin_eval.duplicate import duplicate_vs_plain, write_duplicate
-from gin_eval.hand_value import DEFAULT_VALUE_PATH
-from gin_eval.luck import ADJUST_MODES
-from gin_eval.plots import plot_duplicate
-from gin_eval.reports import text_table
-from gin_eval.writer import write_result
 
 __all__ = [
     "DEFAULT_OUT",

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from studies.team_vs_solo.advice import learned_rows
-from studies.team_vs_solo.files import DUPLICATE_STEMS, find_result
 from gin_eval.plots import plot_duplicate, plot_edges, pyplot
 from gin_eval.reports import or_nan
 from gin_eval.stats import half_width
+from studies.team_vs_solo.advice import learned_rows
+from studies.team_vs_solo.files import DUPLICATE_STEMS, find_result
 
 __all__ = ["plot_advice", "plot_follow", "plot_balance", "plot_learned", "replot"]
 

@@ -10,14 +10,14 @@ from typing import Any
 import numpy as np
 
 from gin_env.match import ROLE_NAMES
-from studies.team_vs_solo.advice import learned_rows
-from studies.team_vs_solo.files import DUPLICATE_STEMS, find_result
 from gin_eval.luck import (
     COVARIATES,
     DRAW_CORRECTIONS,
 )
 from gin_eval.reports import plus_minus
 from gin_eval.stats import half_width
+from studies.team_vs_solo.advice import learned_rows
+from studies.team_vs_solo.files import DUPLICATE_STEMS, find_result
 
 __all__ = ["duplicate_report", "adjusted_report", "learned_report", "report"]
 
