@@ -68,8 +68,6 @@ of the acting network); a policy that reads it to act sees the other players' ca
 
 from __future__ import annotations
 
-import functools
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, Union
 
@@ -358,23 +356,5 @@ def make(game: str, learner: str = "player_0", opponents: Any = None, **options:
     return SingleAgentEnv(spec.make_env(**options), learner, opponents, **own)
 
 
-#: The entry points of an earlier release, one per game, kept one release with a warning.
-_OLD_MAKERS = {
-    "make_three_handed": "three_handed_gin_v0",
-    "make_gin": "gin_v0",
-    "make_rummy": "rummy_v0",
-    "make_three_handed_v1": "three_handed_gin_v1",
-    "make_gin_v1": "gin_v1",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _OLD_MAKERS:
-        warnings.warn(
-            f"agents.single_agent.{name} is deprecated; use gymnasium.make(<id>) or "
-            f"agents.single_agent.make({_OLD_MAKERS[name]!r}, ...) (removed in 0.3.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return functools.partial(make, _OLD_MAKERS[name])
-    raise AttributeError(f"module 'agents.single_agent' has no attribute {name!r}")
+#: The per-game makers of an earlier release, kept one release with a warning.
+__getattr__ = games.deprecated_makers(__name__, make, "gymnasium.make(<id>)", batched=False)

@@ -56,8 +56,6 @@ True
 
 from __future__ import annotations
 
-import functools
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -319,22 +317,5 @@ def make_vec(game: str, num_envs: int = 1, **options: Any) -> LearnerVectorEnv:
     return LearnerVectorEnv(num_envs, games.get(game).short, **options)
 
 
-#: The vector entry points of an earlier release, kept one release with a warning.
-_OLD_MAKERS = {
-    "make_gin": "gin_v0",
-    "make_three_handed": "three_handed_gin_v0",
-    "make_gin_v1": "gin_v1",
-    "make_three_handed_v1": "three_handed_gin_v1",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _OLD_MAKERS:
-        warnings.warn(
-            f"agents.vector.{name} is deprecated; use gymnasium.make_vec(<id>) or "
-            f"agents.vector.make_vec({_OLD_MAKERS[name]!r}, ...) (removed in 0.3.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return functools.partial(make_vec, _OLD_MAKERS[name])
-    raise AttributeError(f"module 'agents.vector' has no attribute {name!r}")
+#: The per-game makers of an earlier release, kept one release with a warning.
+__getattr__ = games.deprecated_makers(__name__, make_vec, "gymnasium.make_vec(<id>)", batched=True)

@@ -31,7 +31,10 @@ The layers above keep what is theirs: the command line's names (``--game three``
 
 from __future__ import annotations
 
+import functools
 import importlib
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -43,7 +46,7 @@ from gin_env.gin_aec import env_option_names, role_names_for
 from gin_env.rummy_actions import NUM_ACTIONS as RUMMY_ACTIONS
 from gin_env.rummy_encoding import observation_size as rummy_observation_size
 
-__all__ = ["GameSpec", "GAMES", "get", "names", "of_table"]
+__all__ = ["GameSpec", "GAMES", "get", "names", "cli_names", "of_table", "deprecated_makers"]
 
 
 @dataclass(frozen=True)
@@ -283,3 +286,26 @@ def of_table(table: Table) -> GameSpec:
         "a table is a game's rules object (GinConfig, ThreeHandedConfig, RummyConfig); got "
         f"{type(table).__name__}"
     )
+
+
+def deprecated_makers(
+    module: str, make: Callable[..., Any], instead: str, batched: bool = False
+) -> Callable[[str], Any]:
+    """A module's ``__getattr__`` that still answers an earlier release's per-game makers
+    (``make_gin``, ``make_three_handed_v1``...: ``make_`` and a game's short name; only the
+    batched engine's games with ``batched``), each ``make`` with its game's name, with a
+    ``DeprecationWarning`` that names ``instead``. They go in 0.3.0."""
+    old = {f"make_{s.short}": s.name for s in GAMES.values() if s.vector or not batched}
+
+    def __getattr__(name: str) -> Any:
+        if name in old:
+            warnings.warn(
+                f"{module}.{name} is deprecated; use {instead} or "
+                f"{module}.{make.__name__}({old[name]!r}, ...) (removed in 0.3.0)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return functools.partial(make, old[name])
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__

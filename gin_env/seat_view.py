@@ -97,25 +97,17 @@ class Arranged:
         }
 
 
-_ARRANGED: dict[tuple[int, bool], Arranged] = {}
-
-
+@functools.lru_cache(maxsize=4096)  # a hand is viewed again and again within a turn
 def arranged(hand: int, ace_high: bool = False) -> Arranged:
     """The hand ``hand`` (a card mask) arranged; ``ace_high`` for rummy's Q-K-A runs."""
-    key = (hand, ace_high)
-    found = _ARRANGED.get(key)
-    if found is None:
-        table = R.ACE_HIGH_TABLE if ace_high else GIN_MELDS
-        melds, rest = table.best_arrangement(hand)
-        if len(_ARRANGED) > 4096:  # a hand is viewed again and again within a turn
-            _ARRANGED.clear()
-        found = _ARRANGED[key] = Arranged(
-            _cards(hand),
-            tuple(_cards(m) for m in melds),
-            _cards(rest),
-            sum(min(c % 13 + 1, 10) for c in from_mask(rest)) if ace_high else deadwood_mask(hand),
-        )
-    return found
+    table = R.ACE_HIGH_TABLE if ace_high else GIN_MELDS
+    melds, rest = table.best_arrangement(hand)
+    return Arranged(
+        _cards(hand),
+        tuple(_cards(m) for m in melds),
+        _cards(rest),
+        sum(min(c % 13 + 1, 10) for c in from_mask(rest)) if ace_high else deadwood_mask(hand),
+    )
 
 
 @dataclass(frozen=True)

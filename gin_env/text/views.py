@@ -8,6 +8,7 @@ the one thing added, and only to the captain.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from typing import Any
@@ -170,17 +171,9 @@ def facts(observation: Mapping[str, Any], table: Rulebook, message: str | None =
     )
 
 
-_DISCARD_CACHE: dict[int, dict[int, int]] = {}
-
-
-def _discard_table(hand: int) -> dict[int, int]:
-    # One search gives every discard's deadwood; the hand repeats across a turn's prompts.
-    found = _DISCARD_CACHE.get(hand)
-    if found is None:
-        if len(_DISCARD_CACHE) > 4096:
-            _DISCARD_CACHE.clear()
-        found = _DISCARD_CACHE[hand] = discard_deadwoods(hand)
-    return found
+#: Every discard's deadwood from an 11-card hand: one search, kept (a hand repeats across a
+#: turn's prompts).
+_discard_table = functools.lru_cache(maxsize=4096)(discard_deadwoods)
 
 
 #: The cards of every 13-bit suit mask, per suit: a card mask read four lookups at a time.

@@ -413,11 +413,7 @@ def _describe_gin(v: SeatView, table: Rulebook, message: str | None) -> list[str
     if v.showdown is not None and _hand_just_ended(v):
         lines.append(_showdown_words(v, name))
     if v.over or not v.legal:
-        lines.append(
-            "The match is over." if v.over
-            else "The hand is over; you have no move." if v.phase == "hand over"
-            else "It is not your turn."
-        )  # fmt: skip
+        lines.append(_no_move(v))
         return lines
     if v.advising:
         lines.append(
@@ -437,6 +433,14 @@ def _describe_gin(v: SeatView, table: Rulebook, message: str | None) -> list[str
         'Reply with one legal move, e.g. "discard 7H", or as JSON: {"move": "discard 7H"}.'
     )
     return lines
+
+
+def _no_move(v: SeatView) -> str:
+    if v.over:
+        return "The match is over."
+    return (
+        "The hand is over; you have no move." if v.phase == "hand over" else "It is not your turn."
+    )
 
 
 def _hand_just_ended(v: SeatView) -> bool:
@@ -546,11 +550,7 @@ def _describe_rummy(v: SeatView, table: Rulebook) -> list[str]:
         row = v.showdown.points
         lines.append("Last hand: " + _points_line(row, seat) + ".")
     if v.over or not v.legal:
-        lines.append(
-            "The match is over." if v.over
-            else "The hand is over; you have no move." if v.phase == "hand over"
-            else "It is not your turn."
-        )  # fmt: skip
+        lines.append(_no_move(v))
         return lines
     lines.append("Legal moves: " + ", ".join(_RUMMY_WORDS[a] for a in v.legal) + ".")
     lines.append(
