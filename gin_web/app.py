@@ -234,6 +234,7 @@ class Server:
         self._replay_slot = asyncio.Semaphore(1)
         self._lane_tables: deque[LiveTable] = deque()
         self._lane_task: asyncio.Task[None] | None = None
+        self._people_moved = 0.0  # when a person last moved (the lane gives way)
         self._pool: ProcessPoolExecutor | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.restored = 0
@@ -431,7 +432,8 @@ class Server:
     async def _lane(self) -> None:
         """The tables where nobody plays, at full speed, one move each in turn, for
         :attr:`Limits.slice_seconds`; then three times as long for everyone else (the lane
-        sleeps): however many such tables play, they take at most a quarter of the loop, and a
+        sleeps; seven times while people play at other tables): however many such tables
+        play, they take at most a quarter of the loop (an eighth while people play), and a
         person's message waits on at most one slice. Their watchers get a state every
         :attr:`Limits.watch_seconds` (nobody follows a table at full speed move by move) and
         when it stops."""
@@ -471,7 +473,9 @@ class Server:
                     await self.broadcast(table)
             if len(shown) > 4 * len(lane) + 64:
                 shown = {t.id: shown.get(t.id, 0.0) for t in lane}
-            await asyncio.sleep(max(slice_s, 3 * (time.perf_counter() - start)))
+            # People playing at other tables come first: then the lane takes an eighth.
+            busy = time.monotonic() - self._people_moved < 1.0
+            await asyncio.sleep(max(slice_s, (7 if busy else 3) * (time.perf_counter() - start)))
 
     async def _run_agents(self, table: LiveTable) -> None:
         """The agents' moves, one after another; with a delay, the delay comes *before* each
@@ -506,6 +510,7 @@ class Server:
     async def play(self, table: LiveTable) -> None:
         """After a person's move: the agents' moves inline when the table has no delay (so
         the person's next state comes in one message), else in a task."""
+        self._people_moved = time.monotonic()
         self._after_change(table)
         if table.delay > 0:
             await self.broadcast(table)

@@ -57,7 +57,7 @@ class Limits:
     replay_frames_bytes: int = 48_000_000  # the frames of one replay, as JSON
     slice_seconds: float = 0.002  # agents play this long in the loop, then let others in
     flood_close: int = 200  # a socket refused this many messages for its rate is closed
-    watch_seconds: float = 0.25  # watchers of a table at full speed get a state this often
+    watch_seconds: float = 0.5  # watchers of a table at full speed get a state this often
 
 
 @dataclass
