@@ -203,7 +203,8 @@ def seated_table_pairs(
     (``seed * 1_000_003 + first``), so a search whose model is fixed plays the study's
     decisions. A posterior would be shared by the block's games: use :func:`seated_pairs`."""
     config = TABLES[table]
-    player = agents.seat(agent, config, seed=seed * 1_000_003 + first)
+    seeded = agents.parse_spec(agent)[0] in ("best", "match-search")  # a search's worlds
+    player = agents.seat(agent, config, **({"seed": seed * 1_000_003 + first} if seeded else {}))
     if getattr(player, "posterior", None) is not None:
         raise ValueError("a posterior learns one opponent's match: play it with --harness env")
     opp = batched_form(seated_opponent(table, opponent))
