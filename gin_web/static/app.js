@@ -249,7 +249,7 @@ function drawSheet(view, root) {
       tr.appendChild(el("td", {}, role + score));
     });
     let what;
-    if (row.kind !== undefined && row.payments === undefined) {
+    if (view.game !== "rummy_v0") {
       what = row.kind === "draw" ? "draw" :
         row.kind.replace("_", " ") + ": " + view.players[row.winner].name + " +" + row.points;
       if (row.parts && row.parts.length) what += " = " + explain(row);
@@ -284,7 +284,7 @@ function drawShowdown(view, root) {
   if (!sd) return;
   const p = el("div", { class: "panel", id: root.id + "-panel", "data-hand": sd.hand });
   const name = (i) => (i === null || i === undefined ? "nobody" : view.players[i].name);
-  if (sd.payments) { // basic rummy
+  if (view.game === "rummy_v0") { // basic rummy
     p.appendChild(el("div", {}, "Hand " + (sd.hand + 1) + ": " +
       (sd.winner === null ? "no winner" : name(sd.winner) + (sd.rummy ? " goes out rummy (double)" : " goes out"))));
     if (sd.explained) p.appendChild(el("div", { class: "points-explained" }, "Points: " + sd.explained));
