@@ -840,8 +840,10 @@ def test_no_leak_over_200_hands(tmp_path: Path, name: str, body: dict) -> None:
     played = _play_all_seats_in_loop(tmp_path, {**body, "seats": _seats(body)}, 200, 2)
     assert played >= 200
     seen = {k: CHECKED[k] - before[k] for k in CHECKED}
-    print(f"no-leak, {name}: {played} hands, {seen['messages']} messages, {seen['cards']} cards "
-          f"checked, {seen['leaks']} hidden cards leaked, {seen['seed_leaks']} seeds leaked")
+    print(
+        f"no-leak, {name}: {played} hands, {seen['messages']} messages, {seen['cards']} cards "
+        f"checked, {seen['leaks']} hidden cards leaked, {seen['seed_leaks']} seeds leaked"
+    )
 
 
 def test_the_moves_offered_are_the_envs_action_mask() -> None:

@@ -404,6 +404,7 @@ def test_a_locked_database_holds_up_nobody_is_reported_and_loses_nothing(tmp_pat
     with live_server(data) as (base, app):
         probe = Probe(base)
         probe.moves(3)
+
         def hold() -> None:
             lock = sqlite3.connect(data / "gin_web.sqlite3", isolation_level=None, timeout=5)
             lock.execute("BEGIN EXCLUSIVE")
@@ -563,7 +564,7 @@ def _rummy_record(moves: int) -> dict[str, Any]:
     env = rummy_v0.raw_env(num_players=3, target_score=100_000)
     env.reset(seed=1)
     rng = np.random.default_rng(0)
-    made = []
+    made: list[list[int]] = []
     while len(made) < moves and not env.game.match_over:
         p = int(env.game.current)
         a = int(rng.choice(env.game.legal_actions()))
