@@ -326,8 +326,13 @@ def plot(results: list[dict[str, Any]], path: Path) -> Path | None:
     import matplotlib.pyplot as plt  # eval extra
 
     rows = [name for name in ROWS if any(r["row"] == name for r in with_curve)]
-    fig, axes = plt.subplots(1, len(rows), figsize=(4.2 * len(rows), 3.6), squeeze=False)
-    for ax, name in zip(axes[0], rows, strict=True):
+    ncols = min(3, len(rows))
+    nrows = math.ceil(len(rows) / ncols)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.4 * nrows), squeeze=False)
+    axes = grid.ravel()
+    for ax in axes[len(rows) :]:
+        ax.set_visible(False)
+    for ax, name in zip(axes, rows, strict=False):
         for r in sorted(with_curve, key=lambda r: (r["budget"], r["seed"])):
             if r["row"] != name:
                 continue
@@ -338,7 +343,8 @@ def plot(results: list[dict[str, Any]], path: Path) -> Path | None:
         ax.set_xlabel("learner steps")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6)
-    axes[0][0].set_ylabel("points per hand against random")
+    for ax in grid[:, 0]:
+        ax.set_ylabel("points per hand against random")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
