@@ -2,7 +2,8 @@
 from the finished matches the store keeps.
 
 For every agent (by the name it was seated with) and game: the matches it played with a
-person at the table and the share it won (Wilson 95% interval); for every role it held in
+person at the table (a seat in a match: two L2 seats at one three-handed table count twice)
+and the share it won (Wilson 95% interval); for every role it held in
 a hand (gin: dealer or non-dealer; three-handed: box, captain or adviser), the hands and
 the points a hand to its side (``reward="team"``: the adviser scores with his captain;
 normal-approximation 95% interval). Basic rummy's record keeps no hand results, so its rows
