@@ -406,7 +406,7 @@ class LiveTable:
         assert sv.showdown is not None
         out = sv.showdown.to_dict()
         # Rummy's cards left in each hand are counted out loud: public once it is over.
-        out["left"] = [cards for _, cards in out["hands"]]
+        out["left"] = [hand["cards"] for hand in out["hands"]]
         return {**out, **self._sheet_row(sv.showdown.points)}
 
     def config(self) -> dict[str, Any]:

@@ -110,6 +110,11 @@ def _check_seat(table: Any, player: int | None) -> None:
         assert limit in term and limit in said, (limit, term, said)
         if sv.multiplier != 1:
             assert "x2" in term and "2 times" in said
+    # The showdown's hands (rummy: the cards left, counted out loud) as card lists.
+    if sv.showdown is not None:
+        shown = [[card_str(c) for c in cards] for _, cards in sv.showdown.hands]
+        assert [h["cards"] for h in page["showdown"]["hands"]] == shown
+        assert page["showdown"]["left"] == shown
     # The last hand's points in their parts.
     if sv.sheet:
         explained = sv.sheet[-1].explained()
