@@ -657,6 +657,12 @@ class SeatSearch:
         self._slot_s = 0.0
         #: Per decision: seconds spent (the last 10,000), for the cost report.
         self.seconds: list[float] = []
+        if self.budget is not None:
+            # The rollout tables a search may need, built now: the first one of a process
+            # loads the compiled engine (about half a second), which a decision within its
+            # budget cannot pay.
+            for size in (64, 128, 256):
+                self.search._env(size)
         #: The last decision's worlds (what the no-leak test reads): (his hands, stocks).
         self.last_worlds: tuple[np.ndarray, np.ndarray] | None = None
 
