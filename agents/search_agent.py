@@ -663,6 +663,14 @@ class SeatSearch:
             # budget cannot pay.
             for size in (64, 128, 256):
                 self.search._env(size)
+            # and the compiled players and kernels a search calls, loaded once per process
+            out = self.search._env(64)._impl.outputs()
+            for pol in [self.search.base, *self.search.models]:
+                pol.act(out["observation"][:2], out["action_mask"][:2])
+            discard_deadwoods_nb(
+                int(self.search._env(64)._impl.state[0, F_HAND0]), self.search._scratch
+            )
+            deadwood_nb(0)
         #: The last decision's worlds (what the no-leak test reads): (his hands, stocks).
         self.last_worlds: tuple[np.ndarray, np.ndarray] | None = None
 
