@@ -113,3 +113,18 @@ def test_a_mixture_of_models_plays_his_worlds_by_each_in_turn() -> None:
     decks = np.asarray([deal_deck(4, d) for d in range(2)])
     play_hands_batched(decks, np.array([False, True]), table, act)
     assert compared
+
+
+def test_seated_runs_and_their_summary(tmp_path) -> None:
+    args = ["--agent", "match-search:worlds=4", "--pairs", "2", "--block", "1", "--seed", "3"]
+    row = M.main(["seated", "--harness", "table", *args, "--out", str(tmp_path)])
+    assert 0 <= row["games_won"] <= 1 and row["decisions"] > 0
+    three = M.main(["three", "--agent", "best:budget=0.02", "--triples", "1", "--seed", "3",
+                    "--out", str(tmp_path)])  # fmt: skip
+    assert 0 <= three["matches_won"] <= 1
+    table = M.seated_summary(tmp_path)
+    assert "`match-search:worlds=4`" in table and "three-handed" in table
+    with pytest.raises(SystemExit):  # an opponent that is no style: a usage error
+        M.main(["seated", "--opponent", "bluff", "--out", str(tmp_path)])
+    with pytest.raises(ValueError, match="harness env"):  # a posterior needs an agent a match
+        M.seated_table_pairs("eaai", "best:model='posterior'", "L2", 0, 0, 1)
