@@ -4,6 +4,8 @@ loop's ``act_in_match``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -12,7 +14,7 @@ from agents.tuned import TABLES
 from studies import match_search as M
 
 
-def _search(table: str, **kw: object) -> M.MatchSearch:
+def _search(table: str, **kw: Any) -> M.MatchSearch:
     return M.MatchSearch(M.table_params(table, "tuned"), HeuristicParams(), TABLES[table], **kw)
 
 
