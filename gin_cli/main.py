@@ -321,7 +321,8 @@ _rule_options = click.option(
     "--opponents",
     default=None,
     help="Agent name for the other seats, or one name per other seat, comma-separated "
-    "[default: heuristic; rummy: rummy-simple].",
+    "[default: heuristic; rummy: rummy-simple]. The strongest: best (at the default, eaai "
+    "and openspiel tables; best:budget=SECONDS a decision).",
 )
 @click.option(
     "--seed", default=None, type=SEED, help="Seed of the deals, an int >= 0 (default: random)."

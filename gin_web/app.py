@@ -135,7 +135,7 @@ PAGE_HEADERS = {
 #: seats them by name): wrappers of another
 #: agent, and agents that think for seconds or ask a remote model, which would hold up
 #: every table of the server (the agents play in its one event loop).
-NOT_IN_LOBBY = ("adviser", "captain", "search", "llm", "words")
+NOT_IN_LOBBY = ("adviser", "captain", "search", "match-search", "llm", "words")
 _FIELDS = {
     "move": {"type", "action", "seq"},
     "hint": {"type"},

@@ -70,6 +70,7 @@ import numpy as np
 from agents.batched import BatchedSimple, batched_form
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.heuristic_batched import BatchedHeuristic
+from agents.opponent_model import STYLES as OPPONENT_STYLES
 from agents.simple import SimpleAgent
 from agents.tuned import SET_DIR, TABLES, load_sets, param_set
 from gin_env.config import GinConfig
@@ -473,12 +474,12 @@ class Runner:
 # ==========================================================================================
 # The run
 # ==========================================================================================
-#: The pool's styles of L2's family (:data:`POOL_OPPONENTS`), designed from the game.
+#: The pool's styles of L2's family (:data:`POOL_OPPONENTS`), designed from the game: the
+#: ones of :data:`agents.opponent_model.STYLES` that are not L2 itself nor a tuned set.
 STYLES: dict[str, HeuristicParams] = {
-    "gin-only": HeuristicParams(knock_early=0, knock_late=0),
-    # The knock threshold 10 with a full stock, about 5 after three turns, 0 from half
-    # the stock on: knocks with deadwood early only, then plays for gin.
-    "knock-early": HeuristicParams(knock_early=10, knock_late=0, knock_bend=-5.0),
+    name: params
+    for name, params in OPPONENT_STYLES.items()
+    if name != "L2" and not name.startswith("tuned-")
 }
 
 
