@@ -44,7 +44,7 @@ PACKAGES = (
     "matplotlib",
     "openskill",
 )
-_REPO = Path(__file__).resolve().parents[2]
+_REPO = Path(__file__).resolve().parents[1]
 
 
 def json_default(o: Any) -> Any:

@@ -54,7 +54,7 @@ def test_a_table_is_the_games_rules_object_and_nothing_else() -> None:
         "observation": "history",
         "reward": "team",
     }
-    with pytest.raises(ValueError, match="unknown rule option.*observation"):
+    with pytest.raises(ValueError, match="unknown option.*observation.*allowed: the rules'"):
         gin.table(observation="history")
     env = three.make_env(ThreeHandedConfig(knock_limit=0), episode="hand")
     assert env.config == ThreeHandedConfig(knock_limit=0) and env.options.episode == "hand"
@@ -77,7 +77,8 @@ def test_the_compiled_engine_is_configured_from_the_table_not_an_env(monkeypatch
 
 def test_factories_declare_whether_they_read_the_table() -> None:
     assert [n for n in agents.names() if agents.reads_table(n)] == [
-        "adviser", "captain", "heuristic", "llm", "search", "tuned", "words"
+        "adviser", "best", "captain", "heuristic", "llm", "match-search", "search", "tuned",
+        "words",
     ]  # fmt: skip
     table = GinConfig(**UNDERCUT_25)
     assert agents.seat("heuristic", table).rules.undercut_bonus == 25
