@@ -56,9 +56,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents import families, trained
+from agents import base, families, trained
 from agents.advice import Adviser, Captain
-from agents.base import Agent, SeatView, ViewAgent, decode
+from agents.base import Agent, ObservedSeat, ViewAgent, decode
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent
@@ -69,7 +69,7 @@ from gin_env.config import GinConfig, GinTable, RummyConfig, Table, ThreeHandedC
 
 __all__ = [
     "Agent",
-    "SeatView",
+    "ObservedSeat",
     "ViewAgent",
     "decode",
     "RandomAgent",
@@ -394,3 +394,9 @@ def _words_takes() -> tuple[Callable[..., Any], ...]:
 
 register("llm", _llm, reads_table=True, takes=lambda: (_llm_class(), _words_takes()[1]))
 register("words", _words, reads_table=True, takes=_words_takes)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SeatView":  # the decoded observation's name before 0.2.0 (agents.base)
+        return base.__getattr__(name)
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")

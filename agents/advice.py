@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import PHASE_DISCARD, ROLE_ADVISER, ROLE_CAPTAIN, Agent, SeatView, decode
+from agents.base import PHASE_DISCARD, ROLE_ADVISER, ROLE_CAPTAIN, Agent, ObservedSeat, decode
 from agents.heuristic import HeuristicAgent
 from gin_env import actions as A
 from gin_env.cards import POINTS
@@ -97,7 +97,7 @@ class Captain:
             else own
         )
 
-    def _score(self, view: SeatView, action: int) -> float:
+    def _score(self, view: ObservedSeat, action: int) -> float:
         """The heuristic's score (lower is better) of the hand an action keeps."""
         j = self._judge
         if view.phase == PHASE_DISCARD and A.DISCARD <= action < A.BIG_GIN:

@@ -1,10 +1,10 @@
-"""What every agent shares: the ``Agent`` interface and :class:`SeatView`, an observation
+"""What every agent shares: the ``Agent`` interface and :class:`ObservedSeat`, an observation
 decoded into card masks.
 
 Agents see only what their seat sees. :func:`decode` reads the observation dict (vector and
 action mask) with the layout of :mod:`gin_env.encoding` and nothing else, so an agent can
 run on observations detached from any env. The search agent's simulator builds the same
-:class:`SeatView` straight from a sampled hand, so one policy code path serves both.
+:class:`ObservedSeat` straight from a sampled hand, so one policy code path serves both.
 
 >>> import numpy as np
 >>> from gin_env import actions as A
@@ -20,6 +20,7 @@ run on observations detached from any env. The search agent's simulator builds t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -34,7 +35,7 @@ from gin_env.match import ADVISER, BOX, CAPTAIN
 
 __all__ = [
     "Agent",
-    "SeatView",
+    "ObservedSeat",
     "decode",
     "legal_actions",
     "game_actions",
@@ -70,7 +71,7 @@ class Agent(Protocol):
 
 
 @dataclass(slots=True)
-class SeatView:
+class ObservedSeat:
     """One seat's knowledge of a hand, as masks of card ints (``suit * 13 + rank``).
 
     ``hand`` is the seen hand (the adviser's: the captain's). ``top_discard`` is -1 when
@@ -112,8 +113,8 @@ def legal_actions(observation: dict[str, Any]) -> list[int]:
     return legal
 
 
-def decode(observation: dict[str, Any]) -> SeatView:
-    """The :class:`SeatView` of an observation dict ``{"observation", "action_mask"}``."""
+def decode(observation: dict[str, Any]) -> ObservedSeat:
+    """The :class:`ObservedSeat` of an observation dict ``{"observation", "action_mask"}``."""
     if not isinstance(observation, Mapping) or not {"observation", "action_mask"} <= set(
         observation
     ):
@@ -136,7 +137,7 @@ def decode(observation: dict[str, Any]) -> SeatView:
     legal = legal_actions(observation)
     top = np.flatnonzero(obs[_S["top_discard"]])
     sugg = np.flatnonzero(obs[_S["suggestion"]])
-    return SeatView(
+    return ObservedSeat(
         role=int(np.argmax(obs[_S["role"]])),
         phase=int(np.argmax(obs[_S["phase"]])),
         advising=bool(obs[_S["advising"].start] > 0.5),
@@ -195,8 +196,22 @@ class ViewAgent:
             return A.NO_ADVICE if A.NO_ADVICE in view.legal else view.legal[0]
         return self.choose(view, rng)
 
-    def choose(self, view: SeatView, rng: np.random.Generator | None = None) -> int:
+    def choose(self, view: ObservedSeat, rng: np.random.Generator | None = None) -> int:
         raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+def __getattr__(name: str) -> Any:
+    # The observation decoded was called SeatView before 0.2.0; that name is the table's
+    # view of a seat now (gin_env.seat_view.SeatView). Kept one release with a warning.
+    if name == "SeatView":
+        warnings.warn(
+            "agents.base.SeatView is deprecated: the decoded observation is ObservedSeat "
+            "(gin_env.seat_view.SeatView is a seat's view of the table; removed in 0.3.0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ObservedSeat
+    raise AttributeError(f"module 'agents.base' has no attribute {name!r}")

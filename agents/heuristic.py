@@ -52,7 +52,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions, table_rules
+from agents.base import PHASE_DISCARD, ObservedSeat, ViewAgent, game_actions, table_rules
 from agents.match_equity import knock_shifts
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS, from_mask
@@ -148,7 +148,7 @@ def banned_card(hand: int, legal: list[int]) -> int:
     return next((c for c in from_mask(hand) if c not in allowed), -1)
 
 
-def opponent_last_discard(view: SeatView, banned: int) -> int:
+def opponent_last_discard(view: ObservedSeat, banned: int) -> int:
     """The card the opponent threw last, or -1 before his first discard: the card this
     seat just took from the pile (``banned``), else the top of the pile."""
     card = banned if banned >= 0 else view.top_discard
@@ -354,7 +354,7 @@ class HeuristicAgent(ViewAgent):
         self.match_rules = rules
         self._shifts: np.ndarray | None = None
 
-    def match_shift(self, view: SeatView) -> float:
+    def match_shift(self, view: ObservedSeat) -> float:
         """The match score's shift at this view (:func:`agents.match_equity.knock_shifts`):
         my score and the hand opponent's, in points (the adviser reads the captain's)."""
         if self._shifts is None:
@@ -366,7 +366,7 @@ class HeuristicAgent(ViewAgent):
         return float(self._shifts[mine, his])
 
     # -- pieces ---------------------------------------------------------------------------
-    def _draws_left(self, view: SeatView) -> float:
+    def _draws_left(self, view: ObservedSeat) -> float:
         # Each of us draws about half of what is left above the two dead cards; fewer
         # when his pickups show him closer to knocking.
         prm = self.params
@@ -377,7 +377,7 @@ class HeuristicAgent(ViewAgent):
         return draws / (1 + prm.took_hazard * view.opponent_took.bit_count())
 
     def keep_scores(
-        self, view: SeatView, hand11: int, banned: int = -1
+        self, view: ObservedSeat, hand11: int, banned: int = -1
     ) -> tuple[dict[int, float], dict[int, int]]:
         """Score (lower is better) of each discard from an 11-card hand, and the deadwood
         each leaves."""
@@ -419,7 +419,7 @@ class HeuristicAgent(ViewAgent):
         return scores, dws
 
     def dangers(
-        self, view: SeatView, hand11: int, cards: list[int], banned: int = -1
+        self, view: ObservedSeat, hand11: int, cards: list[int], banned: int = -1
     ) -> dict[int, float]:
         """:func:`danger` of discarding each of ``cards`` from ``hand11`` (``banned``: the
         card just taken from the pile, so his last discard is the one under it), with this
@@ -436,13 +436,13 @@ class HeuristicAgent(ViewAgent):
         pf, hf = prm.passed_factor, prm.high_factor
         return {c: danger(c, took, unseen, hidden, passed, pf, high, hf) for c in cards}
 
-    def keep_weight(self, view: SeatView) -> float:
+    def keep_weight(self, view: ObservedSeat) -> float:
         """What a pip of kept deadwood weighs in every score (1 at L2's defaults)."""
         prm = self.params
         late = 1 - stock_fill(view.stock_size)
         return 1 + prm.keep_late * late + prm.keep_took * view.opponent_took.bit_count()
 
-    def knock_limit(self, view: SeatView, banned: int = -1) -> int:
+    def knock_limit(self, view: ObservedSeat, banned: int = -1) -> int:
         """The most deadwood this player knocks with (the table's limit comes on top);
         ``banned``: the card just taken from the pile (so his last discard is known)."""
         prm = self.params
@@ -459,7 +459,7 @@ class HeuristicAgent(ViewAgent):
             limit += prm.match_knock * self.match_shift(view)
         return int(round(limit))
 
-    def take_margin(self, view: SeatView) -> float:
+    def take_margin(self, view: ObservedSeat) -> float:
         """Pips by which taking must beat a blind draw."""
         prm = self.params
         return prm.take_margin + prm.take_margin_late * (1 - stock_fill(view.stock_size))
@@ -472,7 +472,7 @@ class HeuristicAgent(ViewAgent):
         )
 
     # -- decisions ------------------------------------------------------------------------
-    def choose(self, view: SeatView, rng: np.random.Generator | None = None) -> int:
+    def choose(self, view: ObservedSeat, rng: np.random.Generator | None = None) -> int:
         legal = game_actions(view.legal)
         if len(legal) == 1:
             return legal[0]
@@ -481,7 +481,7 @@ class HeuristicAgent(ViewAgent):
         return self._draw(view, legal)
 
     def discard_options(
-        self, view: SeatView, legal: list[int]
+        self, view: ObservedSeat, legal: list[int]
     ) -> tuple[list[int], list[int], dict[int, float], dict[int, int]]:
         """The legal discards and knock discards (as cards), with :meth:`keep_scores` of the
         hand; a held card that is not a legal discard is the one just taken from the pile."""
@@ -490,7 +490,7 @@ class HeuristicAgent(ViewAgent):
         scores, dws = self.keep_scores(view, view.hand, banned_card(view.hand, legal))
         return discards, knocks, scores, dws
 
-    def _discard(self, view: SeatView, legal: list[int]) -> int:
+    def _discard(self, view: ObservedSeat, legal: list[int]) -> int:
         if A.BIG_GIN in legal:
             return A.BIG_GIN
         discards, knocks, scores, dws = self.discard_options(view, legal)
@@ -501,7 +501,7 @@ class HeuristicAgent(ViewAgent):
         c = min(discards, key=lambda c: (scores[c], -POINTS[c], c))
         return A.DISCARD + c
 
-    def _should_knock(self, view: SeatView, card: int, dw: int, banned: int = -1) -> bool:
+    def _should_knock(self, view: ObservedSeat, card: int, dw: int, banned: int = -1) -> bool:
         if dw == 0:
             return True
         prm = self.params
@@ -515,7 +515,7 @@ class HeuristicAgent(ViewAgent):
                 return False
         return dw <= self.knock_limit(view, banned)
 
-    def _draw(self, view: SeatView, legal: list[int]) -> int:
+    def _draw(self, view: ObservedSeat, legal: list[int]) -> int:
         blind = A.PASS if A.PASS in legal else A.DRAW_STOCK
         top = view.top_discard
         if A.TAKE_DISCARD not in legal or top < 0:
@@ -531,7 +531,7 @@ class HeuristicAgent(ViewAgent):
             return A.TAKE_DISCARD
         return A.TAKE_DISCARD if best + self.take_margin(view) < self.blind_score(view) else blind
 
-    def blind_score(self, view: SeatView) -> float:
+    def blind_score(self, view: ObservedSeat) -> float:
         """Score (as :meth:`keep_scores`, lower is better) of the 10-card hand before a blind
         draw from the stock: its deadwood less what the draws likely left may take out."""
         prm = self.params
@@ -550,7 +550,7 @@ class HeuristicAgent(ViewAgent):
             )
         return dw * keep - pot * (1 + prm.potential_weight * self._draws_left(view))
 
-    def move_scores(self, view: SeatView) -> dict[int, float]:
+    def move_scores(self, view: ObservedSeat) -> dict[int, float]:
         """L2's score (lower is better) of each legal move it scores: a discard or a knock
         with card ``c`` is the kept hand's :meth:`keep_scores`; taking is the best kept hand
         after taking (plus ``take_margin``); drawing blind or passing is

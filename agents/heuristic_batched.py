@@ -618,7 +618,7 @@ def _first_card(part: np.ndarray) -> np.ndarray:
 
 
 class Rows:
-    """The parts of each row's observation the heuristic reads (:class:`agents.base.SeatView`
+    """The parts of each row's observation the heuristic reads (:class:`agents.base.ObservedSeat`
     as arrays)."""
 
     def __init__(self, obs: np.ndarray) -> None:

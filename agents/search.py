@@ -41,7 +41,7 @@ from agents.base import (
     PHASE_DRAW,
     PHASE_UPCARD_DEALER,
     PHASE_UPCARD_NONDEALER,
-    SeatView,
+    ObservedSeat,
     ViewAgent,
     game_actions,
     table_rules,
@@ -145,7 +145,7 @@ class SearchAgent(ViewAgent):
         )
 
     # -- candidates -----------------------------------------------------------------------
-    def _candidates(self, view: SeatView, legal: list[int]) -> list[int]:
+    def _candidates(self, view: ObservedSeat, legal: list[int]) -> list[int]:
         h = self.heuristic
         if view.phase == PHASE_DISCARD:
             if A.BIG_GIN in legal:
@@ -174,7 +174,7 @@ class SearchAgent(ViewAgent):
         return [A.TAKE_DISCARD, blind]
 
     # -- the hand's rules ----------------------------------------------------------------
-    def upcard(self, view: SeatView) -> int | None:
+    def upcard(self, view: ObservedSeat) -> int | None:
         """The hand's upcard as this seat saw it, or None when it cannot tell.
 
         In the upcard phases it is the top of the pile. Later, a card in the pile (or in
@@ -218,7 +218,7 @@ class SearchAgent(ViewAgent):
         }
         return found.pop() if len(found) == 1 else None
 
-    def _check_table(self, view: SeatView, limit: int) -> None:
+    def _check_table(self, view: ObservedSeat, limit: int) -> None:
         """Refuse a table whose legal knocks or big gin do not fit this agent's rules."""
         if view.phase != PHASE_DISCARD or view.hand.bit_count() != 11:
             return
@@ -238,7 +238,7 @@ class SearchAgent(ViewAgent):
             )
 
     # -- worlds ---------------------------------------------------------------------------
-    def _base(self, view: SeatView) -> tuple[GinHand, int] | None:
+    def _base(self, view: ObservedSeat) -> tuple[GinHand, int] | None:
         """The hand as this seat's view describes it (the opponent's hidden cards and the
         stock filled in any order, the pile's buried cards in increasing order) and this
         seat's index in it; None when the view is not consistent with one (e.g. an adviser
@@ -357,7 +357,7 @@ class SearchAgent(ViewAgent):
                     return rows
 
     def candidate_values(
-        self, view: SeatView, rng: np.random.Generator | None = None
+        self, view: ObservedSeat, rng: np.random.Generator | None = None
     ) -> dict[int, float]:
         """The mean points for this seat of each candidate move over the sampled worlds
         (the heuristic's move first); empty when the decision is not searched."""
@@ -394,7 +394,7 @@ class SearchAgent(ViewAgent):
         finally:
             self._turns = 0
 
-    def choose(self, view: SeatView, rng: np.random.Generator | None = None) -> int:
+    def choose(self, view: ObservedSeat, rng: np.random.Generator | None = None) -> int:
         legal = game_actions(view.legal)
         if self.rules.oklahoma:
             self.upcard(view)  # remember it from the hand's first decision

@@ -50,7 +50,7 @@ from agents.base import (
     PHASE_UPCARD_DEALER,
     PHASE_UPCARD_NONDEALER,
     ROLE_BOX,
-    SeatView,
+    ObservedSeat,
     decode,
     game_actions,
 )
@@ -521,7 +521,7 @@ class _Hand:
     upcard: int
     my_took: int
     scores: tuple[int, int]  # (mine, his)
-    view: SeatView = field(repr=False)
+    view: ObservedSeat = field(repr=False)
 
 
 class _OneGame:
@@ -534,7 +534,7 @@ class _OneGame:
         self.log = np.zeros((1, 64), np.int64)
 
 
-def _score_of(view: SeatView, role: int, target: int) -> int:
+def _score_of(view: ObservedSeat, role: int, target: int) -> int:
     return int(round(view.scores[role] * target))
 
 
@@ -681,7 +681,7 @@ class SeatSearch:
         )
 
     # -- the hand as the seat saw it -------------------------------------------------------
-    def _recall(self, view: SeatView) -> _Hand | None:
+    def _recall(self, view: ObservedSeat) -> _Hand | None:
         """The seat's memory of its previous decision in this hand, if it has one: kept by
         its role, its hand after the move and its discards (games that share all three, in a
         batch, are the same hand so far)."""
@@ -707,7 +707,7 @@ class SeatSearch:
             del memory[next(iter(memory))]  # the oldest
 
     @staticmethod
-    def _pile_order(view: SeatView, prev: _Hand | None) -> list[int]:
+    def _pile_order(view: ObservedSeat, prev: _Hand | None) -> list[int]:
         """The pile in order (bottom first): the remembered order, less the cards taken
         since, with the cards thrown since on top; without a memory the buried cards in
         increasing order (their order is not in the observation)."""
@@ -725,7 +725,7 @@ class SeatSearch:
         buried = [c for c in _cards(pile) if c != top]
         return buried + ([top] if top >= 0 else [])
 
-    def _upcard(self, view: SeatView, prev: _Hand | None, pile: list[int]) -> int:
+    def _upcard(self, view: ObservedSeat, prev: _Hand | None, pile: list[int]) -> int:
         """The hand's upcard when the seat knows it, else a card whose place it knows (the
         engine reads the upcard only to tell the pile's cards)."""
         if prev is not None and prev.upcard >= 0:
@@ -790,7 +790,7 @@ class SeatSearch:
         return st, pl
 
     # -- his moves, for the posterior ------------------------------------------------------
-    def _his_moves(self, view: SeatView, prev: _Hand) -> None:
+    def _his_moves(self, view: ObservedSeat, prev: _Hand) -> None:
         """Score his moves between the seat's previous decision and this one."""
         post = self.posterior
         assert post is not None
@@ -832,7 +832,7 @@ class SeatSearch:
                     self._his_discard(view, prev, [], up, x, me)
 
     def _his_discard(
-        self, view: SeatView, prev: _Hand, pile: list[int], taken: int, x: int, me: int
+        self, view: ObservedSeat, prev: _Hand, pile: list[int], taken: int, x: int, me: int
     ) -> None:
         """Score his discard of ``x`` (not a knock: the hand went on) after his draw."""
         post = self.posterior
@@ -930,7 +930,7 @@ class SeatSearch:
 
     def _decide(
         self,
-        view: SeatView,
+        view: ObservedSeat,
         role: int,
         me: int,
         base: int,
@@ -995,7 +995,7 @@ class SeatSearch:
             w = max(2, min(w, fit))
         self.search.worlds = w
 
-    def _posterior_worlds(self, view: SeatView) -> None:
+    def _posterior_worlds(self, view: ObservedSeat) -> None:
         """His worlds played by the pool's styles in proportion to the posterior; with
         ``hands="posterior"`` his hands in them drawn from those styles' particles."""
         post = self.posterior
@@ -1017,7 +1017,7 @@ class SeatSearch:
 
     def _after(
         self,
-        view: SeatView,
+        view: ObservedSeat,
         role: int,
         move: int,
         pile: list[int],
@@ -1060,7 +1060,7 @@ def _mask(cards: list[int]) -> int:
     return m
 
 
-def _with_role(view: SeatView, role: int) -> SeatView:
+def _with_role(view: ObservedSeat, role: int) -> ObservedSeat:
     return view if view.role == role else replace(view, role=role)
 
 

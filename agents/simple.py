@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions
+from agents.base import PHASE_DISCARD, ObservedSeat, ViewAgent, game_actions
 from gin_env import actions as A
 from gin_env.cards import POINTS
 from gin_env.melds import best_arrangement, deadwood_mask, discard_deadwoods
@@ -39,7 +39,7 @@ class SimpleAgent(ViewAgent):
 
     name = "simple"
 
-    def choose(self, view: SeatView, rng: np.random.Generator | None = None) -> int:
+    def choose(self, view: ObservedSeat, rng: np.random.Generator | None = None) -> int:
         legal = game_actions(view.legal)
         if len(legal) == 1:
             return legal[0]

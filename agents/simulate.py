@@ -6,7 +6,7 @@ at two stock cards, the turn limit): there is no second copy of the rules. A han
 mid-play comes from :meth:`GinHand.from_state <gin_env.hand.GinHand.from_state>`, a
 determinised world from :meth:`GinHand.resample <gin_env.hand.GinHand.resample>`.
 
-:func:`view_of` gives a seat's :class:`~agents.base.SeatView` of a hand, the same knowledge
+:func:`view_of` gives a seat's :class:`~agents.base.ObservedSeat` of a hand, the same knowledge
 the env's observation carries; :func:`play_out` finishes a hand with policies;
 :func:`greedy_playout` finishes it with the greedy policy (:func:`greedy_action`), the
 search's fast rollout.
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import SeatView, ViewAgent
+from agents.base import ObservedSeat, ViewAgent
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.config import HandRules
@@ -39,12 +39,12 @@ __all__ = [
 ]
 
 
-def view_of(hand: GinHand, seat: int) -> SeatView:
+def view_of(hand: GinHand, seat: int) -> ObservedSeat:
     """What ``seat`` knows of ``hand`` (it must be the seat to act)."""
     pile = 0
     for c in hand.discard_pile:
         pile |= 1 << c
-    return SeatView(
+    return ObservedSeat(
         role=0 if seat == hand.dealer else 1,
         phase=int(hand.phase),
         advising=False,

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 import agents
-from agents.base import PHASE_DISCARD, SeatView, ViewAgent, game_actions
+from agents.base import PHASE_DISCARD, ObservedSeat, ViewAgent, game_actions
 from agents.heuristic import HeuristicAgent, HeuristicParams, banned_card, opponent_last_discard
 from agents.simulate import play_out, seat_points, view_of
 from agents.trained import mlp_forward
@@ -94,7 +94,7 @@ def _bits(mask: int) -> np.ndarray:
     ].astype(np.float32)
 
 
-def view_features(view: SeatView) -> np.ndarray:
+def view_features(view: ObservedSeat) -> np.ndarray:
     """The take model's input: what ``view`` shows of the hand, as 0/1 parts and two
     numbers (the stock and the cards he took, scaled). ``view`` is at a discard decision."""
     last = opponent_last_discard(view, _banned(view))
@@ -115,7 +115,7 @@ def view_features(view: SeatView) -> np.ndarray:
     return x
 
 
-def _banned(view: SeatView) -> int:
+def _banned(view: ObservedSeat) -> int:
     """At a discard decision, the card just taken from the pile (not to be thrown), or -1."""
     return banned_card(view.hand, game_actions(view.legal))
 
@@ -153,7 +153,7 @@ class ReadingL2(HeuristicAgent):
     name = "reading-l2"
 
     def __init__(
-        self, chance: Callable[[SeatView, list[int]], dict[int, float]], weight: float
+        self, chance: Callable[[ObservedSeat, list[int]], dict[int, float]], weight: float
     ) -> None:
         super().__init__()
         self.chance = chance
@@ -161,7 +161,7 @@ class ReadingL2(HeuristicAgent):
         self._dangerless = HeuristicAgent(HeuristicParams(danger_weight=0.0))
 
     def discard_options(
-        self, view: SeatView, legal: list[int]
+        self, view: ObservedSeat, legal: list[int]
     ) -> tuple[list[int], list[int], dict[int, float], dict[int, int]]:
         """L2's discard options with the scores' danger term read from ``chance``."""
         discards, knocks, scores, dws = self._dangerless.discard_options(view, legal)
@@ -173,26 +173,26 @@ class ReadingL2(HeuristicAgent):
         return discards, knocks, cost, dws
 
 
-def l2_danger(view: SeatView, cards: list[int]) -> dict[int, float]:
+def l2_danger(view: ObservedSeat, cards: list[int]) -> dict[int, float]:
     """L2's danger (:meth:`~agents.heuristic.HeuristicAgent.dangers`) of each of ``cards``
     at a discard decision of ``view``, the baseline the take model is measured against."""
     return _L2.dangers(view, view.hand, cards, _banned(view))
 
 
 def _reader(model: TakeModel, weight: float) -> ReadingL2:
-    def chance(view: SeatView, cards: list[int]) -> dict[int, float]:
+    def chance(view: ObservedSeat, cards: list[int]) -> dict[int, float]:
         p = model.chances(view_features(view))
         return {c: float(p[c]) for c in cards}
 
     return ReadingL2(chance, weight)
 
 
-def _no_chance(view: SeatView, cards: list[int]) -> dict[int, float]:
+def _no_chance(view: ObservedSeat, cards: list[int]) -> dict[int, float]:
     return {}
 
 
 def _oracle(hand: GinHand, weight: float, opponent: ViewAgent) -> ReadingL2:
-    def chance(view: SeatView, cards: list[int]) -> dict[int, float]:
+    def chance(view: ObservedSeat, cards: list[int]) -> dict[int, float]:
         return {c: float(would_take(hand, hand.current, c, opponent)) for c in cards}
 
     return ReadingL2(chance, weight)
@@ -209,7 +209,7 @@ class _Recorder(ViewAgent):
         self.hand, self.epsilon, self.rng, self.opponent = hand, epsilon, rng, opponent
         self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
-    def choose(self, view: SeatView, rng: np.random.Generator | None = None) -> int:
+    def choose(self, view: ObservedSeat, rng: np.random.Generator | None = None) -> int:
         action = _L2.choose(view)
         if view.phase != PHASE_DISCARD:
             return action

@@ -308,13 +308,13 @@ def test_danger_reads_the_opponents_last_discard() -> None:
 
 
 def test_opponent_last_discard_is_the_top_or_the_card_just_taken() -> None:
-    from agents.base import SeatView
+    from agents.base import ObservedSeat
     from agents.heuristic import opponent_last_discard
 
     seven, nine, upcard = parse_cards("7H 9C 2D")
 
-    def view(top: int) -> SeatView:
-        return SeatView(
+    def view(top: int) -> ObservedSeat:
+        return ObservedSeat(
             role=0, phase=2, advising=False, hand=0, top_discard=top,
             discard_pile=to_mask([seven, nine, upcard]), opponent_took=0,
             opponent_discarded=to_mask([seven, nine]), own_discarded=0, stock_size=20,
@@ -328,11 +328,11 @@ def test_opponent_last_discard_is_the_top_or_the_card_just_taken() -> None:
 
 
 def test_heuristic_values_meld_chances_less_once_the_opponent_has_picked_up() -> None:
-    from agents.base import SeatView
+    from agents.base import ObservedSeat
     from agents.heuristic import HeuristicParams
 
     def draws(took: str, hazard: float) -> float:
-        view = SeatView(
+        view = ObservedSeat(
             role=0, phase=2, advising=False, hand=0, top_discard=-1, discard_pile=0,
             opponent_took=to_mask(parse_cards(took)), opponent_discarded=0, own_discarded=0,
             stock_size=26, suggestion=-1, legal=[0, 1],

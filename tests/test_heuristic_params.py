@@ -12,7 +12,7 @@ from l2_play import OLD_PARAMS, cases, play
 from record_l2_moves import NUM_ENVS, STEPS, key
 
 import agents
-from agents.base import SeatView
+from agents.base import ObservedSeat
 from agents.batched import PerRow
 from agents.heuristic import HeuristicAgent, HeuristicParams
 from gin_env import actions as A
@@ -74,12 +74,12 @@ def test_every_old_parameter_set_replays_the_recorded_moves() -> None:
     assert _replay(list(RECORDED)) == sum(len(m) for m in RECORDED.values()) > 90_000
 
 
-def _view(hand: str, stock: int, took: str = "") -> SeatView:
+def _view(hand: str, stock: int, took: str = "") -> ObservedSeat:
     cards = parse_cards(hand)
     mask = sum(1 << c for c in cards)
     took_mask = sum(1 << c for c in parse_cards(took)) if took else 0
     legal = [A.DISCARD + c for c in cards]
-    return SeatView(0, 3, False, mask, -1, 0, took_mask, 0, 0, stock, -1, legal)
+    return ObservedSeat(0, 3, False, mask, -1, 0, took_mask, 0, 0, stock, -1, legal)
 
 
 def test_knock_threshold_bends_with_the_stock_and_follows_the_undercut_bonus() -> None:
@@ -130,9 +130,9 @@ def test_knock_reads_his_last_discard_and_kept_deadwood_his_pickups() -> None:
     mask = sum(1 << c for c in hand)
     king, two = parse_cards("KH 2D")
 
-    def view(top: int, his: bool, took: int = 0) -> SeatView:
+    def view(top: int, his: bool, took: int = 0) -> ObservedSeat:
         legal = [A.DRAW_STOCK, A.TAKE_DISCARD]
-        return SeatView(0, 0, False, mask, top, 1 << top, took, (1 << top) * his, 0, stock,
+        return ObservedSeat(0, 0, False, mask, top, 1 << top, took, (1 << top) * his, 0, stock,
                         -1, legal)  # fmt: skip
 
     reader = HeuristicAgent(HeuristicParams(knock_last_pips=2.5))
@@ -141,7 +141,7 @@ def test_knock_reads_his_last_discard_and_kept_deadwood_his_pickups() -> None:
     assert reader.knock_limit(view(two, True)) == 8  # 8.5
     assert reader.knock_limit(view(king, False)) == 10  # our own discard tells nothing
     # After taking from the pile, the card he threw last is the one just taken.
-    taken = SeatView(0, 3, False, mask | 1 << king, -1, 0, 0, 1 << king, 0, stock, -1, [])
+    taken = ObservedSeat(0, 3, False, mask | 1 << king, -1, 0, 0, 1 << king, 0, stock, -1, [])
     assert reader.knock_limit(taken, banned=king) == 12
     assert reader.knock_limit(taken) == 10
     took = sum(1 << c for c in parse_cards("6H 9H"))

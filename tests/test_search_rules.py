@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.base import SeatView, decode
+from agents.base import ObservedSeat, decode
 from agents.heuristic import HeuristicAgent
 from agents.search import SearchAgent, table_rules
 from agents.simple import SimpleAgent
@@ -47,7 +47,7 @@ SETTINGS = {
 # -- the same results as before on the default rules -----------------------------------------
 @pytest.mark.parametrize("setting", sorted(SETTINGS))
 def test_search_chooses_as_before_on_the_default_rules(setting: str) -> None:
-    views = [SeatView(**v) for v in GOLDEN["views"]]
+    views = [ObservedSeat(**v) for v in GOLDEN["views"]]
     agent = SearchAgent(**SETTINGS[setting])
     got = [agent.choose(v, np.random.default_rng(i)) for i, v in enumerate(views)]
     assert got == GOLDEN[setting]
@@ -56,7 +56,7 @@ def test_search_chooses_as_before_on_the_default_rules(setting: str) -> None:
 def test_the_recorded_choices_are_searched_decisions() -> None:
     """The positions exercise the search: without a margin it leaves the heuristic's move
     in many of them (so equal choices mean equal rollout values, not just L2's move)."""
-    views = [SeatView(**v) for v in GOLDEN["views"]]
+    views = [ObservedSeat(**v) for v in GOLDEN["views"]]
     h = HeuristicAgent()
     l2 = [h.choose(v, np.random.default_rng(i)) for i, v in enumerate(views)]
     assert sum(a != b for a, b in zip(l2, GOLDEN["w8_m0"], strict=True)) >= 10
@@ -203,14 +203,14 @@ def test_table_rules_from_tables_and_specs() -> None:
         agents.seat("search:oklahoma=False", cfg)
 
 
-def _undercut_view() -> SeatView:
+def _undercut_view() -> ObservedSeat:
     """The non-dealer may knock with 10 deadwood; the opponent has picked up two melds, so
     he undercuts in many worlds."""
     hand = to_mask(parse_cards("AS 2S 3S 4H 5H 6H 7D 8D 9D TC KC"))
     up = parse_cards("JD")[0]
     knocks = [A.KNOCK + c for c in parse_cards("TC KC")]
     took = to_mask(parse_cards("QC QD QH 5C 6C 7C"))
-    return SeatView(
+    return ObservedSeat(
         role=1, phase=3, advising=False, hand=hand, top_discard=up, discard_pile=1 << up,
         opponent_took=took, opponent_discarded=0, own_discarded=took, stock_size=30,
         suggestion=-1, legal=sorted([A.DISCARD + c for c in from_mask(hand)] + knocks),
@@ -336,7 +336,7 @@ def test_search_rollouts_play_the_oklahoma_knock_limit() -> None:
     hand = to_mask(parse_cards("2S 3S 4S 7H 8H 9D TD QC KC 5D"))
     for up, limit in (("AC", 0), ("AS", 0), ("3H", 3)):
         card = parse_cards(up)[0]
-        view = SeatView(
+        view = ObservedSeat(
             role=1, phase=0, advising=False, hand=hand, top_discard=card,
             discard_pile=1 << card, opponent_took=0, opponent_discarded=0, own_discarded=0,
             stock_size=31, suggestion=-1, legal=[A.TAKE_DISCARD, A.PASS],
