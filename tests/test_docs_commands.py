@@ -39,7 +39,8 @@ def commands(page: Path) -> list[list[str]]:
     for block in blocks(page):
         for line in block.replace("\\\n", " ").splitlines():
             line = line.strip().removeprefix("$ ")
-            if line.startswith("gin-rummy "):
+            # (a message the command prints, "gin-rummy eval: stopped: ...", is not one)
+            if line.startswith("gin-rummy ") and not line.split()[1].endswith(":"):
                 out.append(shlex.split(line, comments=True)[1:])
     return out
 
