@@ -44,7 +44,7 @@ from __future__ import annotations
 import argparse
 import copy
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -55,9 +55,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 import gin_env  # noqa: F401 (registers the gymnasium ids)
 from agents.trained import actor_from_sb3
-from gin_eval.writer import write_json
-from training.flags import names
-from training.periodic_eval import Curve, before_after, before_after_lines
+from training.periodic_eval import Curve, report_learned
 from training.progress import Progress, sb3_callback
 from training.vec_env import make_sb3_vec_env
 
@@ -151,24 +149,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"trained {steps} steps in {seconds:.1f} s ({steps / seconds:.0f} steps/s)")
 
     # -- what it learned: the untrained and the trained policy on the same deals ---------
-    rows = before_after(
-        untrained, actor_from_sb3(model), args.game, names(args.eval_opponents),
-        args.eval_deals, args.eval_seed,
-    )  # fmt: skip
-    for line in before_after_lines(rows):
-        print(line)
-    result = {
-        "example": "sb3_maskable_ppo",
-        "args": asdict(args),
-        "seed": args.seed,
-        "steps": steps,
-        "train_seconds": seconds,
-        "before_after": rows,
-        "curve": curve.rows,
-    }
-    if args.result:
-        write_json(args.result, result, [args.seed, args.eval_seed])
-    return result
+    return report_learned(
+        "sb3_maskable_ppo", args, untrained, actor_from_sb3(model), args.game, steps, seconds, curve
+    )
 
 
 if __name__ == "__main__":

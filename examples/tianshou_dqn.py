@@ -46,7 +46,7 @@ import copy
 import logging
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -66,9 +66,7 @@ from torch.utils.tensorboard import SummaryWriter
 from gin_env import gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
-from gin_eval.writer import write_json
-from training.flags import names
-from training.periodic_eval import Curve, before_after, before_after_lines
+from training.periodic_eval import Curve, report_learned
 from training.progress import Progress
 
 # Tianshou warns at every test that the multi-agent returns are 2-D; the returns reduced to
@@ -215,24 +213,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"trained {steps} env steps in {seconds:.1f} s; best test return {best:+.2f}")
 
     # -- what it learned: the untrained and the trained network on the same deals --------
-    rows = before_after(
-        untrained, QPlayer(net, "dqn"), "gin", names(args.eval_opponents), args.eval_deals,
-        args.eval_seed,
-    )  # fmt: skip
-    for line in before_after_lines(rows):
-        print(line)
-    out = {
-        "example": "tianshou_dqn",
-        "args": asdict(args),
-        "seed": args.seed,
-        "steps": steps,
-        "train_seconds": seconds,
-        "before_after": rows,
-        "curve": curve.rows,
-    }
-    if args.result:
-        write_json(args.result, out, [args.seed, args.eval_seed])
-    return out
+    return report_learned(
+        "tianshou_dqn", args, untrained, QPlayer(net, "dqn"), "gin", steps, seconds, curve
+    )
 
 
 if __name__ == "__main__":

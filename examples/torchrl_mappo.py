@@ -49,7 +49,7 @@ import argparse
 import copy
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,9 +66,7 @@ from torchrl.objectives import ClipPPOLoss, ValueEstimators
 from gin_env import three_handed_gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
-from gin_eval.writer import write_json
-from training.flags import names
-from training.periodic_eval import Curve, before_after, before_after_lines
+from training.periodic_eval import Curve, report_learned
 from training.progress import Progress
 
 
@@ -268,24 +266,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"trained {frames} steps in {seconds:.1f} s")
 
     # -- what it learned: the untrained and the trained policy on the same deals ---------
-    rows = before_after(
-        untrained, MappoPlayer(logits_net, "mappo"), "three_handed",
-        names(args.eval_opponents), args.eval_deals, args.eval_seed,
-    )  # fmt: skip
-    for line in before_after_lines(rows):
-        print(line)
-    result = {
-        "example": "torchrl_mappo",
-        "args": asdict(args),
-        "seed": args.seed,
-        "steps": frames,
-        "train_seconds": seconds,
-        "before_after": rows,
-        "curve": curve.rows,
-    }
-    if args.result:
-        write_json(args.result, result, [args.seed, args.eval_seed])
-    return result
+    return report_learned(
+        "torchrl_mappo",
+        args,
+        untrained,
+        MappoPlayer(logits_net, "mappo"),
+        "three_handed",
+        frames,
+        seconds,
+        curve,
+    )
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ one's points per hand with a 95% CI and the difference, paired by deal.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +37,15 @@ from gin_eval.play import play_role_hand
 from gin_eval.pool import pool_map
 from gin_eval.stats import mean_ci, wilson_ci
 from gin_eval.three_handed import three_handed
-from gin_eval.writer import write_csv
+from gin_eval.writer import write_csv, write_json
+from training.flags import names
 from training.league import make_opponent, play_hands
 
 __all__ = [
     "DEAL_GAMES",
     "before_after",
     "before_after_lines",
+    "report_learned",
     "deal_points",
     "evaluate_agent",
     "write_eval_csv",
@@ -194,6 +197,41 @@ def before_after_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
         out.append(fmt("trained", r, r["trained"], n))
         out.append(fmt("trained minus untrained", r, r["difference"], n) + " paired by deal")
     return out
+
+
+def report_learned(
+    example: str,
+    args: Any,
+    untrained: Any,
+    trained: Any,
+    game: str,
+    steps: int,
+    seconds: float,
+    curve: Curve,
+) -> dict[str, Any]:
+    """The closing block of every example: :func:`before_after` on ``args``' evaluation
+    opponents, deals and seed, its lines printed, and the run's result (written as JSON to
+    ``args.result`` when set, with the training and evaluation seeds) returned.
+
+    ``args`` is the example's dataclass of flags; it must have ``eval_opponents`` (comma
+    list), ``eval_deals``, ``eval_seed``, ``seed`` and ``result``."""
+    rows = before_after(
+        untrained, trained, game, names(args.eval_opponents), args.eval_deals, args.eval_seed
+    )
+    for line in before_after_lines(rows):
+        print(line)
+    result = {
+        "example": example,
+        "args": asdict(args),
+        "seed": args.seed,
+        "steps": steps,
+        "train_seconds": seconds,
+        "before_after": rows,
+        "curve": curve.rows,
+    }
+    if args.result:
+        write_json(args.result, result, [args.seed, args.eval_seed])
+    return result
 
 
 class Curve:
