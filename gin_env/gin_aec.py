@@ -58,6 +58,8 @@ __all__ = [
     "OBSERVATION_MODES",
     "INFOS_MODES",
     "make_config",
+    "deck_generator",
+    "WIDE_SEED",
     "env_option_names",
     "role_names_for",
 ]
@@ -96,6 +98,24 @@ class EnvOptions:
     @classmethod
     def option_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
+
+
+#: Seeds below this deal as they always have (the deck stream seeded from 63 bits drawn
+#: from ``np_random``); a seed at or above it seeds the deck stream from all its bits.
+WIDE_SEED = 2**63
+
+
+def deck_generator(np_random: np.random.Generator, seed: int | None) -> np.random.Generator:
+    """The generator of an episode's decks. A seed below :data:`WIDE_SEED` (or none: the env
+    goes on from ``np_random``) seeds it from 63 bits drawn from ``np_random``, as every
+    release has, so the deals of those seeds never change. A larger seed (a web table's
+    128-bit secret) seeds it from every bit of the seed: ``SeedSequence(seed)``'s first
+    child, a stream apart from ``np_random``'s own, so two seeds that differ in any bit deal
+    differently. ``np_random`` draws its 63 bits either way (it stays where it was)."""
+    drawn = int(np_random.integers(2**63))
+    if seed is not None and seed >= WIDE_SEED:
+        return np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    return np.random.default_rng(drawn)
 
 
 class _Decks:
@@ -219,7 +239,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         # The decks depend on the seed alone: one generator for them, untouched by play.
-        deck_rng = np.random.default_rng(self.np_random.integers(2**63))
+        deck_rng = deck_generator(self.np_random, seed)
         role_deck = deck_rng.permutation(NUM_CARDS).tolist()
         self.match = self._new_match(role_deck, _Decks(deck_rng, first_deck))
         self.agents = self.possible_agents[:]

@@ -110,7 +110,9 @@ ends. An illegal action through `env()` ends the game with -1 for the agent who 
 `reset(seed=..., options={"deck": [52 card ints]})` plays that deck for the first hand:
 `deck[0:n*k]` dealt one at a time starting with `player_0`, then the upcard, then the stock
 from the top. The sequence of decks depends on the seed alone, never on the actions (the
-first deck is drawn, and dropped, even when a deck is given). `"deck": None` means no deck.
+first deck is drawn, and dropped, even when a deck is given). A seed below `2**63` deals as
+it always has; a larger one (the web table's 128-bit secret) seeds the decks from every one
+of its bits (`gin_env.gin_aec.deck_generator`). `"deck": None` means no deck.
 A bad deck (not 52 distinct ints 0..51: a float, a string, a duplicate, a wrong length) is a
 `ValueError` naming the bad card, raised before anything changes (the game in progress and
 the seed stay as they were). Other option keys are ignored.
@@ -160,7 +162,7 @@ from gin_env.aec_tools import (
 )
 from gin_env.cards import NUM_CARDS, card_str, cards_str
 from gin_env.config import check_option_names
-from gin_env.gin_aec import env_option_names
+from gin_env.gin_aec import deck_generator, env_option_names
 from gin_env.hand import check_deck
 from gin_env.optional import require
 from gin_env.render_image import rummy_table_image
@@ -255,7 +257,7 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
             self.np_random, _ = seeding.np_random(seed)
         # The decks come from their own generator, drawn only at deals: they depend on the
         # seed alone, whatever the agents do.
-        self._deck_rng = np.random.default_rng(int(self.np_random.integers(2**63)))
+        self._deck_rng = deck_generator(self.np_random, seed)
         deck = self._next_deck()
         self.game = RummyGame(self.config)
         self.game.start_hand(deck if given is None else given)

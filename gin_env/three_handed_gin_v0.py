@@ -190,7 +190,11 @@ A bad value raises ``ValueError`` naming the option and its allowed values.
 Seeds and deals
 ---------------
 ``reset(seed=...)`` seeds the env; the sequence of decks depends on the seed alone,
-never on the actions, so two runs with one seed see the same deals.
+never on the actions, so two runs with one seed see the same deals. A seed below ``2**63``
+deals as it always has (the decks' generator is seeded from 63 bits drawn from
+``np_random``); a larger seed (the web table's 128-bit secret) seeds the decks from every
+one of its bits (``gin_env.gin_aec.deck_generator``), so seeds that differ only above bit
+63 deal differently.
 ``reset(options={"deck": [52 card ints]})`` plays that deck for the first hand;
 ``"deck": None`` means no deck. A bad deck (not 52 distinct ints 0..51: a float, a string,
 a duplicate, a wrong length) is a ``ValueError`` naming the bad card, raised before
