@@ -21,27 +21,54 @@ every seat's action from a ``MaskedCategorical`` over ``("agents", "action_mask"
 seat that is not to act has an all-zero mask, which no distribution can sample:
 :class:`WaitingSeatPlaysZero` gives such a seat action 0 as its one choice (the env
 ignores its action), so it adds nothing to the policy gradient.
+
+While it trains it shows the examples' progress bar (frames, frames per second, time left
+and the last point of its learning curve: points per hand against ``random`` on
+``--curve-deals`` duplicate deals every ``--curve-every`` frames) in place of BenchMARL's
+own; ``--quiet``, or output that is not a terminal, turns it off. Before training and after
+it, the untrained and the trained policy (its most likely legal move) play the same
+``--eval-deals`` duplicate deals of ``--eval-seed`` against each of ``--eval-opponents``
+(:func:`training.periodic_eval.report_learned`); the script prints both with 95% CIs and
+the difference, paired by deal, and ``--result FILE`` writes it all as JSON. The example's
+``--game`` is one of the two envs those deals are played in (``three_handed_gin_v0``,
+``gin_v0``); :class:`GinTask` itself takes any game of ``gin_env.games``.
+
+The budget at which it learns on two cores is not measured yet: the learning benchmark
+(``results/learning/``) runs TorchRL's own MAPPO (``examples/torchrl_mappo.py``) as its
+MAPPO row.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import functools
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import benchmarl.experiment.experiment as benchmarl_experiment
+import numpy as np
 import torch
 from benchmarl.algorithms import MappoConfig
 from benchmarl.environments.common import TaskClass
-from benchmarl.experiment import Experiment, ExperimentConfig
+from benchmarl.experiment import Callback, Experiment, ExperimentConfig
 from benchmarl.models.mlp import MlpConfig
+from tensordict import TensorDict
 from torchrl.data import Composite
 from torchrl.envs import EnvBase, PettingZooWrapper, Transform, TransformedEnv
 from torchrl.envs.libs.pettingzoo import MarlGroupMapType
+from torchrl.envs.utils import ExplorationType, set_exploration_type
+from tqdm import tqdm
 
 from gin_env import games
+from training.periodic_eval import Curve, report_learned
+from training.progress import Progress
 
 GROUP = "agents"
+#: The example's games: the envs whose duplicate deals the before/after plays.
+DEAL_GAME = {"three_handed_gin_v0": "three_handed", "gin_v0": "gin"}
 
 
 class WaitingSeatPlaysZero(Transform):
@@ -128,6 +155,57 @@ class GinTask(TaskClass):
         return "gin_env"
 
 
+class PolicyPlayer:
+    """BenchMARL's policy as a player of the project's agents (``act(observation, rng)``):
+    its most likely legal move. The group's policy shares its parameters across seats, so
+    the observation is given to every seat's row and the first row's move is played."""
+
+    def __init__(self, policy: Any, seats: int, name: str) -> None:
+        self.policy, self.seats, self.name = policy, seats, name
+
+    def act(self, observation: dict[str, Any], rng: Any = None) -> int:
+        obs = torch.as_tensor(np.asarray(observation["observation"]), dtype=torch.float32)
+        mask = torch.as_tensor(np.asarray(observation["action_mask"]).astype(bool))
+        # The wrapper nests the env's observation dict: ("agents", "observation", "observation").
+        rows = TensorDict(
+            {
+                "observation": {"observation": obs.expand(self.seats, -1)},
+                "action_mask": mask.expand(self.seats, -1),
+            },
+            batch_size=[self.seats],
+        )
+        with torch.no_grad(), set_exploration_type(ExplorationType.DETERMINISTIC):
+            out = self.policy(TensorDict({GROUP: rows}, batch_size=[]))
+        return int(out[GROUP, "action"][0])
+
+
+class ShowProgress(Callback):
+    """The examples' bar and learning curve on BenchMARL's collection loop."""
+
+    def __init__(self, progress: Progress, curve: Curve, seats: int) -> None:
+        super().__init__()
+        self.progress: Progress | None = progress
+        self.curve: Curve | None = curve
+        self.seats, self.frames = seats, 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        # BenchMARL pickles its callbacks with the experiment's name; the bar (a terminal
+        # stream) and the curve stay with this run, so a restored callback shows nothing.
+        return {**self.__dict__, "progress": None, "curve": None}
+
+    def on_batch_collected(self, batch: Any) -> None:
+        if self.progress is None or self.curve is None:
+            return
+        frames = int(batch.numel())
+        self.frames += frames
+        self.progress.update(frames)
+        if self.curve.due(self.frames):
+            self.curve.record(self.player(), self.frames)
+
+    def player(self) -> PolicyPlayer:
+        return PolicyPlayer(self.experiment.policy, self.seats, "mappo")
+
+
 @dataclass
 class Args:
     game: str = "three_handed_gin_v0"
@@ -135,22 +213,35 @@ class Args:
     frames_per_batch: int = 6_000
     seed: int = 0
     out: str = "runs/benchmarl"
+    eval_deals: int = 300
+    eval_opponents: str = "random,simple"
+    eval_seed: int = 10_000
+    curve_every: int = 60_000  # frames between points of the learning curve (0: none)
+    curve_deals: int = 100
+    result: str = ""  # a JSON file for the run's figures
 
 
-def parse_args() -> tuple[Args, bool]:
+def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name, default in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
+        choices = sorted(DEAL_GAME) if name == "game" else None
+        parser.add_argument(
+            f"--{name.replace('_', '-')}", type=type(default), default=default, choices=choices
+        )
     parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
-    ns = parser.parse_args()
-    args = Args(**{k: v for k, v in vars(ns).items() if k != "smoke"})
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    ns = parser.parse_args(argv)
+    args = Args(**{k: v for k, v in vars(ns).items() if k not in ("smoke", "quiet")})
     if ns.smoke:
-        args.frames, args.frames_per_batch = 400, 200
-    return args, ns.smoke
+        args.frames, args.frames_per_batch, args.eval_deals = 400, 200, 4
+        args.curve_every, args.curve_deals = 200, 2
+    if args.frames < 1:
+        parser.error(f"--frames must be a positive number of frames; got {args.frames}")
+    return args, ns.smoke, ns.quiet
 
 
-def main() -> None:
-    args, smoke = parse_args()
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args, smoke, quiet = parse_args(argv)
     torch.set_num_threads(1)  # small networks, one step at a time: more threads only wait
     task = GinTask(args.game.upper(), {"game": args.game})
     config = ExperimentConfig.get_from_yaml()
@@ -166,6 +257,14 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     config.save_folder = str(out)
+    # The examples' bar (frames, rate, time left, the curve's last point) stands in for
+    # BenchMARL's, which draws even into a pipe and shows neither rate nor curve.
+    benchmarl_experiment.tqdm = functools.partial(tqdm, disable=True)  # type: ignore[attr-defined]
+    seats = len(games.get(args.game).make_env().possible_agents)
+    progress = Progress(args.frames, enabled=not quiet, desc="benchmarl mappo", unit="frame")
+    curve = Curve(DEAL_GAME[args.game], "random", args.curve_deals, args.eval_seed + 1,
+                  args.curve_every, progress)  # fmt: skip
+    show = ShowProgress(progress, curve, seats)
     experiment = Experiment(
         task=task,
         algorithm_config=MappoConfig.get_from_yaml(),
@@ -173,12 +272,24 @@ def main() -> None:
         critic_model_config=MlpConfig.get_from_yaml(),
         seed=args.seed,
         config=config,
+        callbacks=[show],
     )
+    untrained = PolicyPlayer(copy.deepcopy(experiment.policy), seats, "untrained")
+    start = time.perf_counter()
     experiment.run()
+    seconds = time.perf_counter() - start
+    progress.close()
+    frames = int(experiment.total_frames)
+    if not curve.rows or curve.rows[-1]["step"] != frames:
+        curve.record(show.player(), frames)
     print(
-        f"trained {experiment.total_frames} frames in {experiment.n_iters_performed} "
-        f"iterations; logs in {experiment.folder_name}"
+        f"trained {frames} frames in {experiment.n_iters_performed} "
+        f"iterations ({seconds:.1f} s); logs in {experiment.folder_name}"
     )
+    return report_learned(
+        "benchmarl_task", args, untrained, show.player(), DEAL_GAME[args.game], frames,
+        seconds, curve,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

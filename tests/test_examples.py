@@ -164,10 +164,16 @@ def test_tianshou_dqn_against_a_random_player() -> None:
 
 def test_benchmarl_task_trains_mappo(tmp_path: Path) -> None:
     pytest.importorskip("benchmarl")
-    # Not yet given the examples' own bar: BenchMARL's experiment draws its own.
-    out = _run("benchmarl_task.py", "--out", str(tmp_path), bar_checked=False)
+    out = _run("benchmarl_task.py", "--out", str(tmp_path / "pipe"))
     assert re.search(r"trained \d+ frames in 2 iterations", out), out
-    assert list(tmp_path.iterdir()), "BenchMARL wrote no run folder"
+    assert list((tmp_path / "pipe").iterdir()), "BenchMARL wrote no run folder"
+    _points(out)
+    # The examples' bar in place of BenchMARL's, on a terminal only and not under --quiet.
+    shown = _on_a_terminal("benchmarl_task.py", "--out", str(tmp_path / "tty"))
+    assert BAR.search(shown), shown[-2000:]
+    assert "eval=random" in shown, shown[-2000:]
+    quiet = _on_a_terminal("benchmarl_task.py", "--out", str(tmp_path / "quiet"), "--quiet")
+    assert not BAR.search(quiet), quiet[-2000:]
 
 
 def test_rllib_ppo_trains_and_plays() -> None:
