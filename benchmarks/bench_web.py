@@ -9,6 +9,7 @@ seconds (uniform between the two numbers), then sends a move over its WebSocket;
 match ends he starts another table.
 It reports:
 
+- the machine's load average (1, 5 and 15 minutes) as the people start and as they stop;
 - errors: error messages received and sockets that failed;
 - lost matches: matches the people saw finish that the server's SQLite does not hold;
 - the round trip of a person's move, from sending it to receiving the next state (p50,
@@ -319,8 +320,10 @@ def main(argv: list[str] | None = None) -> int:
                 env=env, stdout=subprocess.PIPE, text=True,
             )  # fmt: skip
             time.sleep(5)  # the attack is under way before the people start
+        load_before = os.getloadavg()
         result = asyncio.run(run(base, args.tables, args.seconds, tuple(args.think), args.seed,
                                  server.pid, args.target_score))  # fmt: skip
+        load_after = os.getloadavg()
         attacked = None
         if attacker is not None:
             stdout, _ = attacker.communicate(timeout=120)
@@ -338,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
         "think_s": list(args.think),
         "target_score": args.target_score,
         "cpus": os.cpu_count(),
+        "load_average_before": list(load_before),  # 1, 5, 15 minutes
+        "load_average_after": list(load_after),
         "matches_finished": len(stored),
         "lost_matches": len(lost),
         **result,
@@ -350,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
     print(f"{args.tables} tables, {args.seconds:.0f} s, people think {args.think[0]}-"
           f"{args.think[1]} s, {os.cpu_count()} cores (shared)")  # fmt: skip
+    print(f"  load average (1, 5, 15 min) {' '.join(f'{x:.2f}' for x in load_before)} at the "
+          f"start, {' '.join(f'{x:.2f}' for x in load_after)} at the end")  # fmt: skip
     print(f"  person moves {report['moves']}, round trips {report['round_trips']}, "
           f"matches finished {report['matches_finished']}")  # fmt: skip
     print(f"  errors {report['errors']}, lost matches {report['lost_matches']}")

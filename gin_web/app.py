@@ -41,6 +41,11 @@ an oversized frame, more messages or hints than a link may send) gets an error f
 client and changes nothing. A person who reconnects with the same link gets the same seat
 back, also from a restarted server (:mod:`gin_web.store` keeps the tables at play).
 
+The event loop owns every table and never thinks for an agent: agents' moves and hints are
+thought in worker processes (:mod:`gin_web.thinkers`; those of tables of agents only at a
+lower priority), and replay frames are built in another (:mod:`gin_web.replays`); the loop
+reads each observation and plays each move it gets back, so no table is changed elsewhere.
+
 Every table deals from a secret of :data:`gin_web.tables.SECRET_BITS` bits that leaves the
 server only in the record of the finished match. Requests must name this server (its
 ``Host`` among the names it answers to: a rebound DNS name is refused) and come from its own
@@ -99,6 +104,7 @@ from gin_web.tables import (
     option_choices,
     restore_table,
 )
+from gin_web.thinkers import Thinkers
 
 __all__ = [
     "Server",
@@ -132,9 +138,9 @@ PAGE_HEADERS = {
     "X-Content-Type-Options": "nosniff",
 }
 #: Agents the lobby does not offer, nor seats for a client (code that runs the server still
-#: seats them by name): wrappers of another
-#: agent, and agents that think for seconds or ask a remote model, which would hold up
-#: every table of the server (the agents play in its one event loop).
+#: seats them by name): wrappers of another agent, and agents that think for seconds or ask
+#: a remote model, which would hold up every table sharing their worker process
+#: (:mod:`gin_web.thinkers`).
 NOT_IN_LOBBY = ("adviser", "captain", "search", "match-search", "llm", "words")
 _FIELDS = {
     "move": {"type", "action", "seq"},
@@ -232,9 +238,14 @@ class Server:
         self._running: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._replay_slot = asyncio.Semaphore(1)
-        self._lane_tables: deque[LiveTable] = deque()
-        self._lane_task: asyncio.Task[None] | None = None
-        self._people_moved = 0.0  # when a person last moved (the lane gives way)
+        self._lane_until = 0.0  # tables where nobody plays wait for this (_lane_pace)
+        self._people_moved = 0.0  # when a person last moved (those tables give way)
+        self._hinting: dict[tuple[str, int, int], asyncio.Future[int]] = {}
+        # Agents think in worker processes: those of tables with people at the server's
+        # priority, those of tables of agents only at a lower one (they never hold up the
+        # people's agents).
+        self.thinkers = Thinkers(self.limits.think_workers)
+        self.lane_thinkers = Thinkers(self.limits.lane_workers, nice=self.limits.lane_nice)
         self._pool: ProcessPoolExecutor | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.restored = 0
@@ -336,6 +347,8 @@ class Server:
             d.pop(tid, None)
         self.opened.discard(tid)
         self.stopped.discard(tid)
+        self.thinkers.forget([tid])
+        self.lane_thinkers.forget([tid])
         for key in [s.key for s in table.seats if s.key] + [table.spectator_key]:
             self.links.pop(key, None)
 
@@ -407,10 +420,13 @@ class Server:
         for conn in list(self.conns.get(table.id, [])):
             conn.put({"type": "notice", "message": message})
 
+    def _nobody(self, table: LiveTable) -> bool:
+        """Does no person play at ``table`` now (agents, or stand-ins for people who left)?"""
+        return all(not s.human or s.stand_in for s in table.seats)
+
     def start_agents(self, table: LiveTable) -> None:
-        """Let the agents play until a person is to act (a task: the loop stays free). A
-        table where no person plays, at full speed, goes to the one lane of such tables
-        (:meth:`_lane`) instead of a task of its own."""
+        """Let the agents play until a person is to act (a task: the loop stays free, and
+        each move is thought in a worker process, :mod:`gin_web.thinkers`)."""
         if table.id in self._running or table.id in self.stopped:
             return
         if not table.waiting_for_agent():
@@ -420,70 +436,49 @@ class Server:
         except RuntimeError:  # no loop yet (a table made before the server runs)
             return
         self._running.add(table.id)
-        if table.delay == 0 and all(not s.human or s.stand_in for s in table.seats):
-            self._lane_tables.append(table)
-            if self._lane_task is None or self._lane_task.done():
-                self._lane_task = loop.create_task(self._lane())
-            return
         task = loop.create_task(self._run_agents(table))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _lane(self) -> None:
-        """The tables where nobody plays, at full speed, one move each in turn, for
-        :attr:`Limits.slice_seconds`; then three times as long for everyone else (the lane
-        sleeps; seven times while people play at other tables): however many such tables
-        play, they take at most a quarter of the loop (an eighth while people play), and a
-        person's message waits on at most one slice. Their watchers get a state every
-        :attr:`Limits.watch_seconds` (nobody follows a table at full speed move by move) and
-        when it stops."""
-        lane = self._lane_tables
-        slice_s = self.limits.slice_seconds
-        shown: dict[str, float] = {}
-        while lane:
-            start = time.perf_counter()
-            moved: dict[str, LiveTable] = {}
-            while lane and time.perf_counter() - start < slice_s:
-                table = lane.popleft()
-                keep = False
-                try:
-                    if not (table.waiting_for_agent() and table.id in self.tables):
-                        pass
-                    elif self._capped(table):
-                        self._stop(table)
-                    else:
-                        table.agent_move()
-                        self._after_change(table)
-                        moved[table.id] = table
-                        keep = table.waiting_for_agent()
-                except Exception as err:  # an agent that fails: said, the others play on
-                    print(f"gin_web: table {table.id}: an agent failed: {err!r}", flush=True)
-                    self._notice(table.id, f"an agent failed ({type(err).__name__}); the "
-                                 "table waits")  # fmt: skip
-                if keep:
-                    lane.append(table)
-                else:
-                    self._running.discard(table.id)
-                    moved[table.id] = table
-                    shown[table.id] = 0.0  # its last state goes out now
-            now = time.monotonic()
-            for tid, table in moved.items():
-                if now - shown.get(tid, 0.0) >= self.limits.watch_seconds:
-                    shown[tid] = now
-                    await self.broadcast(table)
-            if len(shown) > 4 * len(lane) + 64:
-                shown = {t.id: shown.get(t.id, 0.0) for t in lane}
-            # People playing at other tables come first: then the lane takes an eighth.
-            busy = time.monotonic() - self._people_moved < 1.0
-            await asyncio.sleep(max(slice_s, (7 if busy else 3) * (time.perf_counter() - start)))
+    async def _agent_move(self, table: LiveTable) -> float:
+        """One move of the agent to act: its observation read here, the move thought in the
+        table's worker (tables of agents only: in the workers of lower priority), played
+        here if the table is still where it was (the person may have come back and moved
+        meanwhile). Returns the loop's own time spent on it, in seconds."""
+        player = table.to_act
+        if player is None:
+            return 0.0
+        start = time.perf_counter()
+        slot, spec = table.thinker(player)
+        seq = table.step_count
+        observation = table.observation(player)
+        spent = time.perf_counter() - start
+        thinkers = self.lane_thinkers if table.agent_only else self.thinkers
+        action = await thinkers.act(table.id, slot, spec, table.env.config, observation)
+        start = time.perf_counter()
+        if table.id in self.tables and table.play_thought(player, seq, action):
+            self._after_change(table)
+        return spent + time.perf_counter() - start
+
+    async def _lane_pace(self, spent: float) -> None:
+        """Tables where nobody plays, at full speed, take at most a quarter of the loop (an
+        eighth while people play at other tables): each of their moves' time on the loop
+        books three (seven) times as long for everyone else, and the next such move, at any
+        of those tables, waits for it."""
+        busy = time.monotonic() - self._people_moved < 1.0
+        now = time.monotonic()
+        self._lane_until = max(self._lane_until, now) + spent * (8 if busy else 4)
+        await asyncio.sleep(max(0.0, self._lane_until - now - self.limits.slice_seconds))
 
     async def _run_agents(self, table: LiveTable) -> None:
-        """The agents' moves, one after another; with a delay, the delay comes *before* each
-        move after the first, so that the person to act next is never kept waiting; without,
-        the loop is let go every :attr:`Limits.slice_seconds` of agents' play."""
+        """The agents' moves, one after another, each thought in a worker. With a delay, the
+        delay comes *before* each move after the first, so that the person to act next is
+        never kept waiting. Without, where nobody plays, the table shares the loop by
+        :meth:`_lane_pace` and its watchers get a state every :attr:`Limits.watch_seconds`
+        (nobody follows a table at full speed move by move) and when it stops."""
         try:
             first = True
-            since = time.perf_counter()
+            shown = time.monotonic()
             while table.waiting_for_agent() and table.id in self.tables:
                 if self._capped(table):
                     self._stop(table)
@@ -493,40 +488,69 @@ class Server:
                     if not (table.waiting_for_agent() and table.id in self.tables):
                         break
                 first = False
-                table.agent_move()
-                self._after_change(table)
+                spent = await self._agent_move(table)
                 if table.delay > 0:
                     await self.broadcast(table)
-                elif time.perf_counter() - since > self.limits.slice_seconds:
-                    await asyncio.sleep(0)  # let other tables and clients in
-                    since = time.perf_counter()
+                elif self._nobody(table):
+                    if time.monotonic() - shown >= self.limits.watch_seconds:
+                        shown = time.monotonic()
+                        start = time.perf_counter()
+                        await self.broadcast(table)
+                        spent += time.perf_counter() - start
+                    await self._lane_pace(spent)
             await self.broadcast(table)
         except Exception as err:  # an agent that fails: said to the table, the server goes on
-            print(f"gin_web: table {table.id}: an agent failed: {err!r}", flush=True)
-            self._notice(table.id, f"an agent failed ({type(err).__name__}); the table waits")
+            self._agent_failed(table, err)
         finally:
             self._running.discard(table.id)
 
+    def _agent_failed(self, table: LiveTable, err: Exception) -> None:
+        print(f"gin_web: table {table.id}: an agent failed: {err!r}", flush=True)
+        self._notice(table.id, f"an agent failed ({type(err).__name__}); the table waits")
+
     async def play(self, table: LiveTable) -> None:
-        """After a person's move: the agents' moves inline when the table has no delay (so
-        the person's next state comes in one message), else in a task."""
+        """After a person's move: the agents' moves before the next state when the table
+        has no delay (so the person's next state comes in one message), else in a task."""
         self._people_moved = time.monotonic()
         self._after_change(table)
-        if table.delay > 0:
+        if table.delay > 0 or table.id in self._running:
             await self.broadcast(table)
             self.start_agents(table)
             return
-        since = time.perf_counter()
-        while table.waiting_for_agent() and table.id not in self._running:
-            if self._capped(table):
-                self._stop(table)
-                break
-            table.agent_move()
-            self._after_change(table)
-            if time.perf_counter() - since > self.limits.slice_seconds:
-                await asyncio.sleep(0)
-                since = time.perf_counter()
+        self._running.add(table.id)
+        try:
+            while table.waiting_for_agent() and table.id in self.tables:
+                if self._capped(table):
+                    self._stop(table)
+                    break
+                await self._agent_move(table)
+        except Exception as err:
+            self._agent_failed(table, err)
+        finally:
+            self._running.discard(table.id)
         await self.broadcast(table)
+
+    async def hint(self, table: LiveTable, player: int) -> tuple[int, int]:
+        """``(action, move number)``: what the table's hint agent would play in ``player``'s
+        seat, thought in the table's worker; the same position asked again (from another
+        socket, or before the first answer came) is thought once. A :class:`MoveError`
+        when it is not his turn."""
+        known = table.known_hint(player)
+        seq = table.step_count
+        if known is not None:
+            return known, seq
+        key = (table.id, seq, player)
+        thought = self._hinting.get(key)
+        if thought is None:
+            thinkers = self.lane_thinkers if table.agent_only else self.thinkers
+            thought = asyncio.ensure_future(thinkers.act(
+                table.id, "hint", table.hint_agent, table.env.config, table.observation(player)
+            ))  # fmt: skip
+            self._hinting[key] = thought
+            thought.add_done_callback(lambda _: self._hinting.pop(key, None))
+        action = await asyncio.shield(thought)
+        table.keep_hint(seq, player, action)
+        return action, seq
 
     # -- connections ------------------------------------------------------------------------
     async def send(self, conn: Conn, message: dict[str, Any]) -> None:
@@ -746,13 +770,12 @@ class Server:
                                    f"then {lim.hints_per_second:g} a second")  # fmt: skip
                 return
             try:
-                action = table.hint(conn.player)
+                action, seq = await self.hint(table, conn.player)
             except MoveError as err:
                 await self.error(conn, str(err))
                 return
             await self.send(conn, {"type": "hint", "action": action, "agent": table.hint_agent,
-                                   "label": table.action_label(action),
-                                   "seq": table.step_count})  # fmt: skip
+                                   "label": table.action_label(action), "seq": seq})  # fmt: skip
         elif kind == "chat":
             await self.chat(conn, data.get("text"))
 
@@ -800,10 +823,12 @@ class Server:
             self._replay_slot.release()
 
     def close(self) -> None:
-        """Stop the replay worker and commit what the store holds."""
+        """Stop the replay worker and the agents' workers, commit what the store holds."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+        self.thinkers.close()
+        self.lane_thinkers.close()
         self.store.close()
 
 
@@ -1006,6 +1031,11 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         server.loop = asyncio.get_running_loop()
+        # The people's agents' workers, ready before the first move (a worker that cannot
+        # start fails the moves that need it, each with its message, not the server).
+        ready = [asyncio.wrap_future(f) for f in server.thinkers.start()]
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.gather(*ready), 60)
         for table in list(server.tables.values()):  # restored tables: agents to move go on
             try:
                 server.start_agents(table)
@@ -1027,8 +1057,6 @@ def create_app(
             sweep.cancel()
             for task in list(server._tasks):
                 task.cancel()
-            if server._lane_task is not None:
-                server._lane_task.cancel()
             await asyncio.to_thread(server.close)
 
     app = Starlette(

@@ -55,7 +55,10 @@ class Limits:
     body_seconds: float = 10.0  # to send a request's body
     replay_moves: int = 10_000  # moves of a replay file
     replay_frames_bytes: int = 48_000_000  # the frames of one replay, as JSON
-    slice_seconds: float = 0.002  # agents play this long in the loop, then let others in
+    slice_seconds: float = 0.002  # tables of agents only run ahead of their share this long
+    think_workers: int = 2  # worker processes that think for the agents at people's tables
+    lane_workers: int = 1  # ... and for the tables of agents only
+    lane_nice: int = 10  # how much lower the priority of the latter is (0..19)
     flood_close: int = 200  # a socket refused this many messages for its rate is closed
     watch_seconds: float = 0.5  # watchers of a table at full speed get a state this often
 

@@ -247,28 +247,65 @@ class LiveTable:
         self.play_move(player, action)
 
     def agent_move(self) -> int:
-        """Let the agent (or stand-in) to act play one move; return the action."""
+        """Let the agent (or stand-in) to act play one move, here; return the action. (The
+        server asks its workers instead: :meth:`thinker`, :meth:`observation`,
+        :meth:`play_thought`.)"""
         p = self.to_act
         if p is None:
             raise MoveError("the match is over")
         seat = self.seats[p]
         if seat.agent is None:  # a stand-in for a person: the hint agent plays
             seat.agent = self._make_agent(self.hint_agent)
-        action = int(seat.agent.act(self.env.observe(self.names[p])))
+        action = int(seat.agent.act(self.observation(p)))
         self.play_move(p, action)
         return action
 
+    def thinker(self, player: int) -> tuple[str, str]:
+        """Who thinks for ``player``'s seat: ``(slot, agent spec)``, the seat's agent, or the
+        hint agent standing in for a person who left."""
+        seat = self.seats[player]
+        return f"seat {player}", self.hint_agent if seat.human else seat.kind
+
+    def observation(self, player: int) -> dict[str, np.ndarray]:
+        """``player``'s observation now, copied (it may be sent elsewhere to think on)."""
+        ob = self.env.observe(self.names[player])
+        return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in ob.items()}
+
+    def play_thought(self, player: int, seq: int, action: int) -> bool:
+        """Play an agent's ``action`` for ``player``, thought at move ``seq``, when the table
+        is still there (his turn at that move, an agent's turn); False, with nothing played,
+        when it has moved on meanwhile (the person came back and moved)."""
+        if self.step_count != seq or self.to_act != player or not self.waiting_for_agent():
+            return False
+        self.play_move(player, action)
+        return True
+
     def hint(self, player: int) -> int:
-        """What the table's hint agent would play in ``player``'s seat (from his view)."""
+        """What the table's hint agent would play in ``player``'s seat (from his view),
+        thought here. (The server asks its workers: :meth:`known_hint`, :meth:`keep_hint`.)"""
+        known = self.known_hint(player)
+        if known is not None:
+            return known
+        if self._hinter is None:
+            self._hinter = self._make_agent(self.hint_agent)
+        action = int(self._hinter.act(self.observation(player)))
+        self.keep_hint(self.step_count, player, action)
+        return action
+
+    def known_hint(self, player: int) -> int | None:
+        """The hint already thought for ``player`` at this move, or None; a
+        :class:`MoveError` when it is not his turn."""
         if self.to_act != player:
             raise MoveError("a hint is for your own turn: it is not your turn")
         if self._hint_at is not None and self._hint_at[:2] == (self.step_count, player):
             return self._hint_at[2]  # the same position: the same hint, not thought again
-        if self._hinter is None:
-            self._hinter = self._make_agent(self.hint_agent)
-        action = int(self._hinter.act(self.env.observe(self.names[player])))
-        self._hint_at = (self.step_count, player, action)
-        return action
+        return None
+
+    def keep_hint(self, seq: int, player: int, action: int) -> None:
+        """Keep the hint thought for ``player`` at move ``seq`` (if the table is still
+        there: the same hint is then not thought again)."""
+        if seq == self.step_count:
+            self._hint_at = (seq, player, action)
 
     def _make_agent(self, spec: str) -> Any:
         return make_agent(spec, self.env)

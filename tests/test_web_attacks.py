@@ -138,6 +138,15 @@ def during(attack: Callable[[], None], probe: Probe, seconds: float = 30.0) -> N
         raise errors[0]
 
 
+def not_a_state(ws: Any) -> dict[str, Any]:
+    """The next message that is not a state (the agents' first moves, thought in a worker,
+    may send one at any time)."""
+    while True:
+        msg = json.loads(ws.recv(timeout=30))
+        if msg["type"] != "state":
+            return msg  # type: ignore[no-any-return]
+
+
 def restarts(data: Path, limits: Limits | None = None) -> None:
     """A new server on the same data starts and answers."""
     with live_server(data, limits) as (base, app):
@@ -223,10 +232,10 @@ def test_non_finite_and_deep_values_are_refused_and_the_server_restarts(tmp_path
                 ('{"type": "presence", "here": 1}', "here must be true or false"),
             ):
                 ws.send(text)
-                reply = json.loads(ws.recv(timeout=30))
+                reply = not_a_state(ws)
                 assert reply["type"] == "error" and word in reply["message"], (text[:30], reply)
             ws.send(json.dumps({"type": "ping"}))  # the socket is still open
-            assert json.loads(ws.recv(timeout=30))["type"] == "pong"
+            assert not_a_state(ws)["type"] == "pong"
     # A row forged with a NaN takeover (as an older server could write) does not keep the
     # server from starting: that table is left out, with its reason.
     db = sqlite3.connect(data / "gin_web.sqlite3")
@@ -315,6 +324,26 @@ def test_watchers_on_one_link_are_capped(tmp_path: Path) -> None:
         assert all("the most it may have (8)" in m for m in refused)
         for ws in socks:
             ws.close()
+        probe.close()
+
+
+def test_an_agent_that_thinks_for_seconds_holds_up_nobody(tmp_path: Path) -> None:
+    """Agents think in worker processes, not in the server's loop: while an agent that
+    thinks 1.5 s a move plays, a person at another table is answered well within that."""
+    from gin_web.tables import new_table
+
+    with live_server(tmp_path / "data") as (base, app):
+        probe = Probe(base)
+        server = app.state.server
+        # A client may not seat it (it is not in the lobby); the server's own code may.
+        slow = new_table("gin", {"target_score": 500}, ["search:budget=1.5"] * 2)
+        server.loop.call_soon_threadsafe(server.add_table, slow)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            probe.moves(1)
+        probe.check("an agent thinking 1.5 s a move at another table")
+        assert slow.step_count >= 3, "the slow agents did not play"
+        assert max(probe.rtts) < 1.0, f"a move took {max(probe.rtts):.2f} s"
         probe.close()
 
 

@@ -1,0 +1,72 @@
+"""The agents' workers of the web app (:mod:`gin_web.thinkers`): they answer as the agent
+would in the server's own process, a table's agents live in one worker, a dead worker is
+started again, and a move thought for a table that has moved on meanwhile is not played."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import pytest
+
+import agents
+from gin_web import tables
+from gin_web.thinkers import Thinkers
+
+
+def test_a_worker_answers_as_the_agent_would_here_and_one_that_dies_starts_again() -> None:
+    table = tables.new_table("three", {}, ["human"] * 3, seed=11)
+    here = agents.seat("heuristic", table.env.config)
+    thinkers = Thinkers(2)
+
+    async def run() -> None:
+        for _ in range(12):
+            p = table.to_act
+            assert p is not None
+            ob = table.observation(p)
+            action = await thinkers.act(table.id, "hint", "heuristic", table.env.config, ob)
+            assert action == int(here.act(ob))
+            table.move(p, action)
+        # Its worker killed, the next call starts another and is answered.
+        pid = thinkers.start()[thinkers._index(table.id)].result(timeout=60)
+        os.kill(pid, signal.SIGKILL)
+        p = table.to_act
+        assert p is not None
+        ob = table.observation(p)
+        action = await thinkers.act(table.id, "hint", "heuristic", table.env.config, ob)
+        assert action == int(here.act(ob))
+        thinkers.forget([table.id])
+
+    try:
+        asyncio.run(run())
+    finally:
+        thinkers.close()
+
+
+def test_bad_worker_counts_are_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="workers must be an int >= 1, got 0"):
+        Thinkers(0)
+    with pytest.raises(ValueError, match=r"nice must be an int in 0..19, got 40"):
+        Thinkers(1, nice=40)
+
+
+def test_a_move_thought_for_a_table_that_moved_on_is_not_played() -> None:
+    table = tables.new_table("gin", {}, ["human", "heuristic"], seed=4)
+    seat = table.seats[0]
+    seat.stand_in = True  # the person left: the hint agent stands in for him
+    while table.to_act != 0:
+        table.agent_move()
+    slot, spec = table.thinker(0)
+    assert (slot, spec) == ("seat 0", table.hint_agent)
+    seq = table.step_count
+    action = table.hint(0)
+    seat.stand_in = False  # he came back and moved before the stand-in's move arrived
+    table.move(0, action)
+    assert not table.play_thought(0, seq, action)
+    assert table.step_count == seq + 1
+    # At the table's move, with an agent to act, the thought move is played.
+    assert table.to_act == 1
+    seq = table.step_count
+    assert table.play_thought(1, seq, table.hint(1))
+    assert table.step_count == seq + 1
