@@ -68,6 +68,7 @@ of the acting network); a policy that reads it to act sees the other players' ca
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, Union
 
@@ -285,7 +286,12 @@ class SingleAgentEnv(gym.Env):
         self._done = done
         if done:  # the episode ended before the learner acted; start another
             return self.reset(options=options)
-        return obs, dict(self.aec.infos[self.learner])
+        return obs, self._info()
+
+    def _info(self, **more: Any) -> dict[str, Any]:
+        """The learner's info, a copy of its own: the env keeps its info (its arrays and the
+        hand's result) until a hand ends, and a user may keep every step's."""
+        return {**copy.deepcopy(self.aec.infos[self.learner]), **more}
 
     def _advance(self) -> tuple[Observation, float, bool]:
         """Let the other agents act until the learner is to act or the episode ends."""
@@ -317,14 +323,13 @@ class SingleAgentEnv(gym.Env):
             # the info says why (the move refused) so that a training log can count them.
             self._done = True
             obs = self._observe(aec.observe(self.learner))
-            info = {**aec.infos[self.learner], "illegal_action": a}
-            return obs, self.illegal_reward, True, False, info
+            return obs, self.illegal_reward, True, False, self._info(illegal_action=a)
         aec.step(a)
         obs, reward, done = self._advance()
         self._done = done
         terminated = bool(aec.terminations[self.learner])
         truncated = bool(aec.truncations[self.learner]) and not terminated
-        return obs, reward, terminated, truncated, dict(aec.infos[self.learner])
+        return obs, reward, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions, as booleans (sb3-contrib's MaskablePPO reads this).

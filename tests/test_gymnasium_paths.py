@@ -13,6 +13,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+from gymnasium.utils.passive_env_checker import data_shares_objects
 from gymnasium.vector import AutoresetMode
 
 from agents import single_agent
@@ -67,6 +68,24 @@ def test_making_an_id_warns_nothing(env_id: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gymnasium.make(env_id).reset(seed=0)
+
+
+@pytest.mark.parametrize("infos", ["numeric", "readable"])
+def test_each_step_returns_infos_of_its_own(infos: str) -> None:
+    # A user keeps every step's info (a replay buffer): none may share an object with the
+    # next, as Gymnasium's passive checker warns (the env keeps its own until a hand ends).
+    env = gymnasium.make("gin_env/Gin-v0", episode="hand", infos=infos)
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, info = env.reset(seed=0)
+        for _ in range(120):
+            legal = np.flatnonzero(env.unwrapped.action_masks())
+            _, _, terminated, truncated, next_info = env.step(int(rng.choice(legal)))
+            assert not data_shares_objects(info, next_info)
+            info = next_info
+            if terminated or truncated:
+                _, info = env.reset()
 
 
 def test_no_id_reads_as_an_older_version_of_another() -> None:
