@@ -17,7 +17,8 @@ into ``results/learning/README.md``'s table (a cell no run has filled says "not 
 ``results/learning/curves.png``.
 
 A learner step is one decision of the learning seat (SB3 rows, DMC) or one env step
-(Tianshou: one seat acts per step, the learner's or the random player's; TorchRL: one seat
+(Tianshou's single loop: the learner's decisions; its multi-agent loop: one seat acts
+per step, the learner's or the random player's; TorchRL: one seat
 acts per frame, every seat the learner's, as it plays itself).
 
 Rows (``list`` prints their commands):
@@ -25,7 +26,11 @@ Rows (``list`` prints their commands):
 - ``sb3-gin``: sb3-contrib MaskablePPO on ``gin_v0`` (the vector env), opponents random;
 - ``sb3-three-gymnasium``: the same on the three-handed env through the Gymnasium wrapper;
 - ``sb3-three-vector``: the same on the three-handed env through the vector env;
-- ``tianshou-dqn-gin``: Tianshou's DQN on ``gin_v0`` against a random player;
+- ``tianshou-dqn-gin``: Tianshou's DQN on ``gin_v0`` against a random player, the learner's
+  seat of the Gymnasium env (the random player inside it);
+- ``tianshou-dqn-gin-marl``: the same through Tianshou's multi-agent loop, in points (the
+  example's loop until it had ``--loop``): a hand its opponent ends never reaches the
+  learner's transitions (``examples/tianshou_dqn.py`` says why);
 - ``torchrl-mappo-three``: TorchRL's multi-agent PPO on the three-handed env, self-play;
 - ``dmc-gin``: the project's DMC (:mod:`training.train_dmc`) on ``gin_v0``, self-play,
   the plain action encoding (no L2 in it), from scratch.
@@ -116,7 +121,15 @@ ROWS = {
             "DQN (Tianshou), gin_v0, against random",
             "gin",
             "examples/tianshou_dqn.py",
-            (),
+            ("--loop", "single"),
+            "tianshou",
+        ),
+        Row(
+            "tianshou-dqn-gin-marl",
+            "DQN (Tianshou's multi-agent loop), gin_v0, against random",
+            "gin",
+            "examples/tianshou_dqn.py",
+            ("--loop", "marl", "--reward-scale", "1.0"),
             "tianshou",
         ),
         Row(

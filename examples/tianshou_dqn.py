@@ -1,8 +1,19 @@
-"""Tianshou 2: a DQN player learns two-player gin against a random player, with Tianshou's
-own multi-agent loop (``PettingZooEnv``, ``MultiAgentOffPolicyAlgorithm``, collectors, the
-off-policy trainer), in its 2.0 API.
+"""Tianshou 2: a DQN player learns two-player gin, in Tianshou's 2.0 API (``DQN`` around a
+``DiscreteQLearningPolicy``, collectors, the off-policy trainer), by either of Tianshou's
+loops (``--loop``):
+
+- ``single`` (the default): the learner's seat of ``gymnasium.make("gin_env/Gin-v0",
+  opponents=...)``, the other seat played inside the env by ``--opponent`` (any agent
+  name); every point of the hand reaches the learner's last transition;
+- ``marl``: Tianshou's own multi-agent loop (``PettingZooEnv`` around ``gin_v0``,
+  ``MultiAgentOffPolicyAlgorithm``), the DQN in one seat and Tianshou's random player in
+  the other. That loop stores each step's rewards with the transition of the seat that
+  moved, so when the random player's move ends the hand (his knock or gin) the learner's
+  points are never in its own transitions, and its ``obs_next`` is the other seat's view:
+  it is here to show the route, not to learn (``--opponent`` must be ``random``).
 
     python examples/tianshou_dqn.py --steps 200000
+    python examples/tianshou_dqn.py --loop marl --steps 200000
     python examples/tianshou_dqn.py --smoke      # what CI runs: a few seconds
 
 Needs the ``tianshou`` extra (tianshou 2.0.1). Tianshou 2 renamed its parts: policies
@@ -11,10 +22,12 @@ Needs the ``tianshou`` extra (tianshou 2.0.1). Tianshou 2 renamed its parts: pol
 ``MultiAgentOffPolicyAlgorithm`` in place of ``MultiAgentPolicyManager``), and training
 runs by ``algorithm.run_training(OffPolicyTrainerParams(...))``.
 
-Tianshou's ``PettingZooEnv`` passes the action mask as ``obs.mask``, which the DQN policy
-and the random player both honour. The env is ``gin_v0`` with a hand per episode, so a
-player's return is its points in that hand. ``--steps`` counts env steps (one seat acts in
-each, the learner's or the random player's).
+Tianshou's DQN honours an action mask given as ``obs.mask`` beside ``obs.obs``: the
+multi-agent ``PettingZooEnv`` passes it so, and :class:`MaskedObservation` gives the
+single-agent env's observation that shape. A hand is an episode, and the learner's
+rewards are its points in the hand times ``--reward-scale`` (Q values near 1, where Adam's
+step size suits them); every figure printed is in points. ``--steps`` counts env steps:
+the learner's decisions in the single loop, either seat's in the multi-agent one.
 
 While it trains it shows a progress bar (env steps, steps per second, time left and the
 last point of its learning curve: points per hand against ``random`` on ``--curve-deals``
@@ -25,18 +38,15 @@ Q network (its best legal move) play the same ``--eval-deals`` duplicate deals o
 ``--eval-seed`` against each of ``--eval-opponents``; the script prints both with 95% CIs
 and the difference, paired by deal. ``--result FILE`` writes it all as JSON.
 
-What it learns on two cores, measured: at 100,000 env steps (roughly half of them the
-learner's decisions; 18 minutes of training on two cores shared with other work) it has
-not learned yet. With
+What it learns on two cores, measured (``python benchmarks/learning.py run
+tianshou-dqn-gin --budget 100000 --seed 0``, which runs
 
     python examples/tianshou_dqn.py --steps 100000 --seed 0 \\
         --eval-opponents random,simple,heuristic --eval-deals 500 --eval-seed 20261
 
-(``python benchmarks/learning.py run tianshou-dqn-gin --budget 100000 --seed 0``), trained
-minus untrained on the same 500 deals, points per hand: +0.72 [-0.22, +1.66] against
-random, -3.42 [-5.03, -1.81] against simple, -5.62 [-7.07, -4.17] against heuristic. The
-budget at which it learns is not measured yet; ``results/learning/README.md`` keeps the
-runs made so far.
+): see ``results/learning/README.md`` for the runs made so far. The multi-agent loop had
+not learned at 100,000 env steps (trained minus untrained on the same 500 deals, points
+per hand: +0.72 [-0.22, +1.66] against random, -3.42 [-5.03, -1.81] against simple).
 """
 
 from __future__ import annotations
@@ -49,8 +59,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import gymnasium
 import numpy as np
 import torch
+from gymnasium import spaces
 from tianshou.algorithm import DQN
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
@@ -63,6 +75,7 @@ from tianshou.utils import TensorboardLogger
 from tianshou.utils.net.common import Net
 from torch.utils.tensorboard import SummaryWriter
 
+import gin_env  # noqa: F401 (registers the gymnasium ids)
 from gin_env import gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
@@ -73,11 +86,14 @@ from training.progress import Progress
 # the learner's (multi_agent_return_reduction) are the ones the trainer scores.
 logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
 
-LEARNER = "player_0"  # the DQN seat; player_1 plays at random
+LEARNER = "player_0"  # the DQN's seat in the multi-agent loop; player_1 plays at random
+LOOPS = ("single", "marl")
 
 
 @dataclass
 class Args:
+    loop: str = "single"  # one of LOOPS
+    opponent: str = "random"  # the other seat in the single loop: any agent name
     steps: int = 200_000  # env steps in all
     steps_per_epoch: int = 10_000
     steps_per_collect: int = 100
@@ -86,6 +102,7 @@ class Args:
     batch: int = 64
     lr: float = 1e-4
     gamma: float = 0.99
+    reward_scale: float = 0.01  # the learner's reward is its hand points times this
     eps_train: float = 0.1
     eval_deals: int = 500
     eval_opponents: str = "random,simple"
@@ -100,7 +117,10 @@ class Args:
 def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name, default in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
+        choices = LOOPS if name == "loop" else None
+        parser.add_argument(
+            f"--{name.replace('_', '-')}", type=type(default), default=default, choices=choices
+        )
     parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     ns = parser.parse_args(argv)
@@ -110,6 +130,13 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
         args.buffer, args.curve_every, args.curve_deals = 2_000, 200, 4
     if args.steps < 1:
         parser.error(f"--steps must be a positive number of env steps; got {args.steps}")
+    if not args.reward_scale > 0:
+        parser.error(f"--reward-scale must be a positive number; got {args.reward_scale}")
+    if args.loop == "marl" and args.opponent != "random":
+        parser.error(
+            f"--opponent must be random with --loop marl (Tianshou's random player holds the "
+            f"other seat); got {args.opponent!r}"
+        )
     return args, ns.quiet
 
 
@@ -128,13 +155,38 @@ class QPlayer:
         return int(np.argmax(np.where(mask, q, -np.inf)))
 
 
-def make_env() -> PettingZooEnv:
-    return PettingZooEnv(gin_v0.env(episode="hand", infos="numeric"))
+class MaskedObservation(gymnasium.ObservationWrapper):
+    """The learner's vector and its legal moves, as Tianshou's DQN reads them (``obs.obs``,
+    ``obs.mask``)."""
+
+    def __init__(self, env: gymnasium.Env) -> None:
+        super().__init__(env)
+        self.observation_space = spaces.Dict(
+            {"obs": env.observation_space, "mask": spaces.MultiBinary(NUM_ACTIONS)}
+        )
+
+    def observation(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        return {"obs": observation, "mask": self.env.unwrapped.action_masks()}
 
 
-def make_algorithm(
-    args: Args, env: PettingZooEnv, net: torch.nn.Module
-) -> MultiAgentOffPolicyAlgorithm:
+def env_maker(args: Args) -> Any:
+    """A function making one env of ``args.loop``, rewards scaled by ``args.reward_scale``."""
+    scale = args.reward_scale
+
+    def single() -> gymnasium.Env:
+        env = gymnasium.make(
+            "gin_env/Gin-v0", opponents=args.opponent, episode="hand", infos="numeric"
+        )
+        return gymnasium.wrappers.TransformReward(MaskedObservation(env), lambda r: r * scale)
+
+    def marl() -> PettingZooEnv:
+        return PettingZooEnv(gin_v0.env(episode="hand", infos="numeric", reward_scale=scale))
+
+    return single if args.loop == "single" else marl
+
+
+def make_algorithm(args: Args, env: Any, net: torch.nn.Module) -> Any:
+    """The DQN (single loop), or the DQN beside Tianshou's random player (multi-agent)."""
     policy = DiscreteQLearningPolicy(
         model=net, action_space=env.action_space, eps_training=args.eps_train, eps_inference=0.0
     )
@@ -145,6 +197,8 @@ def make_algorithm(
         n_step_return_horizon=1,
         target_update_freq=320,
     )
+    if args.loop == "single":
+        return dqn
     random_player = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
     seats = {LEARNER: dqn, "player_1": random_player}
     return MultiAgentOffPolicyAlgorithm(algorithms=[seats[a] for a in env.agents], env=env)
@@ -155,11 +209,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     np.random.seed(args.seed)  # Tianshou's random player and epsilon draw from numpy's global rng
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)  # a small network: more threads only wait
+    make_env = env_maker(args)
     env = make_env()
     net = Net(state_shape=OBS_SIZE, action_shape=NUM_ACTIONS, hidden_sizes=[256, 256])
     untrained = QPlayer(copy.deepcopy(net), "untrained")
     algorithm = make_algorithm(args, env, net)
-    agents = env.agents
 
     # -- collectors: a learner's replay buffer over parallel copies of the env -----------
     train_envs = DummyVectorEnv([make_env for _ in range(args.num_envs)])
@@ -184,7 +238,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if curve.due(env_step):
             curve.record(QPlayer(net, "dqn"), env_step)
 
-    learner_index = agents.index(LEARNER)
+    # the multi-agent test score: the learner's return (its scaled points in the hand)
+    learner = env.agents.index(LEARNER) if args.loop == "marl" else 0
     start = time.perf_counter()
     result = algorithm.run_training(
         OffPolicyTrainerParams(
@@ -196,8 +251,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             test_step_num_episodes=args.num_envs,
             batch_size=args.batch,
             update_step_num_gradient_steps_per_sample=0.1,
-            # the test score: the learner's return (its points in the hand)
-            multi_agent_return_reduction=lambda r: r[:, learner_index],
+            multi_agent_return_reduction=(
+                (lambda r: r[:, learner]) if args.loop == "marl" else None
+            ),
             training_fn=on_training_step,
             logger=TensorboardLogger(SummaryWriter(args.log_dir)),
             verbose=False,
@@ -209,8 +265,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     steps = int(result.train_step)
     progress.update(steps - seen["steps"])
     curve.record(QPlayer(net, "dqn"), steps)
-    best = result.best_score
-    print(f"trained {steps} env steps in {seconds:.1f} s; best test return {best:+.2f}")
+    best = result.best_score / args.reward_scale
+    print(
+        f"trained {steps} env steps in {seconds:.1f} s ({args.loop} loop); "
+        f"best test return {best:+.2f} points"
+    )
 
     # -- what it learned: the untrained and the trained network on the same deals --------
     return report_learned(

@@ -155,11 +155,24 @@ def test_a_bad_choice_is_named_with_the_allowed_values() -> None:
     assert "--env must be one of vector, gymnasium; got 'gym'" in done.stderr
 
 
-def test_tianshou_dqn_against_a_random_player() -> None:
+@pytest.mark.parametrize("loop", ["single", "marl"])
+def test_tianshou_dqn_against_a_random_player(loop: str) -> None:
     pytest.importorskip("tianshou")
-    out = _run("tianshou_dqn.py")
-    assert re.search(r"trained \d+ env steps .* best test return", out), out
+    out = _run("tianshou_dqn.py", "--loop", loop)
+    assert re.search(rf"trained \d+ env steps .* \({loop} loop\); best test return", out), out
     _points(out)
+
+
+def test_tianshou_dqn_multi_agent_loop_has_only_a_random_opponent() -> None:
+    pytest.importorskip("tianshou")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    script = str(EXAMPLES / "tianshou_dqn.py")
+    done = subprocess.run(
+        [sys.executable, script, "--loop", "marl", "--opponent", "simple"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--opponent must be random with --loop marl" in done.stderr, done.stderr
 
 
 def test_benchmarl_task_trains_mappo(tmp_path: Path) -> None:
