@@ -56,6 +56,9 @@ __all__ = [
     "TableState",
     "action_entry",
     "arranged",
+    "cards_of_mask",
+    "clear_caches",
+    "discard_table",
     "seat_view",
     "table_state",
 ]
@@ -71,8 +74,36 @@ GIN_PHASES = {
 RUMMY_PHASES = {"draw": "draw", "play": "meld, lay off, discard", "over": "hand over"}
 
 
-def _cards(mask: int) -> tuple[int, ...]:
-    return tuple(from_mask(mask))
+@functools.lru_cache(maxsize=64, typed=True)  # an enum member's name is slow to read
+def _phase_id(phase: Any) -> str:
+    """The engine's phase as its id: ``"upcard_nondealer"``, ``"discard"``, ``"play"``..."""
+    return str(phase.name.lower())
+
+
+#: What each discard from an 11-card hand leaves in deadwood: one search per hand, kept (a
+#: hand is viewed again within a turn: re-asks, other seats, the web page).
+discard_table = functools.lru_cache(maxsize=4096)(discard_deadwoods)
+
+
+#: The cards of every 13-bit suit mask, per suit: a card mask read four lookups at a time.
+_SUIT_CARDS = tuple(
+    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13))
+    for s in range(4)
+)
+
+
+def cards_of_mask(mask: int) -> tuple[int, ...]:
+    """The cards of the card mask ``mask`` in ascending order (``from_mask``'s, as a tuple,
+    in four lookups)."""
+    return (
+        _SUIT_CARDS[0][mask & 0x1FFF]
+        + _SUIT_CARDS[1][mask >> 13 & 0x1FFF]
+        + _SUIT_CARDS[2][mask >> 26 & 0x1FFF]
+        + _SUIT_CARDS[3][mask >> 39 & 0x1FFF]
+    )
+
+
+_cards = cards_of_mask
 
 
 def _names(cards: Sequence[int]) -> list[str]:
@@ -450,6 +481,24 @@ def seat_view(env: Any, player: int | None, open_hands: bool = False) -> SeatVie
     return _rummy_view(env, player, open_hands)
 
 
+#: How many entries each of the caches below keeps before it starts afresh.
+_KEPT = 512
+#: Each finished hand's row and showdown, built once: ``id(record) -> (record, row,
+#: showdown)`` (the record held, so its id is not reused while its entry lives).
+_FINISHED: dict[int, tuple[Any, HandPoints, ShowdownView]] = {}
+
+
+def _finished(env: Any, rec: Any) -> tuple[HandPoints, ShowdownView]:
+    """The score-sheet row and the showdown of the finished hand of ``rec``."""
+    found = _FINISHED.get(id(rec))
+    if found is not None and found[0] is rec:
+        return found[1], found[2]
+    row = _gin_points(env, rec)
+    showdown = _gin_showdown(env, rec, row)
+    _kept(_FINISHED, id(rec), (rec, row, showdown))
+    return row, showdown
+
+
 def _gin_points(env: Any, rec: Any) -> HandPoints:
     r = rec.result
     winner = None if r.winner is None else rec.players[r.winner]
@@ -471,14 +520,14 @@ def _gin_points(env: Any, rec: Any) -> HandPoints:
     )
 
 
-def _gin_showdown(env: Any, rec: Any) -> ShowdownView:
+def _gin_showdown(env: Any, rec: Any, row: HandPoints) -> ShowdownView:
     r = rec.result
     sd = r.showdown
     if sd is None:  # a drawn hand is thrown in unseen
-        return ShowdownView(_gin_points(env, rec), ())
+        return ShowdownView(row, ())
     hands = tuple((p, _cards(r.final_hands[s])) for s, p in enumerate(rec.players))
     return ShowdownView(
-        _gin_points(env, rec),
+        row,
         hands,
         tuple(_cards(m) for m in sd.knocker_melds),
         _cards(sd.knocker_deadwood_cards),
@@ -503,21 +552,79 @@ def _seen_by(env: Any, rec: Any, player: int | None, open_hands: bool) -> set[in
     return sees
 
 
+@dataclass(slots=True)
+class _Hand:
+    """What the views of one gin hand read of its record again and again, read once; and
+    its moves as each sight saw them, kept as the hand goes (``sight -> (moves, actions
+    read, the pile then, the next stock card)``), so a view built once per decision replays
+    only the moves made since the last one."""
+
+    roles: tuple[str, ...]
+    adviser: int | None
+    team: tuple[int | None, ...]  # the captain and his adviser
+    sitting_out: tuple[int, ...]
+    moves: dict[Any, tuple[tuple[Move, ...], int, tuple[int, ...], int]] = field(
+        default_factory=dict
+    )
+
+
+#: Kept per source (a gin hand's record, rummy's list of moves), by its id; each entry holds
+#: its source, so the id is not reused while the entry lives. A new entry replaces a whole
+#: one in one assignment: a reader sees the old or the new.
+_HANDS: dict[int, tuple[Any, _Hand]] = {}
+_RUMMY_MOVES: dict[Any, tuple[Any, tuple[Move, ...]]] = {}
+
+
+def clear_caches() -> None:
+    """Forget every result kept from one view to the next (the hands' moves and finished
+    hands, arrangements, discards' deadwood, the rules): a view is then built from the
+    table alone. For tests and benchmarks; a view never needs it."""
+    for cache in (_HANDS, _RUMMY_MOVES, _FINISHED, _RULES):
+        cache.clear()
+    for kept in (arranged, discard_table, _phase_id):
+        kept.cache_clear()
+
+
+def _kept(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(cache) >= _KEPT and key not in cache:
+        cache.clear()
+    cache[key] = value
+
+
+def _hand_of(env: Any, rec: Any) -> _Hand:
+    found = _HANDS.get(id(rec))
+    if found is not None and found[0] is rec:
+        return found[1]
+    outside = tuple(p for p in range(env.num_players) if p not in rec.players)
+    adviser = outside[0] if outside else None
+    roles = tuple(env.role_names[r] for r in rec.roles)
+    hand = _Hand(roles, adviser, (rec.players[0], adviser), outside)
+    _kept(_HANDS, id(rec), (rec, hand))
+    return hand
+
+
 def _gin_moves(env: Any, rec: Any, player: int | None, open_hands: bool) -> tuple[Move, ...]:
     """The moves of the hand of ``rec`` as ``player`` saw them, replaying the pile from the
     deal: a taken card is the pile's top, a drawn card the stock's."""
+    facts = _hand_of(env, rec)
     sees = _seen_by(env, rec, player, open_hands)
-    outside = [p for p in range(env.num_players) if p not in rec.players]
-    adviser = outside[0] if outside else None
-    team = {rec.players[0], adviser}
-    roles = [env.role_names[r] for r in rec.roles]
-    pile = [rec.deck[20]]
-    stock = 21
+    adviser = facts.adviser
+    advice_seen = open_hands or player in facts.team
+    sight = (tuple(sorted(sees)), advice_seen)
+    actions = rec.actions
+    done: tuple[Move, ...] = ()
+    start, pile, stock = 0, [rec.deck[20]], 21
+    kept = facts.moves.get(sight)
+    if kept is not None and kept[1] <= len(actions):
+        done, start, pile_then, stock = kept
+        if start == len(actions):
+            return done
+        pile = list(pile_then)
+    roles = facts.roles
     out = []
-    for who, action in rec.actions:
+    for who, action in actions[start:]:
         if who == adviser:
-            seen = open_hands or player in team
-            out.append(Move(who, action if seen else None, None, True, roles[who]))
+            out.append(Move(who, action if advice_seen else None, None, True, roles[who]))
             continue
         card: int | None = None
         if action == A.TAKE_DISCARD:
@@ -530,7 +637,9 @@ def _gin_moves(env: Any, rec: Any, player: int | None, open_hands: bool) -> tupl
             card = (action - A.DISCARD) % 52
             pile.append(card)
         out.append(Move(who, action, card, False, roles[who]))
-    return tuple(out)
+    moves = done + tuple(out)
+    facts.moves[sight] = (moves, len(actions), tuple(pile), stock)
+    return moves
 
 
 def _gin_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
@@ -555,46 +664,50 @@ def _gin_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
     suggestion = getattr(match, "suggestion", None)
     if suggestion is not None and not (open_hands or player in (captain, adviser)):
         suggestion = None
-    legal = tuple(int(a) for a in env.legal_actions()) if to_act == player is not None else ()
+    legal = tuple(map(int, env.legal_actions())) if to_act == player is not None else ()
     # What each legal discard or knock leaves in deadwood (0 after a knock: gin), from the
     # hand of the seat to act (or of the captain the adviser advises, if he sees it).
     leaves: dict[int, int] = {}
     acting = next((p for p in (to_act, captain) if p in hands), None) if legal else None
     if acting is not None and len(hands[acting].cards) == 11:
-        left = discard_deadwoods(hand.hands[rec.players.index(acting)])
+        seat = rec.players.index(acting)
+        # The engine keeps the seat to act's (its legal knocks need them).
+        left = hand.discard_deadwoods() if seat == hand.current else discard_table(hand.hands[seat])
         leaves = {a: left[(a - A.DISCARD) % 52] for a in legal if A.DISCARD <= a < A.BIG_GIN}
     # The moves of the hand on the table; once it is over (the next not yet begun), its own.
     moves_rec = rec if rec.actions or not done else done[-1]
+    phase_id = _phase_id(hand.phase)
+    facts = _hand_of(env, rec)
     standings = match.standings()
     return SeatView(
         game=env.metadata["name"],
         family="gin",
         player=player,
         num_players=env.num_players,
-        roles=tuple(env.role_names[x] for x in rec.roles),
+        roles=facts.roles,
         to_act=to_act,
-        phase=GIN_PHASES.get(hand.phase.name.lower(), hand.phase.name.lower()),
+        phase=GIN_PHASES.get(phase_id, phase_id),
         advising=bool(getattr(match, "advising", False)),
         hand_index=int(rec.index),
         hands=hands,
         counts=tuple(counts),
         pile=tuple(hand.discard_pile),
         upcard=hand.top_discard,
-        taken=hand.taken if hand.phase.name == "DISCARD" else None,
+        taken=hand.taken if phase_id == "discard" else None,
         took=took,
         stock=hand.stock_size,
         knock_limit=hand.knock_limit,
         multiplier=hand.multiplier,
-        scores=tuple(int(s) for s in match.scores),
+        scores=tuple(map(int, match.scores)),
         target=match.target_score,
         over=over,
         winner=None if not over else match.winner,
-        sheet=tuple(_gin_points(env, r) for r in done),
+        sheet=tuple(_finished(env, r)[0] for r in done),
         suggestion=None if suggestion is None else int(suggestion),
         legal=legal,
-        showdown=_gin_showdown(env, done[-1]) if done else None,
+        showdown=_finished(env, done[-1])[1] if done else None,
         moves=_gin_moves(env, moves_rec, player, open_hands),
-        sitting_out=tuple(p for p in range(env.num_players) if p not in rec.players),
+        sitting_out=facts.sitting_out,
         dealer=rec.players[1],
         games=standings.get("games"),
         game_winners=standings.get("game_winners"),
@@ -602,14 +715,23 @@ def _gin_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
         rules=_rules(env.config),
         discarded=discarded,
         turn=hand.turns,
-        phase_id=hand.phase.name.lower(),
+        phase_id=phase_id,
         leaves=leaves,
         moves_hand=int(moves_rec.index),
     )
 
 
+#: A table's rules (a frozen dataclass) as a dict, by the config's id (the config held).
+_RULES: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
 def _rules(config: Any) -> dict[str, Any]:
-    return asdict(config)
+    """The rules as a dict of option names: a fresh dict each view (its values are plain)."""
+    found = _RULES.get(id(config))
+    if found is None or found[0] is not config:
+        found = (config, asdict(config))
+        _kept(_RULES, id(config), found)
+    return dict(found[1])
 
 
 def _rummy_points(game: Any, index: int, result: Any, scores_after: tuple[int, ...]) -> HandPoints:
@@ -661,7 +783,7 @@ def _rummy_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
         showdown = ShowdownView(sheet[-1], tuple((p, _cards(last.cards_left[p])) for p in range(n)))
     scores = tuple(int(s) for s in game.scores)
     winner = _rummy_winner(game) if over else None
-    phase = game.phase.name.lower()
+    phase = _phase_id(game.phase)
     legal = tuple(int(a) for a in game.legal_actions()) if to_act == player is not None else ()
     return SeatView(
         game=env.metadata["name"],
@@ -705,13 +827,21 @@ def _rummy_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
 def _rummy_moves(game: Any, player: int | None, open_hands: bool) -> tuple[Move, ...]:
     """The hand's moves as ``player`` saw them (the last hand's, before this one's first
     move): a card drawn from the stock only to the drawer, every other card is laid face
-    up."""
-    moves = (
-        [(s, a, c) for (s, a), c in zip(game.history, game.moved, strict=True)]
-        if game.history
-        else game.last_history
-    )
-    return tuple(
+    up. Only the moves made since the last call for the same hand and sight are read."""
+    source = game.history if game.history else game.last_history
+    key = (id(source), "open" if open_hands else player)
+    found = _RUMMY_MOVES.get(key)
+    done: tuple[Move, ...] = ()
+    if found is not None and found[0] is source and len(found[1]) <= len(source):
+        done = found[1]
+        if len(done) == len(source):
+            return done
+    start = len(done)
+    if game.history:
+        new = [(s, a, c) for (s, a), c in zip(source[start:], game.moved[start:], strict=True)]
+    else:
+        new = source[start:]
+    moves = done + tuple(
         Move(
             seat,
             action,
@@ -719,8 +849,10 @@ def _rummy_moves(game: Any, player: int | None, open_hands: bool) -> tuple[Move,
             else card,
             family="rummy",
         )
-        for seat, action, card in moves
+        for seat, action, card in new
     )  # fmt: skip
+    _kept(_RUMMY_MOVES, key, (source, moves))
+    return moves
 
 
 def _with_scores(row: HandPoints, scores: tuple[int, ...]) -> HandPoints:

@@ -149,3 +149,50 @@ def test_terminal_page_and_words_carry_the_same_facts(game: str, options: dict) 
         for player in [None, *range(n)]:
             _check_seat(table, player)
     assert states >= 100
+
+
+def test_views_kept_as_the_hands_go_equal_views_built_afresh() -> None:
+    # The view keeps each hand's moves, finished hands and arrangements from one call to
+    # the next. Views so built, over matches of gin and rummy played side by side (their
+    # phases are IntEnums of equal values: kept apart), equal the views of the same states
+    # built from the table alone, for every seat, a spectator and open hands.
+    from gin_env.seat_view import clear_caches
+
+    def tables() -> list[Any]:
+        made = [
+            games.get("three").make_env(target_score=40, oklahoma=True),
+            games.get("gin").make_env(target_score=30, hollywood=True),
+            games.get("rummy").make_env(num_players=3, target_score=40),
+        ]
+        for seed, env in enumerate(made):
+            env.reset(seed=seed)
+        return [env.unwrapped for env in made]
+
+    def views(env: Any) -> list[Any]:
+        return [
+            seat_view(env, p, o) for p in (None, *range(env.num_players)) for o in (False, True)
+        ]
+
+    rng = np.random.default_rng(5)
+    kept, moves = [], []
+    envs = tables()
+    for _ in range(300):
+        for env in envs:
+            kept.append(views(env))
+            agent = env.agent_selection
+            move = None
+            if not (env.terminations[agent] or env.truncations[agent]):
+                move = int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"])))
+                env.step(move)
+            moves.append(move)
+    envs = tables()
+    for i, move in enumerate(moves):
+        env = envs[i % len(envs)]
+        afresh = []
+        for p in (None, *range(env.num_players)):
+            for o in (False, True):
+                clear_caches()
+                afresh.append(seat_view(env, p, o))
+        assert kept[i] == afresh, i
+        if move is not None:
+            env.step(move)

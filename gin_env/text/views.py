@@ -8,7 +8,6 @@ the one thing added, and only to the captain.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from typing import Any
@@ -20,8 +19,8 @@ from gin_env import games, rummy_encoding
 from gin_env.config import HandRules
 from gin_env.config import Table as GameTable
 from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
-from gin_env.melds import discard_deadwoods
-from gin_env.seat_view import GIN_PHASES, SeatView, arranged
+from gin_env.seat_view import GIN_PHASES, SeatView, arranged, discard_table
+from gin_env.seat_view import cards_of_mask as _card_tuple
 from gin_env.text.words import GAMES, ROLE_WORDS, Rulebook, describe
 
 __all__ = ["table_of", "game_of", "facts", "seat_text"]
@@ -130,7 +129,7 @@ def facts(observation: Mapping[str, Any], table: Rulebook, message: str | None =
     okl = bool(table.rule("oklahoma", False))
     leaves: dict[int, int] = {}
     if hand.bit_count() == 11 and legal:
-        left = _discard_table(hand)
+        left = discard_table(hand)
         leaves = {a: left[(a - _DISCARD) % 52] for a in legal if _DISCARD <= a < _BIG_GIN}
     return SeatView(
         game=_ENV_NAMES[table.game],
@@ -168,27 +167,6 @@ def facts(observation: Mapping[str, Any], table: Rulebook, message: str | None =
         pile_in_order=False,
         phase_id=_GIN_PHASE_IDS[phase],
         leaves=leaves,
-    )
-
-
-#: Every discard's deadwood from an 11-card hand: one search, kept (a hand repeats across a
-#: turn's prompts).
-_discard_table = functools.lru_cache(maxsize=4096)(discard_deadwoods)
-
-
-#: The cards of every 13-bit suit mask, per suit: a card mask read four lookups at a time.
-_SUIT_CARDS = tuple(
-    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13))
-    for s in range(4)
-)
-
-
-def _card_tuple(mask: int) -> tuple[int, ...]:
-    return (
-        _SUIT_CARDS[0][mask & 0x1FFF]
-        + _SUIT_CARDS[1][mask >> 13 & 0x1FFF]
-        + _SUIT_CARDS[2][mask >> 26 & 0x1FFF]
-        + _SUIT_CARDS[3][mask >> 39 & 0x1FFF]
     )
 
 

@@ -198,8 +198,23 @@ def rules_in_brief(table: Rulebook) -> str:
 _RULES_LINES: dict[tuple[Any, ...], str] = {}
 
 
+#: The last line written per Rulebook, by its id: (the Rulebook, its rules then, the line).
+_RULES_LINE_OF: dict[int, tuple[Rulebook, dict[str, Any], str]] = {}
+
+
 def rules_line(table: Rulebook) -> str:
     """The table's rules in one line, as every seat's view states them."""
+    last = _RULES_LINE_OF.get(id(table))
+    if last is not None and last[0] is table and last[1] == table.rules:
+        return last[2]
+    line = _rules_line_of(table)
+    if len(_RULES_LINE_OF) > 256:
+        _RULES_LINE_OF.clear()
+    _RULES_LINE_OF[id(table)] = (table, dict(table.rules), line)
+    return line
+
+
+def _rules_line_of(table: Rulebook) -> str:
     key = (table.game, *sorted(table.rules.items()))
     found = _RULES_LINES.get(key)
     if found is None:
@@ -258,8 +273,11 @@ def legal_words(legal: Sequence[int], game: str) -> list[str]:
 _CARD_TEXT = tuple(card_str(c) for c in range(52))
 
 
+_card_text = _CARD_TEXT.__getitem__
+
+
 def _cards(cards: Sequence[int]) -> str:
-    return " ".join(_CARD_TEXT[c] for c in cards)
+    return " ".join(map(_card_text, cards))
 
 
 def _list(cards: Sequence[int]) -> str:
@@ -314,7 +332,7 @@ def _describe_gin(v: SeatView, table: Rulebook, message: str | None) -> list[str
     three = v.num_players == 3
     roles = v.roles
     me = v.player
-    role = v.role
+    role = "" if me is None else roles[me]
     in_hand = [p for p in range(v.num_players) if p not in v.sitting_out]
     box = roles.index("box") if three and "box" in roles else None
     captain = roles.index("captain") if three and "captain" in roles else None
