@@ -220,6 +220,15 @@ class _WordsPlayer:
         price_out: float = 0.0,
         run: str | None = None,
     ) -> None:
+        if on_invalid == "forfeit-hand":
+            # The arena forfeits; a player in the numeric envs cannot end a hand there.
+            raise ValueError(
+                "on_invalid='forfeit-hand' cannot be played in the numeric envs (no move there "
+                f"ends a hand); allowed for a player: {', '.join(ON_INVALID)}. The text env "
+                "forfeits (gin_env.text.env(..., on_invalid='forfeit-hand')); in the numeric "
+                "envs a hand the arena would forfeit is a fallback move, counted in "
+                "fallback_rate"
+            )
         self.policy = UnusablePolicy(retries, on_invalid, allowed=ON_INVALID)
         for name, value, allowed in (
             ("protocol", protocol, PROTOCOLS),
@@ -320,6 +329,11 @@ class _WordsPlayer:
             self._stats["decisions"] += 1
             decision = int(self._stats["decisions"])
         where = {**(_CONTEXT.get() or {}), "role": role, "decision": decision}
+        if view is not None and view.player is not None:
+            # The loop's view says the seat, and the hand of a match (the harness's "hand",
+            # when it gives one, says which replay of a deal this is: it is kept).
+            where.setdefault("seat", f"player_{view.player}")
+            where.setdefault("hand", view.hand_index)
         talk = self._talk(where)
         history = [*talk, {"role": "user", "content": prompt}]
         unusable = 0

@@ -43,11 +43,13 @@ from training.checkpoints import check_writable
 
 C = TypeVar("C", GinConfig, ThreeHandedConfig, RummyConfig)
 
-__all__ = ["DEFAULT_OUT", "main", "seed_int"]
+__all__ = ["DEFAULT_OUT", "REPLAYS", "main", "seed_int"]
 
 #: Where the command line writes by default: a git-ignored folder, so that an evaluation
 #: never overwrites the committed figures in ``results/`` unless ``--out results`` says so.
 DEFAULT_OUT = "runs/eval"
+#: When ``--replays`` writes every game's replay: ``auto``, with a language model seated.
+REPLAYS = ("auto", "on", "off")
 
 
 def _gin_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
@@ -159,6 +161,14 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
     )
     common.add_argument(
         "--no-plot", action="store_true", help="skip the PNG plot (no matplotlib needed)"
+    )
+    common.add_argument(
+        "--replays",
+        default="auto",
+        choices=REPLAYS,
+        help="a replay of every finished game into <out>/<name>_replays/ (gin-rummy replay "
+        "and the web viewer open them): auto (when a language-model player, llm:, is "
+        "seated), on, or off (default: auto)",
     )
     for side in ("in", "out"):
         common.add_argument(
@@ -406,6 +416,10 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
     )
     stem = re.sub(r"[^\w.,+-]+", "-", stem)  # a URL in a spec (llm's base_url) is no folder
     png = None if args.no_plot else out / f"{stem}.png"
+    wanted = args.replays == "on" or (
+        args.replays == "auto" and any(s.startswith("llm:") for s in specs)
+    )
+    replays = out / f"{stem}_replays" if wanted else None
     if args.cmd == "gin":
         if len(specs) != 2:
             raise OptionError(f"gin needs exactly 2 agents, got {specs}")
@@ -420,6 +434,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
             progress,
             _table(GinConfig, table),
             concurrency=args.concurrency,
+            replays=replays,
         )
         rows = _gin_rows(r)
         paths = write_result(out, stem, r, rows)
@@ -438,12 +453,13 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
             specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png,
             unit=args.duplicate, adjust=args.adjust or False,
             table=_table(ThreeHandedConfig, table), concurrency=args.concurrency,
+            replays=replays,
         )  # fmt: skip
     elif args.cmd == "three":
         three = _table(ThreeHandedConfig, table)
         r = three_handed(
             specs, args.matches, args.seed, args.workers, args.adviser, progress, three,
-            concurrency=args.concurrency,
+            concurrency=args.concurrency, replays=replays,
         )  # fmt: skip
         rows = _three_rows(r)
         paths = write_result(out, stem, r, rows)
@@ -459,7 +475,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
     elif args.cmd == "rummy":
         r = rummy_duplicate(
             specs, args.deals, args.seed, args.workers, progress, _table(RummyConfig, table),
-            args.concurrency,
+            args.concurrency, replays,
         )  # fmt: skip
         rows = _rummy_rows(r)
         paths = write_result(out, stem, r, rows)
@@ -472,7 +488,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
             "points / hand",
         )
     else:
-        r = ladder(specs, args.pairs, args.seed, args.workers, progress, args.concurrency)
+        r = ladder(specs, args.pairs, args.seed, args.workers, progress, args.concurrency, replays)
         rows = [
             {
                 "agent": n,
@@ -515,7 +531,18 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
         print("\nwins by kind and play in words:")
         print(text_table(_outcome_rows(r)))
     print("wrote", ", ".join(str(x) for x in paths + ([png] if png else [])))
+    for kept in _replays_written(r):
+        print(f"wrote {kept['files']} replays into {kept['folder']}")
     return r
+
+
+def _replays_written(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the result says of the replays written (each adviser mode its own folder)."""
+    found = [r["replays"]] if isinstance(r.get("replays"), dict) else []
+    for mode in ("adviser_on", "adviser_off"):
+        if isinstance(r.get(mode), dict) and isinstance(r[mode].get("replays"), dict):
+            found.append(r[mode]["replays"])
+    return found
 
 
 if __name__ == "__main__":

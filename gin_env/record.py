@@ -8,9 +8,15 @@ every action ``(player, action id)``, its result and the scores after it::
      "agents": {"player_0": "heuristic", ...}, "role_deck": [...],
      "hands": [HandRecord.to_dict(), ...], "scores": [..], "winner": 2}
 
-:func:`replay_env` plays the actions back through a fresh env made from the same options
-and seed (the seed alone fixes every deal) and checks, hand by hand, that the decks,
-results and scores come out as recorded; a file that does not reproduce raises
+The seed fixes every deal, unless the first hand was dealt from a deck given at reset
+(``reset(options={"deck": ...})``: duplicate evaluation deals each deal's deck to both
+seatings): then ``"first_deck"`` holds that deck (the 52 card ints, hand 1's deck), and
+:func:`reset` deals it again. A record without it (every record before it) is dealt by its
+seed alone.
+
+:func:`replay_env` plays the actions back through a fresh env made from the same options,
+seed and first deck, and checks, hand by hand, that the decks, results and scores come out
+as recorded; a file that does not reproduce raises
 ``ValueError`` saying where it diverged. :func:`load` first checks the file's structure
 (:func:`check`: every field's type and range, hand by hand and action by action) and
 names the file and the bad field (``hands[2].actions[5][1] (action id)``).
@@ -54,7 +60,9 @@ __all__ = [
     "load",
     "check",
     "make_env",
+    "reset",
     "replay_env",
+    "replay_moves",
     "replay_frames",
     "replay_text",
     "replay_gif",
@@ -74,9 +82,11 @@ def match_record(
     options: Mapping[str, Any],
     env: Any,
     agents: Mapping[str, str] | None = None,
+    first_deck: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """The replay record (a JSON-ready dict) of ``env``'s match, played from ``reset(seed)``
-    of an env made with ``options``. The match need not be over (a truncated one saves too).
+    of an env made with ``options`` (``first_deck``: the deck given to that reset, if one
+    was). The match need not be over (a truncated one saves too).
     """
     raw = getattr(env, "unwrapped", env)
     match = raw.match
@@ -93,10 +103,16 @@ def match_record(
         "options": dict(options),
         "agents": dict(agents or {}),
         "role_deck": list(match.role_deck),
+        **_first(first_deck),
         "hands": [rec.to_dict() for rec in match.history],
         "scores": list(match.scores),
         "winner": match.winner,
     }
+
+
+def _first(first_deck: Sequence[int] | None) -> dict[str, list[int]]:
+    """The record's ``first_deck`` field: the deck given at reset, or nothing."""
+    return {} if first_deck is None else {"first_deck": [int(c) for c in first_deck]}
 
 
 #: The format of a basic rummy match's record: its moves, played again from its seed.
@@ -109,12 +125,14 @@ def table_record(
     env: Any,
     agents: Mapping[str, str] | None = None,
     moves: Sequence[tuple[int, int]] = (),
+    first_deck: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """The record of ``env``'s match, of any game: a gin game's :func:`match_record`;
-    basic rummy's moves ``(player, action)`` from ``reset(seed)``, its scores and winner."""
+    basic rummy's moves ``(player, action)`` from ``reset(seed)`` (``first_deck``: the
+    deck given to it, if one was), its scores and winner (:func:`replay_moves` plays it)."""
     raw = getattr(env, "unwrapped", env)
     if hasattr(raw, "match"):
-        return match_record(seed, options, raw, agents)
+        return match_record(seed, options, raw, agents, first_deck)
     json.dumps(dict(options))  # the options must survive the trip to JSON
     state = table_state(raw)
     return {
@@ -123,6 +141,7 @@ def table_record(
         "seed": seed,
         "options": dict(options),
         "agents": dict(agents or {}),
+        **_first(first_deck),
         "moves": [[int(p), int(a)] for p, a in moves],
         "scores": list(state.scores),
         "winner": state.winner,
@@ -270,6 +289,9 @@ def check(data: Any, where: str = "replay") -> None:
             c.fail(f"agents.{key}", f"expected an agent name, got {name!r}")
     if "role_deck" in data:
         c.deck(data["role_deck"], "role_deck")
+    first = data.get("first_deck")
+    if first is not None:
+        c.deck(first, "first_deck")
     c.ints(data["scores"], "scores", 0, None, players)
     c.optional_int(data.get("winner"), "winner", 0, players - 1)
     keys = ("index", "deck", "players", "roles", "actions", "result", "scores_after")
@@ -278,6 +300,8 @@ def check(data: Any, where: str = "replay") -> None:
         c.dict_(hand, at, keys)
         c.int_(hand["index"], f"{at}.index", h, h)
         c.deck(hand["deck"], f"{at}.deck")
+        if h == 0 and first is not None and hand["deck"] != first:
+            c.fail("first_deck", "expected hand 1's deck (the deck given at reset)")
         c.seating(hand, at, players)
         for i, pair in enumerate(c.list_(hand["actions"], f"{at}.actions")):
             c.list_(pair, f"{at}.actions[{i}]", 2)
@@ -314,13 +338,20 @@ def make_env(data: Mapping[str, Any], **extra: Any) -> Any:
         raise ValueError(f"replay field options: {err}") from None
 
 
+def reset(env: Any, data: Mapping[str, Any]) -> None:
+    """Reset ``env`` as the record's match began: its seed, and its first deck when the
+    record holds one (``first_deck``)."""
+    first = data.get("first_deck")
+    env.reset(seed=data["seed"], options=None if first is None else {"deck": list(first)})
+
+
 def replay_frames(data: Mapping[str, Any], **extra: Any) -> Iterator[tuple[Any, int | None]]:
     """Play the replay back: yield ``(env, hand index)`` after ``reset`` and after every
     action (the index of the hand that action belonged to; None for the reset). The env is
     the same object each time, so copy anything you keep. Raises ``ValueError`` where the
     replay stops matching its record."""
     env = make_env(data, **extra)
-    env.reset(seed=data["seed"])
+    reset(env, data)
     if "role_deck" in data and list(env.match.role_deck) != list(data["role_deck"]):
         raise ValueError("replay diverged: the role draw's deck differs from the record")
     yield env, None
@@ -359,6 +390,50 @@ def replay_frames(data: Mapping[str, Any], **extra: Any) -> Iterator[tuple[Any, 
         )
 
 
+def replay_moves(data: Mapping[str, Any]) -> Any:
+    """Play a basic rummy record (:data:`RUMMY_FORMAT`: its moves from its seed and first
+    deck, :func:`table_record`) back and return the env at its end. Every move is checked
+    (the player to act, a legal action there), then the scores and the winner; a
+    ``ValueError`` says where the record stops matching."""
+    if not isinstance(data, Mapping) or data.get("format") != RUMMY_FORMAT:
+        raise ValueError(f"replay: not a {RUMMY_FORMAT} record")
+    c = _Checker("replay")
+    spec = games.get(str(data.get("game")))
+    if spec.family != "rummy":
+        c.fail("game", f"expected a rummy game, got {data.get('game')!r}")
+    if data.get("seed") is not None:
+        c.int_(data["seed"], "seed", 0)
+    if data.get("first_deck") is not None:
+        c.deck(data["first_deck"], "first_deck")
+    moves = c.list_(data.get("moves"), "moves")
+    try:
+        env = spec.make_env(**c.dict_(data.get("options"), "options"))
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"replay field options: {err}") from None
+    reset(env, data)
+    names = env.possible_agents
+    for i, move in enumerate(moves):
+        player = c.int_(c.list_(move, f"moves[{i}]", 2)[0], f"moves[{i}][0]", 0, len(names) - 1)
+        action = c.int_(move[1], f"moves[{i}][1]", 0)
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent] or agent != names[player]:
+            raise ValueError(f"replay diverged at move {i + 1}: {names[player]} recorded, "
+                             f"{agent} to act")  # fmt: skip
+        mask = env.observe(agent)["action_mask"]
+        if action >= len(mask) or not mask[action]:
+            raise ValueError(f"replay diverged at move {i + 1}: action {action} is not legal")
+        env.step(action)
+    state = table_state(env)
+    if list(state.scores) != list(data.get("scores", state.scores)) or state.winner != data.get(
+        "winner", state.winner
+    ):
+        raise ValueError(
+            f"replay diverged: the moves end at scores {list(state.scores)}, winner "
+            f"{state.winner}; recorded {data.get('scores')}, winner {data.get('winner')}"
+        )
+    return env
+
+
 def replay_env(data: Mapping[str, Any]) -> Any:
     """Play the whole replay back and return the env at its end (checked against the record)."""
     frames = replay_frames(data)
@@ -394,7 +469,7 @@ def hand_lines(
 def replay_text(data: Mapping[str, Any], actions: bool = True) -> str:
     """The replayed match, hand by hand, as text (checked against the record)."""
     start = make_env(data)
-    start.reset(seed=data["seed"])
+    reset(start, data)
     # The roles as first drawn (a finished match's box/captain/adviser have moved on).
     roles = start.match.describe_roles() if hasattr(start.match, "describe_roles") else None
     env = replay_env(data)

@@ -52,7 +52,7 @@ from gin_eval.stats import (
     deal_share,
     half_width,
 )
-from gin_eval.writer import write_result
+from gin_eval.writer import write_replays, write_result
 
 __all__ = ["duplicate_three", "duplicate_vs_plain", "write_duplicate", "eval_duplicate"]
 
@@ -71,12 +71,15 @@ def duplicate_three(
     adjust_deals: int = 20000,
     value: HandValue | str | Path | None = None,
     concurrency: int = 0,
+    replays: str | Path | None = None,
 ) -> dict[str, Any]:
     """``6 * deals`` matches of three agents, every agent in every seat order equally often,
     at ``table`` (default: the standard rules) with its adviser set to ``adviser``.
     ``concurrency``: games at once in threads of this process (players that wait on a
     server); the result adds ``win_kinds`` (every agent's wins by gin / knock / undercut
     and mean deadwood at showdown) and ``text`` (word-play stats, when played here).
+    ``replays``: a folder that gets every game's replay (``deal00002_seating3.json``: deal
+    2 in the fourth of :data:`~gin_eval.play.PERMUTATIONS`), said in ``"replays"``.
 
     ``design="duplicate"``: ``deals`` deal sequences, each played in the six seatings (one
     cluster per sequence). ``design="plain"``: a fresh deal sequence for each of the
@@ -125,12 +128,18 @@ def duplicate_three(
         for p, perm in enumerate(PERMUTATIONS):
             index = i if design == "duplicate" else 6 * i + p
             # By seat for matches; by role for single hands (player r plays role r).
-            jobs.append((seat_specs(agents, perm), seed, index, table))
+            jobs.append((seat_specs(agents, perm), seed, index, table, replays is not None))
             meta.append((index, [labels[perm[s]] for s in range(3)]))
     fn = play_seated_match if unit == "match" else role_hand_job
     res = pool_map(
         fn, jobs, workers, progress, f"three-handed {design} ({unit}s)", threads=concurrency
     )
+    named = [
+        (f"deal{index:05d}_seating{k % 6}", record)
+        for k, (r, (index, _)) in enumerate(zip(res, meta, strict=True))
+        for record in r.pop("replays", ())
+    ]
+    kept = write_replays(replays, named)
     matches = [dict(r, cluster=c, order=o) for r, (c, o) in zip(res, meta, strict=True)]
     replay = mode in ("draws", "value")
     hand_rules = table.hand_rules() if replay else None
@@ -148,6 +157,8 @@ def duplicate_three(
     out["win_kinds"] = win_kinds((m["order"], h["outcome"]) for m in matches for h in m["hands"])
     if concurrency > 1 or workers <= 1:
         out["text"] = text_stats(agents, table)
+    if kept is not None:
+        out["replays"] = kept
     return out
 
 
@@ -445,6 +456,10 @@ def duplicate_vs_plain(
     }
 
 
+#: The result's key of each adviser mode (also the folder of its replays).
+_MODE_NAMES = {"suggest": "adviser_on", "none": "adviser_off"}
+
+
 def write_duplicate(r: dict[str, Any], out: Path, stem: str) -> list[Path]:
     """Write a :func:`duplicate_three` result (JSON, CSV, a bar plot of the edges)."""
     paths = write_result(out, stem, r, duplicate_rows(r))
@@ -467,13 +482,15 @@ def eval_duplicate(
     value: str | Path | None = None,
     table: ThreeHandedConfig | None = None,
     concurrency: int = 0,
+    replays: str | Path | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Path]]:
     """``gin-rummy eval three --duplicate [match|hand] [--adjust]``: :func:`duplicate_three`
     (``unit``, ``adjust``: also the figures adjusted for the deal, or ``"draws"``: also
     corrected for the stock draws, or ``"value"``: corrected with the learned value at
     ``value``, default the committed one) with the adviser on, off
-    or both; writes JSON and CSV (and the edges plot at ``png``), returns the result, the
-    table rows and the paths written."""
+    or both; writes JSON and CSV (and the edges plot at ``png``; every game's replay into
+    ``replays``, a folder per adviser mode), returns the result, the table rows and the
+    paths written."""
     if adviser not in ("suggest", "none", "both"):
         raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
     modes = ("suggest", "none") if adviser == "both" else (adviser,)
@@ -485,6 +502,7 @@ def eval_duplicate(
         r = duplicate_three(
             specs, deals, seed, workers, mode, "duplicate", progress, table, unit=unit,
             adjust=adjust, value=value, concurrency=concurrency,
+            replays=None if replays is None else Path(replays) / _MODE_NAMES[mode],
         )  # fmt: skip
         result["agents"] = r["agents"]
         result["adviser_on" if mode == "suggest" else "adviser_off"] = r

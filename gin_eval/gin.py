@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from agents.llm import decision_context
 from gin_env import games
 from gin_env.config import GinConfig, table_changes, table_options
 from gin_env.match import NONDEALER
+from gin_env.record import match_record
 from gin_env.vector import VectorGinEnv
 from gin_eval.checks import (
     AgentSpec,
@@ -33,6 +35,7 @@ from gin_eval.outcomes import hand_outcome, text_stats, win_kinds
 from gin_eval.pool import pool_map
 from gin_eval.rollout import play
 from gin_eval.stats import mean_ci, wilson_ci
+from gin_eval.writer import write_replays
 
 __all__ = [
     "KINDS",
@@ -44,6 +47,7 @@ __all__ = [
     "play_gin_pair",
     "play_gin_match_pair",
     "gin_duplicate",
+    "replay_names",
 ]
 
 #: The env every two-player evaluation plays.
@@ -121,22 +125,25 @@ def play_gin_pair(
     index: int,
     table: GinConfig | None = None,
     env_options: Mapping[str, Any] | None = None,
+    replays: bool = False,
 ) -> dict[str, Any]:
     """Deal ``index``: A as ``player_0`` then as ``player_1`` on the same deck, at ``table``
     (default: the standard rules); ``env_options``: what is not a rule (``observation``).
 
     Returns per hand: the deck played, which agent held each player, the dealer's agent,
-    the kind, A's points (+ when A scored, - when B did), A's win, decision times.
+    the kind, A's points (+ when A scored, - when B did), A's win, decision times; with
+    ``replays``, ``"replays"``: each hand's replay record (:mod:`gin_env.record`).
     """
     table = table or GinConfig()
     deck = deal_deck(seed, index)
+    options = {**table_changes(table), **(env_options or {}), "episode": "hand"}
+    # The same env seed for both hands: the same initial draw, so the same player deals.
+    env_seed = int(np.random.default_rng([seed, index]).integers(2**31))
     hands = []
+    records = []
     for swap in (False, True):
-        env = GIN.make_env(table, **{**(env_options or {}), "episode": "hand"})
-        # The same env seed for both hands: the same initial draw, so the same player deals.
-        env.reset(
-            seed=int(np.random.default_rng([seed, index]).integers(2**31)), options={"deck": deck}
-        )
+        env = GIN.make_env(**options)
+        env.reset(seed=env_seed, options={"deck": deck})
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
         rng = np.random.default_rng([seed, index, int(swap)])
@@ -146,6 +153,8 @@ def play_gin_pair(
         with decision_context(design="gin", game_index=index, hand=int(swap), seed=seed,
                               seats=where):  # fmt: skip
             run = play(env, seats, rng)
+        if replays:
+            records.append(match_record(env_seed, options, env, where, first_deck=deck))
         match = env.match
         assert match is not None  # reset above
         rec = match.history[0]
@@ -174,7 +183,7 @@ def play_gin_pair(
                 "b_seconds": run.seconds[seat_b],
             }
         )
-    return {"index": index, "hands": hands}
+    return {"index": index, "hands": hands, **({"replays": records} if replays else {})}
 
 
 def play_gin_match_pair(
@@ -184,17 +193,25 @@ def play_gin_match_pair(
     index: int,
     table: GinConfig,
     env_options: Mapping[str, Any] | None = None,
+    replays: bool = False,
 ) -> dict[str, Any]:
-    """Two matches on one env seed (the same deck sequence), A as player_0 then player_1."""
+    """Two matches on one env seed (the same deck sequence), A as player_0 then player_1
+    (with ``replays``, each match's replay record too)."""
     env_seed = int(np.random.default_rng([seed, index, 99]).integers(2**31))
+    options = {**table_changes(table), **(env_options or {}), "episode": "match"}
     out = []
+    records = []
     for swap in (False, True):
-        env = GIN.make_env(table, **{**(env_options or {}), "episode": "match"})
+        env = GIN.make_env(**options)
         env.reset(seed=env_seed)
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
         players = {seat_a: agent_of(spec_a, table), seat_b: agent_of(spec_b, table)}
-        play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
+        where = {seat_a: label_of(spec_a), seat_b: label_of(spec_b)}
+        with decision_context(design="gin-match", game_index=index, seed=seed, seats=where):
+            play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
+        if replays:
+            records.append(match_record(env_seed, options, env, where))
         match = env.match
         assert match is not None  # reset above
         winner = match.winner
@@ -204,7 +221,7 @@ def play_gin_match_pair(
                 "hands": len(match.history),
             }
         )
-    return {"index": index, "matches": out}
+    return {"index": index, "matches": out, **({"replays": records} if replays else {})}
 
 
 def gin_duplicate(
@@ -219,10 +236,13 @@ def gin_duplicate(
     table: GinConfig | None = None,
     env_options: Mapping[str, Any] | None = None,
     concurrency: int = 0,
+    replays: str | Path | None = None,
 ) -> dict[str, Any]:
     """A against B on ``pairs`` duplicate deals (and ``matches`` paired matches) at
     ``table`` (default: the standard rules; the matches are played to ``target_score``);
-    ``env_options``: what is not a rule (``observation="history"`` for a history player).
+    ``env_options``: what is not a rule (``observation="history"`` for a history player);
+    ``replays``: a folder that gets every game's replay (``deal00003_b.json``: deal 3, A
+    as ``player_1``; ``match00001_a.json``), said in the result's ``"replays"``.
 
     Points are A's: + when A scored. ``ci95`` is over the pairs' mean points per hand.
     ``win_kinds``: each agent's wins by gin / knock / undercut and mean deadwood at
@@ -239,7 +259,8 @@ def gin_duplicate(
         match_table = replace(table, target_score=target_score) if matches else table
     except ValueError as err:  # a bad target: before any game
         raise OptionError(str(err)) from None
-    jobs = [(agent_a, agent_b, seed, i, table, opts) for i in range(pairs)]
+    keep = replays is not None
+    jobs = [(agent_a, agent_b, seed, i, table, opts, keep) for i in range(pairs)]
     results = pool_map(
         play_gin_pair, jobs, workers, progress, f"{label_of(agent_a)} v {label_of(agent_b)}",
         threads=concurrency,
@@ -288,11 +309,13 @@ def gin_duplicate(
     )
     if concurrency > 1 or workers <= 1:
         out["text"] = text_stats([agent_a, agent_b], table)
+    named = replay_names(results, "deal")
     if matches:
-        mjobs = [(agent_a, agent_b, seed, i, match_table, opts) for i in range(matches)]
+        mjobs = [(agent_a, agent_b, seed, i, match_table, opts, keep) for i in range(matches)]
         mres = pool_map(
             play_gin_match_pair, mjobs, workers, progress, "matches", threads=concurrency
         )
+        named += replay_names(mres, "match")
         games = [m for r in mres for m in r["matches"]]
         mwins = sum(m["a_won"] for m in games)
         out.update(
@@ -302,4 +325,18 @@ def gin_duplicate(
             match_win_rate_ci95=wilson_ci(mwins, len(games)),
             hands_per_match=float(np.mean([m["hands"] for m in games])),
         )
+    if keep:
+        out["replays"] = write_replays(replays, named)
     return out
+
+
+def replay_names(
+    results: list[dict[str, Any]], kind: str, prefix: str = ""
+) -> list[tuple[str, dict[str, Any]]]:
+    """The replays a pair's job returned, taken out of its result and named for their file:
+    ``<prefix><kind><index>_a`` (A as ``player_0``) and ``..._b``."""
+    return [
+        (f"{prefix}{kind}{r['index']:05d}_{'ab'[k]}", record)
+        for r in results
+        for k, record in enumerate(r.pop("replays", ()))
+    ]

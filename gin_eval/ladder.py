@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 from gin_env.config import GinConfig
@@ -17,10 +18,11 @@ from gin_eval.checks import (
     check_setup,
     label_of,
 )
-from gin_eval.gin import GIN, play_gin_pair
+from gin_eval.gin import GIN, play_gin_pair, replay_names
 from gin_eval.outcomes import text_stats
 from gin_eval.pool import pool_map
 from gin_eval.stats import elo_bootstrap, mean_ci, rate_openskill
+from gin_eval.writer import write_replays
 
 __all__ = ["ladder"]
 
@@ -32,12 +34,15 @@ def ladder(
     workers: int = 2,
     progress: bool = True,
     concurrency: int = 0,
+    replays: str | Path | None = None,
 ) -> dict[str, Any]:
     """Duplicate gin between every pair of ``agents``; OpenSkill and Elo (bootstrap) ratings
     from the duplicate pairs (a pair is won by the side with more points over both hands).
     ``concurrency``: games at once in threads of this process (players that wait on a
     server); then, and with one worker, ``text`` holds the word-play stats of agents that
-    play in words."""
+    play in words. ``replays``: a folder that gets every game's replay
+    (``pair0-2_deal00004_b.json``: agents 0 and 2 in the order given, deal 4, the first as
+    ``player_1``), said in the result's ``"replays"``."""
     if len(agents) < 2:
         raise OptionError(f"ladder needs at least 2 agents, got {len(agents)}")
     check_count("pairs", pairs)
@@ -49,12 +54,16 @@ def ladder(
     games: list[tuple[int, int, float]] = []
     matrix: dict[str, dict[str, float]] = {n: {} for n in labels}
     duels = []
+    named: list[tuple[str, dict[str, Any]]] = []
     for i, j in combinations(range(len(agents)), 2):
-        jobs: list[tuple[Any, ...]] = [(agents[i], agents[j], seed, k, table) for k in range(pairs)]
+        jobs: list[tuple[Any, ...]] = [
+            (agents[i], agents[j], seed, k, table, None, replays is not None) for k in range(pairs)
+        ]
         res = pool_map(
             play_gin_pair, jobs, workers, progress, f"{labels[i]} v {labels[j]}",
             threads=concurrency,
         )  # fmt: skip
+        named += replay_names(res, "deal", f"pair{i}-{j}_")
         per_pair = [sum(h["a_points"] for h in r["hands"]) for r in res]
         for p in per_pair:
             games.append((i, j, 1.0 if p > 0 else 0.0 if p < 0 else 0.5))
@@ -66,7 +75,9 @@ def ladder(
     elo = elo_bootstrap(labels, games, seed=seed)
     ranking = sorted(labels, key=lambda n: -ratings[n]["ordinal"])
     text = text_stats(agents, table) if concurrency > 1 or workers <= 1 else {}
+    kept = write_replays(replays, named)
     return {
+        **({"replays": kept} if kept is not None else {}),
         "text": text,
         "agents": labels,
         "pairs": pairs,

@@ -17,13 +17,16 @@ from typing import Any
 import numpy as np
 
 from agents.ablations import make_adviser
+from agents.llm import decision_context
 from gin_env import actions as A
 from gin_env import games
-from gin_env.config import ThreeHandedConfig
+from gin_env.config import ThreeHandedConfig, table_changes
 from gin_env.encoding import OBS_SLICES
 from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch, side_points
-from gin_eval.checks import AgentSpec, agent_of
+from gin_env.record import match_record
+from gin_eval.checks import AgentSpec, agent_of, label_of
 from gin_eval.outcomes import hand_outcome
+from gin_eval.rollout import play
 
 __all__ = [
     "PERMUTATIONS",
@@ -39,6 +42,8 @@ __all__ = [
 
 #: The game every function here plays.
 THREE = games.get("three_handed_gin_v0")
+#: The design a player in words writes in its transcript for the games played here.
+DESIGN = "three-duplicate"
 #: The six orders of three agents over the player seats: ``perm[seat]`` is the agent index.
 PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(3)))
 
@@ -74,6 +79,7 @@ def play_seated_match(
     seed: int,
     index: int,
     table: ThreeHandedConfig | None = None,
+    replays: bool = False,
 ) -> dict[str, Any]:
     """One match of deal sequence ``index`` at ``table`` (default: the standard rules, the
     adviser suggesting); ``seat_specs[k]`` plays ``player_k``.
@@ -81,18 +87,19 @@ def play_seated_match(
     The env seed depends on ``(seed, index)`` alone, so the decks and the initial role draw
     are the same whoever sits where. Per hand: the deck (as a tuple), each player's role,
     the box's points (+ when the box scores), who won. Also the match winner's seat and the
-    role the winner held in the last hand.
+    role the winner held in the last hand; with ``replays``, the match's replay record
+    (``"replays"``, :mod:`gin_env.record`).
     """
     table = table or ThreeHandedConfig()
-    env = THREE.make_env(table, episode="match", max_hands=2000)
-    env.reset(seed=env_seed(seed, index, 3))
+    options = {**table_changes(table), "episode": "match", "max_hands": 2000}
+    env = THREE.make_env(**options)
+    seed_of_env = env_seed(seed, index, 3)
+    env.reset(seed=seed_of_env)
     players = {f"player_{k}": agent_of(s, table) for k, s in enumerate(seat_specs)}
-    rng = np.random.default_rng([seed, index, 11])
-    while True:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            break
-        env.step(int(players[agent].act(env.observe(agent), rng)))
+    # Players in words write which deal, seats and seed each decision belongs to.
+    where = {f"player_{k}": label_of(s) for k, s in enumerate(seat_specs)}
+    with decision_context(design=DESIGN, game_index=index, seed=seed, seats=where):
+        play(env, players, np.random.default_rng([seed, index, 11]))
     match = env.match
     assert isinstance(match, ThreeHandedMatch)  # reset above
     hands = []
@@ -103,13 +110,16 @@ def play_seated_match(
                       "outcome": hand_outcome(rec, 3)})  # fmt: skip
     last = match.history[-1]
     winner_role = None if match.winner is None else ROLE_NAMES[last.roles[match.winner]]
-    return {
+    out = {
         "index": index,
         "winner": match.winner,
         "winner_role": winner_role,
         "first_roles": list(match.history[0].roles),
         "hands": hands,
     }
+    if replays:
+        out["replays"] = [match_record(seed_of_env, options, env, where)]
+    return out
 
 
 def play_role_hand(
@@ -117,29 +127,34 @@ def play_role_hand(
     seed: int,
     index: int,
     table: ThreeHandedConfig | None = None,
+    replays: bool = False,
 ) -> dict[str, Any]:
     """Deal ``index`` as a single hand at ``table``, ``role_specs[r]`` playing role ``r``
     (box, captain, adviser). The env seed depends on ``(seed, index)`` alone: the same cards whoever
     plays which role. Returns the hand as :func:`play_seated_match` lists it, with player
-    ``r`` in role ``r``."""
+    ``r`` in role ``r`` (with ``replays``, also the hand's replay record, its players as
+    the env seated them)."""
     table = table or ThreeHandedConfig()
-    env = THREE.make_env(table, episode="hand")
-    env.reset(seed=env_seed(seed, index, 31))
+    options = {**table_changes(table), "episode": "hand"}
+    env = THREE.make_env(**options)
+    seed_of_env = env_seed(seed, index, 31)
+    env.reset(seed=seed_of_env)
     match = env.match
     assert isinstance(match, ThreeHandedMatch)  # reset above
-    by_role = {r: agent_of(spec, table) for r, spec in enumerate(role_specs)}
-    rng = np.random.default_rng([seed, index, 13])
-    while True:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            break
-        role = match.record.roles[env.possible_agents.index(agent)]
-        env.step(int(by_role[role].act(env.observe(agent), rng)))
+    # One hand: each player keeps the role it was dealt.
+    roles = match.record.roles
+    players = {a: agent_of(role_specs[roles[k]], table) for k, a in enumerate(env.possible_agents)}
+    where = {a: label_of(role_specs[roles[k]]) for k, a in enumerate(env.possible_agents)}
+    with decision_context(design=DESIGN, game_index=index, hand=0, seed=seed, seats=where):
+        play(env, players, np.random.default_rng([seed, index, 13]))
     rec = match.history[0]
     res = rec.result
     assert res is not None
     scorer = None if res.winner is None else rec.roles[rec.players[res.winner]]
+    if replays:
+        record = match_record(seed_of_env, options, env, where)
     return {
+        **({"replays": [record]} if replays else {}),
         "deck": tuple(rec.deck),
         "roles": [BOX, CAPTAIN, ADVISER],
         "box_points": side_points((BOX, CAPTAIN, ADVISER), scorer, res.points)[BOX],
@@ -161,10 +176,17 @@ def _by_role(outcome: dict[str, Any], roles: Sequence[int]) -> dict[str, Any]:
 
 
 def role_hand_job(
-    role_specs: Sequence[AgentSpec], seed: int, index: int, table: ThreeHandedConfig
+    role_specs: Sequence[AgentSpec],
+    seed: int,
+    index: int,
+    table: ThreeHandedConfig,
+    replays: bool = False,
 ) -> dict[str, Any]:
-    """:func:`play_role_hand` as a one-hand match (no winner), for the pool."""
-    return {"winner": None, "hands": [play_role_hand(role_specs, seed, index, table)]}
+    """:func:`play_role_hand` as a one-hand match (no winner), for the pool (its replay,
+    with ``replays``, in the match's ``"replays"``)."""
+    hand = play_role_hand(role_specs, seed, index, table, replays)
+    kept = {"replays": hand.pop("replays")} if replays else {}
+    return {"winner": None, "hands": [hand], **kept}
 
 
 def seat_specs(specs: Sequence[AgentSpec], perm: Sequence[int]) -> list[AgentSpec]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from agents.llm import decision_context
 from gin_env import games
 from gin_env.cards import mask_points
 from gin_env.config import RummyConfig, table_changes
+from gin_env.record import table_record
 from gin_env.rummy import MAX_PLAYERS, MIN_PLAYERS
 from gin_eval.checks import (
     AgentSpec,
@@ -32,6 +34,7 @@ from gin_eval.play import env_seed
 from gin_eval.pool import pool_map
 from gin_eval.rollout import play
 from gin_eval.stats import mean_ci, wilson_ci
+from gin_eval.writer import write_replays
 
 __all__ = ["RUMMY", "RULES", "play_rummy_deal", "rummy_duplicate"]
 
@@ -41,22 +44,39 @@ RULES = ("ace_high_or_low", "max_turns")
 
 
 def play_rummy_deal(
-    specs: Sequence[AgentSpec], seed: int, index: int, rotation: int, table: RummyConfig
+    specs: Sequence[AgentSpec],
+    seed: int,
+    index: int,
+    rotation: int,
+    table: RummyConfig,
+    replays: bool = False,
 ) -> dict[str, Any]:
     """Deal ``index`` at ``table`` (its ``num_players`` is ``len(specs)``) with agent
     ``(k + rotation) % n`` in seat ``k``: each seat's payment (+ for the winner), the
-    winner's seat, rummy, truncation and the pips left by seat."""
+    winner's seat, rummy, truncation and the pips left by seat; with ``replays``, the
+    hand's record (``"replays"``: its moves, :func:`gin_env.record.replay_moves`)."""
     n = len(specs)
-    env = RUMMY.make_env(table)
-    env.reset(seed=env_seed(seed, index, 41), options={"deck": deal_deck(seed, index)})
+    options = table_changes(table)
+    env = RUMMY.make_env(**options)
+    deck = deal_deck(seed, index)
+    seed_of_env = env_seed(seed, index, 41)
+    env.reset(seed=seed_of_env, options={"deck": deck})
     seats = [(k + rotation) % n for k in range(n)]
     players = {f"player_{k}": agent_of(specs[a], table) for k, a in enumerate(seats)}
     where = {f"player_{k}": label_of(specs[a]) for k, a in enumerate(seats)}
+    moves: list[tuple[int, int]] = []
+
+    def keep(env: Any, agent: str, action: int) -> None:
+        moves.append((env.possible_agents.index(agent), action))
+
     with decision_context(design="rummy", game_index=index, hand=rotation, seed=seed, seats=where):
-        play(env, players, np.random.default_rng([seed, index, rotation, 43]))
+        play(env, players, np.random.default_rng([seed, index, rotation, 43]), after=keep)
     game = env.game
     result = game.results[-1]
+    if replays:
+        record = table_record(seed_of_env, options, env, where, moves, first_deck=deck)
     return {
+        **({"replays": [record]} if replays else {}),
         "index": index,
         "agents": seats,
         "payments": list(result.payments),
@@ -75,9 +95,12 @@ def rummy_duplicate(
     progress: bool = True,
     table: RummyConfig | None = None,
     concurrency: int = 0,
+    replays: str | Path | None = None,
 ) -> dict[str, Any]:
     """``deals`` deals, each in all ``n`` rotations of the ``n`` agents (2-6), at ``table``
-    (default: the standard rules) with ``n`` players and single hands (no target)."""
+    (default: the standard rules) with ``n`` players and single hands (no target);
+    ``replays``: a folder that gets every hand's record (``deal00001_rotation2.json``),
+    said in the result's ``"replays"``."""
     n = len(agents)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise OptionError(f"rummy needs {MIN_PLAYERS} to {MAX_PLAYERS} agents, got {n}")
@@ -92,8 +115,14 @@ def rummy_duplicate(
     table = replace(table, num_players=n)  # one seat per agent
     check_setup(agents, lambda: RUMMY.make_env(table), table)
     labels = unique_labels(agents)
-    jobs = [(list(agents), seed, i, r, table) for i in range(deals) for r in range(n)]
+    keep = replays is not None
+    jobs = [(list(agents), seed, i, r, table, keep) for i in range(deals) for r in range(n)]
     res = pool_map(play_rummy_deal, jobs, workers, progress, f"rummy x{n}", threads=concurrency)
+    named = [
+        (f"deal{r['index']:05d}_rotation{k % n}", record)
+        for k, r in enumerate(res)
+        for record in r.pop("replays", ())
+    ]
     per_deal = np.zeros((deals, n))
     hands = np.zeros(n)
     won = np.zeros(n)
@@ -133,4 +162,6 @@ def rummy_duplicate(
     }
     if concurrency > 1 or workers <= 1:
         out["text"] = text_stats(agents, table)
+    if keep:
+        out["replays"] = write_replays(replays, named)
     return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from agents.llm import decision_context
 from gin_env import games
 from gin_env.config import ThreeHandedConfig, table_changes
 from gin_env.match import BOX, ROLE_NAMES
+from gin_env.record import match_record
 from gin_eval.checks import (
     AgentSpec,
     OptionError,
@@ -29,6 +31,7 @@ from gin_eval.play import box_side
 from gin_eval.pool import pool_map
 from gin_eval.rollout import play
 from gin_eval.stats import mean_ci
+from gin_eval.writer import write_replays
 
 __all__ = ["THREE", "play_three_match", "three_handed"]
 
@@ -42,12 +45,17 @@ def play_three_match(
     index: int,
     table: ThreeHandedConfig,
     env_options: Mapping[str, Any] | None = None,
+    replays: bool = False,
 ) -> dict[str, Any]:
     """One match at ``table``; ``specs[k]`` plays ``player_k``; ``env_options``: what is not
     a rule (``observation="history"``). Per hand: each player's role and points (the box's
-    points, and the captain's team's: the adviser shares the captain's)."""
-    env = THREE.make_env(table, **{**(env_options or {}), "episode": "match", "max_hands": 2000})
-    env.reset(seed=int(np.random.default_rng([seed, index, 3]).integers(2**31)))
+    points, and the captain's team's: the adviser shares the captain's); with ``replays``,
+    the match's replay record (``"replays"``, :mod:`gin_env.record`)."""
+    options = {**table_changes(table), **(env_options or {}), "episode": "match",
+               "max_hands": 2000}  # fmt: skip
+    env = THREE.make_env(**options)
+    env_seed = int(np.random.default_rng([seed, index, 3]).integers(2**31))
+    env.reset(seed=env_seed)
     players = {f"player_{k}": agent_of(s, table) for k, s in enumerate(specs)}
     where = {f"player_{k}": label_of(s) for k, s in enumerate(specs)}
     with decision_context(design="three", game_index=index, seed=seed, seats=where):
@@ -63,13 +71,16 @@ def play_three_match(
                       "kind": rec.result.kind, "box_won": side["box_won"],
                       "team_won": side["team_won"],
                       "outcome": hand_outcome(rec, 3)})  # fmt: skip
-    return {
+    out = {
         "index": index,
         "winner": match.winner,
         "hands": hands,
         "decisions": [run.decisions[a] for a in players],
         "seconds": [run.seconds[a] for a in players],
     }
+    if replays:
+        out["replays"] = [match_record(env_seed, options, env, where)]
+    return out
 
 
 def _three_summary(labels: list[str], results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -137,12 +148,15 @@ def three_handed(
     table: ThreeHandedConfig | None = None,
     env_options: Mapping[str, Any] | None = None,
     concurrency: int = 0,
+    replays: str | Path | None = None,
 ) -> dict[str, Any]:
     """``matches`` three-handed matches (seats rotated through the three agents in turn) at
     ``table`` (default: the standard rules; its adviser is set by ``adviser``).
     ``concurrency``: games at once in threads of this process (see
     :func:`~gin_eval.pool.pool_map`); per agent ``win_kinds`` (wins by gin /
     knock / undercut, deadwood at showdown) and, for agents in words, ``text`` stats.
+    ``replays``: a folder that gets every match's replay (``adviser_on_match00004.json``),
+    said in the result's ``"replays"``.
 
     ``adviser``: ``"suggest"`` (advice on), ``"none"`` (off) or ``"both"`` (both runs on the
     same seeds, to show what advice is worth). Box points are + when the box scores.
@@ -166,6 +180,8 @@ def three_handed(
         "matches": matches,
         "rules": table_changes(table),
     }
+    keep = replays is not None
+    named: list[tuple[str, dict[str, Any]]] = []
     for mode in modes:
         jobs = []
         orders = []
@@ -174,14 +190,18 @@ def three_handed(
             order = [labels[(k + rot) % 3] for k in range(3)]
             specs = [agents[(k + rot) % 3] for k in range(3)]
             orders.append(order)
-            jobs.append((specs, seed, i, replace(table, adviser=mode), opts))
+            jobs.append((specs, seed, i, replace(table, adviser=mode), opts, keep))
         res = pool_map(
             play_three_match, jobs, workers, progress, f"three-handed ({mode})",
             threads=concurrency,
         )  # fmt: skip
+        key = "adviser_on" if mode == "suggest" else "adviser_off"
         for r, order in zip(res, orders, strict=True):
             r["order"] = order
-        out["adviser_on" if mode == "suggest" else "adviser_off"] = _three_summary(labels, res)
+            named += [(f"{key}_match{r['index']:05d}", x) for x in r.pop("replays", ())]
+        out[key] = _three_summary(labels, res)
     if concurrency > 1 or workers <= 1:
         out["text"] = text_stats(agents, table)
+    if keep:
+        out["replays"] = write_replays(replays, named)
     return out

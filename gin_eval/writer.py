@@ -29,6 +29,7 @@ __all__ = [
     "write_json",
     "write_csv",
     "write_result",
+    "write_replays",
 ]
 
 #: The packages whose versions a result records (those installed).
@@ -163,3 +164,21 @@ def write_result(
     out = Path(out)
     return [write_json(out / f"{stem}.json", result, seeds, command),
             write_csv(out / f"{stem}.csv", rows)]  # fmt: skip
+
+
+def write_replays(
+    folder: str | Path | None, named: Iterable[tuple[str, Mapping[str, Any]]]
+) -> dict[str, Any] | None:
+    """Each ``(name, record)`` as ``<folder>/<name>.json``: a game's replay record
+    (:mod:`gin_env.record`: ``gin-rummy replay`` and the web viewer open the gin games';
+    :func:`gin_env.record.replay_moves` plays basic rummy's). Returns what a result says of
+    them, ``{"folder", "files"}`` (None, writing nothing, when ``folder`` is None)."""
+    if folder is None:
+        return None
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for name, record in named:
+        (folder / f"{name}.json").write_text(json.dumps(record, default=json_default) + "\n")
+        count += 1
+    return {"folder": str(folder), "files": count}

@@ -17,6 +17,7 @@ import pytest
 from scripted_openai import ScriptedServer
 
 import agents
+from agents.llm import PROTOCOLS
 from agents.llm_transport import EndpointError
 from gin_env import games, text
 from gin_env.config import ThreeHandedConfig
@@ -210,3 +211,17 @@ def test_a_typed_table_tells_the_game_and_its_rules(tmp_path: Path) -> None:
         prompt = server.requests[0]["messages"][-1]["content"]
     assert prompt.startswith("Three-handed gin rummy. You are the box.")
     assert "match to 50." in prompt
+
+
+def test_the_arenas_forfeit_is_refused_in_the_numeric_envs_naming_the_choices() -> None:
+    # The arena forfeits after its rethinks; no move of the numeric envs ends a hand, so a
+    # player there refuses the choice, naming what it can do and where a forfeit is played.
+    for protocol in PROTOCOLS:
+        with pytest.raises(ValueError) as err:
+            agents.make(f"llm:model=m,protocol={protocol},on_invalid=forfeit-hand")
+        said = str(err.value)
+        assert "allowed for a player: random-legal, raise" in said
+        assert "gin_env.text.env(..., on_invalid='forfeit-hand')" in said
+        assert "fallback_rate" in said
+    env = text.env("gin", on_invalid="forfeit-hand", episode="hand")
+    assert env.policy.on_invalid == "forfeit-hand"

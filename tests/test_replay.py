@@ -265,3 +265,58 @@ def test_tampered_record_is_refused_by_name(name: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         replay.check(data)
         replay.replay_env(data)
+
+
+def test_a_match_dealt_from_a_given_deck_replays_from_it(tmp_path) -> None:
+    # Duplicate evaluation deals a deck given at reset: the seed alone does not fix hand 1,
+    # so the record holds that deck (first_deck), and a replay deals it again.
+    deck = np.random.default_rng(11).permutation(52).tolist()
+    for module, options in ((gin_v0, {"target_score": 30}), (three_handed_gin_v0, {})):
+        env = module.raw_env(**options)
+        env.reset(seed=4, options={"deck": deck})
+        rng = np.random.default_rng(4)
+        while not env.match.is_over:
+            env.step(int(rng.choice(env.legal_actions())))
+        path = tmp_path / f"{module.__name__}.json"
+        path.write_text(json.dumps(replay.match_record(4, options, env, first_deck=deck)))
+        data = replay.load(path)
+        assert data["first_deck"] == deck == data["hands"][0]["deck"]
+        assert replay.replay_env(data).match.scores == env.match.scores
+        assert replay.replay_text(data).count("\nhand ") == len(env.match.history)
+        # Without it the seed deals another hand 1: the replay says where it diverged.
+        with pytest.raises(ValueError, match="hand 1's deck differs"):
+            replay.replay_env({k: v for k, v in data.items() if k != "first_deck"})
+        # A first deck that is not hand 1's is refused by name.
+        other = {**data, "first_deck": deck[::-1]}
+        with pytest.raises(ValueError, match="first_deck"):
+            replay.check(other)
+        with pytest.raises(ValueError, match=r"first_deck\[0\]"):
+            replay.check({**data, "first_deck": [1.5, *deck[1:]]})
+
+
+def test_a_rummy_record_replays_its_moves_from_its_deck() -> None:
+    from gin_env import rummy_v0
+    from gin_env.seat_view import table_state
+
+    deck = np.random.default_rng(3).permutation(52).tolist()
+    env = rummy_v0.raw_env(num_players=3, max_turns=90)
+    env.reset(seed=8, options={"deck": deck})
+    rng = np.random.default_rng(8)
+    moves = []
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"])))
+        moves.append((env.possible_agents.index(agent), action))
+        env.step(action)
+    options = {"num_players": 3, "max_turns": 90}
+    data = json.loads(json.dumps(replay.table_record(8, options, env, None, moves, deck)))
+    assert data["first_deck"] == deck and data["format"] == replay.RUMMY_FORMAT
+    end = replay.replay_moves(data)
+    assert table_state(end).scores == table_state(env).scores
+    with pytest.raises(ValueError, match="diverged"):
+        replay.replay_moves({**data, "first_deck": None})
+    with pytest.raises(ValueError, match="diverged at move 1"):
+        replay.replay_moves({**data, "moves": [[1, 0], *data["moves"]]})
