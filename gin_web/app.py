@@ -462,12 +462,16 @@ class Server:
 
     async def _lane_pace(self, spent: float) -> None:
         """Tables where nobody plays, at full speed, take at most a quarter of the loop (an
-        eighth while people play at other tables): each of their moves' time on the loop
-        books three (seven) times as long for everyone else, and the next such move, at any
-        of those tables, waits for it."""
+        eighth while people play at other tables) and play :attr:`Limits.lane_moves` moves
+        a second at most, all together: each of their moves' time on the loop books three
+        (seven) times as long for everyone else, or a move's share of that second if
+        longer, and the next such move, at any of those tables, waits for it. (The rate
+        also bounds what their moves cost beyond the loop's own time: the writes, the
+        messages to the workers.)"""
         busy = time.monotonic() - self._people_moved < 1.0
         now = time.monotonic()
-        self._lane_until = max(self._lane_until, now) + spent * (8 if busy else 4)
+        booked = max(spent * (8 if busy else 4), 1.0 / self.limits.lane_moves)
+        self._lane_until = max(self._lane_until, now) + booked
         await asyncio.sleep(max(0.0, self._lane_until - now - self.limits.slice_seconds))
 
     async def _run_agents(self, table: LiveTable) -> None:
@@ -547,10 +551,15 @@ class Server:
                 table.id, "hint", table.hint_agent, table.env.config, table.observation(player)
             ))  # fmt: skip
             self._hinting[key] = thought
-            thought.add_done_callback(lambda _: self._hinting.pop(key, None))
+            thought.add_done_callback(lambda f: self._hint_done(key, f))
         action = await asyncio.shield(thought)
         table.keep_hint(seq, player, action)
         return action, seq
+
+    def _hint_done(self, key: tuple[str, int, int], thought: asyncio.Future[int]) -> None:
+        self._hinting.pop(key, None)
+        if not thought.cancelled():
+            thought.exception()  # (retrieved: its askers got it, or left)
 
     # -- connections ------------------------------------------------------------------------
     async def send(self, conn: Conn, message: dict[str, Any]) -> None:

@@ -59,6 +59,7 @@ class Limits:
     think_workers: int = 2  # worker processes that think for the agents at people's tables
     lane_workers: int = 1  # ... and for the tables of agents only
     lane_nice: int = 10  # how much lower the priority of the latter is (0..19)
+    lane_moves: float = 200.0  # moves a second of all tables of agents only, at most
     flood_close: int = 200  # a socket refused this many messages for its rate is closed
     watch_seconds: float = 0.5  # watchers of a table at full speed get a state this often
 

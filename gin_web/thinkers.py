@@ -12,7 +12,9 @@ are answered one at a time, in order. A table always goes to the same worker (by
 so the agents that keep a memory of the hand or of their opponent keep it from move to
 move; a worker keeps at most :data:`MAX_AGENTS` agents (the least recently used go first,
 and one is made again from its spec when needed). A worker that dies is started again on
-the next call, its agents made afresh, as after a restart of the server. Workers are
+the next call, its agents made afresh, as after a restart of the server; and a worker ends
+when the server's process does, however it ends (it watches a pipe only the server holds
+open). Workers are
 forked from a ``forkserver`` that has imported the agents once, so a new one is ready at
 once.
 """
@@ -23,10 +25,12 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+import threading
 import zlib
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection, wait
 from typing import Any
 
 __all__ = ["Thinkers", "MAX_AGENTS"]
@@ -38,13 +42,24 @@ MAX_AGENTS = 4096
 _AGENTS: OrderedDict[tuple[str, str], tuple[str, Any]] = OrderedDict()
 
 
-def _start(nice: int) -> None:
+def _start(nice: int, server: Connection) -> None:
     """A worker's first step: lower its priority by ``nice`` (0: as the server's), load the
-    agents' package (so that the first move is not slowed by the import)."""
+    agents' package (so that the first move is not slowed by the import), and watch
+    ``server``: the read end of a pipe that only the server's process writes to, so that
+    the worker ends when the server does, however it ends."""
     if nice:
         with contextlib.suppress(OSError):
             os.nice(nice)
     import agents  # noqa: F401  (imported once, before any move)
+
+    threading.Thread(target=_end_with, args=(server,), daemon=True).start()
+
+
+def _end_with(server: Connection) -> None:
+    """In the worker: wait until the server's end of the pipe is closed, then end."""
+    with contextlib.suppress(Exception):
+        wait([server])
+    os._exit(0)
 
 
 def _think(table: str, slot: str, spec: str, rules: Any, observation: Any) -> int:
@@ -98,6 +113,7 @@ class Thinkers:
             raise ValueError(f"nice must be an int in 0..19, got {nice!r}")
         self.nice = nice
         self._pools: list[ProcessPoolExecutor | None] = [None] * workers
+        self._alive: tuple[Connection, Connection] | None = None  # (workers' end, ours)
 
     def _index(self, table: str) -> int:
         return zlib.crc32(table.encode("utf-8", "surrogatepass")) % len(self._pools)
@@ -105,8 +121,10 @@ class Thinkers:
     def _pool(self, index: int) -> ProcessPoolExecutor:
         pool = self._pools[index]
         if pool is None:
+            if self._alive is None:
+                self._alive = multiprocessing.Pipe(duplex=False)
             pool = self._pools[index] = ProcessPoolExecutor(
-                1, mp_context=_context(), initializer=_start, initargs=(self.nice,)
+                1, mp_context=_context(), initializer=_start, initargs=(self.nice, self._alive[0])
             )
         return pool
 
@@ -146,8 +164,12 @@ class Thinkers:
                     pool.submit(_forget, tids)
 
     def close(self) -> None:
-        """Stop the workers (a move in progress is dropped)."""
+        """Stop the workers (a move in progress is dropped: a worker thinking ends too)."""
         for i, pool in enumerate(self._pools):
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
                 self._pools[i] = None
+        if self._alive is not None:
+            for end in self._alive:
+                end.close()
+            self._alive = None

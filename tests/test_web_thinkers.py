@@ -7,6 +7,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +74,23 @@ def test_a_move_thought_for_a_table_that_moved_on_is_not_played() -> None:
     seq = table.step_count
     assert table.play_thought(1, seq, table.hint(1))
     assert table.step_count == seq + 1
+
+
+def test_the_workers_end_with_the_server_however_it_ends() -> None:
+    """A server killed outright leaves no worker behind (nor their fork server)."""
+    code = (
+        "import os\n"
+        "from gin_web.thinkers import Thinkers\n"
+        "t = Thinkers(2, nice=5)\n"
+        "print(' '.join(str(f.result()) for f in t.start()), flush=True)\n"
+        "os._exit(0)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    pids = [int(p) for p in out.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 20
+    while any(Path(f"/proc/{p}").exists() for p in pids):
+        assert time.monotonic() < deadline, "a worker outlived its server"
+        time.sleep(0.1)
