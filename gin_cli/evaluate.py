@@ -167,8 +167,8 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
         default="auto",
         choices=REPLAYS,
         help="a replay of every finished game into <out>/<name>_replays/ (gin-rummy replay "
-        "and the web viewer open them): auto (when a language-model player, llm:, is "
-        "seated), on, or off (default: auto)",
+        "opens the gin games'): auto (when a language-model player, llm:, is seated), on, "
+        "or off (default: auto)",
     )
     for side in ("in", "out"):
         common.add_argument(

@@ -170,7 +170,7 @@ def write_replays(
     folder: str | Path | None, named: Iterable[tuple[str, Mapping[str, Any]]]
 ) -> dict[str, Any] | None:
     """Each ``(name, record)`` as ``<folder>/<name>.json``: a game's replay record
-    (:mod:`gin_env.record`: ``gin-rummy replay`` and the web viewer open the gin games';
+    (:mod:`gin_env.record`: ``gin-rummy replay`` opens the gin games';
     :func:`gin_env.record.replay_moves` plays basic rummy's). Returns what a result says of
     them, ``{"folder", "files"}`` (None, writing nothing, when ``folder`` is None)."""
     if folder is None:
