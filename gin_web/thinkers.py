@@ -33,6 +33,8 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+import agents
+
 __all__ = ["Thinkers", "MAX_AGENTS"]
 
 #: Agents one worker keeps (tables x seats, and each table's hint agent).
@@ -43,15 +45,13 @@ _AGENTS: OrderedDict[tuple[str, str], tuple[str, Any]] = OrderedDict()
 
 
 def _start(nice: int, server: Connection) -> None:
-    """A worker's first step: lower its priority by ``nice`` (0: as the server's), load the
-    agents' package (so that the first move is not slowed by the import), and watch
+    """A worker's first step (the agents' package is imported with this module, before any
+    move): lower its priority by ``nice`` (0: as the server's), and watch
     ``server``: the read end of a pipe that only the server's process writes to, so that
     the worker ends when the server does, however it ends."""
     if nice:
         with contextlib.suppress(OSError):
             os.nice(nice)
-    import agents  # noqa: F401  (imported once, before any move)
-
     threading.Thread(target=_end_with, args=(server,), daemon=True).start()
 
 
@@ -65,8 +65,6 @@ def _end_with(server: Connection) -> None:
 def _think(table: str, slot: str, spec: str, rules: Any, observation: Any) -> int:
     """In the worker: the action of ``table``'s agent in ``slot`` (made from ``spec`` at the
     table's ``rules`` when the worker has none, or one of another spec)."""
-    import agents
-
     key = (table, slot)
     held = _AGENTS.get(key)
     if held is None or held[0] != spec:
@@ -98,7 +96,7 @@ def _context() -> Any:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["gin_web.thinkers", "agents"])
+    context.set_forkserver_preload(["gin_web.thinkers"])  # (and so the agents)
     return context
 
 
