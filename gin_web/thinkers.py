@@ -14,9 +14,8 @@ move; a worker keeps at most :data:`MAX_AGENTS` agents (the least recently used 
 and one is made again from its spec when needed). A worker that dies is started again on
 the next call, its agents made afresh, as after a restart of the server; and a worker ends
 when the server's process does, however it ends (it watches a pipe only the server holds
-open). Workers are
-forked from a ``forkserver`` that has imported the agents once, so a new one is ready at
-once.
+open). Workers are forked from a ``forkserver`` that has imported the agents once, so a new
+one is ready at once.
 """
 
 from __future__ import annotations
@@ -46,9 +45,9 @@ _AGENTS: OrderedDict[tuple[str, str], tuple[str, Any]] = OrderedDict()
 
 def _start(nice: int, server: Connection) -> None:
     """A worker's first step (the agents' package is imported with this module, before any
-    move): lower its priority by ``nice`` (0: as the server's), and watch
-    ``server``: the read end of a pipe that only the server's process writes to, so that
-    the worker ends when the server does, however it ends."""
+    move): lower its priority by ``nice`` (0: as the server's), and watch ``server``, the
+    read end of a pipe that only the server's process writes to, so that the worker ends
+    when the server does, however it ends."""
     if nice:
         with contextlib.suppress(OSError):
             os.nice(nice)
