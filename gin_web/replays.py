@@ -76,7 +76,7 @@ def replay_frames(
         raise ValueError(f"replay: game {data['game']!r} is not played here")
     names = data.get("agents") or {}
     env = replay_files.make_env(data)
-    env.reset(seed=data["seed"])
+    replay_files.reset(env, data)  # its seed, and the deck it was given (duplicate deals)
     seats = [str(names.get(a, "agent")) for a in env.possible_agents]
     table = LiveTable(
         id="replay",
@@ -117,7 +117,10 @@ def _rummy_frames(data: dict[str, Any], max_moves: int, max_bytes: int) -> list[
         env = games.get("rummy_v0").make_env(**options)
     except (TypeError, ValueError) as err:
         raise ValueError(f"replay: bad option: {err}") from None
-    env.reset(seed=seed)
+    try:
+        replay_files.reset(env, data)  # its seed, and the deck it was given, if any
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"replay: bad first_deck: {err}") from None
     table = LiveTable(
         id="replay",
         game="rummy_v0",
