@@ -244,8 +244,11 @@ class Server:
         # Agents think in worker processes: those of tables with people at the server's
         # priority, those of tables of agents only at a lower one (they never hold up the
         # people's agents).
-        self.thinkers = Thinkers(self.limits.think_workers)
-        self.lane_thinkers = Thinkers(self.limits.lane_workers, nice=self.limits.lane_nice)
+        limits = self.limits
+        self.thinkers = Thinkers(limits.think_workers, timeout=limits.think_seconds)
+        self.lane_thinkers = Thinkers(
+            limits.lane_workers, nice=limits.lane_nice, timeout=limits.think_seconds
+        )
         self._pool: ProcessPoolExecutor | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.restored = 0

@@ -60,6 +60,7 @@ class Limits:
     lane_workers: int = 1  # ... and for the tables of agents only
     lane_nice: int = 10  # how much lower the priority of the latter is (0..19)
     lane_moves: float = 200.0  # moves a second of all tables of agents only, at most
+    think_seconds: float = 60.0  # an agent's move or hint thought longer: its worker is killed
     flood_close: int = 200  # a socket refused this many messages for its rate is closed
     watch_seconds: float = 0.5  # watchers of a table at full speed get a state this often
 

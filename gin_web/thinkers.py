@@ -103,12 +103,18 @@ class Thinkers:
     """``workers`` worker processes (each started when first needed), their priority
     lowered by ``nice``; a table's calls all go to one of them."""
 
-    def __init__(self, workers: int, nice: int = 0) -> None:
+    def __init__(self, workers: int, nice: int = 0, timeout: float = 60.0) -> None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be an int >= 1, got {workers!r}")
         if isinstance(nice, bool) or not isinstance(nice, int) or not 0 <= nice <= 19:
             raise ValueError(f"nice must be an int in 0..19, got {nice!r}")
-        self.nice = nice
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not (0 < timeout < float("inf"))
+        ):
+            raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        self.nice, self.timeout = nice, float(timeout)
         self._pools: list[ProcessPoolExecutor | None] = [None] * workers
         self._alive: tuple[Connection, Connection] | None = None  # (workers' end, ours)
 
@@ -133,21 +139,37 @@ class Thinkers:
     async def act(self, table: str, slot: str, spec: str, rules: Any, observation: Any) -> int:
         """The action of ``table``'s agent in ``slot`` (``spec`` at ``rules``) for
         ``observation``, thought in the table's worker. A worker that died is started
-        again and asked once more (its agents are made afresh)."""
+        again and asked once more (its agents are made afresh). A thought longer than
+        ``timeout`` seconds is a ``TimeoutError``: the worker is killed (the other tables'
+        calls there are asked again of a new one), and the move is not asked again."""
         index = self._index(table)
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
             pool = self._pool(index)
+            thought = loop.run_in_executor(pool, _think, table, slot, spec, rules, observation)
             try:
-                return await loop.run_in_executor(
-                    pool, _think, table, slot, spec, rules, observation
-                )
+                return await asyncio.wait_for(thought, self.timeout)
             except BrokenProcessPool:
-                if self._pools[index] is pool:
-                    self._pools[index] = None
+                self._drop(index, pool)
                 if attempt == 2:
                     raise
+            except TimeoutError:
+                self._drop(index, pool, kill=True)
+                raise TimeoutError(
+                    f"agent {spec!r} thought longer than {self.timeout:g} s"
+                ) from None
         raise AssertionError("unreachable")
+
+    def _drop(self, index: int, pool: ProcessPoolExecutor, kill: bool = False) -> None:
+        """Forget a broken worker (``kill``: a hung one, ended here first)."""
+        if self._pools[index] is pool:
+            self._pools[index] = None
+        if kill:
+            # The executor has no public way to end a task that runs: end its process.
+            for process in list(getattr(pool, "_processes", {}).values()):
+                with contextlib.suppress(OSError):
+                    process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def forget(self, tables: list[str]) -> None:
         """Drop the agents of ``tables`` from their workers (a worker not started has none)."""

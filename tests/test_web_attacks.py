@@ -347,6 +347,25 @@ def test_an_agent_that_thinks_for_seconds_holds_up_nobody(tmp_path: Path) -> Non
         probe.close()
 
 
+def test_an_agent_that_thinks_past_the_limit_is_stopped_and_said(tmp_path: Path) -> None:
+    """Limits.think_seconds: a move thought longer ends its worker, the table is told that
+    its agent failed, and the server answers everyone else meanwhile."""
+    from gin_web.tables import new_table
+
+    with live_server(tmp_path / "data", Limits(think_seconds=0.5)) as (base, app):
+        probe = Probe(base)
+        server = app.state.server
+        hung = new_table("gin", {}, ["search:budget=30"] * 2)
+        server.loop.call_soon_threadsafe(server.add_table, hung)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and "TimeoutError" not in server.notices.get(hung.id, ""):
+            probe.moves(1)
+        assert "an agent failed (TimeoutError)" in server.notices.get(hung.id, ""), server.notices
+        assert hung.step_count == 0
+        probe.check("an agent thinking past the limit at another table")
+        probe.close()
+
+
 def test_tables_of_agents_are_capped_and_stop(tmp_path: Path) -> None:
     limits = Limits(agent_tables=10, agent_hands=2)
     data = tmp_path / "data"

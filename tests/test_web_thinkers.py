@@ -94,3 +94,33 @@ def test_the_workers_end_with_the_server_however_it_ends() -> None:
     while any(Path(f"/proc/{p}").exists() for p in pids):
         assert time.monotonic() < deadline, "a worker outlived its server"
         time.sleep(0.1)
+
+
+def test_a_thought_past_the_timeout_kills_its_worker_and_the_next_is_answered() -> None:
+    table = tables.new_table("gin", {}, ["human", "human"], seed=6)
+    here = agents.seat("heuristic", table.env.config)
+    thinkers = Thinkers(1, timeout=0.5)
+
+    async def run() -> None:
+        await asyncio.wrap_future(thinkers.start()[0])  # started: the timeout is the thought's
+        p = table.to_act
+        assert p is not None
+        ob = table.observation(p)
+        start = time.monotonic()
+        with pytest.raises(TimeoutError, match=r"'search:budget=5' thought longer than 0.5 s"):
+            await thinkers.act(table.id, "0", "search:budget=5", table.env.config, ob)
+        assert time.monotonic() - start < 3.0
+        # The hung worker was killed: the next call, at any table, starts another.
+        action = await thinkers.act("other", "hint", "heuristic", table.env.config, ob)
+        assert action == int(here.act(ob))
+
+    try:
+        asyncio.run(run())
+    finally:
+        thinkers.close()
+
+
+def test_a_bad_timeout_is_refused_by_name() -> None:
+    for bad in (0, -1.0, float("nan"), float("inf"), True, "5"):
+        with pytest.raises(ValueError, match="timeout must be a number of seconds > 0"):
+            Thinkers(1, timeout=bad)  # type: ignore[arg-type]
