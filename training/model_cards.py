@@ -326,6 +326,14 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
             if a.get("warm_steps")
             else "none |"
         ),
+        *(
+            [
+                f"| Started from | the networks of `{a['init_from']}` (`--init-from`; a fresh "
+                "optimizer, replay and counts: the decisions above are this run's own) |"
+            ]
+            if a.get("init_from")
+            else []
+        ),  # fmt: skip
         f"| Self-play | epsilon {a.get('epsilon')}, {a.get('num_envs')} games at once; "
         f"{a.get('opponent_share')} of the hands one learner seat against "
         f"`{a.get('opponents')}` |",
