@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from records import gin_match_from_deck, rummy_match_from_deck
 
 from gin_env import gin_v0, three_handed_gin_v0
 from gin_env import record as replay
@@ -272,13 +273,9 @@ def test_a_match_dealt_from_a_given_deck_replays_from_it(tmp_path) -> None:
     # so the record holds that deck (first_deck), and a replay deals it again.
     deck = np.random.default_rng(11).permutation(52).tolist()
     for module, options in ((gin_v0, {"target_score": 30}), (three_handed_gin_v0, {})):
-        env = module.raw_env(**options)
-        env.reset(seed=4, options={"deck": deck})
-        rng = np.random.default_rng(4)
-        while not env.match.is_over:
-            env.step(int(rng.choice(env.legal_actions())))
+        env, made = gin_match_from_deck(module, options, 4, deck)
         path = tmp_path / f"{module.__name__}.json"
-        path.write_text(json.dumps(replay.match_record(4, options, env, first_deck=deck)))
+        path.write_text(json.dumps(made))
         data = replay.load(path)
         assert data["first_deck"] == deck == data["hands"][0]["deck"]
         assert replay.replay_env(data).match.scores == env.match.scores
@@ -295,24 +292,10 @@ def test_a_match_dealt_from_a_given_deck_replays_from_it(tmp_path) -> None:
 
 
 def test_a_rummy_record_replays_its_moves_from_its_deck() -> None:
-    from gin_env import rummy_v0
     from gin_env.seat_view import table_state
 
     deck = np.random.default_rng(3).permutation(52).tolist()
-    env = rummy_v0.raw_env(num_players=3, max_turns=90)
-    env.reset(seed=8, options={"deck": deck})
-    rng = np.random.default_rng(8)
-    moves = []
-    for agent in env.agent_iter():
-        _, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"])))
-        moves.append((env.possible_agents.index(agent), action))
-        env.step(action)
-    options = {"num_players": 3, "max_turns": 90}
-    data = json.loads(json.dumps(replay.table_record(8, options, env, None, moves, deck)))
+    env, data = rummy_match_from_deck({"num_players": 3, "max_turns": 90}, 8, deck)
     assert data["first_deck"] == deck and data["format"] == replay.RUMMY_FORMAT
     end = replay.replay_moves(data)
     assert table_state(end).scores == table_state(env).scores

@@ -22,6 +22,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
 from click.testing import CliRunner  # noqa: E402
+from records import gin_match_from_deck, rummy_match_from_deck  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from gin_cli.main import cli  # noqa: E402
@@ -538,33 +539,16 @@ def test_a_replay_steps_through_every_move_face_up(client: TestClient) -> None:
 def test_replays_of_evaluation_deals_open_with_the_deck_they_were_dealt(client: TestClient) -> None:
     # Duplicate evaluation deals a given deck at reset (the seed alone does not fix hand 1):
     # its gin and rummy records hold first_deck, and the page's replay deals it again.
-    from gin_env import gin_v0, rummy_v0
+    from gin_env import gin_v0
 
     deck = np.random.default_rng(5).permutation(52).tolist()
-    env = gin_v0.raw_env(target_score=20)
-    env.reset(seed=3, options={"deck": deck})
-    rng = np.random.default_rng(0)
-    while not env.match.is_over:
-        env.step(int(rng.choice(env.legal_actions())))
-    record = replay_files.match_record(3, {"target_score": 20}, env, first_deck=deck)
+    _, record = gin_match_from_deck(gin_v0, {"target_score": 20}, 3, deck)
     r = client.post("/api/replay", json=record)
     assert r.status_code == 200, r.text
     frames = full_frames(r.json()["frames"])
     assert frames[-1]["over"] and frames[-1]["scores"] == record["scores"]
 
-    rummy = rummy_v0.raw_env(num_players=3, max_turns=60)
-    rummy.reset(seed=8, options={"deck": deck})
-    moves = []
-    for agent in rummy.agent_iter():
-        _, _, term, trunc, _ = rummy.last()
-        if term or trunc:
-            rummy.step(None)
-            continue
-        action = int(rng.choice(np.flatnonzero(rummy.observe(agent)["action_mask"])))
-        moves.append((rummy.possible_agents.index(agent), action))
-        rummy.step(action)
-    options = {"num_players": 3, "max_turns": 60}
-    data = json.loads(json.dumps(replay_files.table_record(8, options, rummy, None, moves, deck)))
+    _, data = rummy_match_from_deck({"num_players": 3, "max_turns": 60}, 8, deck)
     r = client.post("/api/replay", json=data)
     assert r.status_code == 200, r.text
     assert full_frames(r.json()["frames"])[-1]["scores"] == data["scores"]
