@@ -456,12 +456,18 @@ class Server:
         seq = table.step_count
         observation = table.observation(player)
         spent = time.perf_counter() - start
-        thinkers = self.lane_thinkers if table.agent_only else self.thinkers
-        action = await thinkers.act(table.id, slot, spec, table.env.config, observation)
+        action = await self._thinkers(table).act(
+            table.id, slot, spec, table.env.config, observation
+        )
         start = time.perf_counter()
         if table.id in self.tables and table.play_thought(player, seq, action):
             self._after_change(table)
         return spent + time.perf_counter() - start
+
+    def _thinkers(self, table: LiveTable) -> Thinkers:
+        """The workers that think for ``table``: those of lower priority for a table of
+        agents only."""
+        return self.lane_thinkers if table.agent_only else self.thinkers
 
     async def _lane_pace(self, spent: float) -> None:
         """Tables where nobody plays, at full speed, take at most a quarter of the loop (an
@@ -482,7 +488,8 @@ class Server:
         delay comes *before* each move after the first, so that the person to act next is
         never kept waiting. Without, where nobody plays, the table shares the loop by
         :meth:`_lane_pace` and its watchers get a state every :attr:`Limits.watch_seconds`
-        (nobody follows a table at full speed move by move) and when it stops."""
+        (nobody follows a table at full speed move by move) and when it stops, failed or
+        not. :meth:`play` runs it inline after a person's move, a task the other times."""
         try:
             first = True
             shown = time.monotonic()
@@ -505,15 +512,12 @@ class Server:
                         await self.broadcast(table)
                         spent += time.perf_counter() - start
                     await self._lane_pace(spent)
-            await self.broadcast(table)
         except Exception as err:  # an agent that fails: said to the table, the server goes on
-            self._agent_failed(table, err)
+            print(f"gin_web: table {table.id}: an agent failed: {err!r}", flush=True)
+            self._notice(table.id, f"an agent failed ({type(err).__name__}); the table waits")
         finally:
             self._running.discard(table.id)
-
-    def _agent_failed(self, table: LiveTable, err: Exception) -> None:
-        print(f"gin_web: table {table.id}: an agent failed: {err!r}", flush=True)
-        self._notice(table.id, f"an agent failed ({type(err).__name__}); the table waits")
+        await self.broadcast(table)
 
     async def play(self, table: LiveTable) -> None:
         """After a person's move: the agents' moves before the next state when the table
@@ -525,17 +529,7 @@ class Server:
             self.start_agents(table)
             return
         self._running.add(table.id)
-        try:
-            while table.waiting_for_agent() and table.id in self.tables:
-                if self._capped(table):
-                    self._stop(table)
-                    break
-                await self._agent_move(table)
-        except Exception as err:
-            self._agent_failed(table, err)
-        finally:
-            self._running.discard(table.id)
-        await self.broadcast(table)
+        await self._run_agents(table)
 
     async def hint(self, table: LiveTable, player: int) -> tuple[int, int]:
         """``(action, move number)``: what the table's hint agent would play in ``player``'s
@@ -549,8 +543,7 @@ class Server:
         key = (table.id, seq, player)
         thought = self._hinting.get(key)
         if thought is None:
-            thinkers = self.lane_thinkers if table.agent_only else self.thinkers
-            thought = asyncio.ensure_future(thinkers.act(
+            thought = asyncio.ensure_future(self._thinkers(table).act(
                 table.id, "hint", table.hint_agent, table.env.config, table.observation(player)
             ))  # fmt: skip
             self._hinting[key] = thought
