@@ -36,6 +36,7 @@ __all__ = [
     "cards_str",
     "to_mask",
     "from_mask",
+    "cards_of_mask",
     "mask_points",
     "check_card",
     "check_mask",
@@ -176,6 +177,32 @@ def from_mask(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+#: The cards of every 13-bit suit mask, per suit (32,768 tuples): built on the first
+#: :func:`cards_of_mask`, not at import.
+_SUIT_CARDS: tuple[tuple[tuple[int, ...], ...], ...] = ()
+
+
+def _suit_cards() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    global _SUIT_CARDS
+    _SUIT_CARDS = tuple(
+        tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13))
+        for s in range(4)
+    )
+    return _SUIT_CARDS
+
+
+def cards_of_mask(mask: int) -> tuple[int, ...]:
+    """:func:`from_mask`'s cards as a tuple, in four table lookups, for the hot paths that
+    read masks the engine made (the mask is not checked)."""
+    table = _SUIT_CARDS or _suit_cards()
+    return (
+        table[0][mask & 0x1FFF]
+        + table[1][mask >> 13 & 0x1FFF]
+        + table[2][mask >> 26 & 0x1FFF]
+        + table[3][mask >> 39 & 0x1FFF]
+    )
 
 
 def mask_points(mask: int) -> int:

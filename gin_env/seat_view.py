@@ -44,7 +44,7 @@ from typing import Any
 
 from gin_env import actions as A
 from gin_env import rummy_actions as R
-from gin_env.cards import card_str, from_mask
+from gin_env.cards import card_str, cards_of_mask, from_mask
 from gin_env.melds import GIN_MELDS, deadwood_mask, discard_deadwoods
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "TableState",
     "action_entry",
     "arranged",
-    "cards_of_mask",
     "clear_caches",
     "discard_table",
     "seat_view",
@@ -83,24 +82,6 @@ def _phase_id(phase: Any) -> str:
 #: What each discard from an 11-card hand leaves in deadwood: one search per hand, kept (a
 #: hand is viewed again within a turn: re-asks, other seats, the web page).
 discard_table = functools.lru_cache(maxsize=4096)(discard_deadwoods)
-
-
-#: The cards of every 13-bit suit mask, per suit: a card mask read four lookups at a time.
-_SUIT_CARDS = tuple(
-    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13))
-    for s in range(4)
-)
-
-
-def cards_of_mask(mask: int) -> tuple[int, ...]:
-    """The cards of the card mask ``mask`` in ascending order (``from_mask``'s, as a tuple,
-    in four lookups)."""
-    return (
-        _SUIT_CARDS[0][mask & 0x1FFF]
-        + _SUIT_CARDS[1][mask >> 13 & 0x1FFF]
-        + _SUIT_CARDS[2][mask >> 26 & 0x1FFF]
-        + _SUIT_CARDS[3][mask >> 39 & 0x1FFF]
-    )
 
 
 _cards = cards_of_mask

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
 from gin_env.cards import (
+    FULL_DECK,
     NUM_CARDS,
     card_str,
+    cards_of_mask,
     cards_str,
     check_card,
     from_mask,
@@ -96,6 +100,13 @@ def test_masks_round_trip():
     assert cards_str(mask) == "AS 7H TD KC"
     assert cards_str(cards) == "KC AS 7H TD"
     assert to_mask([]) == 0 and from_mask(0) == [] and mask_points(0) == 0
+
+
+def test_the_table_lookup_reads_a_mask_as_from_mask_does():
+    rng = random.Random(7)
+    masks = [0, FULL_DECK, 1, 1 << 51, *(rng.getrandbits(52) for _ in range(5000))]
+    for mask in masks:
+        assert cards_of_mask(mask) == tuple(from_mask(mask))
 
 
 @pytest.mark.parametrize("bad", [-1, 52, 3.0, "3", True, None])

@@ -16,11 +16,11 @@ import numpy as np
 
 from gin_env import actions as A
 from gin_env import games, rummy_encoding
+from gin_env.cards import cards_of_mask as _card_tuple
 from gin_env.config import HandRules
 from gin_env.config import Table as GameTable
 from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
 from gin_env.seat_view import GIN_PHASES, SeatView, arranged, discard_table
-from gin_env.seat_view import cards_of_mask as _card_tuple
 from gin_env.text.words import GAMES, ROLE_WORDS, Rulebook, describe
 
 __all__ = ["table_of", "game_of", "facts", "seat_text"]
