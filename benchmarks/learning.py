@@ -196,6 +196,7 @@ def run_row(name: str, budget: int, seed: int, eval_deals: int, out: Path) -> di
         raw = Path(tmp) / "run.json"
         cmd = row_command(row, budget, seed, eval_deals, raw)
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+        code = code_state()  # the tree the run starts from, not the one it ends on
         start = time.perf_counter()
         done = subprocess.run(cmd, cwd=ROOT, env=env, text=True, capture_output=True)
         wall = time.perf_counter() - start
@@ -223,7 +224,7 @@ def run_row(name: str, budget: int, seed: int, eval_deals: int, out: Path) -> di
         "difference": {r["opponent"]: r["difference"] for r in run["before_after"]},
         "curve": run.get("curve", []),
         "run_command": run["provenance"]["command"],
-        "code": code_state(),
+        "code": code,
     }
     command = ["python", "benchmarks/learning.py", "run", name, "--budget", str(budget),
                "--seed", str(seed)]  # fmt: skip
