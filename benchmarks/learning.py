@@ -197,9 +197,11 @@ def run_row(name: str, budget: int, seed: int, eval_deals: int, out: Path) -> di
         cmd = row_command(row, budget, seed, eval_deals, raw)
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
         code = code_state()  # the tree the run starts from, not the one it ends on
+        load = [os.getloadavg()[0]]
         start = time.perf_counter()
         done = subprocess.run(cmd, cwd=ROOT, env=env, text=True, capture_output=True)
         wall = time.perf_counter() - start
+        load.append(os.getloadavg()[0])
         if done.returncode != 0:
             raise SystemExit(f"row {name} failed ({shlex.join(cmd)}):\n{done.stderr[-3000:]}")
         print(done.stdout, end="")
@@ -218,6 +220,7 @@ def run_row(name: str, budget: int, seed: int, eval_deals: int, out: Path) -> di
         "train_seconds": seconds,
         "seconds_per_million_steps": seconds * 1e6 / max(1, steps),
         "wall_seconds": wall,
+        "load_average": load,  # the machine's 1-minute load at the start and the end
         "library": {row.library: _version(row.library)} if row.library else {},
         "trained": {r["opponent"]: r["trained"] for r in run["before_after"]},
         "untrained": {r["opponent"]: r["untrained"] for r in run["before_after"]},
@@ -308,13 +311,14 @@ def load_results(out: Path = OUT) -> list[dict[str, Any]]:
 
 
 def table(results: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS[:2]) -> list[str]:
-    """The benchmark's table as Markdown lines: every row at every budget, "not run" where
-    no result is."""
+    """The benchmark's table as Markdown lines: every row at each of ``budgets`` ("not run"
+    where no result is), and at any larger budget of :data:`BUDGETS` a row has runs at."""
     head = ["row", "learner steps", "seeds"] + [f"vs {o}, points per hand" for o in OPPONENTS]
     head.append("wall-clock s per M steps")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name in ROWS:
-        for budget in budgets:
+        ran = {r["budget"] for r in results if r["row"] == name}
+        for budget in sorted(set(budgets) | (ran & set(BUDGETS))):
             got = [r for r in results if r["row"] == name and r["budget"] == budget]
             got.sort(key=lambda r: r["seed"])
             if got:

@@ -43,6 +43,15 @@ def test_a_cell_no_run_filled_says_not_run() -> None:
     assert all(line.count("not run") == 4 for line in body)
 
 
+def test_a_larger_budget_shows_only_for_the_rows_that_ran_at_it() -> None:
+    got = [_result("dmc-gin", 10_000_000, 0, {"random": 40.0})]
+    lines = learning.table(got)
+    assert len(lines[2:]) == 2 * len(learning.ROWS) + 1
+    (line,) = [x for x in lines if "10,000,000" in x]
+    assert line.startswith("| `dmc-gin` | 10,000,000 | 0 |")
+    assert lines.index(line) == max(i for i, x in enumerate(lines) if "`dmc-gin`" in x)  # last
+
+
 def test_three_seeds_give_the_mean_and_a_t_interval_across_seeds() -> None:
     got = [_result("sb3-gin", 100_000, s, {"random": m}) for s, m in enumerate((10.0, 12.0, 14.0))]
     cell = learning._cell(got, "random")
