@@ -15,19 +15,23 @@ turns from hand to hand, and RLlib maps an agent to one module per episode), onl
 to act observes, and observations are ``{"observations", "action_mask"}``, the keys
 RLlib's ``ActionMaskingTorchRLModule`` reads.
 
-While it trains it shows a progress bar (env steps, steps per second, time left) with each
-iteration's line above it; ``--quiet``, or output that is not a terminal, turns the bar
-off (RLlib writes its own TensorBoard files under ``~/ray_results``). Before training and
-after it, the untrained and the trained module (its most likely legal move) play the same
-``--eval-deals`` deals of ``--eval-seed`` through the AEC env, each deal three times with
-the module once in each role (box, captain, adviser) and each of ``--eval-opponents`` in
-the other two; the script prints both with 95% CIs and the difference, paired by deal.
+While it trains it shows a progress bar (env steps, steps per second, time left and the
+last point of its learning curve: points per hand against ``random`` on ``--curve-deals``
+deals every ``--curve-every`` steps) with each iteration's line above it; ``--quiet``, or
+output that is not a terminal, turns the bar off (RLlib writes its own TensorBoard files
+under ``~/ray_results``). Before training and after it, the untrained and the trained
+module (its most likely legal move) play the same ``--eval-deals`` deals of
+``--eval-seed`` through the AEC env, each deal three times with the module once in each
+role (box, captain, adviser) and each of ``--eval-opponents`` in the other two; the script
+prints both with 95% CIs and the difference, paired by deal. ``--result FILE`` writes it
+all as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,8 +43,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from training.flags import names
-from training.periodic_eval import before_after, before_after_lines
+from training.periodic_eval import Curve, report_learned
 from training.progress import Progress
 from training.rllib_env import RLlibGinEnv
 
@@ -55,7 +58,10 @@ class Args:
     eval_deals: int = 300
     eval_opponents: str = "random,simple"  # agent names, seated at the table by agents.seat
     eval_seed: int = 10_000
+    curve_every: int = 20_000  # env steps between points of the learning curve (0: none)
+    curve_deals: int = 50
     seed: int = 0
+    result: str = ""  # a JSON file for the run's figures
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
@@ -68,7 +74,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
     args = Args(**{k: v for k, v in vars(ns).items() if k not in ("smoke", "quiet")})
     if ns.smoke:
         args.iterations, args.batch, args.minibatch, args.epochs = 1, 256, 128, 1
-        args.eval_deals = 4
+        args.eval_deals, args.curve_every, args.curve_deals = 4, 256, 2
     return args, ns.quiet
 
 
@@ -126,7 +132,11 @@ def main(argv: list[str] | None = None) -> None:
     untrained = ModulePlayer(copy.deepcopy(algo.get_module("main")), "untrained")
     progress = Progress(args.iterations * args.batch, enabled=not quiet, desc="ppo three-handed",
                         unit="step")  # fmt: skip
+    curve = Curve("three_handed", "random", args.curve_deals, args.eval_seed + 1,
+                  args.curve_every, progress)  # fmt: skip
+    curve.record(ModulePlayer(algo.get_module("main"), "rllib"), 0)
     done = 0
+    start = time.perf_counter()
     for it in range(args.iterations):
         result = algo.train()
         runners = result.get("env_runners", {})
@@ -137,14 +147,15 @@ def main(argv: list[str] | None = None) -> None:
             f"iteration {it + 1}: {steps} steps, "
             f"{int(runners.get('num_episodes_lifetime', 0))} hands so far"
         )
+        if curve.due(done):
+            curve.record(ModulePlayer(algo.get_module("main"), "rllib"), done)
+    seconds = time.perf_counter() - start
     progress.close()
     trained = ModulePlayer(algo.get_module("main"), "rllib")
-    rows = before_after(
-        untrained, trained, "three_handed", names(args.eval_opponents), args.eval_deals,
-        args.eval_seed,
-    )  # fmt: skip
-    for line in before_after_lines(rows):
-        print(line)
+    if not curve.rows or curve.rows[-1]["step"] != done:
+        curve.record(trained, done)
+    print(f"trained {done} env steps in {seconds:.1f} s")
+    report_learned("rllib_ppo", args, untrained, trained, "three_handed", done, seconds, curve)
     algo.stop()
     ray.shutdown()
 

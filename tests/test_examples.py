@@ -193,4 +193,5 @@ def test_rllib_ppo_trains_and_plays() -> None:
     pytest.importorskip("ray.rllib")
     out = _run("rllib_ppo.py")
     assert re.search(r"iteration 1: ", out), out
+    assert re.search(r"trained \d+ env steps in ", out), out
     _points(out)
