@@ -30,17 +30,17 @@ policy (its most likely legal move) play the same ``--eval-deals`` deals of
 adviser) and each of ``--eval-opponents`` in the other two; the script prints both with
 95% CIs and the difference, paired by deal. ``--result FILE`` writes it all as JSON.
 
-What it learns on two cores, measured: at 100,000 frames (25 updates; 23 minutes of
-training on two cores shared with other work), with
+What it learns on two cores, measured: at 100,000 frames (25 updates; 7 minutes of
+training a seed on a quiet machine, 23 on a loaded one), with
 
-    python examples/torchrl_mappo.py --frames 100000 --seed 0 \\
+    python examples/torchrl_mappo.py --frames 100000 --seed S \\
         --eval-opponents random,simple,heuristic --eval-deals 300 --eval-seed 20261
 
-(``python benchmarks/learning.py run torchrl-mappo-three --budget 100000 --seed 0``),
-trained minus untrained on the same 300 deals (each in the three roles), points per hand:
-+1.32 [+0.53, +2.11] against random, +3.44 [+2.15, +4.73] against simple, +3.12
-[+2.00, +4.25] against heuristic; the trained player itself: +1.6, -30.2 and -29.5. One
-seed so far; ``results/learning/README.md`` keeps the runs.
+(``python benchmarks/learning.py run torchrl-mappo-three --budget 100000 --seed S``),
+trained minus untrained on the same 300 deals (each in the three roles), points per hand
+against simple: +3.44 [+2.15, +4.73], +1.12 [-0.05, +2.30] and -2.87 [-4.03, -1.70] on
+seeds 0, 1, 2 (against heuristic +3.12, +0.47, -3.82). At that budget it has not learned:
+one seed of three gains, one loses. ``results/learning/README.md`` keeps every run.
 """
 
 from __future__ import annotations
