@@ -18,7 +18,10 @@ Three things make a card game fit TorchRL's multi-agent loop:
   policy lets such a seat "play" action 0 (ignored by the env), the only choice it has, so
   its log-probability is 0 and it adds nothing to the policy gradient.
 
-``--frames`` counts env steps (one seat acts in each; every seat is the learner's).
+``--frames`` counts env steps (one seat acts in each; every seat is the learner's). A
+seat's reward is its points in the hand times ``--reward-scale`` (0.01): in points (tens
+a hand) the critic's loss is thousands of times the policy's, and the one clipped
+gradient of the two goes to the critic; every figure printed is in points.
 
 While it trains it shows a progress bar (frames, frames per second, time left and the last
 point of its learning curve: points per hand against ``random`` on ``--curve-deals``
@@ -78,6 +81,7 @@ class Args:
     minibatch: int = 512
     lr: float = 3e-4
     gamma: float = 1.0  # a hand is short and its points are the whole reward
+    reward_scale: float = 0.01  # a seat's reward is its hand points times this
     lmbda: float = 0.95
     eval_deals: int = 300
     eval_opponents: str = "random,simple"  # agent names, seated at the table by agents.seat
@@ -102,12 +106,16 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
         args.curve_every, args.curve_deals = 256, 3
     if args.frames < 1 or args.frames_per_batch < 1:
         parser.error("--frames and --frames-per-batch must be positive numbers of env steps")
+    if not args.reward_scale > 0:
+        parser.error(f"--reward-scale must be a positive number; got {args.reward_scale}")
     return args, ns.quiet
 
 
-def make_env(seed: int) -> PettingZooWrapper:
-    # One group for the three seats (they share the policy); a hand per episode.
-    aec = three_handed_gin_v0.env(episode="hand", infos="numeric")
+def make_env(seed: int, reward_scale: float) -> PettingZooWrapper:
+    # One group for the three seats (they share the policy); a hand per episode. Rewards
+    # in points (tens a hand) would make the critic's loss thousands of times the
+    # policy's, and the gradient's clipped norm would go to the critic alone.
+    aec = three_handed_gin_v0.env(episode="hand", infos="numeric", reward_scale=reward_scale)
     return PettingZooWrapper(
         env=aec, use_mask=True, group_map=MarlGroupMapType.ALL_IN_ONE_GROUP, seed=seed
     )
@@ -185,7 +193,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args, quiet = parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)  # small networks, one step at a time: more threads only wait
-    env = make_env(args.seed)
+    env = make_env(args.seed, args.reward_scale)
     policy, critic = make_policy(env), make_critic(env)
     logits_net = policy.module[0].module[1].module  # the MultiAgentMLP
     untrained = MappoPlayer(copy.deepcopy(logits_net), "untrained")
