@@ -25,6 +25,18 @@ module (its most likely legal move) play the same ``--eval-deals`` deals of
 role (box, captain, adviser) and each of ``--eval-opponents`` in the other two; the script
 prints both with 95% CIs and the difference, paired by deal. ``--result FILE`` writes it
 all as JSON.
+
+What it learns on two cores, measured: at 100,000 env steps (25 iterations of 4,000; 7
+minutes of training on a machine running two other jobs), with
+
+    python examples/rllib_ppo.py --iterations 25 --seed 0 \\
+        --eval-opponents random,simple,heuristic --eval-deals 300 --eval-seed 20261 \\
+        --result results/learning/examples/rllib_three_steps100000_seed0.json
+
+trained minus untrained on the same 300 deals (each in the three roles), points per hand:
++4.45 [+3.19, +5.71] against simple and +4.05 [+2.83, +5.26] against heuristic; against
+random -0.23 [-0.93, +0.48], level (the trained player itself: -28.3 against simple). One
+seed: what another reaches at this budget is not measured.
 """
 
 from __future__ import annotations
