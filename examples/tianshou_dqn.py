@@ -46,10 +46,11 @@ tianshou-dqn-gin --budget B --seed S``, which runs
 
 ), trained minus untrained on the same 500 deals, points per hand:
 
-- at 1,000,000 steps (56 minutes of training on a machine running two other jobs):
-  against simple +14.74 [+13.32, +16.17] (seed 0), against heuristic +12.01
-  [+10.65, +13.37], against random +47.77 [+46.34, +49.19]; the trained player itself
-  makes +48.6 a hand against random and -30.0 against simple;
+- at 1,000,000 steps (56 and 64 minutes of training on a machine running two other
+  jobs): against simple +14.74 [+13.32, +16.17] and +15.94 [+14.51, +17.38] on seeds 0
+  and 1, against heuristic +12.01 and +13.79, against random +47.77 and +42.86; the
+  trained player itself makes +48.6 and +42.8 a hand against random, -30.0 and -30.5
+  against simple;
 - at 100,000 steps (4 to 15 minutes) it has not learned yet: against simple +1.11
   [-0.45, +2.68], -0.41 [-1.98, +1.15] and +3.85 [+2.19, +5.51] on seeds 0, 1, 2, against
   random +2.96, +3.83 and -1.75.
