@@ -10,7 +10,20 @@ from typing import Any
 
 import numpy as np
 
+from agents.single_agent import RandomPolicy
 from gin_env import record, rummy_v0
+from gin_eval.rollout import play
+
+
+def _played_from_deck(env: Any, seed: int, deck: list[int]) -> list[tuple[int, int]]:
+    """Deal ``deck`` first and play ``env`` to its end at random (seeded by ``seed``), through
+    the one rollout loop; the moves as ``(seat, action)``."""
+    env.reset(seed=seed, options={"deck": deck})
+    names = list(env.possible_agents)
+    moves: list[tuple[int, int]] = []
+    play(env, {a: RandomPolicy() for a in names}, np.random.default_rng(seed),
+         after=lambda _env, agent, action: moves.append((names.index(agent), action)))  # fmt: skip
+    return moves
 
 
 def gin_match_from_deck(
@@ -19,10 +32,8 @@ def gin_match_from_deck(
     """A gin match (``module``: ``gin_v0``, ``three_handed_gin_v0``) dealt ``deck`` first,
     played to its end at random; the env and its match record."""
     env = module.raw_env(**options)
-    env.reset(seed=seed, options={"deck": deck})
-    rng = np.random.default_rng(seed)
-    while not env.match.is_over:
-        env.step(int(rng.choice(env.legal_actions())))
+    _played_from_deck(env, seed, deck)
+    assert env.match.is_over
     return env, record.match_record(seed, options, env, first_deck=deck)
 
 
@@ -32,16 +43,6 @@ def rummy_match_from_deck(
     """A basic rummy match dealt ``deck`` first, played to its end at random; the env and its
     record as a file holds it (through JSON)."""
     env = rummy_v0.raw_env(**options)
-    env.reset(seed=seed, options={"deck": deck})
-    rng = np.random.default_rng(seed)
-    moves = []
-    for agent in env.agent_iter():
-        _, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"])))
-        moves.append((env.possible_agents.index(agent), action))
-        env.step(action)
+    moves = _played_from_deck(env, seed, deck)
     data = record.table_record(seed, options, env, None, moves, deck)
     return env, json.loads(json.dumps(data))

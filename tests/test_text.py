@@ -21,6 +21,7 @@ from gin_env import rummy_actions as R
 from gin_env.cards import card_str, from_mask, parse_card, parse_cards, to_mask
 from gin_env.text.replies import ReplyError, parse_advice, parse_reply
 from gin_env.text.words import card_name
+from gin_eval.rollout import play
 
 C = parse_card
 DRAW_PHASE = [A.DRAW_STOCK, A.TAKE_DISCARD]
@@ -277,16 +278,9 @@ def _options(game: str, seed: int) -> dict[str, Any]:
 def _numeric_hand(game: str, seed: int) -> tuple[list[tuple[str, int]], Any]:
     env = games.get(game).make_env(**_options(game, seed))
     env.reset(seed=seed)
-    players, rng = _players(game, seed), np.random.default_rng(seed)
-    moves = []
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        a = int(players[agent].act(obs, rng))
-        moves.append((agent, a))
-        env.step(a)
+    moves: list[tuple[str, int]] = []
+    play(env, _players(game, seed), np.random.default_rng(seed),
+         after=lambda _env, agent, action: moves.append((agent, action)))  # fmt: skip
     return moves, _result(env, game)
 
 
