@@ -290,8 +290,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     seconds = time.perf_counter() - start
     progress.close()
     frames = int(experiment.total_frames)
-    if not curve.rows or curve.rows[-1]["step"] != frames:
-        curve.record(show.player(), frames)
+    curve.close(show.player(), frames)
     print(
         f"trained {frames} frames in {experiment.n_iters_performed} "
         f"iterations ({seconds:.1f} s); logs in {experiment.folder_name}"

@@ -164,8 +164,7 @@ def main(argv: list[str] | None = None) -> None:
     seconds = time.perf_counter() - start
     progress.close()
     trained = ModulePlayer(algo.get_module("main"), "rllib")
-    if not curve.rows or curve.rows[-1]["step"] != done:
-        curve.record(trained, done)
+    curve.close(trained, done)
     print(f"trained {done} env steps in {seconds:.1f} s")
     report_learned("rllib_ppo", args, untrained, trained, "three_handed", done, seconds, curve)
     algo.stop()

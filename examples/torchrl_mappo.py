@@ -269,8 +269,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     seconds = time.perf_counter() - start
     collector.shutdown()
     progress.close()
-    if not curve.rows or curve.rows[-1]["step"] != frames:
-        curve.record(MappoPlayer(logits_net, "mappo"), frames)
+    curve.close(MappoPlayer(logits_net, "mappo"), frames)
     print(f"trained {frames} steps in {seconds:.1f} s")
 
     # -- what it learned: the untrained and the trained policy on the same deals ---------

@@ -96,3 +96,24 @@ def test_the_worker_pool_maps_in_order_across_maps_and_in_process() -> None:
         assert list(pool.imap(_square_plus, jobs[::-1])) == expected[::-1]
     assert list(WorkerPool(1).imap(_square_plus, jobs)) == expected
     assert pool_map(_square_plus, jobs, workers=2) == expected
+
+
+def test_a_curve_records_when_due_and_closes_once_at_the_end() -> None:
+    from agents.single_agent import RandomPolicy
+    from training.periodic_eval import Curve
+
+    curve = Curve("gin", "random", 2, 5, every=100)
+    player = RandomPolicy()
+    assert curve.due(0)
+    curve.record(player, 0)
+    assert not curve.due(99) and curve.due(100)
+    curve.record(player, 100)
+    curve.close(player, 100)  # a point at the run's last step already: none added
+    assert [r["step"] for r in curve.rows] == [0.0, 100.0]
+    curve.close(player, 150)
+    assert [r["step"] for r in curve.rows] == [0.0, 100.0, 150.0]
+    assert all(r["ci_low"] <= r["mean"] <= r["ci_high"] for r in curve.rows)
+    off = Curve("gin", "random", 2, 5, every=0)
+    assert not off.due(0)
+    off.close(player, 10)
+    assert [r["step"] for r in off.rows] == [10.0]

@@ -269,3 +269,9 @@ class Curve:
             self.progress.evaluation(f"{self.opponent} {row['mean']:+.1f}")
             self.progress.scalars(step, show=False, **{f"eval__{self.opponent}": row["mean"]})
         return row
+
+    def close(self, agent: Any, step: int) -> None:
+        """The curve's last point, at the run's end: :meth:`record` at ``step`` unless the
+        curve has a point there already."""
+        if not self.rows or self.rows[-1]["step"] != step:
+            self.record(agent, step)
