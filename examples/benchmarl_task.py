@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import functools
 import time
 from dataclasses import dataclass
@@ -221,6 +222,9 @@ class Args:
     game: str = "three_handed_gin_v0"
     frames: int = 1_000_000
     frames_per_batch: int = 6_000
+    lr: float = 5e-5  # BenchMARL's own defaults, all three
+    gamma: float = 0.99
+    lmbda: float = 0.9  # GAE's lambda
     seed: int = 0
     out: str = "runs/benchmarl"
     eval_deals: int = 300
@@ -247,6 +251,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool]:
         args.curve_every, args.curve_deals = 200, 2
     if args.frames < 1:
         parser.error(f"--frames must be a positive number of frames; got {args.frames}")
+    for name in ("lr", "gamma", "lmbda"):
+        value = getattr(args, name)
+        if not (0 < value <= 1):
+            parser.error(f"--{name} must be a number in (0, 1]; got {value}")
     return args, ns.smoke, ns.quiet
 
 
@@ -257,6 +265,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     config = ExperimentConfig.get_from_yaml()
     config.max_n_frames = args.frames
     config.on_policy_collected_frames_per_batch = args.frames_per_batch
+    config.lr, config.gamma = args.lr, args.gamma
     config.on_policy_n_envs_per_worker = 1 if smoke else 10
     config.on_policy_minibatch_size = min(400, args.frames_per_batch)
     config.on_policy_n_minibatch_iters = 1 if smoke else 45
@@ -277,7 +286,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     show = ShowProgress(progress, curve, seats)
     experiment = Experiment(
         task=task,
-        algorithm_config=MappoConfig.get_from_yaml(),
+        algorithm_config=dataclasses.replace(MappoConfig.get_from_yaml(), lmbda=args.lmbda),
         model_config=MlpConfig.get_from_yaml(),
         critic_model_config=MlpConfig.get_from_yaml(),
         seed=args.seed,

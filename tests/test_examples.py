@@ -189,6 +189,17 @@ def test_benchmarl_task_trains_mappo(tmp_path: Path) -> None:
     assert not BAR.search(quiet), quiet[-2000:]
 
 
+def test_benchmarl_task_names_a_bad_learning_rate() -> None:
+    pytest.importorskip("benchmarl")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "benchmarl_task.py"), "--lmbda", "1.5"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--lmbda must be a number in (0, 1]; got 1.5" in done.stderr, done.stderr
+
+
 def test_rllib_ppo_trains_and_plays() -> None:
     pytest.importorskip("ray.rllib")
     out = _run("rllib_ppo.py")
