@@ -144,15 +144,21 @@ def test_the_bar_shows_on_a_terminal_and_quiet_turns_it_off() -> None:
     assert not BAR.search(_on_a_terminal("sb3_maskable_ppo.py", "--quiet"))
 
 
-def test_a_bad_choice_is_named_with_the_allowed_values() -> None:
-    pytest.importorskip("sb3_contrib")
+def _refused(script: str, *args: str) -> str:
+    """What ``script args`` writes to standard error when it refuses its options (exit 2)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "sb3_maskable_ppo.py"), "--env", "gym"],
+        [sys.executable, str(EXAMPLES / script), *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert done.returncode == 2
-    assert "--env must be one of vector, gymnasium; got 'gym'" in done.stderr
+    assert done.returncode == 2, done.stderr
+    return done.stderr
+
+
+def test_a_bad_choice_is_named_with_the_allowed_values() -> None:
+    pytest.importorskip("sb3_contrib")
+    stderr = _refused("sb3_maskable_ppo.py", "--env", "gym")
+    assert "--env must be one of vector, gymnasium; got 'gym'" in stderr
 
 
 @pytest.mark.parametrize("loop", ["single", "marl"])
@@ -165,14 +171,8 @@ def test_tianshou_dqn_against_a_random_player(loop: str) -> None:
 
 def test_tianshou_dqn_multi_agent_loop_has_only_a_random_opponent() -> None:
     pytest.importorskip("tianshou")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    script = str(EXAMPLES / "tianshou_dqn.py")
-    done = subprocess.run(
-        [sys.executable, script, "--loop", "marl", "--opponent", "simple"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 2
-    assert "--opponent must be random with --loop marl" in done.stderr, done.stderr
+    stderr = _refused("tianshou_dqn.py", "--loop", "marl", "--opponent", "simple")
+    assert "--opponent must be random with --loop marl" in stderr, stderr
 
 
 def test_benchmarl_task_trains_mappo(tmp_path: Path) -> None:
@@ -191,13 +191,8 @@ def test_benchmarl_task_trains_mappo(tmp_path: Path) -> None:
 
 def test_benchmarl_task_names_a_bad_learning_rate() -> None:
     pytest.importorskip("benchmarl")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "benchmarl_task.py"), "--lmbda", "1.5"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 2
-    assert "--lmbda must be a number in (0, 1]; got 1.5" in done.stderr, done.stderr
+    stderr = _refused("benchmarl_task.py", "--lmbda", "1.5")
+    assert "--lmbda must be a number in (0, 1]; got 1.5" in stderr, stderr
 
 
 def test_rllib_ppo_trains_and_plays() -> None:
