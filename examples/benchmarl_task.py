@@ -29,9 +29,22 @@ own; ``--quiet``, or output that is not a terminal, turns it off. Before trainin
 it, the untrained and the trained policy (its most likely legal move) play the same
 ``--eval-deals`` duplicate deals of ``--eval-seed`` against each of ``--eval-opponents``
 (:func:`training.periodic_eval.report_learned`); the script prints both with 95% CIs and
-the difference, paired by deal, and ``--result FILE`` writes it all as JSON. The example's
-``--game`` is one of the two envs those deals are played in (``three_handed_gin_v0``,
-``gin_v0``); :class:`GinTask` itself takes any game of ``gin_env.games``.
+the difference, paired by deal, and ``--result FILE`` writes it all as JSON.
+
+``--reward-scale`` multiplies every seat's reward (its points in the hand; 1: in points),
+as TorchRL's ``RewardScaling`` in the task's env; every figure printed stays in points.
+``--entropy-coef`` is MAPPO's entropy bonus (BenchMARL's default: 0).
+``--checkpoint-every FRAMES`` has BenchMARL write a checkpoint (the networks, their
+optimisers, the collector, and this example's state: the frames, the seconds of training,
+the curve so far and the untrained policy) into the run's ``checkpoints/`` folder, the two
+latest kept; ``--resume FILE`` goes on from one to ``--frames``, so a run longer than a
+sitting can span several. A resumed run must keep the settings its checkpoint was trained
+with (game, seed, frames per batch, lr, gamma, lmbda, reward scale, entropy), and is
+refused otherwise; the file is read as tensors and plain values only, so it runs no code.
+
+The example's ``--game`` is one of the two envs those deals are played in
+(``three_handed_gin_v0``, ``gin_v0``); :class:`GinTask` itself takes any game of
+``gin_env.games``.
 
 What it learns on two cores, measured: at 102,000 frames (17 updates; 22 minutes with
 BenchMARL's own evaluations, on a machine running two other jobs), with
@@ -43,7 +56,8 @@ BenchMARL's own evaluations, on a machine running two other jobs), with
 trained minus untrained on the same 300 deals (each in the three roles), points per hand:
 +0.68 [-0.16, +1.51] against random, -2.99 [-4.21, -1.77] against simple, -3.82
 [-4.94, -2.69] against heuristic. On ``--game gin_v0`` at the same budget (seed 0, 300
-deals each in both seats, ``results/learning/examples/benchmarl_gin_*``) it gains against
+deals each in both seats, ``results/learning/examples/benchmarl_gin_*``; all these in
+points, ``--reward-scale 1``) it gains against
 random and not against simple: with BenchMARL's defaults (``--lr 5e-5 --gamma 0.99
 --lmbda 0.9``) +2.23 [+1.05, +3.41] against random and -0.21 [-1.74, +1.32] against
 simple; with ``--lr 3e-4 --gamma 1.0 --lmbda 0.98`` +1.46 [+0.49, +2.43] and -3.02
@@ -60,6 +74,7 @@ import argparse
 import copy
 import dataclasses
 import functools
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +89,14 @@ from benchmarl.experiment import Callback, Experiment, ExperimentConfig
 from benchmarl.models.mlp import MlpConfig
 from tensordict import TensorDict
 from torchrl.data import Composite
-from torchrl.envs import EnvBase, PettingZooWrapper, Transform, TransformedEnv
+from torchrl.envs import (
+    Compose,
+    EnvBase,
+    PettingZooWrapper,
+    RewardScaling,
+    Transform,
+    TransformedEnv,
+)
 from torchrl.envs.libs.pettingzoo import MarlGroupMapType
 from torchrl.envs.utils import ExplorationType, set_exploration_type
 from tqdm import tqdm
@@ -84,6 +106,11 @@ from training.periodic_eval import Curve, report_learned
 from training.progress import Progress
 
 GROUP = "agents"
+#: The example's own entry in a BenchMARL checkpoint (:class:`ShowProgress`).
+STATE_KEY = "gin_example"
+#: The settings a resumed run must share with the run that wrote its checkpoint.
+RUN_SETTINGS = ("game", "seed", "frames_per_batch", "lr", "gamma", "lmbda", "reward_scale",
+                "entropy_coef")  # fmt: skip
 #: The example's games: the envs whose duplicate deals the before/after plays.
 DEAL_GAME = {"three_handed_gin_v0": "three_handed", "gin_v0": "gin"}
 
@@ -108,14 +135,16 @@ class WaitingSeatPlaysZero(Transform):
 
 class GinTask(TaskClass):
     """A BenchMARL task of any gin env of the package: ``config`` holds ``game`` (a name of
-    ``gin_env.games``: ``three_handed_gin_v0``, ``gin_v0``, their ``_v1``) and ``options``
-    (the env's options; a hand per episode unless told otherwise)."""
+    ``gin_env.games``: ``three_handed_gin_v0``, ``gin_v0``, their ``_v1``), ``options``
+    (the env's options; a hand per episode unless told otherwise) and ``reward_scale``
+    (a seat's reward is its points times this; 1 unless told otherwise)."""
 
     def get_env_fun(
         self, num_envs: int, continuous_actions: bool, seed: int | None, device: Any
     ) -> Any:
         spec = games.get(self.config["game"])
         options = {"episode": "hand", **self.config.get("options", {}), "infos": "numeric"}
+        scale = float(self.config.get("reward_scale", 1.0))
 
         def make() -> EnvBase:
             env = PettingZooWrapper(
@@ -125,7 +154,10 @@ class GinTask(TaskClass):
                 group_map=MarlGroupMapType.ALL_IN_ONE_GROUP,
                 device=device,
             )
-            return TransformedEnv(env, WaitingSeatPlaysZero())
+            transforms: list[Transform] = [WaitingSeatPlaysZero()]
+            if scale != 1.0:
+                transforms.append(RewardScaling(0.0, scale, in_keys=[(GROUP, "reward")]))
+            return TransformedEnv(env, Compose(*transforms))
 
         return make
 
@@ -197,18 +229,27 @@ class PolicyPlayer:
 
 
 class ShowProgress(Callback):
-    """The examples' bar and learning curve on BenchMARL's collection loop."""
+    """The examples' bar and learning curve on BenchMARL's collection loop; in each of
+    BenchMARL's checkpoints it keeps what the example needs to go on from there (the frames,
+    the seconds of training, the curve, the untrained policy and the run's settings)."""
 
-    def __init__(self, progress: Progress, curve: Curve, seats: int) -> None:
+    def __init__(self, progress: Progress, curve: Curve, seats: int, run: dict[str, Any]) -> None:
         super().__init__()
         self.progress: Progress | None = progress
         self.curve: Curve | None = curve
-        self.seats, self.frames = seats, 0
+        self.seats, self.run, self.frames = seats, run, 0
+        self.untrained: Any = None  # the policy before training, set once the experiment is
+        self.seconds_before, self.started = 0.0, time.perf_counter()
+        self.saved_untrained: dict[str, Any] = {}  # a resumed run's, from its checkpoint
 
     def __getstate__(self) -> dict[str, Any]:
         # BenchMARL pickles its callbacks with the experiment's name; the bar (a terminal
-        # stream) and the curve stay with this run, so a restored callback shows nothing.
-        return {**self.__dict__, "progress": None, "curve": None}
+        # stream), the curve and the untrained policy stay with this run.
+        return {**self.__dict__, "progress": None, "curve": None, "untrained": None}
+
+    def seconds(self) -> float:
+        """Seconds of training so far, this run's and those of the runs it resumes."""
+        return self.seconds_before + time.perf_counter() - self.started
 
     def on_batch_collected(self, batch: Any) -> None:
         if self.progress is None or self.curve is None:
@@ -219,8 +260,48 @@ class ShowProgress(Callback):
         if self.curve.due(self.frames):
             self.curve.record(self.player(), self.frames)
 
+    def on_state_dict(self, state_dict: dict[str, Any]) -> None:
+        if self.curve is None or self.untrained is None:
+            return
+        state_dict[STATE_KEY] = {
+            "frames": self.frames,
+            "seconds": self.seconds(),
+            "curve": [dict(row) for row in self.curve.rows],
+            "curve_next": self.curve.next,
+            "untrained": self.untrained.state_dict(),
+            "run": dict(self.run),
+        }
+
+    def on_load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        saved = state_dict[STATE_KEY]
+        self.frames, self.seconds_before = int(saved["frames"]), float(saved["seconds"])
+        self.started = time.perf_counter()
+        if self.curve is not None:
+            self.curve.rows = [dict(row) for row in saved["curve"]]
+            self.curve.next = saved["curve_next"]
+        self.saved_untrained = saved["untrained"]
+
     def player(self) -> PolicyPlayer:
         return PolicyPlayer(self.experiment.policy, self.seats, "mappo")
+
+
+def saved_run(checkpoint: str) -> dict[str, Any]:
+    """The example's state in ``checkpoint``, a file BenchMARL wrote for a run of this
+    script (tensors and plain values only: loading it runs no code). Raises ValueError
+    naming the file when it is not one."""
+    path = Path(checkpoint)
+    if not path.is_file():
+        raise ValueError(f"--resume {checkpoint}: no such file (a checkpoint_<frames>.pt "
+                         "in a run's checkpoints/ folder)")  # fmt: skip
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # not a file torch reads as tensors and plain values
+        raise ValueError(f"--resume {checkpoint}: not a checkpoint of tensors and plain values "
+                         f"({type(err).__name__})") from err  # fmt: skip
+    if not isinstance(state, dict) or STATE_KEY not in state:
+        raise ValueError(f"--resume {checkpoint}: a checkpoint this example did not write "
+                         f"(it has no {STATE_KEY!r} entry)")  # fmt: skip
+    return dict(state[STATE_KEY])
 
 
 @dataclass
@@ -231,6 +312,8 @@ class Args:
     lr: float = 5e-5  # BenchMARL's own defaults, all three
     gamma: float = 0.99
     lmbda: float = 0.9  # GAE's lambda
+    entropy_coef: float = 0.0  # BenchMARL's MAPPO default too
+    reward_scale: float = 1.0  # a seat's reward is its points in the hand times this
     seed: int = 0
     out: str = "runs/benchmarl"
     eval_deals: int = 300
@@ -239,6 +322,8 @@ class Args:
     curve_every: int = 60_000  # frames between points of the learning curve (0: none)
     curve_deals: int = 100
     result: str = ""  # a JSON file for the run's figures
+    checkpoint_every: int = 0  # frames between BenchMARL checkpoints (0: none)
+    resume: str = ""  # a checkpoint of an earlier run of this script to go on from
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool]:
@@ -261,13 +346,42 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool]:
         value = getattr(args, name)
         if not (0 < value <= 1):
             parser.error(f"--{name} must be a number in (0, 1]; got {value}")
+    if not (math.isfinite(args.reward_scale) and args.reward_scale > 0):
+        parser.error(f"--reward-scale must be a positive number; got {args.reward_scale}")
+    if not (0 <= args.entropy_coef < math.inf):
+        parser.error(f"--entropy-coef must be a number >= 0; got {args.entropy_coef}")
+    if args.checkpoint_every < 0 or args.checkpoint_every % args.frames_per_batch:
+        parser.error(f"--checkpoint-every must be 0 (none) or a multiple of --frames-per-batch "
+                     f"({args.frames_per_batch}); got {args.checkpoint_every}")  # fmt: skip
+    if args.resume:
+        try:
+            saved = saved_run(args.resume)
+        except ValueError as err:
+            parser.error(str(err))
+        run = run_settings(args)
+        differ = [k for k in RUN_SETTINGS if saved["run"].get(k) != run[k]]
+        if differ:
+            parser.error(
+                "--resume: the checkpoint's run had other settings: "
+                + ", ".join(
+                    f"--{k.replace('_', '-')} {saved['run'].get(k)} (here {run[k]})" for k in differ
+                )
+            )
+        if args.frames <= saved["frames"]:
+            parser.error(f"--frames {args.frames}: the checkpoint has {saved['frames']} "
+                         "frames already; ask for more")  # fmt: skip
     return args, ns.smoke, ns.quiet
+
+
+def run_settings(args: Args) -> dict[str, Any]:
+    """The settings a resumed run must share with the one it goes on from."""
+    return {name: getattr(args, name) for name in RUN_SETTINGS}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args, smoke, quiet = parse_args(argv)
     torch.set_num_threads(1)  # small networks, one step at a time: more threads only wait
-    task = GinTask(args.game.upper(), {"game": args.game})
+    task = GinTask(args.game.upper(), {"game": args.game, "reward_scale": args.reward_scale})
     config = ExperimentConfig.get_from_yaml()
     config.max_n_frames = args.frames
     config.on_policy_collected_frames_per_batch = args.frames_per_batch
@@ -279,6 +393,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     config.render = False
     config.loggers = ["csv"]
     config.create_json = False
+    # Checkpoints hold the networks, their optimisers and the example's state, not the
+    # on-policy batch (collected afresh each iteration); the two latest are kept.
+    config.checkpoint_interval = args.checkpoint_every
+    # (At the end too, unless the last interval's checkpoint is the end's.)
+    config.checkpoint_at_end = args.checkpoint_every > 0 and args.frames % args.checkpoint_every > 0
+    config.keep_checkpoints_num = 2
+    config.exclude_buffer_from_checkpoint = True
+    config.restore_file = args.resume or None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     config.save_folder = str(out)
@@ -286,23 +408,31 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     # BenchMARL's, which draws even into a pipe and shows neither rate nor curve.
     benchmarl_experiment.tqdm = functools.partial(tqdm, disable=True)  # type: ignore[attr-defined]
     seats = len(games.get(args.game).make_env().possible_agents)
-    progress = Progress(args.frames, enabled=not quiet, desc="benchmarl mappo", unit="frame")
+    start = saved_run(args.resume)["frames"] if args.resume else 0
+    progress = Progress(args.frames, start, enabled=not quiet, desc="benchmarl mappo",
+                        unit="frame")  # fmt: skip
     curve = Curve(DEAL_GAME[args.game], "random", args.curve_deals, args.eval_seed + 1,
                   args.curve_every, progress)  # fmt: skip
-    show = ShowProgress(progress, curve, seats)
+    show = ShowProgress(progress, curve, seats, run_settings(args))
     experiment = Experiment(
         task=task,
-        algorithm_config=dataclasses.replace(MappoConfig.get_from_yaml(), lmbda=args.lmbda),
+        algorithm_config=dataclasses.replace(
+            MappoConfig.get_from_yaml(), lmbda=args.lmbda, entropy_coef=args.entropy_coef
+        ),
         model_config=MlpConfig.get_from_yaml(),
         critic_model_config=MlpConfig.get_from_yaml(),
         seed=args.seed,
         config=config,
         callbacks=[show],
     )
-    untrained = PolicyPlayer(copy.deepcopy(experiment.policy), seats, "untrained")
-    start = time.perf_counter()
+    # A resumed run's policy is the checkpoint's; its untrained one is the first run's.
+    show.untrained = copy.deepcopy(experiment.policy)
+    if args.resume:
+        show.untrained.load_state_dict(show.saved_untrained)
+        print(f"resumed at {experiment.total_frames} frames from {args.resume}")
+    untrained = PolicyPlayer(show.untrained, seats, "untrained")
     experiment.run()
-    seconds = time.perf_counter() - start
+    seconds = show.seconds()
     progress.close()
     frames = int(experiment.total_frames)
     curve.close(show.player(), frames)

@@ -14,6 +14,7 @@ library is not installed is skipped; those targets select the ones their venv ho
 from __future__ import annotations
 
 import fcntl
+import json
 import math
 import os
 import pty
@@ -189,10 +190,56 @@ def test_benchmarl_task_trains_mappo(tmp_path: Path) -> None:
     assert not BAR.search(quiet), quiet[-2000:]
 
 
-def test_benchmarl_task_names_a_bad_learning_rate() -> None:
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--lmbda", "1.5", "--lmbda must be a number in (0, 1]; got 1.5"),
+        ("--reward-scale", "0", "--reward-scale must be a positive number; got 0.0"),
+        ("--entropy-coef", "-1", "--entropy-coef must be a number >= 0; got -1.0"),
+        ("--checkpoint-every", "300", "--checkpoint-every must be 0 (none) or a multiple of "
+         "--frames-per-batch (6000); got 300"),
+        ("--resume", "no/such.pt", "--resume no/such.pt: no such file"),
+    ],
+)  # fmt: skip
+def test_benchmarl_task_names_a_bad_option(option: str, value: str, message: str) -> None:
     pytest.importorskip("benchmarl")
-    stderr = _refused("benchmarl_task.py", "--lmbda", "1.5")
-    assert "--lmbda must be a number in (0, 1]; got 1.5" in stderr, stderr
+    stderr = _refused("benchmarl_task.py", option, value)
+    assert message in stderr, stderr
+
+
+def test_benchmarl_task_goes_on_from_its_checkpoint(tmp_path: Path) -> None:
+    """A run that checkpoints every batch, resumed from its first checkpoint: it goes on
+    from there with the checkpoint's curve and untrained policy; a checkpoint of a run with
+    other settings, or a file that is no checkpoint, is refused and changes nothing."""
+    pytest.importorskip("benchmarl")
+    first = _run("benchmarl_task.py", "--out", str(tmp_path), "--checkpoint-every", "200",
+                 "--result", str(tmp_path / "first.json"))  # fmt: skip
+    [folder] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    checkpoints = sorted(p.name for p in (folder / "checkpoints").iterdir())
+    assert checkpoints == ["checkpoint_200.pt", "checkpoint_400.pt"], checkpoints
+    saved = str(folder / "checkpoints" / "checkpoint_200.pt")
+    stderr = _refused("benchmarl_task.py", "--smoke", "--resume", saved, "--lr", "0.001")
+    assert "the checkpoint's run had other settings: --lr 5e-05 (here 0.001)" in stderr
+    stderr = _refused("benchmarl_task.py", "--smoke", "--resume", str(tmp_path / "first.json"))
+    assert "not a checkpoint of tensors and plain values" in stderr, stderr
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    stderr = _refused("benchmarl_task.py", "--resume", saved, "--frames-per-batch", "200",
+                      "--frames", "100")  # fmt: skip
+    assert "the checkpoint has 200 frames already" in stderr, stderr
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+    out = _run("benchmarl_task.py", "--out", str(tmp_path), "--resume", saved,
+               "--result", str(tmp_path / "resumed.json"))  # fmt: skip
+    assert f"resumed at 200 frames from {saved}" in out, out
+    assert re.search(r"trained 400 frames in 2 iterations", out), out
+    runs = [json.loads((tmp_path / f"{name}.json").read_text()) for name in ("first", "resumed")]
+    # The curve's first point comes from the checkpoint; the untrained player is the first
+    # run's, so it scores what it scored there on the same deals.
+    assert runs[1]["curve"][0] == runs[0]["curve"][0]
+    assert [row["step"] for row in runs[1]["curve"]] == [200.0, 400.0]
+    for a, b in zip(runs[0]["before_after"], runs[1]["before_after"], strict=True):
+        assert a["untrained"] == b["untrained"]
+    _points(first)
+    _points(out)
 
 
 def test_rllib_ppo_trains_and_plays() -> None:
