@@ -14,7 +14,10 @@ trained player (and the untrained one) against ``random``, ``simple`` (L1) and
 seeds, the package versions, points per hand with 95% CIs, the wall-clock seconds of
 training and per million steps, and the learning curve. ``summary`` renders every such file
 into ``results/learning/README.md``'s table (a cell no run has filled says "not run") and
-``results/learning/curves.png``.
+``results/learning/curves.png``. Every row is in the table at 10^5 and 10^6 learner steps,
+and at 10^7 where a run there fits in three hours: where its runs at 10^6 trained at 1,080
+seconds per million steps or less (:func:`fits_largest_budget`); ``list`` prints the
+commands of those budgets.
 
 A learner step is one decision of the learning seat (SB3 rows, DMC) or one env step
 (Tianshou's single loop: the learner's decisions; its multi-agent loop: one seat acts
@@ -66,6 +69,9 @@ BUDGETS = (100_000, 1_000_000, 10_000_000)
 SEEDS = (0, 1, 2)
 OPPONENTS = ("random", "simple", "heuristic")
 EVAL_SEED = 20_261  # the held-out deals every row is reported on
+#: The largest budget is run where a run fits in three hours: a row whose runs at 10^6
+#: trained at no more than this many seconds per million learner steps (their mean).
+LONG_RUN_LIMIT_S = 3 * 3600
 #: Two-sided 95% quantiles of Student's t by degrees of freedom (the CI across seeds).
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571}
 
@@ -310,15 +316,33 @@ def load_results(out: Path = OUT) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted(out.glob("*/budget*_seed*.json"))]
 
 
-def table(results: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS[:2]) -> list[str]:
-    """The benchmark's table as Markdown lines: every row at each of ``budgets`` ("not run"
-    where no result is), and at any larger budget of :data:`BUDGETS` a row has runs at."""
+def fits_largest_budget(results: list[dict[str, Any]], name: str) -> bool:
+    """Whether a run of ``name`` at the largest budget fits in :data:`LONG_RUN_LIMIT_S`,
+    judged by the training seconds per million steps of its runs at the budget below."""
+    speeds = [r["seconds_per_million_steps"] for r in results
+              if r["row"] == name and r["budget"] == BUDGETS[-2]]  # fmt: skip
+    if not speeds:
+        return False
+    return sum(speeds) / len(speeds) * BUDGETS[-1] / 1e6 <= LONG_RUN_LIMIT_S
+
+
+def row_budgets(results: list[dict[str, Any]], name: str) -> list[int]:
+    """The budgets the table shows for ``name``: 10^5 and 10^6; 10^7 where a run there fits
+    in three hours (:func:`fits_largest_budget`) or the row has runs there."""
+    budgets = set(BUDGETS[:2]) | {r["budget"] for r in results if r["row"] == name}
+    if fits_largest_budget(results, name):
+        budgets.add(BUDGETS[-1])
+    return sorted(budgets & set(BUDGETS))
+
+
+def table(results: list[dict[str, Any]]) -> list[str]:
+    """The benchmark's table as Markdown lines: every row at each of :func:`row_budgets`
+    ("not run" where no result is)."""
     head = ["row", "learner steps", "seeds"] + [f"vs {o}, points per hand" for o in OPPONENTS]
     head.append("wall-clock s per M steps")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name in ROWS:
-        ran = {r["budget"] for r in results if r["row"] == name}
-        for budget in sorted(set(budgets) | (ran & set(BUDGETS))):
+        for budget in row_budgets(results, name):
             got = [r for r in results if r["row"] == name and r["budget"] == budget]
             got.sort(key=lambda r: r["seed"])
             if got:
@@ -411,13 +435,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--eval-deals", type=int, help="deals per opponent (default: the row's)")
     r.add_argument("--out", default=str(OUT))
-    sub.add_parser("list", help="every row's command")
+    ls = sub.add_parser("list", help="every row's command at each budget it is run at")
+    ls.add_argument("--out", default=str(OUT))
     s = sub.add_parser("summary", help="the table and the curves from the results")
     s.add_argument("--out", default=str(OUT))
     a = p.parse_args(argv)
     if a.cmd == "list":
+        results = load_results(Path(a.out))
         for name in ROWS:
-            for budget in BUDGETS[:2]:
+            for budget in row_budgets(results, name):
                 print(f"python benchmarks/learning.py run {name} --budget {budget} --seed 0")
         return None
     if a.cmd == "summary":

@@ -52,6 +52,21 @@ def test_a_larger_budget_shows_only_for_the_rows_that_ran_at_it() -> None:
     assert lines.index(line) == max(i for i, x in enumerate(lines) if "`dmc-gin`" in x)  # last
 
 
+def test_the_largest_budget_shows_where_a_run_there_fits_in_three_hours() -> None:
+    """10^7 steps at 1,080 s per million (measured at 10^6) is three hours: the row gets a
+    10^7 line, "not run" until it runs there; at 1,100 s per million it does not."""
+    fast = [_result("sb3-three-vector", 1_000_000, s, {"random": 30.0}) for s in (0, 1)]
+    fast[0]["seconds_per_million_steps"], fast[1]["seconds_per_million_steps"] = 1_000, 1_160
+    slow = _result("sb3-gin", 1_000_000, 0, {"random": 40.0})
+    slow["seconds_per_million_steps"] = 1_100
+    lines = learning.table([*fast, slow])
+    (line,) = [x for x in lines if "10,000,000" in x]
+    assert line.startswith("| `sb3-three-vector` | 10,000,000 | - |")
+    assert line.count("not run") == 4
+    assert learning.row_budgets([*fast, slow], "sb3-gin") == [100_000, 1_000_000]
+    assert learning.row_budgets([], "sb3-three-vector") == [100_000, 1_000_000]
+
+
 def test_three_seeds_give_the_mean_and_a_t_interval_across_seeds() -> None:
     got = [_result("sb3-gin", 100_000, s, {"random": m}) for s, m in enumerate((10.0, 12.0, 14.0))]
     cell = learning._cell(got, "random")
