@@ -14,6 +14,7 @@ library is not installed is skipped; those targets select the ones their venv ho
 from __future__ import annotations
 
 import fcntl
+import importlib.util
 import json
 import math
 import os
@@ -26,6 +27,7 @@ import sys
 import termios
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.examples
@@ -240,6 +242,31 @@ def test_benchmarl_task_goes_on_from_its_checkpoint(tmp_path: Path) -> None:
         assert a["untrained"] == b["untrained"]
     _points(first)
     _points(out)
+
+
+@pytest.mark.parametrize("game", ["gin_v0", "three_handed_gin_v0"])
+def test_benchmarl_player_plays_the_policys_own_move(game: str, tmp_path: Path) -> None:
+    """The example's player runs the policy's network alone for speed; on positions of
+    random play, after a little training, its move is the whole policy's deterministic one."""
+    pytest.importorskip("benchmarl")
+    spec = importlib.util.spec_from_file_location("benchmarl_task", EXAMPLES / "benchmarl_task.py")
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    sys.modules["benchmarl_task"] = example  # BenchMARL pickles the task by its module
+    spec.loader.exec_module(example)
+    args, smoke, _ = example.parse_args(["--smoke", "--game", game, "--out", str(tmp_path)])
+    experiment = example.experiment_for(args, smoke, [])
+    experiment.run()
+    env = example.games.get(game).make_env()
+    player = example.PolicyPlayer(experiment.policy, len(env.possible_agents), "mappo")
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    for step in range(1, 400):
+        observation = env.observe(env.agent_selection)
+        assert player.act(observation) == player.policy_move(observation)
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        if any(env.terminations.values()) or any(env.truncations.values()):
+            env.reset(seed=step)
 
 
 def test_rllib_ppo_trains_and_plays() -> None:
