@@ -25,7 +25,9 @@ ignores its action), so it adds nothing to the policy gradient.
 While it trains it shows the examples' progress bar (frames, frames per second, time left
 and the last point of its learning curve: points per hand against ``random`` on
 ``--curve-deals`` duplicate deals every ``--curve-every`` frames) in place of BenchMARL's
-own; ``--quiet``, or output that is not a terminal, turns it off. Before training and after
+own; ``--quiet``, or output that is not a terminal, turns it off. BenchMARL writes its
+losses and returns as CSV and to TensorBoard in the run's folder under ``--out``, the curve
+beside them in ``curve/`` (``tensorboard --logdir runs/benchmarl``). Before training and after
 it, the untrained and the trained policy (its most likely legal move) play the same
 ``--eval-deals`` duplicate deals of ``--eval-seed`` against each of ``--eval-opponents``
 (:func:`training.periodic_eval.report_learned`); the script prints both with 95% CIs and
@@ -406,7 +408,7 @@ def experiment_config(args: Args, smoke: bool) -> ExperimentConfig:
     config.on_policy_n_minibatch_iters = 1 if smoke else 45
     config.evaluation = not smoke
     config.render = False
-    config.loggers = ["csv"]
+    config.loggers = ["csv", "tensorboard"]
     config.create_json = False
     # Checkpoints hold the networks, their optimisers and the example's state, not the
     # on-policy batch (collected afresh each iteration); the two latest are kept, and one
@@ -454,6 +456,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                   args.curve_every, progress)  # fmt: skip
     show = ShowProgress(progress, curve, seats, run_settings(args))
     experiment = experiment_for(args, smoke, [show])
+    progress.log_to(experiment.folder_name / "curve")  # beside BenchMARL's own TensorBoard
     # A resumed run's policy is the checkpoint's; its untrained one is the first run's.
     show.untrained = copy.deepcopy(experiment.policy)
     if args.resume:

@@ -182,7 +182,10 @@ def test_benchmarl_task_trains_mappo(tmp_path: Path) -> None:
     pytest.importorskip("benchmarl")
     out = _run("benchmarl_task.py", "--out", str(tmp_path / "pipe"))
     assert re.search(r"trained \d+ frames in 2 iterations", out), out
-    assert list((tmp_path / "pipe").iterdir()), "BenchMARL wrote no run folder"
+    [run] = list((tmp_path / "pipe").iterdir())
+    # BenchMARL's TensorBoard logs in the run's folder, the example's curve in curve/.
+    assert list(run.rglob("events.out.tfevents.*")), "no TensorBoard logs"
+    assert list((run / "curve").glob("events.out.tfevents.*")), "no curve in TensorBoard"
     _points(out)
     # The examples' bar in place of BenchMARL's, on a terminal only and not under --quiet.
     shown = _on_a_terminal("benchmarl_task.py", "--out", str(tmp_path / "tty"))

@@ -56,13 +56,18 @@ class Progress:
         )
         self.writer: Any = None
         if log_dir is not None:
-            try:
-                from torch.utils.tensorboard import SummaryWriter  # train extra: tensorboard
-            except ImportError:  # tensorboard not installed: the bar alone
-                self.writer = None
-            else:
-                self.writer = SummaryWriter(str(log_dir))
+            self.log_to(log_dir)
         self._shown: dict[str, str] = {}
+
+    def log_to(self, log_dir: str | Path) -> None:
+        """Write the scalars to TensorBoard in ``log_dir`` from now on (when tensorboard is
+        installed; the bar alone otherwise): for a run whose folder is known only once its
+        library has made it."""
+        try:
+            from torch.utils.tensorboard import SummaryWriter  # train extra: tensorboard
+        except ImportError:  # tensorboard not installed: the bar alone
+            return
+        self.writer = SummaryWriter(str(log_dir))
 
     @property
     def drawn(self) -> bool:
