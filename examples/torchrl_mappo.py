@@ -43,8 +43,11 @@ training on a machine running two other jobs), with
 trained minus untrained on the same 300 deals (each in the three roles), points per hand:
 +21.27 [+19.97, +22.57] against simple, +18.13 [+16.85, +19.40] against heuristic and
 +21.02 [+19.50, +22.54] against random; the trained player makes -12.35 [-13.50, -11.19]
-a hand against simple and -14.54 against heuristic. One seed at this budget so far. Its
-curve against random stays near zero for 400,000 frames and climbs after: under uniform
+a hand against simple and -14.54 against heuristic. Seeds 1 and 2 (65 and 63 minutes of
+training, two runs at a time) make +20.63 [+19.37, +21.90] and +18.77 [+17.63, +19.91]
+against simple, trained minus untrained; the trained players -10.57 and -9.97. Its
+curve against random stays near zero for the first 150,000 to 400,000 frames (400,000 on
+seed 0) and climbs after: under uniform
 random play 97% of hands end drawn, scoring nothing (``results/random_play/``). At
 100,000 frames (25 updates, about 9 minutes a seed) it has not learned: +3.24 [+1.98,
 +4.50], +0.27 [-0.82, +1.36] and -1.72 [-2.83, -0.61] against simple on seeds 0, 1, 2.
