@@ -67,7 +67,13 @@ simple; with ``--lr 3e-4 --gamma 1.0 --lmbda 0.98`` +1.46 [+0.49, +2.43] and -3.
 (``examples/torchrl_mappo.py``, the learning benchmark's MAPPO row). Under uniform random
 play 97% of hands end drawn, scoring nothing (``results/random_play/``), so self-play from
 a fresh network hears little at first; the budget at which this example learns is not
-measured (a run of 10^6 frames is about three hours on one core).
+measured yet. TorchRL's MAPPO learns at 10^6 frames on every seed with the reward scaled
+by 0.01, a learning rate of 3e-4, gamma 1, GAE lambda 0.95 and an entropy bonus of 0.01;
+a run of this example with those settings (``--frames 1002000 --lr 3e-4 --gamma 1.0
+--lmbda 0.95 --entropy-coef 0.01 --reward-scale 0.01 --checkpoint-every 30000``) is under
+way from a checkpoint (``results/learning/README.md``, examples outside the table). In
+points, the critic of the runs above explained almost none of the returns' variance
+(median 0.02); with the scale, a median of 0.52 over this run's first 25 updates.
 """
 
 from __future__ import annotations
