@@ -264,7 +264,7 @@ class ShowProgress(Callback):
         self.curve: Curve | None = curve
         self.seats, self.run, self.frames = seats, run, 0
         self.untrained: Any = None  # the policy before training, set once the experiment is
-        self.seconds_before, self.started = 0.0, time.perf_counter()
+        self.seconds_before, self.started = 0.0, 0.0
         self.saved_untrained: dict[str, Any] = {}  # a resumed run's, from its checkpoint
 
     def __getstate__(self) -> dict[str, Any]:
@@ -273,8 +273,13 @@ class ShowProgress(Callback):
         return {**self.__dict__, "progress": None, "curve": None, "untrained": None}
 
     def seconds(self) -> float:
-        """Seconds of training so far, this run's and those of the runs it resumes."""
+        """Seconds of training so far, this run's (since :meth:`start_clock`) and those of
+        the runs it resumes."""
         return self.seconds_before + time.perf_counter() - self.started
+
+    def start_clock(self) -> None:
+        """Training starts now (not counting the experiment's set-up)."""
+        self.started = time.perf_counter()
 
     def on_batch_collected(self, batch: Any) -> None:
         if self.progress is None or self.curve is None:
@@ -300,7 +305,6 @@ class ShowProgress(Callback):
     def on_load_state_dict(self, state_dict: dict[str, Any]) -> None:
         saved = state_dict[STATE_KEY]
         self.frames, self.seconds_before = int(saved["frames"]), float(saved["seconds"])
-        self.started = time.perf_counter()
         if self.curve is not None:
             self.curve.rows = [dict(row) for row in saved["curve"]]
             self.curve.next = saved["curve_next"]
@@ -351,7 +355,9 @@ class Args:
     resume: str = ""  # a checkpoint of an earlier run of this script to go on from
 
 
-def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool]:
+def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool, dict[str, Any] | None]:
+    """The options, ``--smoke``, ``--quiet``, and the example's state in the ``--resume``
+    checkpoint (None without one), read here once to check the options against it."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name, default in vars(Args()).items():
         choices = sorted(DEAL_GAME) if name == "game" else None
@@ -378,6 +384,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool]:
     if args.checkpoint_every < 0 or args.checkpoint_every % args.frames_per_batch:
         parser.error(f"--checkpoint-every must be 0 (none) or a multiple of --frames-per-batch "
                      f"({args.frames_per_batch}); got {args.checkpoint_every}")  # fmt: skip
+    saved = None
     if args.resume:
         try:
             saved = saved_run(args.resume)
@@ -395,7 +402,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool]:
         if args.frames <= saved["frames"]:
             parser.error(f"--frames {args.frames}: the checkpoint has {saved['frames']} "
                          "frames already; ask for more")  # fmt: skip
-    return args, ns.smoke, ns.quiet
+    return args, ns.smoke, ns.quiet, saved
 
 
 def run_settings(args: Args) -> dict[str, Any]:
@@ -449,13 +456,13 @@ def experiment_for(args: Args, smoke: bool, callbacks: list[Callback]) -> Experi
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    args, smoke, quiet = parse_args(argv)
+    args, smoke, quiet, saved = parse_args(argv)
     torch.set_num_threads(1)  # small networks, one step at a time: more threads only wait
     # The examples' bar (frames, rate, time left, the curve's last point) stands in for
     # BenchMARL's, which draws even into a pipe and shows neither rate nor curve.
     benchmarl_experiment.tqdm = functools.partial(tqdm, disable=True)  # type: ignore[attr-defined]
     seats = len(games.get(args.game).make_env().possible_agents)
-    start = saved_run(args.resume)["frames"] if args.resume else 0
+    start = saved["frames"] if saved else 0
     progress = Progress(args.frames, start, enabled=not quiet, desc="benchmarl mappo",
                         unit="frame")  # fmt: skip
     curve = Curve(DEAL_GAME[args.game], "random", args.curve_deals, args.eval_seed + 1,
@@ -469,6 +476,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         show.untrained.load_state_dict(show.saved_untrained)
         print(f"resumed at {experiment.total_frames} frames from {args.resume}")
     untrained = PolicyPlayer(show.untrained, seats, "untrained")
+    show.start_clock()
     experiment.run()
     seconds = show.seconds()
     progress.close()

@@ -257,7 +257,7 @@ def test_benchmarl_player_plays_the_policys_own_move(game: str, tmp_path: Path) 
     example = importlib.util.module_from_spec(spec)
     sys.modules["benchmarl_task"] = example  # BenchMARL pickles the task by its module
     spec.loader.exec_module(example)
-    args, smoke, _ = example.parse_args(["--smoke", "--game", game, "--out", str(tmp_path)])
+    args, smoke, _, _ = example.parse_args(["--smoke", "--game", game, "--out", str(tmp_path)])
     experiment = example.experiment_for(args, smoke, [])
     experiment.run()
     env = example.games.get(game).make_env()
