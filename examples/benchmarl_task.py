@@ -1,5 +1,5 @@
-"""BenchMARL: the gin envs as a BenchMARL task, trained by its MAPPO (any of its discrete
-algorithms fits: IPPO, MAPPO, IQL, QMIX, ...).
+"""BenchMARL: the gin envs as a BenchMARL task, trained by its MAPPO or IPPO (``--algorithm``;
+any of its discrete algorithms fits the task: IQL, QMIX, ...).
 
     python examples/benchmarl_task.py --game three_handed_gin_v0 --frames 1000000
     python examples/benchmarl_task.py --smoke   # what CI runs: a few seconds
@@ -33,15 +33,18 @@ it, the untrained and the trained policy (its most likely legal move) play the s
 (:func:`training.periodic_eval.report_learned`); the script prints both with 95% CIs and
 the difference, paired by deal, and ``--result FILE`` writes it all as JSON.
 
+``--algorithm`` is BenchMARL's ``mappo`` (each seat's critic sees every seat's observation:
+centralised training) or ``ippo`` (each seat's critic sees its own, as in
+``examples/torchrl_mappo.py``); the policy sees only the seat's own either way.
 ``--reward-scale`` multiplies every seat's reward (its points in the hand; 1: in points),
 as TorchRL's ``RewardScaling`` in the task's env; every figure printed stays in points.
-``--entropy-coef`` is MAPPO's entropy bonus (BenchMARL's default: 0).
+``--entropy-coef`` is the PPO entropy bonus (BenchMARL's default: 0).
 ``--checkpoint-every FRAMES`` has BenchMARL write a checkpoint (the networks, their
 optimisers, the collector, and this example's state: the frames, the seconds of training,
 the curve so far and the untrained policy) into the run's ``checkpoints/`` folder, the two
 latest kept; ``--resume FILE`` goes on from one to ``--frames``, so a run longer than a
 sitting can span several. A resumed run must keep the settings its checkpoint was trained
-with (game, seed, frames per batch, lr, gamma, lmbda, reward scale, entropy), and is
+with (algorithm, game, seed, frames per batch, lr, gamma, lmbda, reward scale, entropy), and is
 refused otherwise; the file is read as tensors and plain values only, so it runs no code.
 
 The example's ``--game`` is one of the two envs those deals are played in
@@ -91,7 +94,7 @@ from typing import Any
 import benchmarl.experiment.experiment as benchmarl_experiment
 import numpy as np
 import torch
-from benchmarl.algorithms import MappoConfig
+from benchmarl.algorithms import IppoConfig, MappoConfig
 from benchmarl.environments.common import TaskClass
 from benchmarl.experiment import Callback, Experiment, ExperimentConfig
 from benchmarl.models.common import Model
@@ -118,8 +121,10 @@ GROUP = "agents"
 #: The example's own entry in a BenchMARL checkpoint (:class:`ShowProgress`).
 STATE_KEY = "gin_example"
 #: The settings a resumed run must share with the run that wrote its checkpoint.
-RUN_SETTINGS = ("game", "seed", "frames_per_batch", "lr", "gamma", "lmbda", "reward_scale",
-                "entropy_coef")  # fmt: skip
+RUN_SETTINGS = ("algorithm", "game", "seed", "frames_per_batch", "lr", "gamma", "lmbda",
+                "reward_scale", "entropy_coef")  # fmt: skip
+#: The example's algorithms: BenchMARL's PPO with a centralised or a decentralised critic.
+ALGORITHMS = {"mappo": MappoConfig, "ippo": IppoConfig}
 #: The example's games: the envs whose duplicate deals the before/after plays.
 DEAL_GAME = {"three_handed_gin_v0": "three_handed", "gin_v0": "gin"}
 
@@ -311,7 +316,7 @@ class ShowProgress(Callback):
         self.saved_untrained = saved["untrained"]
 
     def player(self) -> PolicyPlayer:
-        return PolicyPlayer(self.experiment.policy, self.seats, "mappo")
+        return PolicyPlayer(self.experiment.policy, self.seats, self.run["algorithm"])
 
 
 def saved_run(checkpoint: str) -> dict[str, Any]:
@@ -330,11 +335,15 @@ def saved_run(checkpoint: str) -> dict[str, Any]:
     if not isinstance(state, dict) or STATE_KEY not in state:
         raise ValueError(f"--resume {checkpoint}: a checkpoint this example did not write "
                          f"(it has no {STATE_KEY!r} entry)")  # fmt: skip
-    return dict(state[STATE_KEY])
+    saved = dict(state[STATE_KEY])
+    # Checkpoints written before --algorithm existed are all MAPPO's.
+    saved["run"] = {"algorithm": "mappo", **saved["run"]}
+    return saved
 
 
 @dataclass
 class Args:
+    algorithm: str = "mappo"
     game: str = "three_handed_gin_v0"
     frames: int = 1_000_000
     frames_per_batch: int = 6_000
@@ -360,7 +369,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool, dict[st
     checkpoint (None without one), read here once to check the options against it."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name, default in vars(Args()).items():
-        choices = sorted(DEAL_GAME) if name == "game" else None
+        choices = {"game": sorted(DEAL_GAME), "algorithm": sorted(ALGORITHMS)}.get(name)
         parser.add_argument(
             f"--{name.replace('_', '-')}", type=type(default), default=default, choices=choices
         )
@@ -438,11 +447,13 @@ def experiment_config(args: Args, smoke: bool) -> ExperimentConfig:
 
 
 def experiment_for(args: Args, smoke: bool, callbacks: list[Callback]) -> Experiment:
-    """BenchMARL's MAPPO on :class:`GinTask` with ``args``' settings (restored from
+    """BenchMARL's ``args.algorithm`` on :class:`GinTask` with ``args``' settings (restored from
     ``args.resume`` when it names a checkpoint)."""
     task = GinTask(args.game.upper(), {"game": args.game, "reward_scale": args.reward_scale})
     algorithm = dataclasses.replace(
-        MappoConfig.get_from_yaml(), lmbda=args.lmbda, entropy_coef=args.entropy_coef
+        ALGORITHMS[args.algorithm].get_from_yaml(),
+        lmbda=args.lmbda,
+        entropy_coef=args.entropy_coef,
     )
     return Experiment(
         task=task,
@@ -463,7 +474,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     benchmarl_experiment.tqdm = functools.partial(tqdm, disable=True)  # type: ignore[attr-defined]
     seats = len(games.get(args.game).make_env().possible_agents)
     start = saved["frames"] if saved else 0
-    progress = Progress(args.frames, start, enabled=not quiet, desc="benchmarl mappo",
+    progress = Progress(args.frames, start, enabled=not quiet, desc=f"benchmarl {args.algorithm}",
                         unit="frame")  # fmt: skip
     curve = Curve(DEAL_GAME[args.game], "random", args.curve_deals, args.eval_seed + 1,
                   args.curve_every, progress)  # fmt: skip

@@ -204,6 +204,7 @@ def test_benchmarl_task_trains_mappo(tmp_path: Path) -> None:
         ("--checkpoint-every", "300", "--checkpoint-every must be 0 (none) or a multiple of "
          "--frames-per-batch (6000); got 300"),
         ("--resume", "no/such.pt", "--resume no/such.pt: no such file"),
+        ("--algorithm", "qmix", "--algorithm: invalid choice: 'qmix'"),
     ],
 )  # fmt: skip
 def test_benchmarl_task_names_a_bad_option(option: str, value: str, message: str) -> None:
@@ -225,6 +226,8 @@ def test_benchmarl_task_goes_on_from_its_checkpoint(tmp_path: Path) -> None:
     saved = str(folder / "checkpoints" / "checkpoint_200.pt")
     stderr = _refused("benchmarl_task.py", "--smoke", "--resume", saved, "--lr", "0.001")
     assert "the checkpoint's run had other settings: --lr 5e-05 (here 0.001)" in stderr
+    stderr = _refused("benchmarl_task.py", "--smoke", "--resume", saved, "--algorithm", "ippo")
+    assert "other settings: --algorithm mappo (here ippo)" in stderr, stderr
     stderr = _refused("benchmarl_task.py", "--smoke", "--resume", str(tmp_path / "first.json"))
     assert "not a checkpoint of tensors and plain values" in stderr, stderr
     before = sorted(p.name for p in tmp_path.rglob("*"))
@@ -247,21 +250,28 @@ def test_benchmarl_task_goes_on_from_its_checkpoint(tmp_path: Path) -> None:
     _points(out)
 
 
-@pytest.mark.parametrize("game", ["gin_v0", "three_handed_gin_v0"])
-def test_benchmarl_player_plays_the_policys_own_move(game: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("game", "algorithm"), [("gin_v0", "mappo"), ("three_handed_gin_v0", "ippo")]
+)
+def test_benchmarl_player_plays_the_policys_own_move(
+    game: str, algorithm: str, tmp_path: Path
+) -> None:
     """The example's player runs the policy's network alone for speed; on positions of
-    random play, after a little training, its move is the whole policy's deterministic one."""
+    random play, after a little training, its move is the whole policy's deterministic one
+    (each game, each algorithm)."""
     pytest.importorskip("benchmarl")
     spec = importlib.util.spec_from_file_location("benchmarl_task", EXAMPLES / "benchmarl_task.py")
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)
     sys.modules["benchmarl_task"] = example  # BenchMARL pickles the task by its module
     spec.loader.exec_module(example)
-    args, smoke, _, _ = example.parse_args(["--smoke", "--game", game, "--out", str(tmp_path)])
+    args, smoke, _, _ = example.parse_args(
+        ["--smoke", "--game", game, "--algorithm", algorithm, "--out", str(tmp_path)]
+    )
     experiment = example.experiment_for(args, smoke, [])
     experiment.run()
     env = example.games.get(game).make_env()
-    player = example.PolicyPlayer(experiment.policy, len(env.possible_agents), "mappo")
+    player = example.PolicyPlayer(experiment.policy, len(env.possible_agents), algorithm)
     rng = np.random.default_rng(0)
     env.reset(seed=0)
     for step in range(1, 400):
