@@ -39,12 +39,17 @@ centralised training) or ``ippo`` (each seat's critic sees its own, as in
 ``--reward-scale`` multiplies every seat's reward (its points in the hand; 1: in points),
 as TorchRL's ``RewardScaling`` in the task's env; every figure printed stays in points.
 ``--entropy-coef`` is the PPO entropy bonus (BenchMARL's default: 0).
+``--normalize-advantage`` standardises each minibatch's advantages, as TorchRL's MAPPO
+example does and BenchMARL's PPO does not: without it the policy's loss is on the scale of
+the rewards, and with rewards scaled by 0.01 an entropy bonus of 0.01 outweighs it (the
+run below).
 ``--checkpoint-every FRAMES`` has BenchMARL write a checkpoint (the networks, their
 optimisers, the collector, and this example's state: the frames, the seconds of training,
 the curve so far and the untrained policy) into the run's ``checkpoints/`` folder, the two
 latest kept; ``--resume FILE`` goes on from one to ``--frames``, so a run longer than a
 sitting can span several. A resumed run must keep the settings its checkpoint was trained
-with (algorithm, game, seed, frames per batch, lr, gamma, lmbda, reward scale, entropy), and is
+with (algorithm, game, seed, frames per batch, lr, gamma, lmbda, reward scale, entropy,
+advantage normalisation), and is
 refused otherwise; the file is read as tensors and plain values only, so it runs no code.
 
 The example's ``--game`` is one of the two envs those deals are played in
@@ -122,7 +127,7 @@ GROUP = "agents"
 STATE_KEY = "gin_example"
 #: The settings a resumed run must share with the run that wrote its checkpoint.
 RUN_SETTINGS = ("algorithm", "game", "seed", "frames_per_batch", "lr", "gamma", "lmbda",
-                "reward_scale", "entropy_coef")  # fmt: skip
+                "reward_scale", "entropy_coef", "normalize_advantage")  # fmt: skip
 #: The example's algorithms: BenchMARL's PPO with a centralised or a decentralised critic.
 ALGORITHMS = {"mappo": MappoConfig, "ippo": IppoConfig}
 #: The example's games: the envs whose duplicate deals the before/after plays.
@@ -336,8 +341,9 @@ def saved_run(checkpoint: str) -> dict[str, Any]:
         raise ValueError(f"--resume {checkpoint}: a checkpoint this example did not write "
                          f"(it has no {STATE_KEY!r} entry)")  # fmt: skip
     saved = dict(state[STATE_KEY])
-    # Checkpoints written before --algorithm existed are all MAPPO's.
-    saved["run"] = {"algorithm": "mappo", **saved["run"]}
+    # Checkpoints written before --algorithm and --normalize-advantage existed are MAPPO's,
+    # without the normalisation.
+    saved["run"] = {"algorithm": "mappo", "normalize_advantage": False, **saved["run"]}
     return saved
 
 
@@ -351,6 +357,7 @@ class Args:
     gamma: float = 0.99
     lmbda: float = 0.9  # GAE's lambda
     entropy_coef: float = 0.0  # BenchMARL's MAPPO default too
+    normalize_advantage: bool = False  # BenchMARL's PPO never does
     reward_scale: float = 1.0  # a seat's reward is its points in the hand times this
     seed: int = 0
     out: str = "runs/benchmarl"
@@ -369,10 +376,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool, dict[st
     checkpoint (None without one), read here once to check the options against it."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name, default in vars(Args()).items():
+        flag = f"--{name.replace('_', '-')}"
+        if isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+            continue
         choices = {"game": sorted(DEAL_GAME), "algorithm": sorted(ALGORITHMS)}.get(name)
-        parser.add_argument(
-            f"--{name.replace('_', '-')}", type=type(default), default=default, choices=choices
-        )
+        parser.add_argument(flag, type=type(default), default=default, choices=choices)
     parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     ns = parser.parse_args(argv)
@@ -455,7 +464,7 @@ def experiment_for(args: Args, smoke: bool, callbacks: list[Callback]) -> Experi
         lmbda=args.lmbda,
         entropy_coef=args.entropy_coef,
     )
-    return Experiment(
+    experiment = Experiment(
         task=task,
         algorithm_config=algorithm,
         model_config=MlpConfig.get_from_yaml(),
@@ -464,6 +473,8 @@ def experiment_for(args: Args, smoke: bool, callbacks: list[Callback]) -> Experi
         config=experiment_config(args, smoke),
         callbacks=callbacks,
     )
+    experiment.losses[GROUP].normalize_advantage = args.normalize_advantage
+    return experiment
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -251,14 +251,19 @@ def test_benchmarl_task_goes_on_from_its_checkpoint(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("game", "algorithm"), [("gin_v0", "mappo"), ("three_handed_gin_v0", "ippo")]
+    ("game", "algorithm", "normalize"),
+    [
+        ("gin_v0", "mappo", "--no-normalize-advantage"),
+        ("three_handed_gin_v0", "ippo", "--normalize-advantage"),
+    ],
 )
 def test_benchmarl_player_plays_the_policys_own_move(
-    game: str, algorithm: str, tmp_path: Path
+    game: str, algorithm: str, normalize: str, tmp_path: Path
 ) -> None:
     """The example's player runs the policy's network alone for speed; on positions of
     random play, after a little training, its move is the whole policy's deterministic one
-    (each game, each algorithm)."""
+    (each game, each algorithm). The options reach BenchMARL's loss: MAPPO's critic is
+    centralised, IPPO's is not; the advantages are standardised when asked."""
     pytest.importorskip("benchmarl")
     spec = importlib.util.spec_from_file_location("benchmarl_task", EXAMPLES / "benchmarl_task.py")
     assert spec is not None and spec.loader is not None
@@ -266,9 +271,13 @@ def test_benchmarl_player_plays_the_policys_own_move(
     sys.modules["benchmarl_task"] = example  # BenchMARL pickles the task by its module
     spec.loader.exec_module(example)
     args, smoke, _, _ = example.parse_args(
-        ["--smoke", "--game", game, "--algorithm", algorithm, "--out", str(tmp_path)]
+        ["--smoke", "--game", game, "--algorithm", algorithm, normalize, "--out", str(tmp_path)]
     )
     experiment = example.experiment_for(args, smoke, [])
+    loss = experiment.losses["agents"]
+    assert loss.normalize_advantage is (normalize == "--normalize-advantage")
+    [critic] = [m for m in loss.critic_network.modules() if isinstance(m, example.Model)]
+    assert critic.centralised is (algorithm == "mappo")
     experiment.run()
     env = example.games.get(game).make_env()
     player = example.PolicyPlayer(experiment.policy, len(env.possible_agents), algorithm)
