@@ -78,7 +78,7 @@ a fresh network hears little at first; the budget at which this example learns i
 measured yet. TorchRL's MAPPO learns at 10^6 frames on every seed with the reward scaled
 by 0.01, its advantages standardised, a learning rate of 3e-4, gamma 1, GAE lambda 0.95
 and an entropy bonus of 0.01.
-A run of this example with those settings (``--frames 1002000 --lr 3e-4 --gamma 1.0
+A run of this example with the other four (``--frames 1002000 --lr 3e-4 --gamma 1.0
 --lmbda 0.95 --entropy-coef 0.01 --reward-scale 0.01``) was stopped at 426,000 frames: its
 curve against random stayed within a point of zero, and its policy's entropy never fell
 (3.64 at the first update, 3.66 at the 71st), as the entropy bonus outweighed its policy
