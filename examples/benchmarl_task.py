@@ -49,8 +49,8 @@ the curve so far and the untrained policy) into the run's ``checkpoints/`` folde
 latest kept; ``--resume FILE`` goes on from one to ``--frames``, so a run longer than a
 sitting can span several. A resumed run must keep the settings its checkpoint was trained
 with (algorithm, game, seed, frames per batch, lr, gamma, lmbda, reward scale, entropy,
-advantage normalisation), and is
-refused otherwise; the file is read as tensors and plain values only, so it runs no code.
+advantage normalisation), and is refused otherwise; the file is read as tensors and plain
+values only, so it runs no code.
 
 The example's ``--game`` is one of the two envs those deals are played in
 (``three_handed_gin_v0``, ``gin_v0``); :class:`GinTask` itself takes any game of
