@@ -17,10 +17,14 @@ A BenchMARL task is a ``TaskClass`` that builds a TorchRL env and names its spec
 :class:`GinTask` builds TorchRL's ``PettingZooWrapper`` around the turn-based (AEC) env
 with ``use_mask=True`` (only the seat to act plays) and ``infos="numeric"`` (every info a
 number), all seats in one group ``agents`` that shares one policy. BenchMARL samples
-every seat's action from a ``MaskedCategorical`` over ``("agents", "action_mask")``, and a
-seat that is not to act has an all-zero mask, which no distribution can sample:
-:class:`WaitingSeatPlaysZero` gives such a seat action 0 as its one choice (the env
-ignores its action), so it adds nothing to the policy gradient.
+every seat's action from a ``MaskedCategorical`` over ``("agents", "action_mask")``, and
+the wrapper marks every action legal for a seat that is not to act (the env ignores its
+action): :class:`WaitingSeatPlaysZero` gives such a seat action 0 as its one choice, so it
+adds nothing to the policy's gradient or its entropy. (Until 5 December 2026 it looked for
+an all-zero mask, which the wrapper never gives, so every run before then sampled a
+waiting seat's move from all 109 actions and trained on it: two rows in three of each
+three-handed batch were noise, and the entropy BenchMARL reported, 3.64 at the start, was
+mostly theirs.)
 
 While it trains it shows the examples' progress bar (frames, frames per second, time left
 and the last point of its learning curve: points per hand against ``random`` on
@@ -139,18 +143,22 @@ DEAL_GAME = {"three_handed_gin_v0": "three_handed", "gin_v0": "gin"}
 
 
 class WaitingSeatPlaysZero(Transform):
-    """A seat that is not to act (an all-zero action mask) gets action 0 as its only legal
-    move; TorchRL's wrapper plays only the acting seat's action, so it is never played."""
+    """A seat that is not to act (the wrapper's ``(group, "mask")`` False) gets action 0 as
+    its only legal move; TorchRL's wrapper plays only the acting seat's action, so it is
+    never played. The wrapper marks every action legal for a waiting seat, so the action
+    mask alone cannot tell who waits."""
 
     def __init__(self) -> None:
-        key = (GROUP, "action_mask")
-        super().__init__(in_keys=[key], out_keys=[key])
+        super().__init__(in_keys=[(GROUP, "action_mask"), (GROUP, "mask")],
+                         out_keys=[(GROUP, "action_mask")])  # fmt: skip
 
-    def _apply_transform(self, mask: torch.Tensor) -> torch.Tensor:
-        waiting = ~mask.any(dim=-1, keepdim=True)
+    def _call(self, tensordict: Any) -> Any:
+        mask = tensordict.get((GROUP, "action_mask"))
+        to_act = tensordict.get((GROUP, "mask"))
         first = torch.zeros_like(mask)
         first[..., 0] = True
-        return mask | (waiting & first)
+        tensordict.set((GROUP, "action_mask"), torch.where(to_act.unsqueeze(-1), mask, first))
+        return tensordict
 
     def _reset(self, tensordict: Any, tensordict_reset: Any) -> Any:
         return self._call(tensordict_reset)

@@ -14,9 +14,13 @@ Three things make a card game fit TorchRL's multi-agent loop:
   seat's action is played. ``infos="numeric"`` makes the gin infos tensors.
 - The policy must respect ``("agents", "action_mask")``: TorchRL's default random policy
   samples from the whole action space, so this script samples from a ``MaskedCategorical``.
-- A seat that is not to act has an all-zero mask, which no distribution can sample; the
-  policy lets such a seat "play" action 0 (ignored by the env), the only choice it has, so
-  its log-probability is 0 and it adds nothing to the policy gradient.
+- A seat that is not to act has every action marked legal by the wrapper, though the env
+  ignores its action; the policy lets such a seat "play" action 0 alone, so its
+  log-probability is 0 and it adds nothing to the policy gradient or the entropy. (Until
+  5 December 2026 the script looked for an all-zero mask, which the wrapper never gives,
+  and so sampled a waiting seat's move from all 109 actions and trained on it: two rows
+  in three were noise. The learning benchmark's ``torchrl-mappo-three`` figures up to
+  then were measured so.)
 
 ``--frames`` counts env steps (one seat acts in each; every seat is the learner's). A
 seat's reward is its points in the hand times ``--reward-scale`` (0.01): in points (tens
@@ -51,7 +55,9 @@ seed 0) and climbs after: under uniform
 random play 97% of hands end drawn, scoring nothing (``results/random_play/``). At
 100,000 frames (25 updates, about 9 minutes a seed) it has not learned: +3.24 [+1.98,
 +4.50], +0.27 [-0.82, +1.36] and -1.72 [-2.83, -0.61] against simple on seeds 0, 1, 2.
-``results/learning/README.md`` keeps every run.
+``results/learning/README.md`` keeps every run. These figures were measured before the
+fix for waiting seats above (the runs' commits are in their files); the row is to be run
+again with it.
 """
 
 from __future__ import annotations
@@ -129,13 +135,13 @@ def make_env(seed: int, reward_scale: float) -> PettingZooWrapper:
     )
 
 
-def legal_or_wait(action_mask: torch.Tensor) -> torch.Tensor:
-    """The mask to sample from: the seat's legal moves, or action 0 alone for a seat that
-    is not to act (all zeros; the env ignores its action)."""
-    waiting = ~action_mask.any(dim=-1, keepdim=True)
+def legal_or_wait(action_mask: torch.Tensor, to_act: torch.Tensor) -> torch.Tensor:
+    """The mask to sample from: the seat's legal moves if it is to act (``to_act``, the
+    wrapper's ``("agents", "mask")``), else action 0 alone (the env ignores its action). The
+    wrapper marks every action legal for a waiting seat, so its mask cannot tell."""
     only_first = torch.zeros_like(action_mask)
     only_first[..., 0] = True
-    return action_mask | (waiting & only_first)
+    return torch.where(to_act.unsqueeze(-1), action_mask, only_first)
 
 
 def make_policy(env: PettingZooWrapper) -> ProbabilisticActor:
@@ -151,7 +157,9 @@ def make_policy(env: PettingZooWrapper) -> ProbabilisticActor:
         activation_class=torch.nn.Tanh,
     )
     module = TensorDictSequential(
-        TensorDictModule(legal_or_wait, [("agents", "action_mask")], [("agents", "legal")]),
+        TensorDictModule(
+            legal_or_wait, [("agents", "action_mask"), ("agents", "mask")], [("agents", "legal")]
+        ),
         TensorDictModule(net, [("agents", "observation", "observation")], [("agents", "logits")]),
     )
     return ProbabilisticActor(

@@ -125,6 +125,43 @@ def test_torchrl_mappo_trains_and_plays() -> None:
     _points(out)
 
 
+def _example(name: str) -> object:
+    """The example script ``name`` as a module, registered under its name (BenchMARL
+    pickles its task by the task's module)."""
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _waiting_seats_play_only_zero(rollout: object, legal: tuple[str, str]) -> None:
+    """In a rollout of TorchRL's wrapper, the mask sampled from (``legal``) leaves a seat
+    not to act action 0 alone, which it plays, and a seat to act its legal moves."""
+    to_act = rollout["agents", "mask"]  # type: ignore[index]
+    mask = rollout[legal]  # type: ignore[index]
+    assert to_act.any() and (~to_act).any()
+    assert mask[~to_act].sum(-1).eq(1).all() and mask[~to_act][:, 0].all()
+    assert mask[to_act].any(-1).all() and (mask[to_act].sum(-1) < 109).all()
+    assert rollout["agents", "action"][~to_act].eq(0).all()  # type: ignore[index]
+
+
+def test_torchrl_mappo_waiting_seats_play_only_action_zero() -> None:
+    """A seat not to act samples action 0 alone (log-probability 0): its rows add nothing
+    to the policy's gradient or its entropy."""
+    pytest.importorskip("torchrl")
+    example = _example("torchrl_mappo")
+    env = example.make_env(0, 0.01)  # type: ignore[attr-defined]
+    policy = example.make_policy(env)  # type: ignore[attr-defined]
+    rollout = env.rollout(300, policy=policy)
+    _waiting_seats_play_only_zero(rollout, ("agents", "legal"))
+    to_act, env_mask = rollout["agents", "mask"], rollout["agents", "action_mask"]
+    assert env_mask[~to_act].all(), "the wrapper no longer marks a waiting seat all-legal"
+    assert (rollout["agents", "legal"][to_act] == env_mask[to_act]).all()
+    assert rollout["agents", "action_log_prob"][~to_act].eq(0).all()
+
+
 def test_sb3_maskable_ppo_on_the_vector_env() -> None:
     pytest.importorskip("sb3_contrib")
     out = _run("sb3_maskable_ppo.py")
@@ -289,6 +326,24 @@ def test_benchmarl_player_plays_the_policys_own_move(
         env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
         if any(env.terminations.values()) or any(env.truncations.values()):
             env.reset(seed=step)
+
+
+@pytest.mark.parametrize("game", ["gin_v0", "three_handed_gin_v0"])
+def test_benchmarl_waiting_seats_play_only_action_zero(game: str) -> None:
+    """In the task's env a seat not to act has action 0 as its only legal move."""
+    pytest.importorskip("benchmarl")
+    import torch
+
+    example = _example("benchmarl_task")
+    task = example.GinTask(game.upper(), {"game": game})  # type: ignore[attr-defined]
+    env = task.get_env_fun(1, False, 0, "cpu")()
+
+    def play_a_legal_move(td: object) -> object:
+        td["agents", "action"] = torch.multinomial(td["agents", "action_mask"].float(), 1)[..., 0]  # type: ignore[index]
+        return td
+
+    rollout = env.rollout(300, policy=play_a_legal_move)
+    _waiting_seats_play_only_zero(rollout, ("agents", "action_mask"))
 
 
 def test_rllib_ppo_trains_and_plays() -> None:
