@@ -52,12 +52,12 @@ training, two runs at a time) make +20.63 [+19.37, +21.90] and +18.77 [+17.63, +
 against simple, trained minus untrained; the trained players -10.57 and -9.97. Its
 curve against random stays near zero for the first 150,000 to 400,000 frames (400,000 on
 seed 0) and climbs after: under uniform
-random play 97% of hands end drawn, scoring nothing (``results/random_play/``). At
-100,000 frames (25 updates, about 9 minutes a seed) it has not learned: +3.24 [+1.98,
-+4.50], +0.27 [-0.82, +1.36] and -1.72 [-2.83, -0.61] against simple on seeds 0, 1, 2.
-``results/learning/README.md`` keeps every run. These figures were measured before the
-fix for waiting seats above (the runs' commits are in their files); the row is to be run
-again with it.
+random play 97% of hands end drawn, scoring nothing (``results/random_play/``). The figures
+at 10^6 were measured before the fix for waiting seats above (the runs' commits are in
+their files), and are to be measured again with it. At 100,000 frames (25 updates, about
+5 minutes a seed), with the fix, it has not learned: +3.21 [+1.97, +4.46], +2.12 [+1.00,
++3.25] and -3.41 [-4.59, -2.22] against simple on seeds 0, 1, 2.
+``results/learning/README.md`` keeps every run.
 """
 
 from __future__ import annotations
