@@ -26,6 +26,7 @@ import subprocess
 import sys
 import termios
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -125,7 +126,7 @@ def test_torchrl_mappo_trains_and_plays() -> None:
     _points(out)
 
 
-def _example(name: str) -> object:
+def _example(name: str) -> Any:
     """The example script ``name`` as a module, registered under its name (BenchMARL
     pickles its task by the task's module)."""
     spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
@@ -136,15 +137,15 @@ def _example(name: str) -> object:
     return module
 
 
-def _waiting_seats_play_only_zero(rollout: object, legal: tuple[str, str]) -> None:
+def _waiting_seats_play_only_zero(rollout: Any, legal: tuple[str, str]) -> None:
     """In a rollout of TorchRL's wrapper, the mask sampled from (``legal``) leaves a seat
     not to act action 0 alone, which it plays, and a seat to act its legal moves."""
-    to_act = rollout["agents", "mask"]  # type: ignore[index]
-    mask = rollout[legal]  # type: ignore[index]
+    to_act = rollout["agents", "mask"]
+    mask = rollout[legal]
     assert to_act.any() and (~to_act).any()
     assert mask[~to_act].sum(-1).eq(1).all() and mask[~to_act][:, 0].all()
     assert mask[to_act].any(-1).all() and (mask[to_act].sum(-1) < 109).all()
-    assert rollout["agents", "action"][~to_act].eq(0).all()  # type: ignore[index]
+    assert rollout["agents", "action"][~to_act].eq(0).all()
 
 
 def test_torchrl_mappo_waiting_seats_play_only_action_zero() -> None:
@@ -152,8 +153,8 @@ def test_torchrl_mappo_waiting_seats_play_only_action_zero() -> None:
     to the policy's gradient or its entropy."""
     pytest.importorskip("torchrl")
     example = _example("torchrl_mappo")
-    env = example.make_env(0, 0.01)  # type: ignore[attr-defined]
-    policy = example.make_policy(env)  # type: ignore[attr-defined]
+    env = example.make_env(0, 0.01)
+    policy = example.make_policy(env)
     rollout = env.rollout(300, policy=policy)
     _waiting_seats_play_only_zero(rollout, ("agents", "legal"))
     to_act, env_mask = rollout["agents", "mask"], rollout["agents", "action_mask"]
@@ -302,11 +303,7 @@ def test_benchmarl_player_plays_the_policys_own_move(
     (each game, each algorithm). The options reach BenchMARL's loss: MAPPO's critic is
     centralised, IPPO's is not; the advantages are standardised when asked."""
     pytest.importorskip("benchmarl")
-    spec = importlib.util.spec_from_file_location("benchmarl_task", EXAMPLES / "benchmarl_task.py")
-    assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    sys.modules["benchmarl_task"] = example  # BenchMARL pickles the task by its module
-    spec.loader.exec_module(example)
+    example: Any = _example("benchmarl_task")
     args, smoke, _, _ = example.parse_args(
         ["--smoke", "--game", game, "--algorithm", algorithm, normalize, "--out", str(tmp_path)]
     )
@@ -335,11 +332,11 @@ def test_benchmarl_waiting_seats_play_only_action_zero(game: str) -> None:
     import torch
 
     example = _example("benchmarl_task")
-    task = example.GinTask(game.upper(), {"game": game})  # type: ignore[attr-defined]
+    task = example.GinTask(game.upper(), {"game": game})
     env = task.get_env_fun(1, False, 0, "cpu")()
 
-    def play_a_legal_move(td: object) -> object:
-        td["agents", "action"] = torch.multinomial(td["agents", "action_mask"].float(), 1)[..., 0]  # type: ignore[index]
+    def play_a_legal_move(td: Any) -> Any:
+        td["agents", "action"] = torch.multinomial(td["agents", "action_mask"].float(), 1)[..., 0]
         return td
 
     rollout = env.rollout(300, policy=play_a_legal_move)
