@@ -130,6 +130,7 @@ from tqdm import tqdm
 from gin_env import games
 from training.periodic_eval import Curve, report_learned
 from training.progress import Progress
+from training.torchrl_masks import legal_or_wait
 
 GROUP = "agents"
 #: The example's own entry in a BenchMARL checkpoint (:class:`ShowProgress`).
@@ -154,11 +155,8 @@ class WaitingSeatPlaysZero(Transform):
                          out_keys=[(GROUP, "action_mask")])  # fmt: skip
 
     def _call(self, tensordict: Any) -> Any:
-        mask = tensordict.get((GROUP, "action_mask"))
-        to_act = tensordict.get((GROUP, "mask"))
-        first = torch.zeros_like(mask)
-        first[..., 0] = True
-        tensordict.set((GROUP, "action_mask"), torch.where(to_act.unsqueeze(-1), mask, first))
+        mask, to_act = tensordict.get((GROUP, "action_mask")), tensordict.get((GROUP, "mask"))
+        tensordict.set((GROUP, "action_mask"), legal_or_wait(mask, to_act))
         return tensordict
 
     def _reset(self, tensordict: Any, tensordict_reset: Any) -> Any:

@@ -85,6 +85,7 @@ from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
 from training.periodic_eval import Curve, report_learned
 from training.progress import Progress
+from training.torchrl_masks import legal_or_wait
 
 
 @dataclass
@@ -133,15 +134,6 @@ def make_env(seed: int, reward_scale: float) -> PettingZooWrapper:
     return PettingZooWrapper(
         env=aec, use_mask=True, group_map=MarlGroupMapType.ALL_IN_ONE_GROUP, seed=seed
     )
-
-
-def legal_or_wait(action_mask: torch.Tensor, to_act: torch.Tensor) -> torch.Tensor:
-    """The mask to sample from: the seat's legal moves if it is to act (``to_act``, the
-    wrapper's ``("agents", "mask")``), else action 0 alone (the env ignores its action). The
-    wrapper marks every action legal for a waiting seat, so its mask cannot tell."""
-    only_first = torch.zeros_like(action_mask)
-    only_first[..., 0] = True
-    return torch.where(to_act.unsqueeze(-1), action_mask, only_first)
 
 
 def make_policy(env: PettingZooWrapper) -> ProbabilisticActor:
