@@ -95,7 +95,6 @@ seats' made-up moves (above); with the fix, runs of both at 10^6 frames are unde
 
 from __future__ import annotations
 
-import argparse
 import copy
 import dataclasses
 import functools
@@ -128,6 +127,7 @@ from torchrl.envs.utils import ExplorationType, set_exploration_type
 from tqdm import tqdm
 
 from gin_env import games
+from training.flags import parse_example
 from training.periodic_eval import Curve, report_learned
 from training.progress import Progress
 from training.torchrl_masks import legal_or_wait
@@ -385,29 +385,17 @@ class Args:
 def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool, dict[str, Any] | None]:
     """The options, ``--smoke``, ``--quiet``, and the example's state in the ``--resume``
     checkpoint (None without one), read here once to check the options against it."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for name, default in vars(Args()).items():
-        flag = f"--{name.replace('_', '-')}"
-        if isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
-            continue
-        choices = {"game": sorted(DEAL_GAME), "algorithm": sorted(ALGORITHMS)}.get(name)
-        parser.add_argument(flag, type=type(default), default=default, choices=choices)
-    parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    ns = parser.parse_args(argv)
-    args = Args(**{k: v for k, v in vars(ns).items() if k not in ("smoke", "quiet")})
-    if ns.smoke:
-        args.frames, args.frames_per_batch, args.eval_deals = 400, 200, 4
-        args.curve_every, args.curve_deals = 200, 2
-    if args.frames < 1:
-        parser.error(f"--frames must be a positive number of frames; got {args.frames}")
+    smoke = {"frames": 400, "frames_per_batch": 200, "eval_deals": 4, "curve_every": 200,
+             "curve_deals": 2}  # fmt: skip
+    args, is_smoke, quiet, parser = parse_example(
+        Args, argv, __doc__, smoke=smoke,
+        choices={"game": sorted(DEAL_GAME), "algorithm": sorted(ALGORITHMS)},
+        positive=("frames", "frames_per_batch", "reward_scale", "eval_deals"),
+    )  # fmt: skip
     for name in ("lr", "gamma", "lmbda"):
         value = getattr(args, name)
         if not (0 < value <= 1):
             parser.error(f"--{name} must be a number in (0, 1]; got {value}")
-    if not (math.isfinite(args.reward_scale) and args.reward_scale > 0):
-        parser.error(f"--reward-scale must be a positive number; got {args.reward_scale}")
     if not (0 <= args.entropy_coef < math.inf):
         parser.error(f"--entropy-coef must be a number >= 0; got {args.entropy_coef}")
     if args.checkpoint_every < 0 or args.checkpoint_every % args.frames_per_batch:
@@ -431,7 +419,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool, dict[st
         if args.frames <= saved["frames"]:
             parser.error(f"--frames {args.frames}: the checkpoint has {saved['frames']} "
                          "frames already; ask for more")  # fmt: skip
-    return args, ns.smoke, ns.quiet, saved
+    return args, is_smoke, quiet, saved
 
 
 def run_settings(args: Args) -> dict[str, Any]:

@@ -41,7 +41,6 @@ seed: what another reaches at this budget is not measured.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import time
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
+from training.flags import parse_example
 from training.periodic_eval import Curve, report_learned
 from training.progress import Progress
 from training.rllib_env import RLlibGinEnv
@@ -77,17 +77,13 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for name, default in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
-    parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    ns = parser.parse_args(argv)
-    args = Args(**{k: v for k, v in vars(ns).items() if k not in ("smoke", "quiet")})
-    if ns.smoke:
-        args.iterations, args.batch, args.minibatch, args.epochs = 1, 256, 128, 1
-        args.eval_deals, args.curve_every, args.curve_deals = 4, 256, 2
-    return args, ns.quiet
+    smoke = {"iterations": 1, "batch": 256, "minibatch": 128, "epochs": 1, "eval_deals": 4,
+             "curve_every": 256, "curve_deals": 2}  # fmt: skip
+    args, _, quiet, _ = parse_example(
+        Args, argv, __doc__, smoke=smoke,
+        positive=("iterations", "batch", "minibatch", "epochs", "lr", "eval_deals"),
+    )  # fmt: skip
+    return args, quiet
 
 
 def build(args: Args) -> PPOConfig:

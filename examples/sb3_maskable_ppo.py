@@ -41,7 +41,6 @@ three-handed game, are in ``results/learning/README.md``.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import time
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 import gin_env  # noqa: F401 (registers the gymnasium ids)
 from agents.trained import actor_from_sb3
+from training.flags import parse_example
 from training.periodic_eval import Curve, report_learned
 from training.progress import Progress, sb3_callback
 from training.vec_env import make_sb3_vec_env
@@ -82,21 +82,13 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for name, default in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
-    parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    ns = parser.parse_args(argv)
-    args = Args(**{k: v for k, v in vars(ns).items() if k not in ("smoke", "quiet")})
-    if ns.smoke:
-        args.num_envs, args.n_steps, args.timesteps = 8, 32, 512
-        args.eval_deals, args.curve_every, args.curve_deals = 8, 256, 4
-    if args.game not in GAMES:
-        parser.error(f"--game must be one of {', '.join(GAMES)}; got {args.game!r}")
-    if args.env not in ENVS:
-        parser.error(f"--env must be one of {', '.join(ENVS)}; got {args.env!r}")
-    return args, ns.quiet
+    smoke = {"num_envs": 8, "n_steps": 32, "timesteps": 512, "eval_deals": 8,
+             "curve_every": 256, "curve_deals": 4}  # fmt: skip
+    args, _, quiet, _ = parse_example(
+        Args, argv, __doc__, choices={"game": list(GAMES), "env": ENVS}, smoke=smoke,
+        positive=("num_envs", "n_steps", "timesteps", "eval_deals"),
+    )  # fmt: skip
+    return args, quiet
 
 
 def make_env(args: Args) -> VecEnv:

@@ -62,7 +62,6 @@ simple -3.4, -2.4 and +4.0, against random +0.7, +2.6 and -1.9).
 
 from __future__ import annotations
 
-import argparse
 import copy
 import logging
 import math
@@ -90,6 +89,7 @@ import gin_env  # noqa: F401 (registers the gymnasium ids)
 from gin_env import gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
+from training.flags import parse_example
 from training.periodic_eval import Curve, report_learned
 from training.progress import Progress
 
@@ -126,29 +126,18 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for name, default in vars(Args()).items():
-        choices = LOOPS if name == "loop" else None
-        parser.add_argument(
-            f"--{name.replace('_', '-')}", type=type(default), default=default, choices=choices
-        )
-    parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    ns = parser.parse_args(argv)
-    args = Args(**{k: v for k, v in vars(ns).items() if k not in ("smoke", "quiet")})
-    if ns.smoke:
-        args.steps, args.steps_per_epoch, args.num_envs, args.eval_deals = 400, 400, 2, 8
-        args.buffer, args.curve_every, args.curve_deals = 2_000, 200, 4
-    if args.steps < 1:
-        parser.error(f"--steps must be a positive number of env steps; got {args.steps}")
-    if not args.reward_scale > 0:
-        parser.error(f"--reward-scale must be a positive number; got {args.reward_scale}")
+    smoke = {"steps": 400, "steps_per_epoch": 400, "num_envs": 2, "eval_deals": 8,
+             "buffer": 2_000, "curve_every": 200, "curve_deals": 4}  # fmt: skip
+    args, _, quiet, parser = parse_example(
+        Args, argv, __doc__, choices={"loop": LOOPS}, smoke=smoke,
+        positive=("steps", "steps_per_epoch", "num_envs", "buffer", "reward_scale", "eval_deals"),
+    )  # fmt: skip
     if args.loop == "marl" and args.opponent != "random":
         parser.error(
             f"--opponent must be random with --loop marl (Tianshou's random player holds the "
             f"other seat); got {args.opponent!r}"
         )
-    return args, ns.quiet
+    return args, quiet
 
 
 class QPlayer:

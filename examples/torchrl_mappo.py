@@ -62,7 +62,6 @@ their files), and are to be measured again with it. At 100,000 frames (25 update
 
 from __future__ import annotations
 
-import argparse
 import copy
 import math
 import time
@@ -83,6 +82,7 @@ from torchrl.objectives import ClipPPOLoss, ValueEstimators
 from gin_env import three_handed_gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
+from training.flags import parse_example
 from training.periodic_eval import Curve, report_learned
 from training.progress import Progress
 from training.torchrl_masks import legal_or_wait
@@ -109,21 +109,14 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for name, default in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
-    parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    ns = parser.parse_args(argv)
-    args = Args(**{k: v for k, v in vars(ns).items() if k not in ("smoke", "quiet")})
-    if ns.smoke:
-        args.frames_per_batch, args.frames, args.minibatch, args.eval_deals = 256, 512, 128, 6
-        args.curve_every, args.curve_deals = 256, 3
-    if args.frames < 1 or args.frames_per_batch < 1:
-        parser.error("--frames and --frames-per-batch must be positive numbers of env steps")
-    if not args.reward_scale > 0:
-        parser.error(f"--reward-scale must be a positive number; got {args.reward_scale}")
-    return args, ns.quiet
+    smoke = {"frames_per_batch": 256, "frames": 512, "minibatch": 128, "eval_deals": 6,
+             "curve_every": 256, "curve_deals": 3}  # fmt: skip
+    args, _, quiet, _ = parse_example(
+        Args, argv, __doc__, smoke=smoke,
+        positive=("frames", "frames_per_batch", "minibatch", "epochs", "lr", "reward_scale",
+                  "eval_deals"),
+    )  # fmt: skip
+    return args, quiet
 
 
 def make_env(seed: int, reward_scale: float) -> PettingZooWrapper:

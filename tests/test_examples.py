@@ -242,7 +242,7 @@ def test_benchmarl_task_trains_mappo(tmp_path: Path) -> None:
         ("--checkpoint-every", "300", "--checkpoint-every must be 0 (none) or a multiple of "
          "--frames-per-batch (6000); got 300"),
         ("--resume", "no/such.pt", "--resume no/such.pt: no such file"),
-        ("--algorithm", "qmix", "--algorithm: invalid choice: 'qmix'"),
+        ("--algorithm", "qmix", "--algorithm must be one of ippo, mappo; got 'qmix'"),
     ],
 )  # fmt: skip
 def test_benchmarl_task_names_a_bad_option(option: str, value: str, message: str) -> None:

@@ -336,6 +336,50 @@ def test_resume_restores_the_saved_settings_and_refuses_a_conflicting_flag(
         train(tiny_args(tmp_path, "three_handed", run_dir=args.run_dir, resume=True))
 
 
+def test_an_examples_flags_come_from_its_args_with_smoke_quiet_and_checks(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import dataclasses
+
+    from training.flags import parse_example
+
+    @dataclasses.dataclass
+    class Args:
+        game: str = "gin"
+        frames: int = 1000
+        lr: float = 3e-4
+        normalize: bool = False
+
+    def parse(*argv: str) -> tuple[Args, bool, bool]:
+        args, smoke, quiet, _ = parse_example(
+            Args, list(argv), "An example.\n\nMore.", choices={"game": ("gin", "rummy")},
+            positive=("frames", "lr"), smoke={"frames": 8},
+        )  # fmt: skip
+        return args, smoke, quiet
+
+    assert parse() == (Args(), False, False)
+    assert parse("--frames", "50", "--normalize", "--quiet") == (
+        Args(frames=50, normalize=True),
+        False,
+        True,
+    )
+    assert parse("--smoke", "--no-normalize", "--game", "rummy") == (
+        Args(game="rummy", frames=8),
+        True,
+        False,
+    )
+    for argv, message in [
+        (["--game", "poker"], "--game must be one of gin, rummy; got 'poker'"),
+        (["--frames", "0"], "--frames must be a positive number; got 0"),
+        (["--lr", "nan"], "--lr must be a positive number; got nan"),
+        (["--lr", "inf"], "--lr must be a positive number; got inf"),
+        (["--frames", "ten"], "argument --frames: invalid int value: 'ten'"),
+    ]:
+        with pytest.raises(SystemExit) as exit_:
+            parse(*argv)
+        assert exit_.value.code == 2 and message in capsys.readouterr().err, argv
+
+
 @pytest.mark.parametrize("module", ["training.train_ppo", "training.train_dmc"])
 def test_every_train_flag_has_help_text_and_its_default(module: str) -> None:
     import dataclasses

@@ -1,9 +1,10 @@
-"""Command-line flags from a trainer's ``Args`` dataclass, shared by the trainers.
+"""Command-line flags from a trainer's or an example's ``Args`` dataclass.
 
-Every field is a ``--flag`` (underscores become dashes) with its help text (the field's
-``metadata["help"]``) and its default shown in ``--help``. :func:`parse` also returns which
-flags the command line gave explicitly, which a ``--resume`` needs to tell a deliberate
-change from a default (:func:`training.checkpoints.resume_settings`).
+Every field is a ``--flag`` (underscores become dashes). For the trainers, with its help
+text (the field's ``metadata["help"]``) and its default shown in ``--help``; :func:`parse`
+also returns which flags the command line gave explicitly, which a ``--resume`` needs to
+tell a deliberate change from a default (:func:`training.checkpoints.resume_settings`).
+The scripts in ``examples/`` read theirs with :func:`parse_example`.
 """
 
 from __future__ import annotations
@@ -11,12 +12,22 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from training import cli_description
 
-__all__ = ["RUN_FLAGS", "HELP", "build_parser", "parse", "command_line", "parse_bool", "names"]
+__all__ = [
+    "RUN_FLAGS",
+    "HELP",
+    "build_parser",
+    "parse",
+    "parse_example",
+    "command_line",
+    "parse_bool",
+    "names",
+]
 
 T = TypeVar("T")
 
@@ -142,3 +153,46 @@ def command_line(args: Any, module: str) -> str:
             text = str(value).lower() if isinstance(value, bool) else str(value)
             parts.append(f"--{f.name.replace('_', '-')} {text}")
     return " ".join(parts)
+
+
+def parse_example(
+    cls: Callable[..., T],
+    argv: list[str] | None,
+    doc: str,
+    *,
+    choices: Mapping[str, Sequence[str]] | None = None,
+    positive: Sequence[str] = (),
+    smoke: Mapping[str, Any] | None = None,
+) -> tuple[T, bool, bool, argparse.ArgumentParser]:
+    """An example script's options: ``(args, smoke, quiet, parser)``.
+
+    Each field of ``cls()`` is a ``--flag`` of its default's type; a bool is ``--flag`` /
+    ``--no-flag``. ``--smoke`` (a tiny run, as CI does) puts ``smoke``'s values in place;
+    ``--quiet`` turns the progress bar off. Then a field named in ``choices`` must be one of
+    its values and a field in ``positive`` a finite number above zero, or the parser exits
+    with a message that names the flag and what it takes. The parser is returned for the
+    example's own checks (``parser.error``).
+    """
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    for name, default in vars(cls()).items():
+        flag = f"--{name.replace('_', '-')}"
+        if isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+        else:
+            parser.add_argument(flag, type=type(default), default=default)
+    parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    ns = vars(parser.parse_args(argv))
+    is_smoke, quiet = ns.pop("smoke"), ns.pop("quiet")
+    if is_smoke:
+        ns.update(smoke or {})
+    for name, allowed in (choices or {}).items():
+        if ns[name] not in allowed:
+            parser.error(
+                f"--{name.replace('_', '-')} must be one of {', '.join(allowed)}; got {ns[name]!r}"
+            )
+    for name in positive:
+        value = ns[name]
+        if not (value > 0 and math.isfinite(value)):
+            parser.error(f"--{name.replace('_', '-')} must be a positive number; got {value}")
+    return cls(**ns), is_smoke, quiet, parser
