@@ -358,6 +358,9 @@ def test_an_examples_flags_come_from_its_args_with_smoke_quiet_and_checks(
         return args, smoke, quiet
 
     assert parse() == (Args(), False, False)
+    shown = parse_example(Args, [], "An example.\n\nMore.")[3].format_help()
+    assert "An example." in shown and "More." not in shown
+    assert "(default: 1000)" in shown and "--no-normalize" in shown, shown
     assert parse("--frames", "50", "--normalize", "--quiet") == (
         Args(frames=50, normalize=True),
         False,

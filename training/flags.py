@@ -175,11 +175,12 @@ def parse_example(
     """
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     for name, default in vars(cls()).items():
-        flag = f"--{name.replace('_', '-')}"
+        flag, shown = f"--{name.replace('_', '-')}", f"(default: {default!r})"
         if isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+            kind = argparse.BooleanOptionalAction
+            parser.add_argument(flag, action=kind, default=default, help=shown)
         else:
-            parser.add_argument(flag, type=type(default), default=default)
+            parser.add_argument(flag, type=type(default), default=default, help=shown)
     parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     ns = vars(parser.parse_args(argv))
