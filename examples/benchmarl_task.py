@@ -128,7 +128,7 @@ from tqdm import tqdm
 
 from gin_env import games
 from training.flags import parse_example
-from training.periodic_eval import Curve, report_learned
+from training.periodic_eval import Curve, check_opponents, report_learned
 from training.progress import Progress
 from training.torchrl_masks import legal_or_wait
 
@@ -391,6 +391,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool, dict[st
         Args, argv, __doc__, smoke=smoke,
         choices={"game": sorted(DEAL_GAME), "algorithm": sorted(ALGORITHMS)},
         positive=("frames", "frames_per_batch", "reward_scale", "eval_deals"),
+        check=lambda a: check_opponents(DEAL_GAME[a.game], a.eval_opponents),
     )  # fmt: skip
     for name in ("lr", "gamma", "lmbda"):
         value = getattr(args, name)

@@ -55,7 +55,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
 from training.flags import parse_example
-from training.periodic_eval import Curve, report_learned
+from training.periodic_eval import Curve, check_opponents, report_learned
 from training.progress import Progress
 from training.rllib_env import RLlibGinEnv
 
@@ -82,6 +82,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
     args, _, quiet, _ = parse_example(
         Args, argv, __doc__, smoke=smoke,
         positive=("iterations", "batch", "minibatch", "epochs", "lr", "eval_deals"),
+        check=lambda a: check_opponents("three_handed", a.eval_opponents),
     )  # fmt: skip
     return args, quiet
 

@@ -55,7 +55,7 @@ from stable_baselines3.common.vec_env import VecEnv
 import gin_env  # noqa: F401 (registers the gymnasium ids)
 from agents.trained import actor_from_sb3
 from training.flags import parse_example
-from training.periodic_eval import Curve, report_learned
+from training.periodic_eval import Curve, check_opponents, report_learned
 from training.progress import Progress, sb3_callback
 from training.vec_env import make_sb3_vec_env
 
@@ -87,6 +87,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
     args, _, quiet, _ = parse_example(
         Args, argv, __doc__, choices={"game": list(GAMES), "env": ENVS}, smoke=smoke,
         positive=("num_envs", "n_steps", "timesteps", "eval_deals"),
+        check=lambda a: check_opponents(a.game, f"{a.opponents},{a.eval_opponents}"),
     )  # fmt: skip
     return args, quiet
 

@@ -90,7 +90,7 @@ from gin_env import gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
 from training.flags import parse_example
-from training.periodic_eval import Curve, report_learned
+from training.periodic_eval import Curve, check_opponents, report_learned
 from training.progress import Progress
 
 # Tianshou warns at every test that the multi-agent returns are 2-D; the returns reduced to
@@ -131,6 +131,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
     args, _, quiet, parser = parse_example(
         Args, argv, __doc__, choices={"loop": LOOPS}, smoke=smoke,
         positive=("steps", "steps_per_epoch", "num_envs", "buffer", "reward_scale", "eval_deals"),
+        check=lambda a: check_opponents("gin", f"{a.opponent},{a.eval_opponents}"),
     )  # fmt: skip
     if args.loop == "marl" and args.opponent != "random":
         parser.error(

@@ -83,7 +83,7 @@ from gin_env import three_handed_gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
 from training.flags import parse_example
-from training.periodic_eval import Curve, report_learned
+from training.periodic_eval import Curve, check_opponents, report_learned
 from training.progress import Progress
 from training.torchrl_masks import legal_or_wait
 
@@ -115,6 +115,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, bool]:
         Args, argv, __doc__, smoke=smoke,
         positive=("frames", "frames_per_batch", "minibatch", "epochs", "lr", "reward_scale",
                   "eval_deals"),
+        check=lambda a: check_opponents("three_handed", a.eval_opponents),
     )  # fmt: skip
     return args, quiet
 

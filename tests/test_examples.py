@@ -202,6 +202,18 @@ def test_a_bad_choice_is_named_with_the_allowed_values() -> None:
     assert "--env must be one of vector, gymnasium; got 'gym'" in stderr
 
 
+@pytest.mark.parametrize(
+    ("script", "needs"),
+    [("sb3_maskable_ppo.py", "sb3_contrib"), ("tianshou_dqn.py", "tianshou"),
+     ("torchrl_mappo.py", "torchrl"), ("benchmarl_task.py", "benchmarl")],
+)  # fmt: skip
+def test_a_bad_evaluation_opponent_is_refused_before_training(script: str, needs: str) -> None:
+    pytest.importorskip(needs)
+    stderr = _refused(script, "--smoke", "--eval-opponents", "random,nosuch")
+    assert "error: unknown agent 'nosuch': registered" in stderr, stderr
+    assert "Traceback" not in stderr, stderr
+
+
 @pytest.mark.parametrize("loop", ["single", "marl"])
 def test_tianshou_dqn_against_a_random_player(loop: str) -> None:
     pytest.importorskip("tianshou")

@@ -371,6 +371,15 @@ def test_an_examples_flags_come_from_its_args_with_smoke_quiet_and_checks(
         True,
         False,
     )
+
+    def refuse_rummy(args: Args) -> None:
+        if args.game == "rummy":
+            raise ValueError("no rummy here")
+
+    with pytest.raises(SystemExit):
+        parse_example(Args, ["--game", "rummy"], "", choices={"game": ("gin", "rummy")},
+                      check=refuse_rummy)  # fmt: skip
+    assert "error: no rummy here" in capsys.readouterr().err
     for argv, message in [
         (["--game", "poker"], "--game must be one of gin, rummy; got 'poker'"),
         (["--frames", "0"], "--frames must be a positive number; got 0"),
@@ -381,6 +390,19 @@ def test_an_examples_flags_come_from_its_args_with_smoke_quiet_and_checks(
         with pytest.raises(SystemExit) as exit_:
             parse(*argv)
         assert exit_.value.code == 2 and message in capsys.readouterr().err, argv
+
+
+def test_evaluation_opponents_are_checked_at_the_games_table() -> None:
+    from training.periodic_eval import check_opponents
+
+    check_opponents("gin", "random,simple,heuristic")
+    check_opponents("three_handed", "random,captain:agent=heuristic,simple")
+    with pytest.raises(ValueError, match="unknown agent 'nosuch'"):
+        check_opponents("gin", "random, nosuch")
+    with pytest.raises(ValueError, match="cannot play a three_handed_gin_v0 table"):
+        check_opponents("three_handed", "gin-dmc")
+    with pytest.raises(ValueError, match="game must be one of gin, three_handed; got 'rummy'"):
+        check_opponents("rummy", "random")
 
 
 @pytest.mark.parametrize("module", ["training.train_ppo", "training.train_dmc"])

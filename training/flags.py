@@ -163,6 +163,7 @@ def parse_example(
     choices: Mapping[str, Sequence[str]] | None = None,
     positive: Sequence[str] = (),
     smoke: Mapping[str, Any] | None = None,
+    check: Callable[[T], object] | None = None,
 ) -> tuple[T, bool, bool, argparse.ArgumentParser]:
     """An example script's options: ``(args, smoke, quiet, parser)``.
 
@@ -170,8 +171,9 @@ def parse_example(
     ``--no-flag``. ``--smoke`` (a tiny run, as CI does) puts ``smoke``'s values in place;
     ``--quiet`` turns the progress bar off. Then a field named in ``choices`` must be one of
     its values and a field in ``positive`` a finite number above zero, or the parser exits
-    with a message that names the flag and what it takes. The parser is returned for the
-    example's own checks (``parser.error``).
+    with a message that names the flag and what it takes. Last, ``check(args)``: a
+    ``ValueError`` it raises (an agent name that is no agent) is a usage error too, before
+    any training. The parser is returned for the example's own checks (``parser.error``).
     """
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     for name, default in vars(cls()).items():
@@ -196,4 +198,10 @@ def parse_example(
         value = ns[name]
         if not (value > 0 and math.isfinite(value)):
             parser.error(f"--{name.replace('_', '-')} must be a positive number; got {value}")
-    return cls(**ns), is_smoke, quiet, parser
+    args = cls(**ns)
+    if check is not None:
+        try:
+            check(args)
+        except ValueError as err:
+            parser.error(str(err))
+    return args, is_smoke, quiet, parser

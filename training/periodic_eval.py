@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from gin_env import games
+from gin_eval.checks import agent_of
 from gin_eval.gin import gin_duplicate, play_gin_pair
 from gin_eval.play import play_role_hand
 from gin_eval.pool import pool_map
@@ -45,6 +46,7 @@ __all__ = [
     "DEAL_GAMES",
     "before_after",
     "before_after_lines",
+    "check_opponents",
     "report_learned",
     "deal_points",
     "evaluate_agent",
@@ -53,6 +55,8 @@ __all__ = [
 
 #: The games :func:`deal_points` deals duplicate (its ``game`` values).
 DEAL_GAMES = ("gin", "three_handed")
+#: The standard table each of :data:`DEAL_GAMES` is dealt at.
+_DEAL_TABLE = {"gin": "gin_v0", "three_handed": "three_handed_gin_v0"}
 
 
 def evaluate_agent(
@@ -141,6 +145,17 @@ def deal_points(
     one = _gin_deal if game == "gin" else _three_deal
     jobs = [(agent, opponent, seed, i) for i in range(deals)]
     return np.asarray(pool_map(one, jobs, workers, False, "deals"), dtype=float)
+
+
+def check_opponents(game: str, opponents: str) -> None:
+    """Seat each name of ``opponents`` (a comma list) at ``game``'s standard table, as
+    :func:`deal_points` will: a name that is not an agent, or one that cannot play the game,
+    is a ``ValueError`` of one line now, not after a run's training."""
+    if game not in DEAL_GAMES:
+        raise ValueError(f"game must be one of {', '.join(DEAL_GAMES)}; got {game!r}")
+    table = games.get(_DEAL_TABLE[game]).table()
+    for name in names(opponents):
+        agent_of(name, table)
 
 
 def _ci(x: np.ndarray) -> dict[str, float]:
