@@ -37,26 +37,25 @@ policy (its most likely legal move) play the same ``--eval-deals`` deals of
 adviser) and each of ``--eval-opponents`` in the other two; the script prints both with
 95% CIs and the difference, paired by deal. ``--result FILE`` writes it all as JSON.
 
-What it learns on two cores, measured: at 1,000,000 frames (245 updates; 115 minutes of
-training on a machine running two other jobs), with
+What it learns on two cores, measured: at 1,000,000 frames (245 updates; 46 minutes of
+training, two runs at a time), with
 
     python examples/torchrl_mappo.py --frames 1000000 --seed 0 \\
         --eval-opponents random,simple,heuristic --eval-deals 300 --eval-seed 20261
 
 (``python benchmarks/learning.py run torchrl-mappo-three --budget 1000000 --seed 0``),
 trained minus untrained on the same 300 deals (each in the three roles), points per hand:
-+21.27 [+19.97, +22.57] against simple, +18.13 [+16.85, +19.40] against heuristic and
-+21.02 [+19.50, +22.54] against random; the trained player makes -12.35 [-13.50, -11.19]
-a hand against simple and -14.54 against heuristic. Seeds 1 and 2 (65 and 63 minutes of
-training, two runs at a time) make +20.63 [+19.37, +21.90] and +18.77 [+17.63, +19.91]
-against simple, trained minus untrained; the trained players -10.57 and -9.97. Its
-curve against random stays near zero for the first 150,000 to 400,000 frames (400,000 on
-seed 0) and climbs after: under uniform
-random play 97% of hands end drawn, scoring nothing (``results/random_play/``). The figures
-at 10^6 were measured before the fix for waiting seats above (the runs' commits are in
-their files), and are to be measured again with it. At 100,000 frames (25 updates, about
-5 minutes a seed), with the fix, it has not learned: +3.21 [+1.97, +4.46], +2.12 [+1.00,
-+3.25] and -3.41 [-4.59, -2.22] against simple on seeds 0, 1, 2.
++22.77 [+21.43, +24.12] against simple, +20.45 [+19.17, +21.73] against heuristic and
++22.58 [+21.19, +23.97] against random; the trained player makes -10.84 [-11.95, -9.73]
+a hand against simple and -12.21 against heuristic. Seeds 1 and 2 (46 and 45 minutes)
+make +12.39 [+11.14, +13.65] and +18.47 [+17.25, +19.68] against simple, trained minus
+untrained; the trained players -18.81 and -10.28. Its curve against random stays within
+2.5 points of zero for the first 106,000 to 212,000 frames and climbs after: under
+uniform random play 97% of hands end drawn, scoring nothing (``results/random_play/``).
+These runs are from after the fix for waiting seats above (commit ``e42baba``); the runs
+before it are in the history. At 100,000 frames (25 updates, about 5 minutes a seed),
+with the fix, it has not learned: +3.21 [+1.97, +4.46], +2.12 [+1.00, +3.25] and -3.41
+[-4.59, -2.22] against simple on seeds 0, 1, 2.
 ``results/learning/README.md`` keeps every run.
 """
 
