@@ -205,7 +205,8 @@ def test_a_bad_choice_is_named_with_the_allowed_values() -> None:
 @pytest.mark.parametrize(
     ("script", "needs"),
     [("sb3_maskable_ppo.py", "sb3_contrib"), ("tianshou_dqn.py", "tianshou"),
-     ("torchrl_mappo.py", "torchrl"), ("benchmarl_task.py", "benchmarl")],
+     ("torchrl_mappo.py", "torchrl"), ("benchmarl_task.py", "benchmarl"),
+     ("rllib_ppo.py", "ray.rllib")],
 )  # fmt: skip
 def test_a_bad_evaluation_opponent_is_refused_before_training(script: str, needs: str) -> None:
     pytest.importorskip(needs)
