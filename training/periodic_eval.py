@@ -55,8 +55,6 @@ __all__ = [
 
 #: The games :func:`deal_points` deals duplicate (its ``game`` values).
 DEAL_GAMES = ("gin", "three_handed")
-#: The standard table each of :data:`DEAL_GAMES` is dealt at.
-_DEAL_TABLE = {"gin": "gin_v0", "three_handed": "three_handed_gin_v0"}
 
 
 def evaluate_agent(
@@ -138,8 +136,7 @@ def deal_points(
     """``agent``'s points per hand on each of ``deals`` duplicate deals of ``seed`` against
     ``opponent`` (an agent or a name) at the game's standard table, ``[deals]``: the same
     deals for every agent on one seed. ``game``: one of :data:`DEAL_GAMES`."""
-    if game not in DEAL_GAMES:
-        raise ValueError(f"game must be one of {', '.join(DEAL_GAMES)}; got {game!r}")
+    _check_deal_game(game)
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 2:
         raise ValueError(f"deals must be an int >= 2 (a CI needs two), got {deals!r}")
     one = _gin_deal if game == "gin" else _three_deal
@@ -151,11 +148,15 @@ def check_opponents(game: str, opponents: str) -> None:
     """Seat each name of ``opponents`` (a comma list) at ``game``'s standard table, as
     :func:`deal_points` will: a name that is not an agent, or one that cannot play the game,
     is a ``ValueError`` of one line now, not after a run's training."""
-    if game not in DEAL_GAMES:
-        raise ValueError(f"game must be one of {', '.join(DEAL_GAMES)}; got {game!r}")
-    table = games.get(_DEAL_TABLE[game]).table()
+    _check_deal_game(game)
+    table = games.get(game).table()  # the standard table deal_points plays at
     for name in names(opponents):
         agent_of(name, table)
+
+
+def _check_deal_game(game: str) -> None:
+    if game not in DEAL_GAMES:
+        raise ValueError(f"game must be one of {', '.join(DEAL_GAMES)}; got {game!r}")
 
 
 def _ci(x: np.ndarray) -> dict[str, float]:
