@@ -136,8 +136,8 @@ GROUP = "agents"
 #: The example's own entry in a BenchMARL checkpoint (:class:`ShowProgress`).
 STATE_KEY = "gin_example"
 #: The settings a resumed run must share with the run that wrote its checkpoint.
-RUN_SETTINGS = ("algorithm", "game", "seed", "frames_per_batch", "lr", "gamma", "lmbda",
-                "reward_scale", "entropy_coef", "normalize_advantage")  # fmt: skip
+RUN_SETTINGS = ("algorithm", "game", "seed", "frames_per_batch", "epochs", "minibatch", "lr",
+                "gamma", "lmbda", "reward_scale", "entropy_coef", "normalize_advantage")  # fmt: skip
 #: The example's algorithms: BenchMARL's PPO with a centralised or a decentralised critic.
 ALGORITHMS = {"mappo": MappoConfig, "ippo": IppoConfig}
 #: The example's games: the envs whose duplicate deals the before/after plays.
@@ -352,9 +352,10 @@ def saved_run(checkpoint: str) -> dict[str, Any]:
         raise ValueError(f"--resume {checkpoint}: a checkpoint this example did not write "
                          f"(it has no {STATE_KEY!r} entry)")  # fmt: skip
     saved = dict(state[STATE_KEY])
-    # Checkpoints written before --algorithm and --normalize-advantage existed are MAPPO's,
-    # without the normalisation.
-    saved["run"] = {"algorithm": "mappo", "normalize_advantage": False, **saved["run"]}
+    # Checkpoints written before --algorithm, --normalize-advantage, --epochs and --minibatch
+    # existed are MAPPO's, without the normalisation, at BenchMARL's 45 epochs of 400 rows.
+    saved["run"] = {"algorithm": "mappo", "normalize_advantage": False, "epochs": 45,
+                    "minibatch": 400, **saved["run"]}  # fmt: skip
     return saved
 
 
@@ -364,6 +365,8 @@ class Args:
     game: str = "three_handed_gin_v0"
     frames: int = 1_000_000
     frames_per_batch: int = 6_000
+    epochs: int = 45  # passes over each batch (BenchMARL's on_policy_n_minibatch_iters)
+    minibatch: int = 400  # rows per gradient step (BenchMARL's on_policy_minibatch_size)
     lr: float = 5e-5  # BenchMARL's own defaults, all three
     gamma: float = 0.99
     lmbda: float = 0.9  # GAE's lambda
@@ -385,12 +388,13 @@ class Args:
 def parse_args(argv: list[str] | None = None) -> tuple[Args, bool, bool, dict[str, Any] | None]:
     """The options, ``--smoke``, ``--quiet``, and the example's state in the ``--resume``
     checkpoint (None without one), read here once to check the options against it."""
-    smoke = {"frames": 400, "frames_per_batch": 200, "eval_deals": 4, "curve_every": 200,
-             "curve_deals": 2}  # fmt: skip
+    smoke = {"frames": 400, "frames_per_batch": 200, "epochs": 1, "minibatch": 200,
+             "eval_deals": 4, "curve_every": 200, "curve_deals": 2}  # fmt: skip
     args, is_smoke, quiet, parser = parse_example(
         Args, argv, __doc__, smoke=smoke,
         choices={"game": sorted(DEAL_GAME), "algorithm": sorted(ALGORITHMS)},
-        positive=("frames", "frames_per_batch", "reward_scale", "eval_deals"),
+        positive=("frames", "frames_per_batch", "epochs", "minibatch", "reward_scale",
+                  "eval_deals"),
         check=lambda a: check_opponents(DEAL_GAME[a.game], a.eval_opponents),
     )  # fmt: skip
     for name in ("lr", "gamma", "lmbda"):
@@ -435,8 +439,8 @@ def experiment_config(args: Args, smoke: bool) -> ExperimentConfig:
     config.on_policy_collected_frames_per_batch = args.frames_per_batch
     config.lr, config.gamma = args.lr, args.gamma
     config.on_policy_n_envs_per_worker = 1 if smoke else 10
-    config.on_policy_minibatch_size = min(400, args.frames_per_batch)
-    config.on_policy_n_minibatch_iters = 1 if smoke else 45
+    config.on_policy_minibatch_size = min(args.minibatch, args.frames_per_batch)
+    config.on_policy_n_minibatch_iters = args.epochs
     config.evaluation = not smoke
     config.render = False
     config.loggers = ["csv", "tensorboard"]
