@@ -338,6 +338,29 @@ def test_benchmarl_player_plays_the_policys_own_move(
             env.reset(seed=step)
 
 
+def test_benchmarl_task_evaluates_on_one_thread(tmp_path: Path, monkeypatch: Any) -> None:
+    """The evaluation after training runs on one thread, as training does: TorchRL sets
+    torch's threads back to one a core when BenchMARL closes its envs."""
+    pytest.importorskip("benchmarl")
+    import torch
+
+    example: Any = _example("benchmarl_task")
+    threads: list[int] = []
+    evaluate = example.report_learned
+
+    def report(*args: Any) -> Any:
+        threads.append(torch.get_num_threads())
+        return evaluate(*args)
+
+    monkeypatch.setattr(example, "report_learned", report)
+    before = torch.get_num_threads()
+    try:
+        example.main(["--smoke", "--quiet", "--out", str(tmp_path)])
+    finally:
+        torch.set_num_threads(before)
+    assert threads == [1]
+
+
 @pytest.mark.parametrize("game", ["gin_v0", "three_handed_gin_v0"])
 def test_benchmarl_waiting_seats_play_only_action_zero(game: str) -> None:
     """In the task's env a seat not to act has action 0 as its only legal move."""
