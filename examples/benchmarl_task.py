@@ -136,8 +136,9 @@ GROUP = "agents"
 #: The example's own entry in a BenchMARL checkpoint (:class:`ShowProgress`).
 STATE_KEY = "gin_example"
 #: The settings a resumed run must share with the run that wrote its checkpoint.
-RUN_SETTINGS = ("algorithm", "game", "seed", "frames_per_batch", "epochs", "minibatch", "lr",
-                "gamma", "lmbda", "reward_scale", "entropy_coef", "normalize_advantage")  # fmt: skip
+RUN_SETTINGS = ("algorithm", "game", "seed", "frames_per_batch", "epochs", "minibatch",
+                "lr", "gamma", "lmbda", "reward_scale", "entropy_coef",
+                "normalize_advantage")  # fmt: skip
 #: The example's algorithms: BenchMARL's PPO with a centralised or a decentralised critic.
 ALGORITHMS = {"mappo": MappoConfig, "ippo": IppoConfig}
 #: The example's games: the envs whose duplicate deals the before/after plays.

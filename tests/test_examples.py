@@ -13,6 +13,7 @@ library is not installed is skipped; those targets select the ones their venv ho
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import importlib.util
 import json
@@ -256,6 +257,7 @@ def test_benchmarl_task_trains_mappo(tmp_path: Path) -> None:
          "--frames-per-batch (6000); got 300"),
         ("--resume", "no/such.pt", "--resume no/such.pt: no such file"),
         ("--algorithm", "qmix", "--algorithm must be one of ippo, mappo; got 'qmix'"),
+        ("--epochs", "0", "--epochs must be a positive number; got 0"),
     ],
 )  # fmt: skip
 def test_benchmarl_task_names_a_bad_option(option: str, value: str, message: str) -> None:
@@ -279,11 +281,14 @@ def test_benchmarl_task_goes_on_from_its_checkpoint(tmp_path: Path) -> None:
     assert "the checkpoint's run had other settings: --lr 5e-05 (here 0.001)" in stderr
     stderr = _refused("benchmarl_task.py", "--smoke", "--resume", saved, "--algorithm", "ippo")
     assert "other settings: --algorithm mappo (here ippo)" in stderr, stderr
+    stderr = _refused("benchmarl_task.py", "--resume", saved, "--frames-per-batch", "200",
+                      "--minibatch", "200", "--frames", "800")  # fmt: skip
+    assert "other settings: --epochs 1 (here 45)" in stderr, stderr
     stderr = _refused("benchmarl_task.py", "--smoke", "--resume", str(tmp_path / "first.json"))
     assert "not a checkpoint of tensors and plain values" in stderr, stderr
     before = sorted(p.name for p in tmp_path.rglob("*"))
     stderr = _refused("benchmarl_task.py", "--resume", saved, "--frames-per-batch", "200",
-                      "--frames", "100")  # fmt: skip
+                      "--epochs", "1", "--minibatch", "200", "--frames", "100")  # fmt: skip
     assert "the checkpoint has 200 frames already" in stderr, stderr
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
     out = _run("benchmarl_task.py", "--out", str(tmp_path), "--resume", saved,
@@ -320,7 +325,10 @@ def test_benchmarl_player_plays_the_policys_own_move(
     args, smoke, _, _ = example.parse_args(
         ["--smoke", "--game", game, "--algorithm", algorithm, normalize, "--out", str(tmp_path)]
     )
+    args = dataclasses.replace(args, epochs=2, minibatch=100)
     experiment = example.experiment_for(args, smoke, [])
+    assert experiment.config.on_policy_n_minibatch_iters == 2
+    assert experiment.config.on_policy_minibatch_size == 100
     loss = experiment.losses["agents"]
     assert loss.normalize_advantage is (normalize == "--normalize-advantage")
     [critic] = [m for m in loss.critic_network.modules() if isinstance(m, example.Model)]
