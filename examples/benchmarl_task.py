@@ -4,6 +4,9 @@ any of its discrete algorithms fits the task: IQL, QMIX, ...).
     python examples/benchmarl_task.py --game three_handed_gin_v0 --frames 1000000
     python examples/benchmarl_task.py --smoke   # what CI runs: a few seconds
 
+Its options default to BenchMARL's own settings, which do not learn here; the command that
+does, with what it learns, is at the end ("What it learns").
+
 BenchMARL 1.5.2 needs torchrl < 0.12, and the project's ``torchrl`` extra pins torchrl
 0.14.1 (``examples/torchrl_mappo.py``): the two cannot share a venv. Install the
 ``benchmarl`` extra into its own venv (``make test-benchmarl`` makes ``.venv-benchmarl``
@@ -47,50 +50,56 @@ as TorchRL's ``RewardScaling`` in the task's env; every figure printed stays in 
 example does and BenchMARL's PPO does not: without it the policy's loss is on the scale of
 the rewards, and with rewards scaled by 0.01 an entropy bonus of 0.01 outweighs it (the
 run below).
+``--epochs`` is how many times each batch is gone over, in minibatches of ``--minibatch``
+frames (BenchMARL's ``on_policy_n_minibatch_iters`` and ``on_policy_minibatch_size``).
+BenchMARL's defaults, 45 and 400, make 675 gradient steps on each batch of 6,000 frames,
+where TorchRL's example makes 32 on 4,096 (4 epochs of 512); here the policy learns with 4
+and 500 and had not with 45 (below).
 ``--checkpoint-every FRAMES`` has BenchMARL write a checkpoint (the networks, their
 optimisers, the collector, and this example's state: the frames, the seconds of training,
 the curve so far and the untrained policy) into the run's ``checkpoints/`` folder, the two
 latest kept; ``--resume FILE`` goes on from one to ``--frames``, so a run longer than a
 sitting can span several. A resumed run must keep the settings its checkpoint was trained
-with (algorithm, game, seed, frames per batch, lr, gamma, lmbda, reward scale, entropy,
-advantage normalisation), and is refused otherwise; the file is read as tensors and plain
-values only, so it runs no code.
+with (algorithm, game, seed, frames per batch, epochs, minibatch, lr, gamma, lmbda, reward
+scale, entropy, advantage normalisation), and is refused otherwise; the file is read as
+tensors and plain values only, so it runs no code.
 
 The example's ``--game`` is one of the two envs those deals are played in
 (``three_handed_gin_v0``, ``gin_v0``); :class:`GinTask` itself takes any game of
 ``gin_env.games``.
 
-What it learns on two cores, measured: at 102,000 frames (17 updates; 22 minutes with
-BenchMARL's own evaluations, on a machine running two other jobs), with
+What it learns on two cores, measured. IPPO with TorchRL's example's learning settings and
+four passes a batch learns at 10^6 frames:
 
-    python examples/benchmarl_task.py --frames 102000 --seed 0 \\
-        --eval-opponents random,simple,heuristic --eval-deals 300 --eval-seed 20261 \\
-        --result results/learning/examples/benchmarl_three_frames102000_seed0.json
+    python examples/benchmarl_task.py --algorithm ippo --normalize-advantage \\
+        --game three_handed_gin_v0 --frames 1002000 --seed 0 --lr 3e-4 --gamma 1.0 \\
+        --lmbda 0.95 --entropy-coef 0.01 --reward-scale 0.01 --epochs 4 --minibatch 500 \\
+        --curve-every 30000 --eval-opponents random,simple,heuristic --eval-deals 300 \\
+        --eval-seed 20261 \\
+        --result results/learning/examples/benchmarl_ippo_three_frames1002000_seed0_e4.json
 
-trained minus untrained on the same 300 deals (each in the three roles), points per hand:
-+0.68 [-0.16, +1.51] against random, -2.99 [-4.21, -1.77] against simple, -3.82
-[-4.94, -2.69] against heuristic. On ``--game gin_v0`` at the same budget (seed 0, 300
-deals each in both seats, ``results/learning/examples/benchmarl_gin_*``; all these in
-points, ``--reward-scale 1``) it gains against
-random and not against simple: with BenchMARL's defaults (``--lr 5e-5 --gamma 0.99
---lmbda 0.9``) +2.23 [+1.05, +3.41] against random and -0.21 [-1.74, +1.32] against
-simple; with ``--lr 3e-4 --gamma 1.0 --lmbda 0.98`` +1.46 [+0.49, +2.43] and -3.02
-[-4.70, -1.34]. At that budget it has not learned, like TorchRL's own MAPPO at 10^5
-(``examples/torchrl_mappo.py``, the learning benchmark's MAPPO row). Under uniform random
-play 97% of hands end drawn, scoring nothing (``results/random_play/``), so self-play from
-a fresh network hears little at first; the budget at which this example learns is not
-measured yet. TorchRL's MAPPO learns at 10^6 frames on every seed with the reward scaled
-by 0.01, its advantages standardised, a learning rate of 3e-4, gamma 1, GAE lambda 0.95
-and an entropy bonus of 0.01.
-A run of this example with the other four (``--frames 1002000 --lr 3e-4 --gamma 1.0
---lmbda 0.95 --entropy-coef 0.01 --reward-scale 0.01``) was stopped at 426,000 frames: its
-curve against random stayed within a point of zero, and its policy's entropy never fell
-(3.64 at the first update, 3.66 at the 71st), as the entropy bonus outweighed its policy
-loss 28 to 1 (``results/learning/README.md``, examples outside the table). Its critic did
-learn, which in points it had not (explained variance median 0.52 over the first 25
-updates, against 0.02). Runs with ``--normalize-advantage`` added, MAPPO's to 618,000
-frames and IPPO's to 630,000, stayed flat too. Every run so far trained on the waiting
-seats' made-up moves (above); with the fix, runs of both at 10^6 frames are under way.
+Trained minus untrained on the same 300 deals (each in the three roles), points per hand:
++19.79 [+18.35, +21.24] against random, +10.73 [+9.46, +12.01] against simple, +9.75
+[+8.50, +11.00] against heuristic; the trained player makes -18.95 a hand against simple.
+That took 3,866 s of training (two sittings, the second resumed from a checkpoint at
+300,000 frames, beside two other runs). Its curve against random stays within a point of
+zero to 126,000 frames, reaches +4 to +7 by 250,000, falls back to +1 to +2 at 426,000 to
+516,000, and climbs to +17 to +21 from 876,000 on. TorchRL's MAPPO
+(``examples/torchrl_mappo.py``) with the same settings makes +12.4 to +22.8 against simple
+at 10^6 frames over three seeds.
+MAPPO (BenchMARL's centralised critic) with the same settings and command
+(``--algorithm mappo``; 5,018 s, resumed at 150,000 frames) learns less by then: +4.06
+[+2.73, +5.39] against simple, +3.17 [+2.02, +4.33] against heuristic and +12.13 [+10.79,
++13.47] against random; its curve against random stays below +4 to 666,000 frames.
+
+With BenchMARL's own 45 passes over each batch in minibatches of 400 (the same settings
+otherwise) neither algorithm had learned by 870,000 frames (IPPO: +1.96 a hand against
+random) and 600,000 (MAPPO: +1.23); those runs were stopped. At 102,000 frames with
+BenchMARL's defaults it has not learned either: on ``three_handed_gin_v0`` -2.99 [-4.21,
+-1.77] against simple, trained minus untrained (``--frames 102000 --seed 0``, MAPPO); on
+``gin_v0`` -0.21 [-1.74, +1.32], and -3.02 [-4.70, -1.34] with ``--lr 3e-4 --gamma 1.0
+--lmbda 0.98``. Those runs, and the history of the runs in between, are in
+``results/learning/README.md`` (examples outside the table).
 """
 
 from __future__ import annotations
