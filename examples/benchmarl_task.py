@@ -4,8 +4,8 @@ any of its discrete algorithms fits the task: IQL, QMIX, ...).
     python examples/benchmarl_task.py --game three_handed_gin_v0 --frames 1000000
     python examples/benchmarl_task.py --smoke   # what CI runs: a few seconds
 
-Its options default to BenchMARL's own settings, which do not learn here; the command that
-does, with what it learns, is at the end ("What it learns").
+Its options default to BenchMARL's own settings, which have not learned here in any run; the
+command that does, with what it learns, is at the end ("What it learns").
 
 BenchMARL 1.5.2 needs torchrl < 0.12, and the project's ``torchrl`` extra pins torchrl
 0.14.1 (``examples/torchrl_mappo.py``): the two cannot share a venv. Install the
@@ -85,7 +85,7 @@ That took 3,866 s of training (two sittings, the second resumed from a checkpoin
 300,000 frames, beside two other runs). Its curve against random stays within a point of
 zero to 126,000 frames, reaches +4 to +7 by 250,000, falls back to +1 to +2 at 426,000 to
 516,000, and climbs to +17 to +21 from 876,000 on. TorchRL's MAPPO
-(``examples/torchrl_mappo.py``) with the same settings makes +12.4 to +22.8 against simple
+(``examples/torchrl_mappo.py``) with these learning settings makes +12.4 to +22.8 against simple
 at 10^6 frames over three seeds.
 MAPPO (BenchMARL's centralised critic) with the same settings and command
 (``--algorithm mappo``; 5,018 s, resumed at 150,000 frames) learns less by then: +4.06
@@ -363,7 +363,7 @@ def saved_run(checkpoint: str) -> dict[str, Any]:
                          f"(it has no {STATE_KEY!r} entry)")  # fmt: skip
     saved = dict(state[STATE_KEY])
     # Checkpoints written before --algorithm, --normalize-advantage, --epochs and --minibatch
-    # existed are MAPPO's, without the normalisation, at BenchMARL's 45 epochs of 400 rows.
+    # existed are MAPPO's, without the normalisation, at BenchMARL's 45 epochs of 400 frames.
     saved["run"] = {"algorithm": "mappo", "normalize_advantage": False, "epochs": 45,
                     "minibatch": 400, **saved["run"]}  # fmt: skip
     return saved
@@ -376,7 +376,7 @@ class Args:
     frames: int = 1_000_000
     frames_per_batch: int = 6_000
     epochs: int = 45  # passes over each batch (BenchMARL's on_policy_n_minibatch_iters)
-    minibatch: int = 400  # rows per gradient step (BenchMARL's on_policy_minibatch_size)
+    minibatch: int = 400  # frames per gradient step (BenchMARL's on_policy_minibatch_size)
     lr: float = 5e-5  # BenchMARL's own defaults, all three
     gamma: float = 0.99
     lmbda: float = 0.9  # GAE's lambda
