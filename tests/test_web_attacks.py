@@ -148,6 +148,21 @@ def not_a_state(ws: Any) -> dict[str, Any]:
             return msg  # type: ignore[no-any-return]
 
 
+def notices_until(ws: Any, wanted: Callable[[str], bool], seconds: float = 10.0) -> list[str]:
+    """The notices that come within ``seconds``, up to the first that is ``wanted`` (then the
+    last of them); other messages are passed over."""
+    seen: list[str] = []
+    end = time.monotonic() + seconds
+    with contextlib.suppress(TimeoutError):  # (then the caller's assert says what came)
+        while time.monotonic() < end:
+            msg = json.loads(ws.recv(timeout=max(0.1, end - time.monotonic())))
+            if msg["type"] == "notice":
+                seen.append(msg["message"])
+                if wanted(msg["message"]):
+                    break
+    return seen
+
+
 def restarts(data: Path, limits: Limits | None = None) -> None:
     """A new server on the same data starts and answers."""
     with live_server(data, limits) as (base, app):
@@ -521,18 +536,13 @@ def test_a_full_disk_is_reported_and_the_match_is_saved_once_there_is_room(
                 view = json.loads(ws.recv(timeout=30))
             # The writer thread commits after the moves are played, so a short match can be
             # over before its last writes fail and are said.
-            end = time.monotonic() + 10
-            with contextlib.suppress(TimeoutError):  # (then the assert says what came)
-                while not any("full" in n for n in notices) and time.monotonic() < end:
-                    view = json.loads(ws.recv(timeout=max(0.1, end - time.monotonic())))
-                    if view["type"] == "notice":
-                        notices.append(view["message"])
+            if not any("full" in n for n in notices):
+                notices += notices_until(ws, lambda n: "full" in n)
             assert any("full" in n for n in notices), notices  # said, and the socket stayed
             store._writer_db.execute("PRAGMA max_page_count = 1073741823")  # room again
             assert store.flush(30)
-            end = time.monotonic() + 10
-            while view.get("message") != "":
-                view = json.loads(ws.recv(timeout=max(0.1, end - time.monotonic())))
+            cleared = notices_until(ws, lambda n: n == "")
+            assert cleared[-1:] == [""], cleared  # the notice taken back
         status, record = call(base, f"/api/matches/{out['table']}")
         assert status == 200 and record["winner"] is not None
     restarts(data)
