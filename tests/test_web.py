@@ -481,10 +481,16 @@ def test_behaviour_cloning_fits_the_exported_decisions(tmp_path: Path) -> None:
     from training.behaviour_cloning import BCConfig, behaviour_cloning
 
     data = tmp_path / "data"
+    moves = 0
     with TestClient(create_app(data, HOSTS, FAST)) as c:
-        out = new_table(c, game="three", seats=["human", "heuristic", "heuristic"],
-                        options={"target_score": 60})  # fmt: skip
-        moves = _play_match(c, out, "player_0")
+        # A person's table deals from the server's secret, so a match's length is not the
+        # test's to fix: matches are played until there are over 20 decisions to clone.
+        for match in range(10):
+            out = new_table(c, game="three", seats=["human", "heuristic", "heuristic"],
+                            options={"target_score": 60})  # fmt: skip
+            moves += _play_match(c, out, "player_0", seed=match)
+            if moves > 20:
+                break
     written = export(Store(data), tmp_path / "out")
     arrays = bc_arrays(written["decisions"]["three_handed_gin_v0"]["path"])
     import gymnasium
