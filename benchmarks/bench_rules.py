@@ -156,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             decks.shuffle(deck)
             return deck
 
-        m = ThreeHandedMatch(ThreeHandedConfig(), list(range(52)), deal, advice=True)
+        m = ThreeHandedMatch(ThreeHandedConfig(), list(range(52)), deal)
         while not m.is_over:
             legal = m.legal_actions()
             knocks = [a for a in legal if a >= A.KNOCK and a != A.BIG_GIN]

@@ -30,7 +30,7 @@ from gin_env.aec_tools import (
     check_options,
     check_render_hands,
 )
-from gin_env.cards import NUM_CARDS, cards_str
+from gin_env.cards import cards_str
 from gin_env.config import HandRules, check_choice, check_int, check_option_names, check_real
 from gin_env.encoding import (
     HISTORY_FEATURES,
@@ -42,13 +42,13 @@ from gin_env.encoding import (
     encode_observation,
     encode_observation_v1,
     encode_state,
-    move_card,
     state_size,
 )
 from gin_env.hand import HAND_KINDS, check_deck
 from gin_env.match import ROLE_NAMES, HandRecord, Match
 from gin_env.optional import require
 from gin_env.render_image import table_image
+from gin_env.table_state import TableState
 
 __all__ = [
     "GinFamilyEnv",
@@ -58,8 +58,6 @@ __all__ = [
     "OBSERVATION_MODES",
     "INFOS_MODES",
     "make_config",
-    "deck_generator",
-    "WIDE_SEED",
     "env_option_names",
     "role_names_for",
 ]
@@ -98,42 +96,6 @@ class EnvOptions:
     @classmethod
     def option_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
-
-
-#: Seeds below this deal as they always have (the deck stream seeded from 63 bits drawn
-#: from ``np_random``); a seed at or above it seeds the deck stream from all its bits.
-WIDE_SEED = 2**63
-
-
-def deck_generator(np_random: np.random.Generator, seed: int | None) -> np.random.Generator:
-    """The generator of an episode's decks. A seed below :data:`WIDE_SEED` (or none: the env
-    goes on from ``np_random``) seeds it from 63 bits drawn from ``np_random``, as every
-    release has, so the deals of those seeds never change. A larger seed (a web table's
-    128-bit secret) seeds it from every bit of the seed: ``SeedSequence(seed)``'s first
-    child, a stream apart from ``np_random``'s own, so two seeds that differ in any bit deal
-    differently. ``np_random`` draws its 63 bits either way (it stays where it was)."""
-    drawn = int(np_random.integers(2**63))
-    if seed is not None and seed >= WIDE_SEED:
-        return np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
-    return np.random.default_rng(drawn)
-
-
-class _Decks:
-    """The ``deal`` function of a match: hand ``i``'s shuffled deck, drawn from the env's
-    deck generator in order (``first`` replaces hand 0's). A class, not a closure, so that
-    an env pickles mid-game."""
-
-    def __init__(self, rng: np.random.Generator, first: list[int] | None) -> None:
-        self.rng = rng
-        self.first = first
-        self.decks: list[list[int]] = []
-
-    def __call__(self, i: int) -> list[int]:
-        while len(self.decks) <= i:
-            self.decks.append(self.rng.permutation(NUM_CARDS).tolist())
-        if i == 0 and self.first is not None:
-            return self.first
-        return self.decks[i]
 
 
 class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickle):
@@ -178,22 +140,17 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
             **kwargs,
         )
         super().__init__()
-        #: The options that are not rules (the rules are :attr:`config`, the table).
+        #: The options that are not rules (the rules are :attr:`config`, the table), held
+        #: once: every step reads them here.
         self.options = EnvOptions(reward, episode, reward_scale, max_hands, observation, infos)
-        self.infos_mode = infos
         if render_mode is not None:
             check_choice("render_mode", render_mode, (None,) + RENDER_MODES)
         if render_mode == "rgb_array":
             require("PIL", needed_for='render_mode="rgb_array"')
-        self.reward_mode = reward
-        self.episode = episode
-        self.reward_scale = float(reward_scale)
-        self.max_hands = max_hands
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.render_hands = check_render_hands(render_hands, self.possible_agents)
         self.agents = self.possible_agents[:]
-        self.observation_mode = observation
         self.observation_layout = f"gin_obs_v{self.obs_version}"
         size = OBS_SIZE_V1 if self.obs_version == 1 else OBS_SIZE
         parts: dict[str, spaces.Space] = {
@@ -208,25 +165,25 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         #: PettingZoo's global state (:meth:`state`): layout ``gin_state_{n}p_v0``.
         self.state_space = spaces.Box(0.0, 1.0, (state_size(self.num_players),), np.float32)
         self.state_layout = f"gin_state_{self.num_players}p_v0"
-        # The moves of the hand on the table: (player, action, card, advice), for "history".
-        self._moves: list[tuple[int, int, int, bool]] = []
-        self._moves_record: Any = None
         self._act_space = ActionSpace(A.NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
         self.np_random, _ = seeding.np_random(None)
-        self.match: Match | None = None
+        #: The table in play (:class:`~gin_env.table_state.TableState`), from ``reset``.
+        self.table_state: TableState | None = None
         self.last_action: tuple[str, int] | None = None
         self._player_of = {a: i for i, a in enumerate(self.possible_agents)}
         self._rewarded = False
         self._last_hand_result: dict[str, Any] | None = None
 
-    # -- subclass hooks -------------------------------------------------------------------
-    def _new_match(self, role_deck: list[int], deal: Any) -> Match:
-        raise NotImplementedError
+    @property
+    def match(self) -> Match | None:
+        """The engine of the table in play, for the env modules (everyone else holds
+        :attr:`table_state`)."""
+        return None if self.table_state is None else self.table_state.match
 
     def _adviser_sees_hand(self) -> bool:
-        return True
+        return bool(getattr(self.config, "adviser_sees_hand", True))
 
     # -- the AEC API ----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -238,10 +195,13 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
             first_deck = check_deck(options["deck"])
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        # The decks depend on the seed alone: one generator for them, untouched by play.
-        deck_rng = deck_generator(self.np_random, seed)
-        role_deck = deck_rng.permutation(NUM_CARDS).tolist()
-        self.match = self._new_match(role_deck, _Decks(deck_rng, first_deck))
+        # The decks depend on the seed alone: the table in play draws them from its own
+        # generator, untouched by play.
+        self.table_state = TableState(
+            self.config, seed, deck=first_deck, np_random=self.np_random, name=self.metadata["name"]
+        )
+        match = self.table_state.match
+        assert match is not None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._rewarded = False
@@ -251,9 +211,8 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.last_action = None
         self._last_hand_result = None
-        self._moves, self._moves_record = [], self.match.record
         self._update_infos(None)
-        self.agent_selection = self._agent(self.match.current_player)
+        self.agent_selection = self._agent(match.current_player)
         if self.render_mode == "human":
             self.render()
 
@@ -278,34 +237,21 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         else:
             mask = np.zeros(A.NUM_ACTIONS, np.int8)
         out = {"observation": obs, "action_mask": mask}
-        if self.observation_mode == "history":
+        if self.options.observation == "history":
             out["history"], out["history_mask"] = self._history(player)
         return out
 
     def _history(self, player: int) -> tuple[np.ndarray, np.ndarray]:
-        """``player``'s view of the moves of the hand on the table (see ``encode_history``)."""
-        match = self._require_match()
-        rec = match.record
-        moves = self._moves if self._moves_record is rec else []
+        """``player``'s view of the moves of the hand on the table (see ``encode_history``),
+        as the table in play recorded them."""
+        state = self._require_state()
+        rec = self._require_match().record
+        moves = state.moves
         captain = rec.players[0]
         adviser = player not in rec.players
         sees_card = {captain: adviser and self._adviser_sees_hand()}
         sees_advice = self.num_players == 2 or rec.roles[player] != 0  # not the box
         return encode_history(moves, player, self.num_players, sees_card, sees_advice)
-
-    def _move(
-        self, match: Match, agent: str, action: int
-    ) -> tuple[Any, tuple[int, int, int, bool]]:
-        """The hand's record and the move ``(player, action, card, advice)`` about to be made:
-        the card it moves (the pile's top, the stock's top, the discard) or -1."""
-        hand = match.hand
-        advice = bool(getattr(match, "advising", False))
-        stock_top = hand.deck[hand.stock_pos] if hand.stock_size else None
-        if advice and action < A.DISCARD:
-            card = -1  # a suggestion to draw or take names no card
-        else:
-            card = move_card(action, hand.top_discard, stock_top)
-        return match.record, (self._player_of[agent], action, card, advice)
 
     def state(self) -> np.ndarray:
         """The global state (PettingZoo's convention, for centralized critics): every hand,
@@ -321,18 +267,15 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
             return
         action = checked
         agent = self.agent_selection
+        state = self._require_state()
         match = self._require_match()
-        move = self._move(match, agent, action) if self.observation_mode == "history" else None
+        options = self.options
         # The engine raises on an illegal action before it changes anything. A hand that
         # ends the episode stays on the table: the final observation shows it, not a new deal.
-        last_hand = self.episode == "hand" or (
-            self.max_hands is not None and len(match.history) >= self.max_hands
+        last_hand = options.episode == "hand" or (
+            options.max_hands is not None and len(match.history) >= options.max_hands
         )
-        record = match.step(action, next_hand=not last_hand)
-        if move is not None:  # kept only for the history (the flat observation skips it)
-            if self._moves_record is not move[0]:
-                self._moves, self._moves_record = [], move[0]
-            self._moves.append(move[1])
+        record = state.apply(action, next_hand=not last_hand)
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:  # last step's rewards go back to zero (most steps skip this)
             self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -340,7 +283,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         self.last_action = (agent, action)
         if record is not None:
             self._score_hand(record)
-            if self.episode == "hand" or match.is_over:
+            if options.episode == "hand" or match.is_over:
                 self.terminations = dict.fromkeys(self.agents, True)
             elif last_hand:
                 self.truncations = dict.fromkeys(self.agents, True)
@@ -360,16 +303,16 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         result = record.result
         assert result is not None
         rewards = dict.fromkeys(self.agents, 0.0)
-        if self.reward_mode == "match":
+        if self.options.reward == "match":
             if match.is_over:
                 assert match.winner is not None
                 losers = self.num_players - 1
                 for i, a in enumerate(self.possible_agents):
                     rewards[a] = 1.0 if i == match.winner else -1.0 / losers
         elif result.winner is not None:
-            points = result.points * self.reward_scale
+            points = result.points * self.options.reward_scale
             scorer = record.players[result.winner]
-            if self.reward_mode == "individual":
+            if self.options.reward == "individual":
                 rewards[self._agent(scorer)] = points
             else:
                 rewards.update(self._side_rewards(record, scorer, points))
@@ -386,7 +329,7 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         scores change only then). The last hand's result stays in them once there is one."""
         match = self._require_match()
         hand_over = record is not None and record.result is not None
-        if self.infos_mode == "numeric":
+        if self.options.infos == "numeric":
             self._update_numeric_infos(hand_over, record)
             return
         if hand_over:
@@ -460,14 +403,19 @@ class GinFamilyEnv(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, Ez
         assert player is not None
         return self.possible_agents[player]
 
-    def _require_match(self) -> Match:
-        if self.match is None:
+    def _require_state(self) -> TableState:
+        if self.table_state is None:
             raise RuntimeError("call reset() before using the env")
-        return self.match
+        return self.table_state
+
+    def _require_match(self) -> Match:
+        match = self._require_state().match
+        assert match is not None
+        return match
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the agent to act (a copy: the engine caches its list)."""
-        return list(self._require_match().legal_actions())
+        return self._require_state().legal_actions()
 
     # -- rendering ------------------------------------------------------------------------
     def _table_image(self) -> np.ndarray:

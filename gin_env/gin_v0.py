@@ -80,7 +80,6 @@ from typing import Any
 from gin_env.aec_tools import wrap
 from gin_env.config import GinConfig
 from gin_env.gin_aec import GinFamilyEnv, make_config, role_names_for
-from gin_env.match import GinMatch, Match
 
 __all__ = ["env", "raw_env"]
 
@@ -113,6 +112,3 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
             reward, episode, reward_scale, max_hands, render_mode, render_hands,
             observation=observation, infos=infos, **rules,
         )  # fmt: skip
-
-    def _new_match(self, role_deck: list[int], deal: Any) -> Match:
-        return GinMatch(self.config, role_deck, deal)

@@ -245,9 +245,11 @@ class GinHand:
         a = A.check_action(action)
         legal = self.legal_actions()
         if a not in legal:
-            raise ValueError(
+            raise A.IllegalAction(
                 f"illegal action {a} ({A.action_str(a)}) for seat {self.current} in phase "
-                f"{self.phase.name}; legal: {', '.join(f'{x} ({A.action_str(x)})' for x in legal)}"
+                f"{self.phase.name}; legal: {', '.join(f'{x} ({A.action_str(x)})' for x in legal)}",
+                a,
+                legal,
             )
         seat = self.current
         self.actions.append((seat, a))

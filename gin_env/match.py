@@ -9,9 +9,10 @@ same end.
 Three-handed roles (docs/RULES.md section 3): the box player deals every hand and plays
 against the captain, who has the upcard option; after a box win the captain and the
 adviser swap; after a box loss the box player becomes adviser, the captain goes into the
-box and the adviser becomes captain; a draw keeps the roles. With ``advice=True`` the
-adviser acts just before each captain decision, suggesting one of the captain's legal
-actions or ``NO_ADVICE``.
+box and the adviser becomes captain; a draw keeps the roles. With the table's
+``adviser="suggest"`` the adviser acts just before each captain decision, suggesting one of
+the captain's legal actions or ``NO_ADVICE`` (the table alone says so, and whether the
+adviser sees the captain's hand).
 """
 
 from __future__ import annotations
@@ -256,13 +257,12 @@ class ThreeHandedMatch(Match):
         config: ThreeHandedConfig | None = None,
         role_deck: Sequence[int] = tuple(range(52)),
         deal: Callable[[int], Sequence[int]] = lambda i: list(range(52)),
-        advice: bool = True,
-        adviser_sees_hand: bool = True,
     ) -> None:
         self.config = config if config is not None else ThreeHandedConfig()
-        self.advice = advice
+        # The adviser's rules are the table's alone (``adviser``, ``adviser_sees_hand``).
+        self.advice = self.config.adviser == "suggest"
         #: False: the adviser's suggestions follow the blind rule (:meth:`_blind_advice`).
-        self.adviser_sees_hand = adviser_sees_hand
+        self.adviser_sees_hand = self.config.adviser_sees_hand
         self.role_deck = check_deck(role_deck, "role_deck")
         order, self.role_draws = draw_for_order(self.role_deck, (0, 1, 2))
         self.box, self.captain, self.adviser = order
@@ -345,9 +345,11 @@ class ThreeHandedMatch(Match):
             a = A.check_action(action)
             legal = self.legal_actions()
             if a not in legal:
-                raise ValueError(
+                raise A.IllegalAction(
                     f"illegal advice {a} ({A.action_str(a)}) from the adviser; legal: "
-                    + ", ".join(f"{x} ({A.action_str(x)})" for x in legal)
+                    + ", ".join(f"{x} ({A.action_str(x)})" for x in legal),
+                    a,
+                    legal,
                 )
             self.suggestion = a
             self._advised = True
@@ -372,11 +374,9 @@ class ThreeHandedMatch(Match):
         config: ThreeHandedConfig,
         role_deck: Sequence[int],
         history: Sequence[HandRecord],
-        advice: bool = True,
-        adviser_sees_hand: bool = True,
     ) -> ThreeHandedMatch:
         decks = [rec.deck for rec in history]
-        match = cls(config, role_deck, lambda i: decks[i], advice, adviser_sees_hand)
+        match = cls(config, role_deck, lambda i: decks[i])
         _replay_actions(match, history)
         return match
 

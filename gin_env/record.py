@@ -27,10 +27,10 @@ names the file and the bad field (``hands[2].actions[5][1] (action id)``).
 >>> env = gin_v0.raw_env(target_score=20)
 >>> env.reset(seed=3)
 >>> rng = np.random.default_rng(0)
->>> while not env.match.is_over:
+>>> while not env.table_state.is_over:
 ...     env.step(int(rng.choice(env.legal_actions())))
 >>> data = match_record(3, {"target_score": 20}, env)
->>> replay_env(data).match.scores == data["scores"]
+>>> list(replay_env(data).table_state.scores) == data["scores"]
 True
 """
 
@@ -48,7 +48,6 @@ from gin_env.gin_aec import role_names_for
 from gin_env.match import ADVISER, BOX, CAPTAIN, DEALER, NONDEALER, ROLE_NAMES, HandRecord
 from gin_env.optional import require
 from gin_env.render_image import table_image
-from gin_env.seat_view import table_state
 
 __all__ = [
     "FORMAT",
@@ -89,8 +88,8 @@ def match_record(
     was). The match need not be over (a truncated one saves too).
     """
     raw = getattr(env, "unwrapped", env)
-    match = raw.match
-    if match is None:
+    state = raw.table_state
+    if state is None:
         raise ValueError("the env has no match to save; reset it and play first")
     game = raw.metadata.get("name")
     if game not in GAMES:
@@ -102,11 +101,11 @@ def match_record(
         "seed": seed,
         "options": dict(options),
         "agents": dict(agents or {}),
-        "role_deck": list(match.role_deck),
+        "role_deck": state.role_deck,
         **_first(first_deck),
-        "hands": [rec.to_dict() for rec in match.history],
-        "scores": list(match.scores),
-        "winner": match.winner,
+        "hands": [rec.to_dict() for rec in state.history],
+        "scores": list(state.scores),
+        "winner": state.winner,
     }
 
 
@@ -131,10 +130,10 @@ def table_record(
     basic rummy's moves ``(player, action)`` from ``reset(seed)`` (``first_deck``: the
     deck given to it, if one was), its scores and winner (:func:`replay_moves` plays it)."""
     raw = getattr(env, "unwrapped", env)
-    if hasattr(raw, "match"):
+    if raw.table_state is not None and raw.table_state.family == "gin":
         return match_record(seed, options, raw, agents, first_deck)
     json.dumps(dict(options))  # the options must survive the trip to JSON
-    state = table_state(raw)
+    state = raw.table_state.summary()
     return {
         "format": RUMMY_FORMAT,
         "game": raw.metadata["name"],
@@ -352,12 +351,13 @@ def replay_frames(data: Mapping[str, Any], **extra: Any) -> Iterator[tuple[Any, 
     replay stops matching its record."""
     env = make_env(data, **extra)
     reset(env, data)
-    if "role_deck" in data and list(env.match.role_deck) != list(data["role_deck"]):
+    state = env.table_state
+    if "role_deck" in data and state.role_deck != list(data["role_deck"]):
         raise ValueError("replay diverged: the role draw's deck differs from the record")
     yield env, None
     names = env.possible_agents
     for h, hand in enumerate(data["hands"]):
-        rec = env.match.history[h] if h < len(env.match.history) else None
+        rec = state.history[h] if h < len(state.history) else None
         if rec is None or list(rec.deck) != list(hand["deck"]):
             raise ValueError(f"replay diverged: hand {h + 1}'s deck differs from the record")
         if list(rec.players) != list(hand["players"]) or list(rec.roles) != list(hand["roles"]):
@@ -366,8 +366,8 @@ def replay_frames(data: Mapping[str, Any], **extra: Any) -> Iterator[tuple[Any, 
                 f"{list(rec.roles)}, recorded {hand['players']} / {hand['roles']}"
             )
         for player, action in hand["actions"]:
-            if env.match.is_over or env.agent_selection != names[player]:
-                to_act = "nobody" if env.match.is_over else env.agent_selection
+            if state.is_over or env.agent_selection != names[player]:
+                to_act = "nobody" if state.is_over else env.agent_selection
                 raise ValueError(
                     f"replay diverged in hand {h + 1}: {names[player]} recorded, {to_act} to act"
                 )
@@ -376,7 +376,7 @@ def replay_frames(data: Mapping[str, Any], **extra: Any) -> Iterator[tuple[Any, 
             except ValueError as err:
                 raise ValueError(f"replay diverged in hand {h + 1}: {err}") from None
             yield env, h
-        done = env.match.history[h]
+        done = state.history[h]
         if done.to_dict()["result"] != hand["result"] or list(done.scores_after) != list(
             hand["scores_after"]
         ):
@@ -384,9 +384,9 @@ def replay_frames(data: Mapping[str, Any], **extra: Any) -> Iterator[tuple[Any, 
                 f"replay diverged: hand {h + 1} ended {done.to_dict()['result']} with scores "
                 f"{list(done.scores_after)}, recorded {hand['result']} / {hand['scores_after']}"
             )
-    if list(env.match.scores) != list(data["scores"]):
+    if list(state.scores) != list(data["scores"]):
         raise ValueError(
-            f"replay diverged: final scores {env.match.scores}, recorded {data['scores']}"
+            f"replay diverged: final scores {list(state.scores)}, recorded {data['scores']}"
         )
 
 
@@ -423,7 +423,7 @@ def replay_moves(data: Mapping[str, Any]) -> Any:
         if action >= len(mask) or not mask[action]:
             raise ValueError(f"replay diverged at move {i + 1}: action {action} is not legal")
         env.step(action)
-    state = table_state(env)
+    state = env.table_state.summary()
     if list(state.scores) != list(data.get("scores", state.scores)) or state.winner != data.get(
         "winner", state.winner
     ):
@@ -471,15 +471,15 @@ def replay_text(data: Mapping[str, Any], actions: bool = True) -> str:
     start = make_env(data)
     reset(start, data)
     # The roles as first drawn (a finished match's box/captain/adviser have moved on).
-    roles = start.match.describe_roles() if hasattr(start.match, "describe_roles") else None
+    roles = start.table_state.describe_roles()
     env = replay_env(data)
-    match = env.match
+    state = env.table_state
     agents = data.get("agents") or {}
     who = ", ".join(f"{a}={agents[a]}" for a in env.possible_agents if a in agents)
     lines = [f"{data['game']}, seed {data['seed']}" + (f", agents {who}" if who else "")]
     if roles:
         lines.append(roles)
-    for rec in match.history:
+    for rec in state.history:
         if rec.result is not None:
             lines += hand_lines(rec, env.possible_agents, env.role_names, actions)
     lines.append(match_outcome(env))
@@ -489,12 +489,12 @@ def replay_text(data: Mapping[str, Any], actions: bool = True) -> str:
 def match_outcome(env: Any) -> str:
     """The match's last line: who won (or that it is not finished), after how many hands,
     and the scores (under Hollywood scoring, the three games)."""
-    match = env.match
-    games = match.standings().get("games")
-    tally = f"games {games}" if games else f"scores {match.scores}"
-    n = len(match.history)
-    if match.is_over:
-        return f"{env.possible_agents[match.winner]} wins the match after {n} hands: {tally}"
+    state = env.table_state
+    games = state.standings().get("games")
+    tally = f"games {games}" if games else f"scores {list(state.scores)}"
+    n = len(state.history)
+    if state.is_over:
+        return f"{env.possible_agents[state.winner]} wins the match after {n} hands: {tally}"
     return f"match not finished after {n} hands: {tally}"
 
 

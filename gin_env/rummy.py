@@ -45,6 +45,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gin_env.actions import IllegalAction
 from gin_env.cards import (
     NUM_CARDS,
     NUM_RANKS,
@@ -292,9 +293,11 @@ class RummyGame:
             except ValueError:
                 what = repr(action)
             shown = ", ".join(f"{a} ({action_str(a)})" for a in legal) or "none"
-            raise ValueError(
+            raise IllegalAction(
                 f"illegal action {what} in phase {self.phase.name} for seat {self.current}; "
-                f"legal: {shown}"
+                f"legal: {shown}",
+                action if isinstance(action, int) else -1,
+                legal,
             )
         action = int(action)
         seat = self.current

@@ -112,7 +112,7 @@ ends. An illegal action through `env()` ends the game with -1 for the agent who 
 from the top. The sequence of decks depends on the seed alone, never on the actions (the
 first deck is drawn, and dropped, even when a deck is given). A seed below `2**63` deals as
 it always has; a larger one (the web table's 128-bit secret) seeds the decks from every one
-of its bits (`gin_env.gin_aec.deck_generator`). `"deck": None` means no deck.
+of its bits (`gin_env.table_state.deck_generator`). `"deck": None` means no deck.
 A bad deck (not 52 distinct ints 0..51: a float, a string, a duplicate, a wrong length) is a
 `ValueError` naming the bad card, raised before anything changes (the game in progress and
 the seed stay as they were). Other option keys are ignored.
@@ -160,15 +160,16 @@ from gin_env.aec_tools import (
     check_render_hands,
     wrap,
 )
-from gin_env.cards import NUM_CARDS, card_str, cards_str
+from gin_env.cards import card_str, cards_str
 from gin_env.config import check_option_names
-from gin_env.gin_aec import deck_generator, env_option_names
+from gin_env.gin_aec import env_option_names
 from gin_env.hand import check_deck
 from gin_env.optional import require
 from gin_env.render_image import rummy_table_image
 from gin_env.rummy import Phase, RummyConfig, RummyGame
 from gin_env.rummy_actions import NUM_ACTIONS, action_str
 from gin_env.rummy_encoding import action_mask, encode_observation, observation_size
+from gin_env.table_state import TableState
 
 __all__ = ["env", "raw_env"]
 
@@ -241,8 +242,9 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
             0.0, 1.0, (rummy_encoding.state_size(num_players),), np.float32
         )
         self.np_random, _ = seeding.np_random(None)
-        self.game = RummyGame(self.config)
-        self._deck_rng: np.random.Generator | None = None
+        #: The table in play (:class:`~gin_env.table_state.TableState`), from ``reset``.
+        self.table_state: TableState | None = None
+        self._idle = RummyGame(self.config)  # what ``game`` is before the first reset
         self._hand_info_shown = False
         self.last_action: tuple[str, int] | None = None
 
@@ -255,12 +257,11 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
             given = check_deck(options["deck"])
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        # The decks come from their own generator, drawn only at deals: they depend on the
-        # seed alone, whatever the agents do.
-        self._deck_rng = deck_generator(self.np_random, seed)
-        deck = self._next_deck()
-        self.game = RummyGame(self.config)
-        self.game.start_hand(deck if given is None else given)
+        # The decks come from the table in play's own generator, drawn only at deals: they
+        # depend on the seed alone, whatever the agents do.
+        self.table_state = TableState(
+            self.config, seed, deck=given, np_random=self.np_random, name=self.metadata["name"]
+        )
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -273,9 +274,14 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         if self.render_mode == "human":
             self.render()
 
-    def _next_deck(self) -> list[int]:
-        assert self._deck_rng is not None
-        return self._deck_rng.permutation(NUM_CARDS).tolist()
+    @property
+    def game(self) -> RummyGame:
+        """The engine of the table in play, for the env module (everyone else holds
+        :attr:`table_state`)."""
+        if self.table_state is None:
+            return self._idle
+        assert self.table_state.game is not None
+        return self.table_state.game
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._check_order("observe")
@@ -301,27 +307,27 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
             return
         action = checked
         agent = self.agent_selection
+        assert self.table_state is not None
         game = self.game
-        # The engine raises on an illegal action before it changes anything.
-        game.step(action)
+        # The engine raises on an illegal action before it changes anything; a hand that
+        # ends a match still going on is followed by the next deal (its result returned).
+        result = self.table_state.apply(action)
         if self._hand_info_shown:  # a hand result is news for one step only
             self.infos = {a: {} for a in self.agents}
             self._hand_info_shown = False
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.last_action = (agent, action)
-        if game.phase == Phase.OVER:
-            self._end_hand()
+        if result is not None:
+            self._end_hand(result)
         else:
             self.agent_selection = self.possible_agents[game.current]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def _end_hand(self) -> None:
+    def _end_hand(self, result: Any) -> None:
         game = self.game
-        result = game.result
-        assert result is not None
         agents = self.possible_agents
         for seat, paid in enumerate(result.payments):
             self.rewards[agents[seat]] = float(paid)
@@ -339,8 +345,7 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
             done.update(dict.fromkeys(self.agents, True))
         elif game.match_over:
             self.terminations = dict.fromkeys(self.agents, True)
-        else:
-            game.start_hand(self._next_deck())
+        else:  # the table in play dealt the next hand
             self.agent_selection = agents[game.current]
 
     # -- rendering --------------------------------------------------------------------------

@@ -5,8 +5,10 @@ The terminal (:mod:`gin_cli.terminal`), the web page (``gin_web``) and the words
 for itself, so a fact added or fixed here reaches all three at once, and none can show a
 seat more than its rules let it see.
 
-:func:`seat_view` builds the view of ``player`` (None: a spectator) at a live env of any
-game (``gin_v0``, ``three_handed_gin_v0``, ``rummy_v0`` and their v1 layouts):
+:meth:`gin_env.table_state.TableState.view` (or :func:`seat_view`) builds the view of
+``player`` (None: a spectator) at the table in play of any game (``gin_v0``,
+``three_handed_gin_v0``, ``rummy_v0`` and their v1 layouts), from the moves it recorded as
+they were applied:
 
 - the hands the seat sees (its own; the adviser the captain's when the table lets him; all
   of them with ``open_hands``, for watching agents or after the match), each arranged
@@ -28,7 +30,7 @@ game (``gin_v0``, ``three_handed_gin_v0``, ``rummy_v0`` and their v1 layouts):
 >>> from gin_env import three_handed_gin_v0
 >>> env = three_handed_gin_v0.raw_env()
 >>> env.reset(seed=1)
->>> view = seat_view(env, 0)
+>>> view = seat_view(env.table_state, 0)
 >>> view.game, view.player, len(view.hands[0].cards), view.knock_limit, view.sheet
 ('three_handed_gin_v0', 0, 10, 10, ())
 >>> sorted(view.hands)  # the box sees his own hand only
@@ -39,13 +41,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from gin_env import actions as A
 from gin_env import rummy_actions as R
 from gin_env.cards import card_str, cards_of_mask, from_mask
 from gin_env.melds import GIN_MELDS, deadwood_mask, discard_deadwoods
+
+if TYPE_CHECKING:
+    from gin_env.table_state import TableState
 
 __all__ = [
     "Arranged",
@@ -53,13 +58,12 @@ __all__ = [
     "Move",
     "SeatView",
     "ShowdownView",
-    "TableState",
+    "TableSummary",
     "action_entry",
     "arranged",
     "clear_caches",
     "discard_table",
     "seat_view",
-    "table_state",
 ]
 
 #: Phases in words, by the engine's phase name.
@@ -362,12 +366,13 @@ class SeatView:
         }
 
 
-# -- the table's state, for a front end that runs it ---------------------------------------------
+# -- the table's summary, for a front end that runs it ----------------------------------------
 @dataclass(frozen=True)
-class TableState:
+class TableSummary:
     """What a front end that runs a table needs to know of it between moves, whatever the
     game: whether the match is over, who is to act and his legal ids, the hand on the
-    table, each player's role, the winner. Public facts only."""
+    table, each player's role, the winner. Public facts only
+    (:meth:`gin_env.table_state.TableState.summary`)."""
 
     family: str
     over: bool
@@ -378,46 +383,6 @@ class TableState:
     roles: tuple[str, ...]  # each player's role in the hand on the table ("" in rummy)
     scores: tuple[int, ...]
     winner: int | None
-
-
-def table_state(env: Any) -> TableState:
-    """The :class:`TableState` of a reset raw env of any game."""
-    if hasattr(env, "match"):
-        match = env.match
-        over = bool(match.is_over)
-        return TableState(
-            family="gin",
-            over=over,
-            to_act=None if over else match.current_player,
-            legal=() if over else tuple(int(a) for a in env.legal_actions()),
-            hand_index=int(match.record.index),
-            hand_over=bool(match.hand.is_over),
-            roles=tuple(env.role_names[r] for r in match.record.roles),
-            scores=tuple(int(s) for s in match.scores),
-            winner=int(match.winner) if over and match.winner is not None else None,
-        )
-    game = env.game
-    over = bool(game.match_over)
-    scores = tuple(int(s) for s in game.scores)
-    return TableState(
-        family="rummy",
-        over=over,
-        to_act=None if over else int(game.current),
-        legal=() if over else tuple(int(a) for a in game.legal_actions()),
-        hand_index=max(int(game.hand_number) - 1, 0),
-        hand_over=game.result is not None,
-        roles=("",) * len(scores),
-        scores=scores,
-        winner=_rummy_winner(game) if over else None,
-    )
-
-
-def _rummy_winner(game: Any) -> int | None:
-    # A match: the highest score; a single hand (no target): its winner (None: truncated).
-    if game.config.target_score is None and game.results:
-        last = game.results[-1].winner
-        return None if last is None else int(last)
-    return int(max(range(len(game.scores)), key=lambda p: game.scores[p]))
 
 
 def action_label(family: str, action: int) -> str:
@@ -442,48 +407,25 @@ def action_entry(family: str, action: int) -> dict[str, Any]:
 
 
 # -- building it ------------------------------------------------------------------------------
-def seat_view(env: Any, player: int | None, open_hands: bool = False) -> SeatView:
-    """The view of ``player`` (a player index; None: a spectator) at ``env``, a reset raw
-    env of any game (``raw_env`` of :mod:`gin_env.gin_v0`, :mod:`gin_env.three_handed_gin_v0`,
-    :mod:`gin_env.rummy_v0` or their v1). ``open_hands`` shows every hand (watching an
-    agents-only table; a finished match)."""
-    if player is not None and not (
-        isinstance(player, int) and not isinstance(player, bool) and 0 <= player < env.num_players
-    ):
-        raise ValueError(
-            f"player must be None or an int in 0..{env.num_players - 1}; got {player!r}"
-        )
-    if hasattr(env, "match"):
-        if env.match is None:
-            raise RuntimeError("call reset() before taking a seat's view")
-        return _gin_view(env, player, open_hands)
-    if getattr(env, "game", None) is None:
-        raise RuntimeError("call reset() before taking a seat's view")
-    return _rummy_view(env, player, open_hands)
+def seat_view(state: TableState, player: int | None, open_hands: bool = False) -> SeatView:
+    """The view of ``player`` (a player index; None: a spectator) at the table in play
+    ``state`` (``env.table_state`` of a reset env of any game): :meth:`TableState.view`.
+    ``open_hands`` shows every hand (watching an agents-only table; a finished match)."""
+    return state.view(player, open_hands)
 
 
-#: How many entries each of the caches below keeps before it starts afresh.
-_KEPT = 512
-#: Each finished hand's row and showdown, built once: ``id(record) -> (record, row,
-#: showdown)`` (the record held, so its id is not reused while its entry lives).
-_FINISHED: dict[int, tuple[Any, HandPoints, ShowdownView]] = {}
+def clear_caches() -> None:
+    """Forget the arrangements and discards' deadwood kept by hand (keyed by the cards, not
+    by a table): a view is then built from the table alone. For tests and benchmarks."""
+    for kept in (arranged, discard_table, _phase_id):
+        kept.cache_clear()
 
 
-def _finished(env: Any, rec: Any) -> tuple[HandPoints, ShowdownView]:
-    """The score-sheet row and the showdown of the finished hand of ``rec``."""
-    found = _FINISHED.get(id(rec))
-    if found is not None and found[0] is rec:
-        return found[1], found[2]
-    row = _gin_points(env, rec)
-    showdown = _gin_showdown(env, rec, row)
-    _kept(_FINISHED, id(rec), (rec, row, showdown))
-    return row, showdown
-
-
-def _gin_points(env: Any, rec: Any) -> HandPoints:
+def gin_points(state: TableState, rec: Any) -> HandPoints:
+    """The score-sheet row of the finished gin hand of ``rec``."""
     r = rec.result
     winner = None if r.winner is None else rec.players[r.winner]
-    scored = [0] * env.num_players
+    scored = [0] * state.num_players
     if winner is not None:
         scored[winner] = r.points
     return HandPoints(
@@ -496,12 +438,13 @@ def _gin_points(env: Any, rec: Any) -> HandPoints:
         multiplier=r.multiplier,
         scored=tuple(scored),
         scores_after=tuple(rec.scores_after),
-        roles=tuple(env.role_names[x] for x in rec.roles),
+        roles=tuple(state.role_names[x] for x in rec.roles),
         reason=r.reason,
     )
 
 
-def _gin_showdown(env: Any, rec: Any, row: HandPoints) -> ShowdownView:
+def gin_showdown(rec: Any, row: HandPoints) -> ShowdownView:
+    """The showdown of the finished gin hand of ``rec``, whose row is ``row``."""
     r = rec.result
     sd = r.showdown
     if sd is None:  # a drawn hand is thrown in unseen
@@ -520,119 +463,39 @@ def _gin_showdown(env: Any, rec: Any, row: HandPoints) -> ShowdownView:
     )
 
 
-def _seen_by(env: Any, rec: Any, player: int | None, open_hands: bool) -> set[int]:
-    """Whose cards ``player`` sees in the hand of ``rec``: his own; the adviser the
-    captain's, if the rules say so; everyone's with ``open_hands``."""
-    if open_hands:
-        return set(range(env.num_players))
-    if player is None:
-        return set()
-    sees = {player}
-    if player not in rec.players and env.adviser_sees_hand:
-        sees.add(rec.players[0])  # the adviser sees the captain (the hand's non-dealer)
-    return sees
-
-
-@dataclass(slots=True)
-class _Hand:
-    """What the views of one gin hand read of its record again and again, read once; and
-    its moves as each sight saw them, kept as the hand goes (``sight -> (moves, actions
-    read, the pile then, the next stock card)``), so a view built once per decision replays
-    only the moves made since the last one."""
-
-    roles: tuple[str, ...]
-    adviser: int | None
-    team: tuple[int | None, ...]  # the captain and his adviser
-    sitting_out: tuple[int, ...]
-    moves: dict[Any, tuple[tuple[Move, ...], int, tuple[int, ...], int]] = field(
-        default_factory=dict
-    )
-
-
-#: Kept per source (a gin hand's record, rummy's list of moves), by its id; each entry holds
-#: its source, so the id is not reused while the entry lives. A new entry replaces a whole
-#: one in one assignment: a reader sees the old or the new.
-_HANDS: dict[int, tuple[Any, _Hand]] = {}
-_RUMMY_MOVES: dict[Any, tuple[Any, tuple[Move, ...]]] = {}
-
-
-def clear_caches() -> None:
-    """Forget every result kept from one view to the next (the hands' moves and finished
-    hands, arrangements, discards' deadwood, the rules): a view is then built from the
-    table alone. For tests and benchmarks; a view never needs it."""
-    for cache in (_HANDS, _RUMMY_MOVES, _FINISHED, _RULES):
-        cache.clear()
-    for kept in (arranged, discard_table, _phase_id):
-        kept.cache_clear()
-
-
-def _kept(cache: dict[Any, Any], key: Any, value: Any) -> None:
-    if len(cache) >= _KEPT and key not in cache:
-        cache.clear()
-    cache[key] = value
-
-
-def _hand_of(env: Any, rec: Any) -> _Hand:
-    found = _HANDS.get(id(rec))
-    if found is not None and found[0] is rec:
-        return found[1]
-    outside = tuple(p for p in range(env.num_players) if p not in rec.players)
-    adviser = outside[0] if outside else None
-    roles = tuple(env.role_names[r] for r in rec.roles)
-    hand = _Hand(roles, adviser, (rec.players[0], adviser), outside)
-    _kept(_HANDS, id(rec), (rec, hand))
-    return hand
-
-
-def _gin_moves(env: Any, rec: Any, player: int | None, open_hands: bool) -> tuple[Move, ...]:
-    """The moves of the hand of ``rec`` as ``player`` saw them, replaying the pile from the
-    deal: a taken card is the pile's top, a drawn card the stock's."""
-    facts = _hand_of(env, rec)
-    sees = _seen_by(env, rec, player, open_hands)
-    adviser = facts.adviser
-    advice_seen = open_hands or player in facts.team
-    sight = (tuple(sorted(sees)), advice_seen)
-    actions = rec.actions
-    done: tuple[Move, ...] = ()
-    start, pile, stock = 0, [rec.deck[20]], 21
-    kept = facts.moves.get(sight)
-    if kept is not None and kept[1] <= len(actions):
-        done, start, pile_then, stock = kept
-        if start == len(actions):
-            return done
-        pile = list(pile_then)
-    roles = facts.roles
+def _gin_moves(
+    moves: Sequence[tuple[int, int, int, bool]],
+    roles: tuple[str, ...],
+    sees: set[int],
+    advice_seen: bool,
+) -> tuple[Move, ...]:
+    """A hand's moves as recorded when applied, as a seat saw them: a card drawn from the
+    stock only to whoever sees that hand, a suggestion only to the captain's team."""
     out = []
-    for who, action in actions[start:]:
-        if who == adviser:
+    for who, action, card, advice in moves:
+        if advice:
             out.append(Move(who, action if advice_seen else None, None, True, roles[who]))
             continue
-        card: int | None = None
-        if action == A.TAKE_DISCARD:
-            card = pile.pop()
-        elif action == A.DRAW_STOCK:
-            drawn = rec.deck[stock]
-            stock += 1
-            card = drawn if who in sees else None
-        elif A.DISCARD <= action < A.BIG_GIN:
-            card = (action - A.DISCARD) % 52
-            pile.append(card)
-        out.append(Move(who, action, card, False, roles[who]))
-    moves = done + tuple(out)
-    facts.moves[sight] = (moves, len(actions), tuple(pile), stock)
-    return moves
+        shown = None if card < 0 or (action == A.DRAW_STOCK and who not in sees) else card
+        out.append(Move(who, action, shown, False, roles[who]))
+    return tuple(out)
 
 
-def _gin_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
-    match = env.match
+def gin_view(state: TableState, player: int | None, open_hands: bool) -> SeatView:
+    """:meth:`TableState.view` of a gin table."""
+    match = state.match
+    assert match is not None
     hand = match.hand
     rec = match.record
-    three = env.num_players == 3
-    adviser = match.adviser if three else None
+    n = state.num_players
+    three = n == 3
+    outside = tuple(p for p in range(n) if p not in rec.players)
+    adviser = outside[0] if outside else None
     captain = rec.players[0] if three else None
-    sees = _seen_by(env, rec, player, open_hands)
+    roles = tuple(state.role_names[r] for r in rec.roles)
+    sees = state.sees(player, open_hands)
     hands = {p: arranged(hand.hands[s]) for s, p in enumerate(rec.players) if p in sees}
-    counts = [0] * env.num_players
+    counts = [0] * n
     took: dict[int, tuple[int, ...]] = {}
     discarded: dict[int, tuple[int, ...]] = {}
     for s, p in enumerate(rec.players):
@@ -642,10 +505,10 @@ def _gin_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
     done = [r for r in match.history if r.result is not None]
     over = bool(match.is_over)
     to_act = None if over else match.current_player
-    suggestion = getattr(match, "suggestion", None)
+    suggestion = state.suggestion
     if suggestion is not None and not (open_hands or player in (captain, adviser)):
         suggestion = None
-    legal = tuple(map(int, env.legal_actions())) if to_act == player is not None else ()
+    legal = tuple(state.legal_actions()) if to_act == player is not None else ()
     # What each legal discard or knock leaves in deadwood (0 after a knock: gin), from the
     # hand of the seat to act (or of the captain the adviser advises, if he sees it).
     leaves: dict[int, int] = {}
@@ -656,19 +519,29 @@ def _gin_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
         left = hand.discard_deadwoods() if seat == hand.current else discard_table(hand.hands[seat])
         leaves = {a: left[(a - A.DISCARD) % 52] for a in legal if A.DISCARD <= a < A.BIG_GIN}
     # The moves of the hand on the table; once it is over (the next not yet begun), its own.
-    moves_rec = rec if rec.actions or not done else done[-1]
+    last = not state.moves and bool(done) and not rec.actions
+    moves_rec = done[-1] if last else rec
+    if last:
+        moves_roles = tuple(state.role_names[r] for r in moves_rec.roles)
+        m_out = tuple(p for p in range(n) if p not in moves_rec.players)
+        m_sees = set(range(n)) if open_hands else set() if player is None else {player}
+        if player is not None and not open_hands and player in m_out and state.adviser_sees_hand:
+            m_sees.add(moves_rec.players[0])
+        team = (moves_rec.players[0], m_out[0] if m_out else None)
+        moves = _gin_moves(state.last_moves, moves_roles, m_sees, open_hands or player in team)
+    else:
+        moves = _gin_moves(state.moves, roles, sees, open_hands or player in (captain, adviser))
     phase_id = _phase_id(hand.phase)
-    facts = _hand_of(env, rec)
     standings = match.standings()
     return SeatView(
-        game=env.metadata["name"],
+        game=state.name,
         family="gin",
         player=player,
-        num_players=env.num_players,
-        roles=facts.roles,
+        num_players=n,
+        roles=roles,
         to_act=to_act,
         phase=GIN_PHASES.get(phase_id, phase_id),
-        advising=bool(getattr(match, "advising", False)),
+        advising=state.advising,
         hand_index=int(rec.index),
         hands=hands,
         counts=tuple(counts),
@@ -683,36 +556,23 @@ def _gin_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
         target=match.target_score,
         over=over,
         winner=None if not over else match.winner,
-        sheet=tuple(_finished(env, r)[0] for r in done),
-        suggestion=None if suggestion is None else int(suggestion),
+        sheet=tuple(state.finished(r)[0] for r in done),
+        suggestion=suggestion,
         legal=legal,
-        showdown=_finished(env, done[-1])[1] if done else None,
-        moves=_gin_moves(env, moves_rec, player, open_hands),
-        sitting_out=facts.sitting_out,
+        showdown=state.finished(done[-1])[1] if done else None,
+        moves=moves,
+        sitting_out=outside,
         dealer=rec.players[1],
         games=standings.get("games"),
         game_winners=standings.get("game_winners"),
         open_hands=open_hands,
-        rules=_rules(env.config),
+        rules=dict(state.rules),
         discarded=discarded,
         turn=hand.turns,
         phase_id=phase_id,
         leaves=leaves,
         moves_hand=int(moves_rec.index),
     )
-
-
-#: A table's rules (a frozen dataclass) as a dict, by the config's id (the config held).
-_RULES: dict[int, tuple[Any, dict[str, Any]]] = {}
-
-
-def _rules(config: Any) -> dict[str, Any]:
-    """The rules as a dict of option names: a fresh dict each view (its values are plain)."""
-    found = _RULES.get(id(config))
-    if found is None or found[0] is not config:
-        found = (config, asdict(config))
-        _kept(_RULES, id(config), found)
-    return dict(found[1])
 
 
 def _rummy_points(game: Any, index: int, result: Any, scores_after: tuple[int, ...]) -> HandPoints:
@@ -741,13 +601,13 @@ def _rummy_points(game: Any, index: int, result: Any, scores_after: tuple[int, .
     )
 
 
-def _rummy_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
-    game = env.game
-    n = env.num_players
+def rummy_view(state: TableState, player: int | None, open_hands: bool) -> SeatView:
+    """:meth:`TableState.view` of a rummy table."""
+    game = state.game
+    assert game is not None
+    n = state.num_players
     ace_high = bool(game.config.ace_high_or_low)
-    sees = set(range(n)) if open_hands else set()
-    if player is not None:
-        sees.add(player)
+    sees = state.sees(player, open_hands)
     over = bool(game.match_over)
     to_act = None if over else int(game.current)
     # The score sheet adds up: a row's ``scored`` is what the scores gained (the winner the
@@ -762,12 +622,10 @@ def _rummy_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
     if game.results:
         last = game.results[-1]
         showdown = ShowdownView(sheet[-1], tuple((p, _cards(last.cards_left[p])) for p in range(n)))
-    scores = tuple(int(s) for s in game.scores)
-    winner = _rummy_winner(game) if over else None
     phase = _phase_id(game.phase)
-    legal = tuple(int(a) for a in game.legal_actions()) if to_act == player is not None else ()
+    legal = tuple(state.legal_actions()) if to_act == player is not None else ()
     return SeatView(
-        game=env.metadata["name"],
+        game=state.name,
         family="rummy",
         player=player,
         num_players=n,
@@ -775,7 +633,7 @@ def _rummy_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
         to_act=to_act,
         phase=RUMMY_PHASES.get(phase, phase),
         advising=False,
-        hand_index=max(int(game.hand_number) - 1, 0),
+        hand_index=state.hand_index,
         hands={p: arranged(game.hands[p], ace_high) for p in sorted(sees)},
         counts=tuple(h.bit_count() for h in game.hands),
         pile=tuple(game.discard_pile),
@@ -785,10 +643,10 @@ def _rummy_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
         stock=len(game.stock),
         knock_limit=None,
         multiplier=1,
-        scores=scores,
+        scores=state.scores,
         target=game.config.target_score,
         over=over,
-        winner=winner,
+        winner=state.winner,
         sheet=tuple(sheet),
         suggestion=None,
         legal=legal,
@@ -798,7 +656,7 @@ def _rummy_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
         dealer=int(game.dealer),
         melds=tuple((m.owner, _cards(m.cards)) for m in game.table),
         open_hands=open_hands,
-        rules=_rules(game.config),
+        rules=dict(state.rules),
         turn=int(game.turns),
         melded_before=tuple(bool(x) for x in game.melded_before),
         phase_id=phase,
@@ -807,22 +665,13 @@ def _rummy_view(env: Any, player: int | None, open_hands: bool) -> SeatView:
 
 def _rummy_moves(game: Any, player: int | None, open_hands: bool) -> tuple[Move, ...]:
     """The hand's moves as ``player`` saw them (the last hand's, before this one's first
-    move): a card drawn from the stock only to the drawer, every other card is laid face
-    up. Only the moves made since the last call for the same hand and sight are read."""
-    source = game.history if game.history else game.last_history
-    key = (id(source), "open" if open_hands else player)
-    found = _RUMMY_MOVES.get(key)
-    done: tuple[Move, ...] = ()
-    if found is not None and found[0] is source and len(found[1]) <= len(source):
-        done = found[1]
-        if len(done) == len(source):
-            return done
-    start = len(done)
+    move), from the moves the game recorded as they were made: a card drawn from the stock
+    only to the drawer, every other card is laid face up."""
     if game.history:
-        new = [(s, a, c) for (s, a), c in zip(source[start:], game.moved[start:], strict=True)]
+        moves = [(s, a, c) for (s, a), c in zip(game.history, game.moved, strict=True)]
     else:
-        new = source[start:]
-    moves = done + tuple(
+        moves = game.last_history
+    return tuple(
         Move(
             seat,
             action,
@@ -830,10 +679,8 @@ def _rummy_moves(game: Any, player: int | None, open_hands: bool) -> tuple[Move,
             else card,
             family="rummy",
         )
-        for seat, action, card in new
+        for seat, action, card in moves
     )  # fmt: skip
-    _kept(_RUMMY_MOVES, key, (source, moves))
-    return moves
 
 
 def _with_scores(row: HandPoints, scores: tuple[int, ...]) -> HandPoints:

@@ -262,7 +262,7 @@ from typing import Any
 from gin_env.aec_tools import wrap
 from gin_env.config import ADVISER_MODES, ThreeHandedConfig
 from gin_env.gin_aec import GinFamilyEnv, make_config, role_names_for
-from gin_env.match import BOX, HandRecord, Match, ThreeHandedMatch, side_points
+from gin_env.match import BOX, HandRecord, side_points
 
 __all__ = ["env", "raw_env", "ADVISER_MODES"]
 
@@ -297,8 +297,6 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
             {**rules, "adviser": adviser, "adviser_sees_hand": adviser_sees_hand},
             type(self),
         )
-        self.adviser = adviser
-        self.adviser_sees_hand = adviser_sees_hand
         super().__init__(
             reward, episode, reward_scale, max_hands, render_mode, render_hands,
             observation=observation, infos=infos, adviser=adviser,
@@ -306,18 +304,10 @@ class raw_env(GinFamilyEnv):  # noqa: N801 - PettingZoo's naming
             **rules,
         )  # fmt: skip
 
-    def _new_match(self, role_deck: list[int], deal: Any) -> Match:
-        return ThreeHandedMatch(
-            self.config, role_deck, deal, self.adviser == "suggest", self.adviser_sees_hand
-        )
-
-    def _adviser_sees_hand(self) -> bool:
-        return self.adviser_sees_hand
-
     def _side_rewards(self, record: HandRecord, scorer: int, points: float) -> dict[str, float]:
         sides = side_points(record.roles, scorer, points)
         # zero_sum: the team's two members share its side, so the three rewards add to 0.
-        share = 0.5 if self.reward_mode == "zero_sum" else 1.0
+        share = 0.5 if self.options.reward == "zero_sum" else 1.0
         return {
             self._agent(p): side if role == BOX else side * share
             for p, (role, side) in enumerate(zip(record.roles, sides, strict=True))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gin_env import gin_v0, rummy_v0, three_handed_gin_v0
-from gin_env.gin_aec import WIDE_SEED
+from gin_env.table_state import WIDE_SEED
 
 #: The first deal of each game, computed on the code before the deck stream was widened
 #: (``default_rng(np_random.integers(2**63))`` for every seed): gin's role deck and hand deck
@@ -37,7 +37,7 @@ def later_deals(module: Any, seed: int, hands: int = 3) -> list[list[int]]:
     env = module.raw_env() if module is rummy_v0 else module.raw_env(target_score=500)
     env.reset(seed=seed)
     if module is rummy_v0:
-        return [env._next_deck() for _ in range(hands)]
+        return [env.table_state._next_deck() for _ in range(hands)]
     return [env.match._deal(i) for i in range(1, hands + 1)]
 
 
@@ -68,7 +68,7 @@ def test_the_wide_deck_stream_is_not_the_env_s_own_stream() -> None:
     ``np_random`` itself draws from (nor from the 63 bits it would have drawn)."""
     import numpy as np
 
-    from gin_env.gin_aec import deck_generator
+    from gin_env.table_state import deck_generator
 
     seed = 2**100 + 12345
     rng = np.random.default_rng(seed)

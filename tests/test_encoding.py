@@ -116,7 +116,8 @@ def _random_match(rng: random.Random, kind: int) -> Match:
     role_deck = rng.sample(range(52), 52)
     if kind == 0:
         return GinMatch(GinConfig(target_score=40), role_deck, deal)
-    return ThreeHandedMatch(ThreeHandedConfig(target_score=40), role_deck, deal, kind == 1)
+    adviser = "suggest" if kind == 1 else "none"
+    return ThreeHandedMatch(ThreeHandedConfig(target_score=40, adviser=adviser), role_deck, deal)
 
 
 @pytest.mark.parametrize("kind", [0, 1, 2], ids=["gin", "three-advice", "three-no-advice"])

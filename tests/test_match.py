@@ -3,6 +3,8 @@ dealer rules; and invariants, replay and determinism over many random matches.""
 
 from __future__ import annotations
 
+import dataclasses
+
 import random
 import time
 
@@ -91,9 +93,7 @@ def play_scripted_hand(m: ThreeHandedMatch, script: list[int], advise_with=None)
 
 
 def test_role_rotation_dealing_and_scoring():
-    m = ThreeHandedMatch(
-        ThreeHandedConfig(**SCRIPTED), role_deck("5S KS 2S"), lambda i: GIN_DECK, advice=True
-    )
+    m = ThreeHandedMatch(ThreeHandedConfig(**SCRIPTED), role_deck("5S KS 2S"), lambda i: GIN_DECK)
     box, captain, adviser = 1, 0, 2
     scores = [0, 0, 0]
     sequence = ["dealer", "nondealer", "draw", "nondealer", "dealer", "dealer", "draw"] * 2
@@ -137,7 +137,7 @@ def test_adviser_never_scores():
 
 def test_advice_off_has_no_adviser_turns():
     m = ThreeHandedMatch(
-        ThreeHandedConfig(**SCRIPTED), role_deck("5S KS 2S"), lambda i: GIN_DECK, advice=False
+        ThreeHandedConfig(**SCRIPTED, adviser="none"), role_deck("5S KS 2S"), lambda i: GIN_DECK
     )
     for outcome in ["dealer", "nondealer", "draw"]:
         for action in SCRIPTS[outcome]:
@@ -248,8 +248,9 @@ def play_random_match(seed: int, config, cls=ThreeHandedMatch, check: bool = Tru
             deal_cache[len(deal_cache)] = random_deck(decks)
         return deal_cache[i]
 
-    kwargs = {} if cls is GinMatch else {"advice": rng.random() < 0.5}
-    m = cls(config, random_deck(rng), deal, **kwargs)
+    if cls is not GinMatch and rng.random() >= 0.5:
+        config = dataclasses.replace(config, adviser="none")
+    m = cls(config, random_deck(rng), deal)
     hollywood = getattr(config, "hollywood", False)
     multiples = (1, 2, 3) if hollywood else (1,)  # a Hollywood win counts in up to 3 games
 
@@ -325,7 +326,7 @@ def test_random_three_handed_matches():
         m = play_random_match(seed, config, check=seed % 4 == 0)
         kinds |= {rec.result.kind for rec in m.history if rec.result is not None}
         if seed % 5 == 0:
-            replayed = ThreeHandedMatch.replay(config, m.role_deck, m.history, advice=m.advice)
+            replayed = ThreeHandedMatch.replay(m.config, m.role_deck, m.history)
             assert match_summary(replayed) == match_summary(m)
         if seed % 25 == 0:
             again = play_random_match(seed, config, check=False)
@@ -359,4 +360,4 @@ def test_replay_detects_a_wrong_history():
     player, action = other[0].actions[0]
     other[0].actions[0] = ((player + 1) % 3, action)
     with pytest.raises(ValueError, match="replay diverged"):
-        ThreeHandedMatch.replay(config, m.role_deck, other, advice=m.advice)
+        ThreeHandedMatch.replay(m.config, m.role_deck, other)
