@@ -24,6 +24,11 @@ In ``play`` moves are typed as words: ``draw`` (from the stock), ``take`` (the u
 the top discard), ``pass``, a card to discard (``7h``, ``10s``, ``qd``), ``knock 3c``; the
 adviser may also type ``none``. ``?`` lists the legal moves, ``hint`` asks the heuristic
 agent, ``quit`` leaves. A malformed or illegal move is explained and asked again.
+
+This module holds the commands: their arguments, the env and agents they build, and the
+dispatch to the front doors. The loops that play a reset table out in the terminal are
+:mod:`gin_cli.play_loops`; what a seat sees, in rich markup, is :mod:`gin_cli.terminal`.
+Both hold the table in play (``env.table_state``), never the engine.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import importlib.util
 import os
 import sys
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -46,26 +51,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 import agents
 from agents import families
 from agents.tuned import TABLES
-from gin_cli.terminal import (
-    card_markup,
-    explain_illegal,
-    human_view,
-    legal_words,
-    move_line,
-    render_view,
-    rummy_legal_words,
-    showdown_lines,
-)
-from gin_env import actions as A
+from gin_cli import play_loops
+from gin_cli.terminal import explain_illegal, human_view
 from gin_env import games
 from gin_env import record as replay_files
-from gin_env import rummy_actions as R
 from gin_env.config import HandRules, Table
 from gin_env.match import ADVISER, CAPTAIN, ROLE_NAMES
 from gin_env.optional import MissingExtraError, require
-from gin_env.record import hand_lines, match_outcome, save_match
-from gin_env.seat_view import seat_view
-from gin_eval.rollout import play as play_rollout
+from gin_env.record import match_outcome, save_match
 from gin_eval.rummy import RULES as RUMMY_RULES
 from training import flags
 
@@ -144,7 +137,7 @@ def _table_options(name: str, game: str | None) -> dict[str, Any]:
         raise click.BadParameter(
             f"table {name!r}; allowed: {', '.join(TABLES)}", param_hint="'-o table='"
         )
-    if game is None or game == "rummy":
+    if game is None or game_spec(game).family != "gin":
         raise click.BadParameter(
             "-o table= names a gin table: for the gin games", param_hint="'-o table='"
         )
@@ -187,10 +180,10 @@ def _save_replay(path: str, seed: int, options: dict[str, Any], env: Any, names:
         save_match(path, seed, options, env, names)
     except OSError as err:
         raise UserError(f"cannot write the replay to {path!r}: {err.strerror or err}") from None
-    match = env.match
-    if match.is_over:
+    state = env.table_state
+    if state.is_over:
         return f"replay saved to {path}"
-    done = sum(rec.result is not None for rec in match.history)
+    done = sum(rec.result is not None for rec in state.history)
     return f"replay saved to {path} (the match so far: {done} hands finished, not over)"
 
 
@@ -357,15 +350,16 @@ def play(
     if target_score is not None:
         options["target_score"] = target_score
     whole_matches(options)
-    if save_path and game == "rummy":
+    spec = game_spec(game)
+    if save_path and spec.family != "gin":
         raise click.BadParameter("replays are for the gin games", param_hint="'--save'")
-    if game == "rummy":
+    if spec.players is None:  # the player count is an option (rummy): two unless given
         options.setdefault("num_players", 2)
     env = make_env(game, options)
     n = len(env.possible_agents)
     if not 0 <= seat < n:
         raise click.BadParameter(f"{seat}; allowed: 0..{n - 1}", param_hint="'--seat'")
-    names = _agent_names(opponents or families.default_agent(game_spec(game)), n - 1, "--opponents")
+    names = _agent_names(opponents or families.default_agent(spec), n - 1, "--opponents")
     others = [p for p in range(n) if p != seat]
     policies = {
         env.possible_agents[p]: make_agent(nm, env.config)
@@ -381,159 +375,18 @@ def play(
         + ", ".join(f"{a} is {nm}" for a, nm in zip(policies, names, strict=True))
     )
     reader = sys.stdin  # click's test runner swaps it for the input it is given
-    if game == "rummy":
-        _play_rummy(env, seat, policies, rng, console, reader)
+    if spec.family != "gin":
+        play_loops.play_rummy(env, seat, policies, rng, console, reader)
         return
-    if hasattr(env.match, "describe_roles"):
-        console.print(env.match.describe_roles())
-    hint_agent: list[Any] = []
-    reported = [0]  # finished hands shown so far
-    names_ = env.possible_agents
-
-    def after(env: Any, agent: str, action: int) -> None:
-        # What the person learnt of the move: the last one of his seat's view.
-        view = seat_view(env, seat)
-        move = view.moves[-1] if view.moves else None
-        if move is not None and agent == me:
-            if move.action == A.DRAW_STOCK and move.card is not None:
-                console.print(f"  you drew {card_markup(move.card)}")
-        elif move is not None:
-            line = move_line(view, move, names_)
-            if line:
-                console.print("  " + line)
-        if len(view.sheet) > reported[0] and view.showdown is not None:
-            console.print("\n".join(showdown_lines(view.showdown, names_)))
-            reported[0] = len(view.sheet)
-
-    person = _Person(lambda: _ask_human(env, seat, console, reader, hint_agent, game))
-    run = play_rollout(env, {**policies, me: person}, rng, after=after)
-    if run.stopped:  # quit, or the input ended
-        console.print("You left the table. Scores: " + str(env.match.scores))
-    elif env.match.winner is None:  # cut short by an option (max_hands)
-        console.print(f"[bold]{match_outcome(env)}[/]")
-    else:
-        winner = env.possible_agents[env.match.winner]
-        verdict = "You win" if winner == me else f"{winner} wins"
-        console.print(f"[bold green]{verdict} the match[/]: scores {env.match.scores}")
+    play_loops.play_gin(env, seat, policies, rng, console, reader, ask=_ask_human)
     if save_path:  # also when the person leaves: the match so far
         agents = {a: nm for a, nm in zip(policies, names, strict=True)} | {me: "human"}
         console.print(_save_replay(save_path, seed, options, env, agents))
 
 
-class _Person:
-    """The person at the table as a policy of the rollout loop: ``ask`` shows the table and
-    reads a legal move, or None when the person leaves (which stops the loop)."""
-
-    def __init__(self, ask: Callable[[], int | None]) -> None:
-        self.ask = ask
-
-    def act(self, observation: Any, rng: Any = None) -> int | None:
-        return self.ask()
-
-
-def _ask_human(
-    env: Any, seat: int, console: Any, reader: Any, hint_agent: list[Any], game: str
-) -> int | None:
-    """Show the table and read moves until a legal one comes; None when the person quits
-    (or input ends)."""
-    console.print()
-    console.print(human_view(env, seat))
-
-    def hint() -> str:
-        if not hint_agent:
-            hint_agent.append(make_agent("heuristic", env.config))
-        return A.action_str(int(hint_agent[0].act(env.observe(env.agent_selection))))
-
-    adviser = getattr(env.match, "advising", False)
-    return _read_move(
-        console,
-        reader,
-        "Your advice" if adviser else "Your move",
-        env.legal_actions(),
-        A.parse_action,
-        legal_words,
-        lambda action: explain_illegal(env, action),
-        hint,
-    )
-
-
-def _read_move(
-    console: Any,
-    reader: Any,
-    prompt: str,
-    legal: Sequence[int],
-    parse: Callable[[str], int],
-    legal_words: Callable[[Sequence[int]], str],
-    explain: Callable[[int], str],
-    hint: Callable[[], str] | None = None,
-) -> int | None:
-    """Read lines until one is a legal move: ``?`` lists the legal moves, ``hint`` asks for
-    a suggestion where there is one, a bad or illegal move says why; None when the person
-    quits or the input ends."""
-    while True:
-        console.print(f"[bold green]{prompt}[/] ([dim]? for the legal moves[/]): ", end="")
-        line = reader.readline()
-        if not line:
-            console.print("\n(input ended)")
-            return None
-        text = line.strip()
-        low = text.lower()
-        if not text:
-            continue
-        if low in ("quit", "exit", "q"):
-            return None
-        if low in ("?", "help", "legal", "moves"):
-            console.print("  legal: " + legal_words(legal))
-            continue
-        if low == "hint" and hint is not None:
-            console.print(f"  hint: {hint()}")
-            continue
-        try:
-            action = parse(text)
-        except ValueError as err:
-            console.print(f"  [red]{err}[/]")
-            continue
-        if action not in legal:
-            console.print(f"  [red]not legal: {explain(action)}[/]")
-            console.print("  legal: " + legal_words(legal))
-            continue
-        return action
-
-
-def _play_rummy(
-    env: Any, seat: int, policies: dict[str, Any], rng: Any, console: Any, reader: Any
-) -> None:
-    """Basic rummy in the terminal: the table text, the person's hand and the legal moves."""
-    me = env.possible_agents[seat]
-    hint_agent = make_agent("simple", env.config)
-
-    def ask() -> int | None:
-        console.print()
-        console.print(human_view(env, seat))
-        return _read_move(
-            console,
-            reader,
-            "Your move",
-            env.game.legal_actions(),
-            R.parse_action,
-            rummy_legal_words,
-            lambda action: f"{R.action_str(action)} is not legal now",
-            lambda: R.action_str(int(hint_agent.act(env.observe(me)))),
-        )
-
-    def after(env: Any, agent: str, action: int) -> None:
-        if agent != me:
-            console.print(f"  {agent} {R.action_str(action)}")
-
-    run = play_rollout(env, {**policies, me: _Person(ask)}, rng, after=after)
-    if run.stopped:
-        console.print("You left the table.")
-        return
-    # The match is over: every hand is laid open.
-    view = seat_view(env, seat, open_hands=True)
-    if view.showdown is not None:
-        console.print("\n".join(showdown_lines(view.showdown, env.possible_agents)))
-    console.print(render_view(view, env.possible_agents))
+#: How ``play`` reads the person's moves (:func:`gin_cli.play_loops.ask_human`), looked up
+#: when a match starts: a test may seat an agent in the person's place.
+_ask_human: play_loops.Ask = play_loops.ask_human
 
 
 # -- match ---------------------------------------------------------------------------------
@@ -586,12 +439,11 @@ def match(
     whole_matches(options)
     if save_path and matches > 1:
         raise click.BadParameter("--save keeps one match; use --matches 1", param_hint="--save")
-    if save_path and game == "rummy":
+    spec = game_spec(game)
+    if save_path and spec.family != "gin":
         raise click.BadParameter("replays are for the gin games", param_hint="--save")
     env = make_env(game, options)
-    names = _agent_names(
-        agent_spec or families.default_agent(game_spec(game)), len(env.possible_agents)
-    )
+    names = _agent_names(agent_spec or families.default_agent(spec), len(env.possible_agents))
     policies = {
         a: make_agent(nm, env.config) for a, nm in zip(env.possible_agents, names, strict=True)
     }
@@ -608,9 +460,10 @@ def match(
         for m in range(matches):
             rng = np.random.default_rng(seed + m)
             env.reset(seed=seed + m)
-            if one and hasattr(env, "match") and hasattr(env.match, "describe_roles"):
-                console.print(env.match.describe_roles())
-            scores, winner, n_hands = _play_out(env, policies, rng, one, verbose, console)
+            roles = env.table_state.describe_roles()  # three-handed: the draw for roles
+            if one and roles is not None:
+                console.print(roles)
+            scores, winner, n_hands = play_loops.play_out(env, policies, rng, one, verbose, console)
             hands += n_hands
             for a, s in zip(env.possible_agents, scores, strict=True):
                 totals[a] += s
@@ -618,7 +471,7 @@ def match(
                 wins[env.possible_agents[winner]] += 1
             progress.advance(task)
     if one:
-        if game != "rummy":
+        if spec.family == "gin":
             console.print(f"[bold green]{match_outcome(env)}[/]")
         if save_path:
             seats = dict(zip(env.possible_agents, names, strict=True))
@@ -630,51 +483,6 @@ def match(
                 f"  {a} {nm:10} wins {wins[a]:4} ({wins[a] / matches:.1%})   "
                 f"mean score {totals[a] / matches:.1f}"
             )
-
-
-def _play_out(
-    env: Any, policies: dict[str, Any], rng: Any, show: bool, verbose: bool, console: Any
-) -> tuple[list[int], int | None, int]:
-    """Play the env's episode to its end; print hands as they finish when ``show``."""
-    if game_spec(env.metadata["name"]).family == "rummy":
-        return _play_out_rummy(env, policies, rng, show, verbose, console)
-    reported = 0
-
-    def after(env: Any, agent: str, action: int) -> None:
-        nonlocal reported
-        history = env.match.history
-        while reported < len(history) and history[reported].result is not None:
-            if show:
-                for line in hand_lines(
-                    history[reported], env.possible_agents, env.role_names, verbose
-                ):
-                    console.print(line, markup=False)
-            reported += 1
-
-    play_rollout(env, policies, rng, after=after)
-    return list(env.match.scores), env.match.winner, reported
-
-
-def _play_out_rummy(
-    env: Any, policies: dict[str, Any], rng: Any, show: bool, verbose: bool, console: Any
-) -> tuple[list[int], int | None, int]:
-    n_hands = 0
-
-    def after(env: Any, agent: str, action: int) -> None:
-        nonlocal n_hands
-        if show and verbose:
-            console.print(f"    {agent} {R.action_str(action)}", markup=False)
-        if env.infos[agent].get("hand_result") and env.game.results:
-            if len(env.game.results) > n_hands:
-                n_hands = len(env.game.results)
-                if show:
-                    console.print(env.table_text(show_all=True), markup=False)
-
-    play_rollout(env, policies, rng, after=after)
-    results = env.game.results
-    scores = list(env.game.scores) if env.config.target_score else list(results[-1].payments)
-    winner = results[-1].winner if results else None
-    return scores, winner, n_hands
 
 
 # -- replay --------------------------------------------------------------------------------
@@ -745,8 +553,10 @@ def _forward(module: str, args: Sequence[str], prog: str, **kwargs: Any) -> int:
     return code if isinstance(code, int) and not isinstance(code, bool) else 0
 
 
-#: The ``gin-rummy eval`` designs that take the table's rules (``-o``): their game's name.
-EVAL_GAMES = ("gin", "three")
+#: The ``gin-rummy eval`` designs that take the table's rules (``-o``): the gin games of
+#: observation layout v0 by their ``--game`` name (``gin``, ``three``), from
+#: :func:`gin_env.games.gin_games`.
+EVAL_GAMES = tuple(games.get(short).cli for short in games.gin_games())
 
 
 def eval_table(design: str | None, pairs: Sequence[str]) -> Table | None:

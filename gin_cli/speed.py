@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from gin_env import gin_v0, rummy_v0, three_handed_gin_v0
+from gin_env import games, rummy_v0
 from gin_env.aec_tools import wrap_plain
 from training import cli_description, prog_name
 
@@ -167,8 +167,9 @@ def _plain(module: Any) -> Any:
 def contenders() -> dict[str, Loop]:
     """Name -> loop, for everything installed."""
     out: dict[str, Loop] = {}
-    for module in (gin_v0, three_handed_gin_v0):
-        name = module.__name__.split(".")[-1]
+    for short in games.gin_games():  # the gin games: gin_v0, three_handed_gin_v0
+        spec = games.get(short)
+        name, module = spec.name, spec.module
         out[f"{name} env()"] = aec_loop(module.env)
         out[f"{name} env(), unmodified PettingZoo wrappers"] = aec_loop(partial(_plain, module))
         out[f"{name} raw_env"] = aec_loop(module.raw_env)

@@ -1,20 +1,21 @@
 """The table in the terminal: a seat's :class:`~gin_env.seat_view.SeatView` as rich markup.
 
-Nothing here reads the engine to decide what a seat sees: every line renders the view the
-core computes once for every front end (the web page and the words render the same one).
-The one exception is :func:`explain_illegal`, which asks the engine why a typed move is
-not legal.
+Nothing here reads the engine: every line renders the view the core computes once for
+every front end (the web page and the words render the same one), from the table in play
+(:class:`~gin_env.table_state.TableState`). :func:`explain_illegal` too says why a typed
+move is not legal from the table's legal moves and the view of the seat to act, so it never
+tells a seat more than that seat sees.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from gin_env import actions as A
 from gin_env import rummy_actions as R
 from gin_env.cards import card_str, from_mask, suit
-from gin_env.seat_view import Arranged, HandPoints, Move, SeatView, ShowdownView, seat_view
+from gin_env.seat_view import Arranged, HandPoints, Move, SeatView, ShowdownView
+from gin_env.table_state import TableState
 
 __all__ = [
     "card_markup",
@@ -52,10 +53,10 @@ def _label(view: SeatView, names: Sequence[str], player: int, role: str | None =
     return f"{names[player]} ({role})" if role else names[player]
 
 
-def human_view(env: Any, player: int) -> str:
-    """The table from ``player``'s seat at ``env`` (rich markup): :func:`render_view` of
-    its :func:`~gin_env.seat_view.seat_view`."""
-    return render_view(seat_view(env, player), env.possible_agents)
+def human_view(state: TableState, player: int, names: Sequence[str]) -> str:
+    """The table in play ``state`` (an env's ``table_state``) from ``player``'s seat, the
+    players called ``names`` (rich markup): :func:`render_view` of the seat's view."""
+    return render_view(state.view(player), names)
 
 
 def render_view(view: SeatView, names: Sequence[str]) -> str:
@@ -199,41 +200,61 @@ def showdown_lines(showdown: ShowdownView, names: Sequence[str]) -> list[str]:
     return lines
 
 
-def explain_illegal(env: Any, action: int) -> str:
-    """Why ``action`` is not legal for the player to act, in the game's words."""
-    match = env.match
-    hand = match.hand
+def explain_illegal(state: TableState, action: int | A.IllegalAction) -> str:
+    """Why ``action`` (an action id, or the :class:`~gin_env.actions.IllegalAction` the table
+    refused it with) is not legal for the player to act at the table in play ``state``, in
+    the game's words: read from the table's legal moves and the view of the seat to act
+    (a hand that seat does not see is never named)."""
+    if isinstance(action, A.IllegalAction):
+        legal: Sequence[int] = action.legal
+        action = action.action
+    else:
+        legal = state.legal_actions()
+    if state.family != "gin":
+        return f"{R.action_str(action)} is not legal now"
+    view = state.view(state.to_act)
     kind, card = A.decode(action)
-    advising = getattr(match, "advising", False)
-    if kind == "no-advice" and not advising:
+    if kind == "no-advice" and not view.advising:
         return "only the adviser can give no advice"
     if kind == "big-gin":
         return "big gin is not on: it needs the big_gin_bonus option and 11 melded cards"
-    phase = hand.phase.name
-    if phase.startswith("UPCARD"):
-        top = card_str(hand.top_discard)
+    phase = view.phase_id
+    if phase.startswith("upcard"):
+        top = "-" if view.upcard is None else card_str(view.upcard)
         return f"the upcard {top} is on offer: 'take' it or 'pass'"
-    if phase == "DRAW":
-        if kind == "take" and hand.must_draw_stock:
+    if phase == "draw":
+        if kind == "take" and A.TAKE_DISCARD not in legal:
             return "both players passed the upcard, so the first draw comes from the stock"
         if kind == "pass":
             return "the upcard offer is over: 'draw' from the stock or 'take' the top discard"
         return "draw first: 'draw' from the stock or 'take' the top of the discard pile"
-    if phase == "DISCARD":
+    if phase == "discard":
         if card is None:
             return "you have drawn already: discard a card (e.g. 7h) or knock (e.g. knock 7h)"
-        holder = hand.hands[hand.current]
-        if not holder >> card & 1:
+        held = _deciding_hand(view)
+        if held is not None and card not in held.cards:
             return f"{card_str(card)} is not in the hand"
-        if card == hand.taken and not hand.rules.allow_discard_of_taken_card:
+        if card == view.taken and not view.rules.get("allow_discard_of_taken_card", False):
             return f"{card_str(card)} was just taken from the discard pile: it may not go back"
-        if kind == "knock":
-            dw = hand.discard_deadwoods()[card]
+        if held is None and view.advising:  # the adviser blind: only what he saw taken
             return (
-                f"no knock: discarding {card_str(card)} leaves deadwood {dw}, "
-                f"above the knock limit {hand.knock_limit}"
+                "you do not see the captain's hand: suggest the discard of a card you saw "
+                "the captain take from the discard pile, or none"
+            )
+        left = view.leaves.get(A.DISCARD + card)
+        if kind == "knock" and left is not None:
+            return (
+                f"no knock: discarding {card_str(card)} leaves deadwood {left}, "
+                f"above the knock limit {view.knock_limit}"
             )
     return f"{A.action_str(action)} is not legal now"
+
+
+def _deciding_hand(view: SeatView) -> Arranged | None:
+    """The hand whose move is decided, if the seat to act sees it: its own, or the captain's
+    that the adviser advises on (when the table lets him see it)."""
+    captain = view.roles.index("captain") if "captain" in view.roles else None
+    return next((view.hands[p] for p in (view.to_act, captain) if p in view.hands), None)
 
 
 def legal_words(legal: Sequence[int]) -> str:

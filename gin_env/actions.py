@@ -25,9 +25,9 @@ The module is pure Python so the rules engine can speak in the same ids.
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
 
 from gin_env.cards import NUM_CARDS, card_str, parse_card
+from gin_env.config import IllegalAction  # the rules raise it; the action ids' home names it
 
 __all__ = [
     "IllegalAction",
@@ -63,18 +63,6 @@ _SIMPLE_BY_NAME = {name: a for a, name in _SIMPLE.items()} | {
     "biggin": BIG_GIN,
     "none": NO_ADVICE,
 }
-
-
-class IllegalAction(ValueError):
-    """A well-formed action id that the rules do not allow the player to act now: its kind
-    as a type (catch this, never match the words). ``action`` is the id, ``legal`` the ids
-    that were legal; the message names both in words. A ``ValueError``, so code that
-    catches those goes on working."""
-
-    def __init__(self, message: str, action: int, legal: Sequence[int]) -> None:
-        super().__init__(message)
-        self.action = action
-        self.legal = tuple(int(a) for a in legal)
 
 
 def discard(card: int) -> int:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 __all__ = [
+    "IllegalAction",
     "HandRules",
     "GinConfig",
     "ThreeHandedConfig",
@@ -45,6 +46,18 @@ __all__ = [
 DEALER_RULES = ("alternate", "winner", "loser", "alternate_scored")
 #: The three-handed adviser: ``"suggest"`` (a turn before each captain decision) or ``"none"``.
 ADVISER_MODES = ("suggest", "none")
+
+
+class IllegalAction(ValueError):
+    """A well-formed action id that the rules do not allow the player to act now: its kind
+    as a type (catch this, never match the words). ``action`` is the id, ``legal`` the ids
+    that were legal; the message names both in words. A ``ValueError``, so code that
+    catches those goes on working."""
+
+    def __init__(self, message: str, action: int, legal: Sequence[int]) -> None:
+        super().__init__(message)
+        self.action = action
+        self.legal = tuple(int(a) for a in legal)
 
 
 def check_int(name: str, value: object, low: int, high: int) -> None:

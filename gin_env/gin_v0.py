@@ -71,6 +71,10 @@ Version history
   the default game is unchanged); later still, without changing the observation layout:
   the final observation of an episode shows the hand that ended, ``render_hands``,
   ``observation="history"``, ``state()`` and ``infos="numeric"`` (an option).
+- The table in play: the env translates a :class:`gin_env.table_state.TableState`, held as
+  ``env.table_state`` (the deal stream, the moves, every seat's view); observations, masks,
+  rewards and deals are unchanged. An illegal action raises
+  :class:`gin_env.actions.IllegalAction` (a ``ValueError``, as before).
 """
 
 from __future__ import annotations

@@ -147,6 +147,7 @@ class Match:
 
     num_players: int
     config: GinConfig | ThreeHandedConfig
+    role_deck: list[int]  # the deck of the draw for seats or roles
 
     def __init__(self, deal: Callable[[int], Sequence[int]]) -> None:
         self._deal = deal

@@ -45,7 +45,6 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gin_env.actions import IllegalAction
 from gin_env.cards import (
     NUM_CARDS,
     NUM_RANKS,
@@ -56,7 +55,7 @@ from gin_env.cards import (
     parse_cards,
     to_mask,
 )
-from gin_env.config import MAX_RUMMY_PLAYERS, MIN_RUMMY_PLAYERS, RummyConfig
+from gin_env.config import MAX_RUMMY_PLAYERS, MIN_RUMMY_PLAYERS, IllegalAction, RummyConfig
 from gin_env.hand import check_deck
 from gin_env.melds import GIN_MELDS, MeldTable
 from gin_env.rummy_actions import (

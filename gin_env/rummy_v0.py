@@ -136,7 +136,10 @@ at reset, so TorchRL keeps none).
 
 ### Version History
 
-* v0: Initial release.
+* v0: Initial release. Later, without changing observations, masks, rewards or deals: the
+  env translates the table in play (`gin_env.table_state.TableState`, held as
+  `env.table_state`), offers `legal_actions()` as the gin envs do, and an illegal action
+  raises `gin_env.actions.IllegalAction` (a `ValueError`, as before).
 """
 
 from __future__ import annotations
@@ -260,7 +263,7 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
         # The decks come from the table in play's own generator, drawn only at deals: they
         # depend on the seed alone, whatever the agents do.
         self.table_state = TableState(
-            self.config, seed, deck=given, np_random=self.np_random, name=self.metadata["name"]
+            self.config, seed, deck=given, np_random=self.np_random, name=str(self.metadata["name"])
         )
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -282,6 +285,10 @@ class raw_env(TurnChecks, AgentSpaces, TableRender, StatePickle, AECEnv, EzPickl
             return self._idle
         assert self.table_state.game is not None
         return self.table_state.game
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the agent to act (a fresh list), as the gin envs give them."""
+        return [] if self.table_state is None else self.table_state.legal_actions()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._check_order("observe")

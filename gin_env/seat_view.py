@@ -41,16 +41,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from gin_env import actions as A
 from gin_env import rummy_actions as R
 from gin_env.cards import card_str, cards_of_mask, from_mask
 from gin_env.melds import GIN_MELDS, deadwood_mask, discard_deadwoods
-
-if TYPE_CHECKING:
-    from gin_env.table_state import TableState
 
 __all__ = [
     "Arranged",
@@ -59,6 +56,10 @@ __all__ = [
     "SeatView",
     "ShowdownView",
     "TableSummary",
+    "Viewed",
+    "GIN_PHASES",
+    "RUMMY_PHASES",
+    "phase_id",
     "action_entry",
     "arranged",
     "clear_caches",
@@ -78,7 +79,7 @@ RUMMY_PHASES = {"draw": "draw", "play": "meld, lay off, discard", "over": "hand 
 
 
 @functools.lru_cache(maxsize=64, typed=True)  # an enum member's name is slow to read
-def _phase_id(phase: Any) -> str:
+def phase_id(phase: Any) -> str:
     """The engine's phase as its id: ``"upcard_nondealer"``, ``"discard"``, ``"play"``..."""
     return str(phase.name.lower())
 
@@ -407,9 +408,16 @@ def action_entry(family: str, action: int) -> dict[str, Any]:
 
 
 # -- building it ------------------------------------------------------------------------------
-def seat_view(state: TableState, player: int | None, open_hands: bool = False) -> SeatView:
+class Viewed(Protocol):
+    """A table that gives seats' views (:class:`gin_env.table_state.TableState`)."""
+
+    def view(self, player: int | None, open_hands: bool = False) -> SeatView: ...
+
+
+def seat_view(state: Viewed, player: int | None, open_hands: bool = False) -> SeatView:
     """The view of ``player`` (a player index; None: a spectator) at the table in play
-    ``state`` (``env.table_state`` of a reset env of any game): :meth:`TableState.view`.
+    ``state`` (``env.table_state`` of a reset env of any game): its ``view``, which builds
+    it from the moves recorded as they were applied (:mod:`gin_env.table_state`).
     ``open_hands`` shows every hand (watching an agents-only table; a finished match)."""
     return state.view(player, open_hands)
 
@@ -417,271 +425,5 @@ def seat_view(state: TableState, player: int | None, open_hands: bool = False) -
 def clear_caches() -> None:
     """Forget the arrangements and discards' deadwood kept by hand (keyed by the cards, not
     by a table): a view is then built from the table alone. For tests and benchmarks."""
-    for kept in (arranged, discard_table, _phase_id):
+    for kept in (arranged, discard_table, phase_id):
         kept.cache_clear()
-
-
-def gin_points(state: TableState, rec: Any) -> HandPoints:
-    """The score-sheet row of the finished gin hand of ``rec``."""
-    r = rec.result
-    winner = None if r.winner is None else rec.players[r.winner]
-    scored = [0] * state.num_players
-    if winner is not None:
-        scored[winner] = r.points
-    return HandPoints(
-        hand=rec.index,
-        kind=r.kind,
-        winner=winner,
-        knocker=None if r.knocker is None else rec.players[r.knocker],
-        points=r.points,
-        parts=r.breakdown(),
-        multiplier=r.multiplier,
-        scored=tuple(scored),
-        scores_after=tuple(rec.scores_after),
-        roles=tuple(state.role_names[x] for x in rec.roles),
-        reason=r.reason,
-    )
-
-
-def gin_showdown(rec: Any, row: HandPoints) -> ShowdownView:
-    """The showdown of the finished gin hand of ``rec``, whose row is ``row``."""
-    r = rec.result
-    sd = r.showdown
-    if sd is None:  # a drawn hand is thrown in unseen
-        return ShowdownView(row, ())
-    hands = tuple((p, _cards(r.final_hands[s])) for s, p in enumerate(rec.players))
-    return ShowdownView(
-        row,
-        hands,
-        tuple(_cards(m) for m in sd.knocker_melds),
-        _cards(sd.knocker_deadwood_cards),
-        sd.knocker_deadwood,
-        tuple(_cards(m) for m in sd.defender_melds),
-        _cards(sd.defender_deadwood_cards),
-        sd.defender_deadwood,
-        _cards(sd.layoffs),
-    )
-
-
-def _gin_moves(
-    moves: Sequence[tuple[int, int, int, bool]],
-    roles: tuple[str, ...],
-    sees: set[int],
-    advice_seen: bool,
-) -> tuple[Move, ...]:
-    """A hand's moves as recorded when applied, as a seat saw them: a card drawn from the
-    stock only to whoever sees that hand, a suggestion only to the captain's team."""
-    out = []
-    for who, action, card, advice in moves:
-        if advice:
-            out.append(Move(who, action if advice_seen else None, None, True, roles[who]))
-            continue
-        shown = None if card < 0 or (action == A.DRAW_STOCK and who not in sees) else card
-        out.append(Move(who, action, shown, False, roles[who]))
-    return tuple(out)
-
-
-def gin_view(state: TableState, player: int | None, open_hands: bool) -> SeatView:
-    """:meth:`TableState.view` of a gin table."""
-    match = state.match
-    assert match is not None
-    hand = match.hand
-    rec = match.record
-    n = state.num_players
-    three = n == 3
-    outside = tuple(p for p in range(n) if p not in rec.players)
-    adviser = outside[0] if outside else None
-    captain = rec.players[0] if three else None
-    roles = tuple(state.role_names[r] for r in rec.roles)
-    sees = state.sees(player, open_hands)
-    hands = {p: arranged(hand.hands[s]) for s, p in enumerate(rec.players) if p in sees}
-    counts = [0] * n
-    took: dict[int, tuple[int, ...]] = {}
-    discarded: dict[int, tuple[int, ...]] = {}
-    for s, p in enumerate(rec.players):
-        counts[p] = hand.hands[s].bit_count()
-        took[p] = _cards(hand.took[s] & hand.hands[s])
-        discarded[p] = _cards(hand.discarded[s])
-    done = [r for r in match.history if r.result is not None]
-    over = bool(match.is_over)
-    to_act = None if over else match.current_player
-    suggestion = state.suggestion
-    if suggestion is not None and not (open_hands or player in (captain, adviser)):
-        suggestion = None
-    legal = tuple(state.legal_actions()) if to_act == player is not None else ()
-    # What each legal discard or knock leaves in deadwood (0 after a knock: gin), from the
-    # hand of the seat to act (or of the captain the adviser advises, if he sees it).
-    leaves: dict[int, int] = {}
-    acting = next((p for p in (to_act, captain) if p in hands), None) if legal else None
-    if acting is not None and len(hands[acting].cards) == 11:
-        seat = rec.players.index(acting)
-        # The engine keeps the seat to act's (its legal knocks need them).
-        left = hand.discard_deadwoods() if seat == hand.current else discard_table(hand.hands[seat])
-        leaves = {a: left[(a - A.DISCARD) % 52] for a in legal if A.DISCARD <= a < A.BIG_GIN}
-    # The moves of the hand on the table; once it is over (the next not yet begun), its own.
-    last = not state.moves and bool(done) and not rec.actions
-    moves_rec = done[-1] if last else rec
-    if last:
-        moves_roles = tuple(state.role_names[r] for r in moves_rec.roles)
-        m_out = tuple(p for p in range(n) if p not in moves_rec.players)
-        m_sees = set(range(n)) if open_hands else set() if player is None else {player}
-        if player is not None and not open_hands and player in m_out and state.adviser_sees_hand:
-            m_sees.add(moves_rec.players[0])
-        team = (moves_rec.players[0], m_out[0] if m_out else None)
-        moves = _gin_moves(state.last_moves, moves_roles, m_sees, open_hands or player in team)
-    else:
-        moves = _gin_moves(state.moves, roles, sees, open_hands or player in (captain, adviser))
-    phase_id = _phase_id(hand.phase)
-    standings = match.standings()
-    return SeatView(
-        game=state.name,
-        family="gin",
-        player=player,
-        num_players=n,
-        roles=roles,
-        to_act=to_act,
-        phase=GIN_PHASES.get(phase_id, phase_id),
-        advising=state.advising,
-        hand_index=int(rec.index),
-        hands=hands,
-        counts=tuple(counts),
-        pile=tuple(hand.discard_pile),
-        upcard=hand.top_discard,
-        taken=hand.taken if phase_id == "discard" else None,
-        took=took,
-        stock=hand.stock_size,
-        knock_limit=hand.knock_limit,
-        multiplier=hand.multiplier,
-        scores=tuple(map(int, match.scores)),
-        target=match.target_score,
-        over=over,
-        winner=None if not over else match.winner,
-        sheet=tuple(state.finished(r)[0] for r in done),
-        suggestion=suggestion,
-        legal=legal,
-        showdown=state.finished(done[-1])[1] if done else None,
-        moves=moves,
-        sitting_out=outside,
-        dealer=rec.players[1],
-        games=standings.get("games"),
-        game_winners=standings.get("game_winners"),
-        open_hands=open_hands,
-        rules=dict(state.rules),
-        discarded=discarded,
-        turn=hand.turns,
-        phase_id=phase_id,
-        leaves=leaves,
-        moves_hand=int(moves_rec.index),
-    )
-
-
-def _rummy_points(game: Any, index: int, result: Any, scores_after: tuple[int, ...]) -> HandPoints:
-    n = len(result.payments)
-    winner = result.winner
-    scored = [0] * n
-    if winner is not None:
-        scored[winner] = result.payments[winner]
-    gain = 0 if winner is None else result.payments[winner]
-    parts: tuple[tuple[str, int], ...] = ()
-    if winner is not None:
-        pips = gain // (2 if result.rummy else 1)
-        parts = (("pips left in the others' hands", pips),)
-    return HandPoints(
-        hand=index,
-        kind="draw" if winner is None else "rummy" if result.rummy else "out",
-        winner=winner,
-        knocker=None,
-        points=gain,
-        parts=parts,
-        multiplier=2 if result.rummy else 1,
-        scored=tuple(scored),
-        scores_after=scores_after,
-        reason="max_turns" if result.truncated else "",
-        paid=tuple(result.payments),
-    )
-
-
-def rummy_view(state: TableState, player: int | None, open_hands: bool) -> SeatView:
-    """:meth:`TableState.view` of a rummy table."""
-    game = state.game
-    assert game is not None
-    n = state.num_players
-    ace_high = bool(game.config.ace_high_or_low)
-    sees = state.sees(player, open_hands)
-    over = bool(game.match_over)
-    to_act = None if over else int(game.current)
-    # The score sheet adds up: a row's ``scored`` is what the scores gained (the winner the
-    # payments; ``paid`` says who paid them).
-    running = [0] * n
-    sheet = []
-    for i, r in enumerate(game.results):
-        row = _rummy_points(game, i, r, ())
-        running = [a + b for a, b in zip(running, row.scored, strict=True)]
-        sheet.append(_with_scores(row, tuple(running)))
-    showdown = None
-    if game.results:
-        last = game.results[-1]
-        showdown = ShowdownView(sheet[-1], tuple((p, _cards(last.cards_left[p])) for p in range(n)))
-    phase = _phase_id(game.phase)
-    legal = tuple(state.legal_actions()) if to_act == player is not None else ()
-    return SeatView(
-        game=state.name,
-        family="rummy",
-        player=player,
-        num_players=n,
-        roles=("",) * n,
-        to_act=to_act,
-        phase=RUMMY_PHASES.get(phase, phase),
-        advising=False,
-        hand_index=state.hand_index,
-        hands={p: arranged(game.hands[p], ace_high) for p in sorted(sees)},
-        counts=tuple(h.bit_count() for h in game.hands),
-        pile=tuple(game.discard_pile),
-        upcard=None if game.top_discard < 0 else int(game.top_discard),
-        taken=None if game.taken_card < 0 else int(game.taken_card),
-        took={p: _cards(game.public_cards[p] & game.hands[p]) for p in range(n)},
-        stock=len(game.stock),
-        knock_limit=None,
-        multiplier=1,
-        scores=state.scores,
-        target=game.config.target_score,
-        over=over,
-        winner=state.winner,
-        sheet=tuple(sheet),
-        suggestion=None,
-        legal=legal,
-        showdown=showdown,
-        moves=_rummy_moves(game, player, open_hands),
-        moves_hand=int(game.hand_number) - (1 if not game.history and game.last_history else 0) - 1,
-        dealer=int(game.dealer),
-        melds=tuple((m.owner, _cards(m.cards)) for m in game.table),
-        open_hands=open_hands,
-        rules=dict(state.rules),
-        turn=int(game.turns),
-        melded_before=tuple(bool(x) for x in game.melded_before),
-        phase_id=phase,
-    )
-
-
-def _rummy_moves(game: Any, player: int | None, open_hands: bool) -> tuple[Move, ...]:
-    """The hand's moves as ``player`` saw them (the last hand's, before this one's first
-    move), from the moves the game recorded as they were made: a card drawn from the stock
-    only to the drawer, every other card is laid face up."""
-    if game.history:
-        moves = [(s, a, c) for (s, a), c in zip(game.history, game.moved, strict=True)]
-    else:
-        moves = game.last_history
-    return tuple(
-        Move(
-            seat,
-            action,
-            None if card < 0 or (action == R.DRAW_STOCK and seat != player and not open_hands)
-            else card,
-            family="rummy",
-        )
-        for seat, action, card in moves
-    )  # fmt: skip
-
-
-def _with_scores(row: HandPoints, scores: tuple[int, ...]) -> HandPoints:
-    return replace(row, scores_after=scores)

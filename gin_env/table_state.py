@@ -34,20 +34,32 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
 from gymnasium.utils import seeding
 
 from gin_env import actions as A
-from gin_env.cards import NUM_CARDS
+from gin_env import rummy_actions as R
+from gin_env.cards import NUM_CARDS, cards_of_mask
 from gin_env.config import GinConfig, RummyConfig, Table, ThreeHandedConfig
 from gin_env.hand import check_deck
 from gin_env.match import ROLE_NAMES, GinMatch, HandRecord, Match, ThreeHandedMatch
 from gin_env.rummy import Phase as RummyPhase
 from gin_env.rummy import RummyGame
-from gin_env.seat_view import HandPoints, SeatView, ShowdownView, TableSummary
+from gin_env.seat_view import (
+    GIN_PHASES,
+    RUMMY_PHASES,
+    HandPoints,
+    Move,
+    SeatView,
+    ShowdownView,
+    TableSummary,
+    arranged,
+    discard_table,
+    phase_id,
+)
 
 __all__ = ["TableState", "deck_generator", "WIDE_SEED", "GameMove"]
 
@@ -226,6 +238,22 @@ class TableState:
         return [] if self.match is None else self.match.history
 
     @property
+    def rummy_results(self) -> list[Any]:
+        """Every finished rummy hand's ``HandResult`` (:class:`gin_env.rummy.HandResult`:
+        winner, payments, rummy, truncation, the cards left in each hand), in order; empty
+        at a gin table. A read-only copy for those who hold the table (evaluation, the
+        record), not for a seat: ``cards_left`` shows every hand, so agents get
+        observations."""
+        return [] if self.game is None else list(self.game.results)
+
+    def open_hand(self) -> Any:
+        """A copy (:meth:`GinHand.clone <gin_env.hand.GinHand.clone>`) of the gin hand on the
+        table, every card in it (both hands, the stock's order); None at a rummy table. For
+        perfect-information work only (a study's rollouts of the true deal, an analysis):
+        never hand it to a seat, which must learn only what its observation shows."""
+        return None if self.match is None else self.match.hand.clone()
+
+    @property
     def role_deck(self) -> list[int]:
         """The deck of the draw for seats (gin) or roles (three-handed); empty in rummy."""
         return [] if self.match is None else list(self.match.role_deck)
@@ -334,8 +362,6 @@ class TableState:
     def view(self, player: int | None, open_hands: bool = False) -> SeatView:
         """What ``player`` (a player index; None: a spectator) may see; ``open_hands`` shows
         every hand (watching an agents-only table; a finished match)."""
-        from gin_env import seat_view as sv  # the builders live beside the view's types
-
         if player is not None and not (
             isinstance(player, int)
             and not isinstance(player, bool)
@@ -345,17 +371,15 @@ class TableState:
                 f"player must be None or an int in 0..{self.num_players - 1}; got {player!r}"
             )
         if self.match is not None:
-            return sv.gin_view(self, player, open_hands)
-        return sv.rummy_view(self, player, open_hands)
+            return _gin_view(self, player, open_hands)
+        return _rummy_view(self, player, open_hands)
 
     def finished(self, record: HandRecord) -> tuple[HandPoints, ShowdownView]:
         """The score-sheet row and the showdown of a finished gin hand, built once."""
-        from gin_env import seat_view as sv
-
         found = self._finished.get(record.index)
         if found is None:
-            row = sv.gin_points(self, record)
-            found = self._finished[record.index] = (row, sv.gin_showdown(record, row))
+            row = _gin_points(self, record)
+            found = self._finished[record.index] = (row, _gin_showdown(record, row))
         return found
 
     def summary(self) -> TableSummary:
@@ -384,3 +408,272 @@ def _rummy_winner(game: RummyGame) -> int | None:
         last = game.results[-1].winner
         return None if last is None else int(last)
     return int(max(range(len(game.scores)), key=lambda p: game.scores[p]))
+
+
+# -- every seat's view, built from the moves recorded as they were applied ---------------------
+def _gin_points(state: TableState, rec: Any) -> HandPoints:
+    """The score-sheet row of the finished gin hand of ``rec``."""
+    r = rec.result
+    winner = None if r.winner is None else rec.players[r.winner]
+    scored = [0] * state.num_players
+    if winner is not None:
+        scored[winner] = r.points
+    return HandPoints(
+        hand=rec.index,
+        kind=r.kind,
+        winner=winner,
+        knocker=None if r.knocker is None else rec.players[r.knocker],
+        points=r.points,
+        parts=r.breakdown(),
+        multiplier=r.multiplier,
+        scored=tuple(scored),
+        scores_after=tuple(rec.scores_after),
+        roles=tuple(state.role_names[x] for x in rec.roles),
+        reason=r.reason,
+    )
+
+
+def _gin_showdown(rec: Any, row: HandPoints) -> ShowdownView:
+    """The showdown of the finished gin hand of ``rec``, whose row is ``row``."""
+    r = rec.result
+    sd = r.showdown
+    if sd is None:  # a drawn hand is thrown in unseen
+        return ShowdownView(row, ())
+    hands = tuple((p, cards_of_mask(r.final_hands[s])) for s, p in enumerate(rec.players))
+    return ShowdownView(
+        row,
+        hands,
+        tuple(cards_of_mask(m) for m in sd.knocker_melds),
+        cards_of_mask(sd.knocker_deadwood_cards),
+        sd.knocker_deadwood,
+        tuple(cards_of_mask(m) for m in sd.defender_melds),
+        cards_of_mask(sd.defender_deadwood_cards),
+        sd.defender_deadwood,
+        cards_of_mask(sd.layoffs),
+    )
+
+
+def _gin_moves(
+    moves: Sequence[tuple[int, int, int, bool]],
+    roles: tuple[str, ...],
+    sees: set[int],
+    advice_seen: bool,
+) -> tuple[Move, ...]:
+    """A hand's moves as recorded when applied, as a seat saw them: a card drawn from the
+    stock only to whoever sees that hand, a suggestion only to the captain's team."""
+    out = []
+    for who, action, card, advice in moves:
+        if advice:
+            out.append(Move(who, action if advice_seen else None, None, True, roles[who]))
+            continue
+        shown = None if card < 0 or (action == A.DRAW_STOCK and who not in sees) else card
+        out.append(Move(who, action, shown, False, roles[who]))
+    return tuple(out)
+
+
+def _gin_view(state: TableState, player: int | None, open_hands: bool) -> SeatView:
+    """:meth:`TableState.view` of a gin table."""
+    match = state.match
+    assert match is not None
+    hand = match.hand
+    rec = match.record
+    n = state.num_players
+    three = n == 3
+    outside = tuple(p for p in range(n) if p not in rec.players)
+    adviser = outside[0] if outside else None
+    captain = rec.players[0] if three else None
+    roles = tuple(state.role_names[r] for r in rec.roles)
+    sees = state.sees(player, open_hands)
+    hands = {p: arranged(hand.hands[s]) for s, p in enumerate(rec.players) if p in sees}
+    counts = [0] * n
+    took: dict[int, tuple[int, ...]] = {}
+    discarded: dict[int, tuple[int, ...]] = {}
+    for s, p in enumerate(rec.players):
+        counts[p] = hand.hands[s].bit_count()
+        took[p] = cards_of_mask(hand.took[s] & hand.hands[s])
+        discarded[p] = cards_of_mask(hand.discarded[s])
+    done = [r for r in match.history if r.result is not None]
+    over = bool(match.is_over)
+    to_act = None if over else match.current_player
+    suggestion = state.suggestion
+    if suggestion is not None and not (open_hands or player in (captain, adviser)):
+        suggestion = None
+    legal = tuple(state.legal_actions()) if to_act == player is not None else ()
+    # What each legal discard or knock leaves in deadwood (0 after a knock: gin), from the
+    # hand of the seat to act (or of the captain the adviser advises, if he sees it).
+    leaves: dict[int, int] = {}
+    acting = next((p for p in (to_act, captain) if p in hands), None) if legal else None
+    if acting is not None and len(hands[acting].cards) == 11:
+        seat = rec.players.index(acting)
+        # The engine keeps the seat to act's (its legal knocks need them).
+        left = hand.discard_deadwoods() if seat == hand.current else discard_table(hand.hands[seat])
+        leaves = {a: left[(a - A.DISCARD) % 52] for a in legal if A.DISCARD <= a < A.BIG_GIN}
+    # The moves of the hand on the table; once it is over (the next not yet begun), its own.
+    last = not state.moves and bool(done) and not rec.actions
+    moves_rec = done[-1] if last else rec
+    if last:
+        moves_roles = tuple(state.role_names[r] for r in moves_rec.roles)
+        m_out = tuple(p for p in range(n) if p not in moves_rec.players)
+        m_sees = set(range(n)) if open_hands else set() if player is None else {player}
+        if player is not None and not open_hands and player in m_out and state.adviser_sees_hand:
+            m_sees.add(moves_rec.players[0])
+        team = (moves_rec.players[0], m_out[0] if m_out else None)
+        moves = _gin_moves(state.last_moves, moves_roles, m_sees, open_hands or player in team)
+    else:
+        moves = _gin_moves(state.moves, roles, sees, open_hands or player in (captain, adviser))
+    phase = phase_id(hand.phase)
+    standings = match.standings()
+    return SeatView(
+        game=state.name,
+        family="gin",
+        player=player,
+        num_players=n,
+        roles=roles,
+        to_act=to_act,
+        phase=GIN_PHASES.get(phase, phase),
+        advising=state.advising,
+        hand_index=int(rec.index),
+        hands=hands,
+        counts=tuple(counts),
+        pile=tuple(hand.discard_pile),
+        upcard=hand.top_discard,
+        taken=hand.taken if phase == "discard" else None,
+        took=took,
+        stock=hand.stock_size,
+        knock_limit=hand.knock_limit,
+        multiplier=hand.multiplier,
+        scores=tuple(map(int, match.scores)),
+        target=match.target_score,
+        over=over,
+        winner=None if not over else match.winner,
+        sheet=tuple(state.finished(r)[0] for r in done),
+        suggestion=suggestion,
+        legal=legal,
+        showdown=state.finished(done[-1])[1] if done else None,
+        moves=moves,
+        sitting_out=outside,
+        dealer=rec.players[1],
+        games=standings.get("games"),
+        game_winners=standings.get("game_winners"),
+        open_hands=open_hands,
+        rules=dict(state.rules),
+        discarded=discarded,
+        turn=hand.turns,
+        phase_id=phase,
+        leaves=leaves,
+        moves_hand=int(moves_rec.index),
+    )
+
+
+def _rummy_points(game: Any, index: int, result: Any, scores_after: tuple[int, ...]) -> HandPoints:
+    n = len(result.payments)
+    winner = result.winner
+    scored = [0] * n
+    if winner is not None:
+        scored[winner] = result.payments[winner]
+    gain = 0 if winner is None else result.payments[winner]
+    parts: tuple[tuple[str, int], ...] = ()
+    if winner is not None:
+        pips = gain // (2 if result.rummy else 1)
+        parts = (("pips left in the others' hands", pips),)
+    return HandPoints(
+        hand=index,
+        kind="draw" if winner is None else "rummy" if result.rummy else "out",
+        winner=winner,
+        knocker=None,
+        points=gain,
+        parts=parts,
+        multiplier=2 if result.rummy else 1,
+        scored=tuple(scored),
+        scores_after=scores_after,
+        reason="max_turns" if result.truncated else "",
+        paid=tuple(result.payments),
+    )
+
+
+def _rummy_view(state: TableState, player: int | None, open_hands: bool) -> SeatView:
+    """:meth:`TableState.view` of a rummy table."""
+    game = state.game
+    assert game is not None
+    n = state.num_players
+    ace_high = bool(game.config.ace_high_or_low)
+    sees = state.sees(player, open_hands)
+    over = bool(game.match_over)
+    to_act = None if over else int(game.current)
+    # The score sheet adds up: a row's ``scored`` is what the scores gained (the winner the
+    # payments; ``paid`` says who paid them).
+    running = [0] * n
+    sheet = []
+    for i, r in enumerate(game.results):
+        row = _rummy_points(game, i, r, ())
+        running = [a + b for a, b in zip(running, row.scored, strict=True)]
+        sheet.append(_with_scores(row, tuple(running)))
+    showdown = None
+    if game.results:
+        last = game.results[-1]
+        showdown = ShowdownView(
+            sheet[-1], tuple((p, cards_of_mask(last.cards_left[p])) for p in range(n))
+        )
+    phase = phase_id(game.phase)
+    legal = tuple(state.legal_actions()) if to_act == player is not None else ()
+    return SeatView(
+        game=state.name,
+        family="rummy",
+        player=player,
+        num_players=n,
+        roles=("",) * n,
+        to_act=to_act,
+        phase=RUMMY_PHASES.get(phase, phase),
+        advising=False,
+        hand_index=state.hand_index,
+        hands={p: arranged(game.hands[p], ace_high) for p in sorted(sees)},
+        counts=tuple(h.bit_count() for h in game.hands),
+        pile=tuple(game.discard_pile),
+        upcard=None if game.top_discard < 0 else int(game.top_discard),
+        taken=None if game.taken_card < 0 else int(game.taken_card),
+        took={p: cards_of_mask(game.public_cards[p] & game.hands[p]) for p in range(n)},
+        stock=len(game.stock),
+        knock_limit=None,
+        multiplier=1,
+        scores=state.scores,
+        target=game.config.target_score,
+        over=over,
+        winner=state.winner,
+        sheet=tuple(sheet),
+        suggestion=None,
+        legal=legal,
+        showdown=showdown,
+        moves=_rummy_moves(game, player, open_hands),
+        moves_hand=int(game.hand_number) - (1 if not game.history and game.last_history else 0) - 1,
+        dealer=int(game.dealer),
+        melds=tuple((m.owner, cards_of_mask(m.cards)) for m in game.table),
+        open_hands=open_hands,
+        rules=dict(state.rules),
+        turn=int(game.turns),
+        melded_before=tuple(bool(x) for x in game.melded_before),
+        phase_id=phase,
+    )
+
+
+def _rummy_moves(game: Any, player: int | None, open_hands: bool) -> tuple[Move, ...]:
+    """The hand's moves as ``player`` saw them (the last hand's, before this one's first
+    move), from the moves the game recorded as they were made: a card drawn from the stock
+    only to the drawer, every other card is laid face up."""
+    if game.history:
+        moves = [(s, a, c) for (s, a), c in zip(game.history, game.moved, strict=True)]
+    else:
+        moves = game.last_history
+    return tuple(
+        Move(
+            seat,
+            action,
+            None if card < 0 or (action == R.DRAW_STOCK and seat != player and not open_hands)
+            else card,
+            family="rummy",
+        )
+        for seat, action, card in moves
+    )  # fmt: skip
+
+
+def _with_scores(row: HandPoints, scores: tuple[int, ...]) -> HandPoints:
+    return replace(row, scores_after=scores)

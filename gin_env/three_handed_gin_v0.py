@@ -253,6 +253,10 @@ Version history
   ``render_hands``, ``observation="history"`` and ``state()``; the blind adviser no longer
   offered ``TAKE_DISCARD`` when the captain must draw from the stock (after both passes);
   ``infos="numeric"`` (an option: the default infos are unchanged).
+- The table in play: the env translates a :class:`gin_env.table_state.TableState`, held as
+  ``env.table_state`` (the deal stream, the moves, every seat's view); observations, masks,
+  rewards and deals are unchanged. An illegal action raises
+  :class:`gin_env.actions.IllegalAction` (a ``ValueError``, as before).
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -16,6 +18,7 @@ from agents.random_agent import RandomAgent
 from agents.search import SearchAgent
 from agents.simple import SimpleAgent, take_melds
 from agents.simulate import play_deal, seat_points
+from agents.spec import AgentOptionError, MissingOptionError, UnknownOptionError
 from gin_env import actions as A
 from gin_env import gin_v0, three_handed_gin_v0
 from gin_env.cards import parse_cards, to_mask
@@ -208,6 +211,47 @@ def test_registry() -> None:
 def test_bad_agent_options_name_the_option(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         agents.make(spec)
+
+
+def test_option_errors_are_typed_and_read_off_signatures() -> None:
+    with pytest.raises(UnknownOptionError) as unknown:
+        agents.make("search:bogus=1")
+    assert unknown.value.agent == "search" and unknown.value.options == ("bogus",)
+    with pytest.raises(MissingOptionError) as missing:
+        agents.make("llm")
+    assert missing.value.options == ("model",) and "model" in missing.value.takes
+    assert isinstance(missing.value, AgentOptionError) and isinstance(missing.value, ValueError)
+    # Names the registry gives a factory are never a spec's to set.
+    with pytest.raises(UnknownOptionError, match="has no option 'build'"):
+        agents.make("adviser:build=1")
+
+    # A TypeError raised inside a constructor is the constructor's, whatever its words: the
+    # registry does not read error messages to decide what went wrong.
+    class Picky:
+        def __init__(self, depth: int = 1) -> None:
+            raise TypeError("__init__() got an unexpected keyword argument 'depth'")
+
+    agents.register("picky-test", Picky)
+    try:
+        with pytest.raises(TypeError, match="unexpected keyword argument 'depth'"):
+            agents.make("picky-test:depth=2")
+        with pytest.raises(UnknownOptionError, match="it takes: depth"):
+            agents.make("picky-test:width=2")
+    finally:
+        agents._REGISTRY.pop("picky-test")  # noqa: SLF001 - the test's own entry
+
+
+def test_the_registry_has_no_deprecated_names() -> None:
+    with pytest.raises(AttributeError):
+        agents.SeatView  # noqa: B018 - the name before 0.2.0, never published
+
+
+def test_importing_agents_imports_no_optional_extra() -> None:
+    # The registry imports its agents plainly; torch (train extra) and the openai client
+    # (llm extra) come only with the agents that use them, when they are first used.
+    code = "import sys, agents; print(sorted(m for m in ('torch', 'openai') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_agents_refuse_what_is_not_an_observation_dict() -> None:

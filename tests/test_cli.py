@@ -146,7 +146,7 @@ def _scripted_hand(seed: int, seat: int, opponents: str) -> tuple[list[str], obj
     policies = {a: make_agent(opponents, env.config) for a in env.possible_agents if a != me}
     person = make_agent("simple", env.config)
     lines: list[str] = []
-    while len(env.match.history) == 1:
+    while len(env.table_state.history) == 1:
         agent = env.agent_selection
         obs = env.observe(agent)
         if agent == me:
@@ -174,7 +174,7 @@ def test_play_a_whole_hand_through_stdin() -> None:
     assert "bad move 'seven of hearts'" in out
     assert "not legal:" in out and "legal:" in out
     assert "Hand 1 over" in out
-    rec = mirror.match.history[0]
+    rec = mirror.table_state.history[0]
     scores = "  ".join(f"player_{p} {s}" for p, s in enumerate(rec.scores_after))
     assert f"scores: {scores}" in out
     if rec.result.kind != "draw":

@@ -17,7 +17,7 @@ def _random_match(module, seed: int, **options):
     env = module.raw_env(**options)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    while not env.match.is_over:
+    while not env.table_state.is_over:
         env.step(int(rng.choice(env.legal_actions())))
     return env
 
@@ -32,22 +32,23 @@ def test_saved_match_replays_to_its_scores(tmp_path, module, options) -> None:
     saved = replay.save_match(path, 5, options, env, {"player_0": "random"})
     data = replay.load(path)
     assert data == json.loads(json.dumps(saved))
-    assert data["scores"] == env.match.scores and max(data["scores"]) >= options["target_score"]
-    assert len(data["hands"]) == len(env.match.history)
+    state = env.table_state
+    assert data["scores"] == list(state.scores) and max(data["scores"]) >= options["target_score"]
+    assert len(data["hands"]) == len(state.history)
     end = replay.replay_env(data)
-    assert end.match.scores == env.match.scores
-    assert end.match.winner == env.match.winner
-    assert [r.to_dict() for r in end.match.history] == data["hands"]
+    assert end.table_state.scores == state.scores
+    assert end.table_state.winner == state.winner
+    assert [r.to_dict() for r in end.table_state.history] == data["hands"]
 
 
 def test_replay_text_has_every_hand_and_the_winner(tmp_path) -> None:
     env = _random_match(three_handed_gin_v0, 8, target_score=40)
     data = replay.match_record(8, {"target_score": 40}, env)
     text = replay.replay_text(data)
-    finished = [r for r in env.match.history if r.result is not None]
+    finished = [r for r in env.table_state.history if r.result is not None]
     assert text.count("\nhand ") == len(finished)
-    assert f"player_{env.match.winner} wins the match" in text
-    assert f"scores {env.match.scores}" in text
+    assert f"player_{env.table_state.winner} wins the match" in text
+    assert f"scores {list(env.table_state.scores)}" in text
     assert "suggests" in text  # the adviser's suggestions are part of the record
 
 
@@ -278,8 +279,8 @@ def test_a_match_dealt_from_a_given_deck_replays_from_it(tmp_path) -> None:
         path.write_text(json.dumps(made))
         data = replay.load(path)
         assert data["first_deck"] == deck == data["hands"][0]["deck"]
-        assert replay.replay_env(data).match.scores == env.match.scores
-        assert replay.replay_text(data).count("\nhand ") == len(env.match.history)
+        assert replay.replay_env(data).table_state.scores == env.table_state.scores
+        assert replay.replay_text(data).count("\nhand ") == len(env.table_state.history)
         # Without it the seed deals another hand 1: the replay says where it diverged.
         with pytest.raises(ValueError, match="hand 1's deck differs"):
             replay.replay_env({k: v for k, v in data.items() if k != "first_deck"})
@@ -292,13 +293,11 @@ def test_a_match_dealt_from_a_given_deck_replays_from_it(tmp_path) -> None:
 
 
 def test_a_rummy_record_replays_its_moves_from_its_deck() -> None:
-    from gin_env.seat_view import table_state
-
     deck = np.random.default_rng(3).permutation(52).tolist()
     env, data = rummy_match_from_deck({"num_players": 3, "max_turns": 90}, 8, deck)
     assert data["first_deck"] == deck and data["format"] == replay.RUMMY_FORMAT
     end = replay.replay_moves(data)
-    assert table_state(end).scores == table_state(env).scores
+    assert end.table_state.scores == env.table_state.scores
     with pytest.raises(ValueError, match="diverged"):
         replay.replay_moves({**data, "first_deck": None})
     with pytest.raises(ValueError, match="diverged at move 1"):

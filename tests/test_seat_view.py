@@ -83,7 +83,7 @@ def _plain(text: str) -> str:
 
 
 def _check_seat(table: Any, player: int | None) -> None:
-    sv = seat_view(table.env, player)
+    sv = seat_view(table.table_state, player)
     page = table.view(player)
     term = _plain(render_view(sv, table.names))
     said = words.describe(sv)
@@ -152,11 +152,15 @@ def test_terminal_page_and_words_carry_the_same_facts(game: str, options: dict) 
 
 
 def test_views_kept_as_the_hands_go_equal_views_built_afresh() -> None:
-    # The view keeps each hand's moves, finished hands and arrangements from one call to
-    # the next. Views so built, over matches of gin and rummy played side by side (their
-    # phases are IntEnums of equal values: kept apart), equal the views of the same states
-    # built from the table alone, for every seat, a spectator and open hands.
+    # The table in play keeps each hand's moves and finished hands from one view to the
+    # next (and the arrangements are kept by their cards). Views so built, over matches of
+    # gin and rummy played side by side (their phases are IntEnums of equal values: kept
+    # apart), equal the views of the same states built afresh: a table dealt again from the
+    # same seed with the same moves re-applied and no view built on the way (the caches
+    # keyed by cards cleared), for every seat, a spectator and open hands. A clone of the
+    # live table shows the same views.
     from gin_env.seat_view import clear_caches
+    from gin_env.table_state import TableState
 
     def tables() -> list[Any]:
         made = [
@@ -168,31 +172,36 @@ def test_views_kept_as_the_hands_go_equal_views_built_afresh() -> None:
             env.reset(seed=seed)
         return [env.unwrapped for env in made]
 
-    def views(env: Any) -> list[Any]:
-        return [
-            seat_view(env, p, o) for p in (None, *range(env.num_players)) for o in (False, True)
-        ]
+    def views(state: TableState, afresh: bool = False) -> list[Any]:
+        out = []
+        for p in (None, *range(state.num_players)):
+            for o in (False, True):
+                if afresh:  # nothing kept by cards from one view to the next either
+                    clear_caches()
+                out.append(seat_view(state, p, o))
+        return out
 
     rng = np.random.default_rng(5)
     kept, moves = [], []
     envs = tables()
     for _ in range(300):
         for env in envs:
-            kept.append(views(env))
+            kept.append(views(env.table_state))
             agent = env.agent_selection
             move = None
             if not (env.terminations[agent] or env.truncations[agent]):
                 move = int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"])))
                 env.step(move)
             moves.append(move)
-    envs = tables()
+    live = [env.table_state for env in envs]
+    assert [views(state.clone()) for state in live] == [views(state) for state in live]
+    played: list[list[int]] = [[] for _ in envs]  # each table's moves so far
     for i, move in enumerate(moves):
-        env = envs[i % len(envs)]
-        afresh = []
-        for p in (None, *range(env.num_players)):
-            for o in (False, True):
-                clear_caches()
-                afresh.append(seat_view(env, p, o))
-        assert kept[i] == afresh, i
+        seed = i % len(envs)
+        table = live[seed]
+        replayed = TableState(table.table, seed, name=table.name)  # as the env's reset deals
+        for earlier in played[seed]:
+            replayed.apply(earlier)
+        assert kept[i] == views(replayed, afresh=True), i
         if move is not None:
-            env.step(move)
+            played[seed].append(move)
