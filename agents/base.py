@@ -2,9 +2,10 @@
 decoded into card masks.
 
 Agents see only what their seat sees. :func:`decode` reads the observation dict (vector and
-action mask) with the layout of :mod:`gin_env.encoding` and nothing else, so an agent can
-run on observations detached from any env. The search agent's simulator builds the same
-:class:`ObservedSeat` straight from a sampled hand, so one policy code path serves both.
+action mask) with the layout's one decoder (:func:`gin_env.encoding.decode_observation`)
+and nothing else, so an agent can run on observations detached from any env. The search
+agent's simulator builds the same :class:`ObservedSeat` straight from a sampled hand, so
+one policy code path serves both.
 
 >>> import numpy as np
 >>> from gin_env import actions as A
@@ -20,7 +21,6 @@ run on observations detached from any env. The search agent's simulator builds t
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -29,7 +29,7 @@ import numpy as np
 
 from gin_env import actions as A
 from gin_env.config import HandRules
-from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
+from gin_env.encoding import decode_observation
 from gin_env.hand import Phase
 from gin_env.match import ADVISER, BOX, CAPTAIN
 
@@ -56,9 +56,6 @@ ROLE_BOX, ROLE_CAPTAIN, ROLE_ADVISER = BOX, CAPTAIN, ADVISER
 PHASE_UPCARD_NONDEALER, PHASE_UPCARD_DEALER, PHASE_DRAW, PHASE_DISCARD, PHASE_OVER = (
     int(p) for p in Phase
 )
-
-_S = OBS_SLICES
-_WEIGHTS = [1 << i for i in range(8)]
 
 
 @runtime_checkable
@@ -100,11 +97,6 @@ class ObservedSeat:
         return self.hand | self.discard_pile | self.opponent_took
 
 
-def _mask_of(part: np.ndarray) -> int:
-    """52 zero/one floats as an int mask."""
-    return int.from_bytes(np.packbits(part > 0.5, bitorder="little").tobytes(), "little")
-
-
 def legal_actions(observation: dict[str, Any]) -> list[int]:
     mask = np.asarray(observation["action_mask"])
     legal: list[int] = np.flatnonzero(mask).tolist()
@@ -123,34 +115,24 @@ def decode(observation: dict[str, Any]) -> ObservedSeat:
             f"got {type(observation).__name__}"
             + (f" with keys {sorted(observation)}" if isinstance(observation, Mapping) else "")
         )
-    obs = np.asarray(observation["observation"])
-    if obs.shape == (OBS_SIZE_V1,):
-        obs = obs[:OBS_SIZE]  # the v1 layout (gin_v1 envs) keeps the v0 entries first
-    if obs.shape != (OBS_SIZE,):
-        raise ValueError(
-            f"observation must have shape ({OBS_SIZE},) (or ({OBS_SIZE_V1},), layout v1), "
-            f"got {obs.shape}"
-        )
+    v = decode_observation(observation["observation"])  # either layout (v1: v0's first)
     mask_shape = np.shape(observation["action_mask"])
     if mask_shape != (A.NUM_ACTIONS,):
         raise ValueError(f"action_mask must have shape ({A.NUM_ACTIONS},), got {mask_shape}")
-    legal = legal_actions(observation)
-    top = np.flatnonzero(obs[_S["top_discard"]])
-    sugg = np.flatnonzero(obs[_S["suggestion"]])
     return ObservedSeat(
-        role=int(np.argmax(obs[_S["role"]])),
-        phase=int(np.argmax(obs[_S["phase"]])),
-        advising=bool(obs[_S["advising"].start] > 0.5),
-        hand=_mask_of(obs[_S["hand"]]),
-        top_discard=int(top[0]) if len(top) else -1,
-        discard_pile=_mask_of(obs[_S["discard_pile"]]),
-        opponent_took=_mask_of(obs[_S["opponent_took"]]),
-        opponent_discarded=_mask_of(obs[_S["opponent_discarded"]]),
-        own_discarded=_mask_of(obs[_S["partner_discarded"]]),
-        stock_size=int(round(float(obs[_S["stock_size"].start]) * FULL_STOCK)),
-        suggestion=int(sugg[0]) if len(sugg) else -1,
-        legal=legal,
-        scores=tuple(float(x) for x in obs[_S["scores"]]),  # type: ignore[arg-type]
+        role=v.role,
+        phase=v.phase,
+        advising=v.advising,
+        hand=v.hand,
+        top_discard=v.top_discard,
+        discard_pile=v.discard_pile,
+        opponent_took=v.opponent_took,
+        opponent_discarded=v.opponent_discarded,
+        own_discarded=v.partner_discarded,
+        stock_size=v.stock_size,
+        suggestion=v.suggestion,
+        legal=legal_actions(observation),
+        scores=v.scores,
     )
 
 
@@ -201,17 +183,3 @@ class ViewAgent:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
-
-
-def __getattr__(name: str) -> Any:
-    # The observation decoded was called SeatView before 0.2.0; that name is the table's
-    # view of a seat now (gin_env.seat_view.SeatView). Kept one release with a warning.
-    if name == "SeatView":
-        warnings.warn(
-            "agents.base.SeatView is deprecated: the decoded observation is ObservedSeat "
-            "(gin_env.seat_view.SeatView is a seat's view of the table; removed in 0.3.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return ObservedSeat
-    raise AttributeError(f"module 'agents.base' has no attribute {name!r}")

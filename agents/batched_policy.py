@@ -1,5 +1,6 @@
 """What every policy over a batch of games shares: the protocol, the checks of a batch, and
-its card parts as masks. The batched players (:mod:`agents.batched`, the compiled L2 of
+its card parts as masks (:func:`gin_env.encoding.card_masks`, the layout's own batch
+reader, named here too). The batched players (:mod:`agents.batched`, the compiled L2 of
 :mod:`agents.heuristic_batched`) build on it."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from gin_env import actions as A
-from gin_env.encoding import OBS_SIZE, OBS_SIZE_V1
+from gin_env.encoding import OBS_SIZE, OBS_SIZE_V1, card_masks
 
 __all__ = ["BatchedPolicy", "card_masks", "check_batch"]
 
@@ -47,11 +48,3 @@ def check_batch(observations: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
     if len(empty):
         raise ValueError(f"row {int(empty[0])} has no legal action: no seat is to act there")
     return obs, legal
-
-
-def card_masks(part: np.ndarray) -> np.ndarray:
-    """``[N, 52]`` zero/one floats -> ``[N]`` int64 card masks (bit ``c`` = card ``c``)."""
-    bits = np.packbits(part > 0.5, axis=1, bitorder="little")  # [N, 7]
-    padded = np.zeros((part.shape[0], 8), np.uint8)
-    padded[:, : bits.shape[1]] = bits
-    return padded.view("<u8").ravel().astype(np.int64)

@@ -78,6 +78,8 @@ from gin_env.encoding import (
     OBS_PARTS,
     OBS_SIZE,
     OBS_SLICES,
+    part_masks,
+    top_discards,
 )
 from gin_env.fast_melds import deadwood_batch, discard_deadwoods_batch
 from gin_env.melds import deadwood_mask, discard_deadwoods
@@ -102,7 +104,6 @@ __all__ = [
     "pair_features",
     "pair_deadwoods",
     "pair_deadwoods_reference",
-    "hand_masks",
     "load",
     "save",
 ]
@@ -120,9 +121,7 @@ ACTION_FEATURES = len(KINDS) + NUM_CARDS + 2
 _CARD0 = len(KINDS)
 _DW = _CARD0 + NUM_CARDS
 _L2 = _DW + 1
-_HAND = OBS_SLICES["hand"]
-_TOP = OBS_SLICES["top_discard"]
-_SUGGESTION = OBS_SLICES["suggestion"]
+_SUGGESTION = OBS_SLICES["suggestion"].start
 
 
 def _check_features(features: str) -> None:
@@ -196,12 +195,6 @@ def input_layout(features: str = "basic", history: str = "none") -> dict[str, An
     return out
 
 
-def hand_masks(obs: np.ndarray, part: slice = _HAND) -> list[int]:
-    """The 52-card part ``part`` of each observation row as an int mask (bit c = card c)."""
-    packed = np.packbits(np.asarray(obs)[:, part] > 0.5, axis=1, bitorder="little")
-    return [int.from_bytes(row.tobytes(), "little") for row in packed]
-
-
 def pair_features(
     obs: np.ndarray, mask: np.ndarray, l2_actions: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -220,9 +213,8 @@ def pair_features(
         )
     rows, acts = np.nonzero(mask)
     feats = _KIND_CARD[acts]
-    tops = np.argmax(obs[:, _TOP], axis=1)
-    has_top = obs[np.arange(len(obs)), _TOP.start + tops] > 0.5
-    take = np.flatnonzero((acts == A.TAKE_DISCARD) & has_top[rows])
+    tops = top_discards(obs)  # -1: no pile
+    take = np.flatnonzero((acts == A.TAKE_DISCARD) & (tops[rows] >= 0))
     feats[take, _CARD0 + tops[rows[take]]] = 1.0
     feats[:, _DW] = pair_deadwoods(obs, rows, acts)
     if l2_actions is not None:
@@ -239,10 +231,9 @@ def pair_deadwoods(obs: np.ndarray, rows: np.ndarray, acts: np.ndarray) -> np.nd
     dw = np.zeros(len(rows), np.float32)
     if not len(rows):
         return dw
-    hands = np.asarray(hand_masks(obs), np.int64)
-    tops = np.argmax(obs[:, _TOP], axis=1)
-    has_top = obs[np.arange(len(obs)), _TOP.start + tops] > 0.5
-    sizes = np.asarray([int(h).bit_count() for h in hands.tolist()])
+    hands = part_masks(obs)
+    tops = top_discards(obs)  # -1: no pile
+    sizes = np.bitwise_count(hands.view(np.uint64)).astype(np.int64)
     n = sizes[rows]
     # 11 cards: the deadwood left after discarding (or knocking with) the card.
     move = np.flatnonzero((n == 11) & (acts >= A.DISCARD) & (acts < A.BIG_GIN))
@@ -260,7 +251,7 @@ def pair_deadwoods(obs: np.ndarray, rows: np.ndarray, acts: np.ndarray) -> np.nd
         own[ten] = deadwood_batch(hands[ten])
         keep = np.flatnonzero((n == 10) & ((acts == A.DRAW_STOCK) | (acts == A.PASS)))
         dw[keep] = own[rows[keep]] / 100.0
-        take = np.flatnonzero((n == 10) & (acts == A.TAKE_DISCARD) & has_top[rows])
+        take = np.flatnonzero((n == 10) & (acts == A.TAKE_DISCARD) & (tops[rows] >= 0))
         if len(take):
             r = rows[take]
             top = tops[r]
@@ -275,9 +266,8 @@ def pair_deadwoods_reference(obs: np.ndarray, rows: np.ndarray, acts: np.ndarray
     """:func:`pair_deadwoods` row by row with :mod:`gin_env.melds` (the readable form)."""
     obs = np.asarray(obs, np.float32)
     dw = np.zeros(len(rows), np.float32)
-    tops = np.argmax(obs[:, _TOP], axis=1)
-    has_top = obs[np.arange(len(obs)), _TOP.start + tops] > 0.5
-    hands = hand_masks(obs)
+    tops = top_discards(obs).tolist()  # -1: no pile
+    hands = part_masks(obs).tolist()
     # Pair ranges of each row (pairs are grouped by row, in row order).
     starts = np.searchsorted(rows, np.arange(len(obs) + 1))
     for b, hand in enumerate(hands):
@@ -297,8 +287,8 @@ def pair_deadwoods_reference(obs: np.ndarray, rows: np.ndarray, acts: np.ndarray
                 a = int(acts[p])
                 if a in (A.DRAW_STOCK, A.PASS):
                     dw[p] = own
-                elif a == A.TAKE_DISCARD and has_top[b]:
-                    top = int(tops[b])
+                elif a == A.TAKE_DISCARD and tops[b] >= 0:
+                    top = tops[b]
                     after = discard_deadwoods(hand | 1 << top)
                     dw[p] = min(v for c, v in after.items() if c != top) / 100.0
     return dw
@@ -317,7 +307,7 @@ def encode_pairs(
     if features != "advice":
         return rows, acts, feats
     obs = np.asarray(obs, np.float32)
-    suggested = obs[rows, _SUGGESTION.start + acts] > 0.5
+    suggested = obs[rows, _SUGGESTION + acts] > 0.5
     return rows, acts, np.concatenate([feats, suggested[:, None].astype(np.float32)], axis=1)
 
 

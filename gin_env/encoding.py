@@ -2,7 +2,11 @@
 
 Every observation is from one player's seat and holds only what that player could know.
 The vector is ``float32`` of length :data:`OBS_SIZE`; :func:`views` returns its named
-parts. Cards are indexed ``suit * 13 + rank`` (see :mod:`gin_env.cards`).
+parts. Cards are indexed ``suit * 13 + rank`` (see :mod:`gin_env.cards`). It is read back
+here and nowhere else: :func:`decode_observation` gives one seat's vector as plain values
+(:class:`ObservationView`: card masks, counts, the v1 rules), and :func:`part_masks`,
+:func:`top_discards` and :func:`card_masks` read the card parts of a batch ``[B, 436]`` in
+a few numpy calls.
 
 ==================  =====  ===========================================================
 part                size   meaning
@@ -46,6 +50,10 @@ Rummy's layouts (its observation and its state) are in :mod:`gin_env.rummy_encod
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
 from gin_env import actions as A
@@ -62,9 +70,17 @@ __all__ = [
     "OBS_SIZE",
     "FULL_STOCK",
     "views",
+    "CARD_PARTS",
+    "ObservationView",
+    "RulesInView",
+    "decode_observation",
     "mask_to_cards",
     "cards_in",
     "hand_mask",
+    "card_masks",
+    "part_masks",
+    "first_set",
+    "top_discards",
     "encode_observation",
     "action_mask",
     "legal_from_mask",
@@ -121,10 +137,12 @@ _NUMBERS = slice(_S["stock_size"].start, _S["scores"].stop)
 assert _NUMBERS.stop - _NUMBERS.start == 6
 _ROLE, _PHASE, _ADVISING = _S["role"].start, _S["phase"].start, _S["advising"].start
 _CARDS, _SUGGESTION = _S["hand"].start, _S["suggestion"].start
-# The six 52-card parts sit side by side from ``hand``, in this order.
-_CARD_PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_discarded",
-               "partner_discarded")  # fmt: skip
-assert all(_S[n].start == _CARDS + i * NUM_CARDS for i, n in enumerate(_CARD_PARTS))
+#: The six 52-card parts, side by side from ``hand`` in this order: one packing reads them.
+CARD_PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_discarded",
+              "partner_discarded")  # fmt: skip
+assert all(_S[n].start == _CARDS + i * NUM_CARDS for i, n in enumerate(CARD_PARTS))
+_CARD_BLOCK = slice(_CARDS, _CARDS + len(CARD_PARTS) * NUM_CARDS)
+_ALL_CARDS = (1 << NUM_CARDS) - 1
 
 
 def views(obs: np.ndarray) -> dict[str, np.ndarray]:
@@ -165,10 +183,19 @@ def cards_in(obs: np.ndarray, part: str) -> list[int]:
 
 
 def hand_mask(obs: np.ndarray, part: str = "hand") -> int:
-    mask = 0
-    for c in cards_in(obs, part):
-        mask |= 1 << c
-    return mask
+    """A part of one observation vector as an int mask, entry ``i`` at bit ``i``: a card
+    mask for a 52-card part (bit ``c`` = card ``c``)."""
+    obs = _checked(obs)
+    slices = OBS_SLICES_V1 if obs.shape[-1] == OBS_SIZE_V1 else OBS_SLICES
+    if part not in slices:
+        raise ValueError(f"part must be one of {', '.join(slices)}; got {part!r}")
+    return _mask(obs[slices[part]])
+
+
+def _mask(part: np.ndarray) -> int:
+    """Zero/one entries (any count: one part, or parts side by side) as one int, entry ``i``
+    at bit ``i``: a single packing."""
+    return int.from_bytes(np.packbits(part > 0.5, bitorder="little").tobytes(), "little")
 
 
 def encode_observation(
@@ -323,6 +350,176 @@ def encode_observation_v1(match: Match, player: int, adviser_sees_hand: bool = T
     obs[OBS_SIZE + NUM_CARDS + 2 :] = rules_in_view(match.config)
     obs[-1] = isinstance(match, ThreeHandedMatch) and adviser_sees_hand  # as the match plays
     return obs
+
+
+# -- the observation decoded: one seat's vector, or a batch's card parts ------------------------
+#: The 52-card parts :func:`part_masks` reads (``partner_took``: v1 only).
+_MASK_PARTS = (*CARD_PARTS, "partner_took")
+_V1_TAIL = OBS_SIZE + NUM_CARDS  # where the v1 numbers begin (after ``partner_took``)
+_V1_AT = {name: s.start - _V1_TAIL for name, s in OBS_SLICES_V1.items() if s.start >= _V1_TAIL}
+
+
+@dataclass(frozen=True, slots=True)
+class RulesInView:
+    """The rules a ``gin_obs_v1`` vector shows (:data:`OBS_V1_EXTRA`), read back to the
+    table's values (the log scale of :func:`rule_scale` undone)."""
+
+    gin_bonus: int
+    undercut_bonus: int
+    big_gin_bonus: int | None  # None: big gin is off
+    target_score: int
+    max_turns_per_hand: int
+    oklahoma: bool
+    allow_discard_of_taken_card: bool
+    adviser_sees_hand: bool  # three-handed, as the match plays; gin: False
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationView:
+    """One seat's observation vector (layout ``gin_obs_v0`` or ``gin_obs_v1``) read back
+    into plain values: :func:`decode_observation` makes it, and it is what every reader of
+    the vector (the agents, the words) starts from.
+
+    Card parts are card masks (bit ``c`` = card ``suit * 13 + rank``); ``top_discard`` is
+    one card and ``suggestion`` one action id, each -1 when there is none (an empty pile,
+    no suggestion). ``hand`` is 0 and ``deadwood`` 0 when the hand is not seen (an adviser
+    who may not see the captain's).
+    ``turn`` and ``scores`` stay the fractions the vector holds (of the table's
+    ``max_turns_per_hand`` and ``target_score``): a v0 vector does not hold those rules.
+    The last four fields are the v1 layout's; None for a v0 vector.
+    """
+
+    role: int  # box, captain, adviser (gin: dealer, non-dealer)
+    phase: int  # gin_env.hand.Phase
+    advising: bool
+    hand: int
+    top_discard: int
+    discard_pile: int
+    opponent_took: int
+    opponent_discarded: int
+    partner_discarded: int
+    stock_size: int  # cards left in the stock
+    deadwood: int  # of ``hand``
+    turn: float  # turns played / max_turns_per_hand
+    scores: tuple[float, float, float]  # by role, / target_score, capped at 1
+    suggestion: int  # the adviser's suggestion (an action id), shown to the captain only
+    partner_took: int | None = None  # v1: cards the observed hand took from the pile, held
+    knock_limit: int | None = None  # v1: this hand's (Oklahoma: from the upcard)
+    doubled: bool | None = None  # v1: this hand's points count twice (Oklahoma)
+    rules: RulesInView | None = None  # v1: the rules in view
+
+    def turns(self, max_turns_per_hand: int) -> int:
+        """Turns played this hand, at a table of ``max_turns_per_hand``."""
+        return int(round(self.turn * max_turns_per_hand))
+
+
+def decode_observation(obs: np.ndarray) -> ObservationView:
+    """The :class:`ObservationView` of one observation vector (shape ``(436,)``, or
+    ``(OBS_SIZE_V1,)`` for the v1 layout): the inverse of :func:`encode_observation` and
+    :func:`encode_observation_v1`. A batch's card parts: :func:`part_masks`,
+    :func:`top_discards`.
+
+    >>> obs = np.zeros(OBS_SIZE, np.float32)
+    >>> obs[[OBS_SLICES["role"].start + 1, OBS_SLICES["hand"].start + 3]] = 1
+    >>> view = decode_observation(obs)
+    >>> view.role, view.hand, view.top_discard, view.rules
+    (1, 8, -1, None)
+    """
+    obs = np.asarray(obs)
+    size = obs.shape
+    if size != (OBS_SIZE,) and size != (OBS_SIZE_V1,):
+        raise ValueError(
+            f"observation must have shape ({OBS_SIZE},) (or ({OBS_SIZE_V1},), layout v1), got "
+            f"{size}: one seat's observation['observation'] (a batch: part_masks, top_discards)"
+        )
+    head = obs[:_CARDS].tolist()  # role, phase, advising
+    role, phase = head[0:3], head[3:8]
+    packed = _mask(obs[_CARD_BLOCK])  # the six card parts side by side: one packing
+    top = packed >> NUM_CARDS & _ALL_CARDS
+    stock, dw, turn, *scores = obs[_NUMBERS].tolist()
+    suggestion = obs[_SUGGESTION:OBS_SIZE]
+    sugg = int(suggestion.argmax())
+    return ObservationView(
+        role=role.index(max(role)),
+        phase=phase.index(max(phase)),
+        advising=head[_ADVISING] > 0.5,
+        hand=packed & _ALL_CARDS,
+        top_discard=(top & -top).bit_length() - 1,
+        discard_pile=packed >> 2 * NUM_CARDS & _ALL_CARDS,
+        opponent_took=packed >> 3 * NUM_CARDS & _ALL_CARDS,
+        opponent_discarded=packed >> 4 * NUM_CARDS & _ALL_CARDS,
+        partner_discarded=packed >> 5 * NUM_CARDS,
+        stock_size=int(round(stock * FULL_STOCK)),
+        deadwood=int(round(dw * DEADWOOD_SCALE)),
+        turn=turn,
+        scores=(scores[0], scores[1], scores[2]),
+        suggestion=sugg if suggestion[sugg] > 0.5 else -1,
+        **({} if size[0] == OBS_SIZE else _v1_parts(obs)),
+    )
+
+
+def _v1_parts(obs: np.ndarray) -> dict[str, Any]:
+    """The fields of :class:`ObservationView` only a v1 vector holds."""
+    tail = obs[_V1_TAIL:].tolist()
+    at = _V1_AT
+
+    def rule(name: str) -> int:
+        return round(math.expm1(tail[at[name]] * math.log1p(RULE_MAX[name])))
+
+    def flag(name: str) -> bool:
+        return bool(tail[at[name]] > 0.5)
+
+    return {
+        "partner_took": _mask(obs[OBS_SIZE:_V1_TAIL]),
+        "knock_limit": round(tail[at["knock_limit"]] * 10),
+        "doubled": flag("doubled"),
+        "rules": RulesInView(
+            gin_bonus=rule("gin_bonus"),
+            undercut_bonus=rule("undercut_bonus"),
+            big_gin_bonus=rule("big_gin_bonus") if flag("big_gin_on") else None,
+            target_score=rule("target_score"),
+            max_turns_per_hand=rule("max_turns_per_hand"),
+            oklahoma=flag("oklahoma"),
+            allow_discard_of_taken_card=flag("allow_discard_of_taken_card"),
+            adviser_sees_hand=flag("adviser_sees_hand"),
+        ),
+    }
+
+
+def card_masks(part: np.ndarray) -> np.ndarray:
+    """52-card parts ``[..., 52]`` (zero/one) as int64 card masks ``[...]`` (bit ``c`` =
+    card ``c``), the whole batch in one packing: ``card_masks(obs[:, OBS_SLICES["hand"]])``.
+
+    >>> part = np.zeros((2, NUM_CARDS), np.float32); part[0, [0, 51]] = 1
+    >>> card_masks(part).tolist() == [1 | 1 << 51, 0]
+    True
+    """
+    bits = np.packbits(np.asarray(part) > 0.5, axis=-1, bitorder="little")  # [..., 7]
+    padded = np.zeros((*bits.shape[:-1], 8), np.uint8)
+    padded[..., : bits.shape[-1]] = bits
+    return padded.view("<u8")[..., 0].astype(np.int64)
+
+
+def part_masks(obs: np.ndarray, part: str = "hand") -> np.ndarray:
+    """The 52-card part ``part`` of each observation of a batch ``[..., 436]`` (or v1) as
+    int64 card masks ``[...]`` (:func:`card_masks`)."""
+    obs = _checked(obs)
+    if part not in _MASK_PARTS or (part == "partner_took" and obs.shape[-1] == OBS_SIZE):
+        raise ValueError(f"part must be a card part, one of {', '.join(_MASK_PARTS)}; got {part!r}")
+    return card_masks(obs[..., OBS_SLICES_V1[part]])
+
+
+def first_set(part: np.ndarray) -> np.ndarray:
+    """Index of the first set entry (> 0.5) on the last axis of ``part``, -1 where none
+    (int64): the card of a one-hot card part, the action of ``suggestion``."""
+    on = np.asarray(part) > 0.5
+    return np.where(on.any(axis=-1), on.argmax(axis=-1), -1).astype(np.int64)
+
+
+def top_discards(obs: np.ndarray) -> np.ndarray:
+    """The top of the discard pile of each observation of a batch ``[..., 436]`` (or v1),
+    -1 where the pile is empty (int64)."""
+    return first_set(_checked(obs)[..., _S["top_discard"]])
 
 
 # -- the move history (observation="history") ---------------------------------------------------

@@ -1,22 +1,18 @@
-"""What keeps one client from holding up the others, for :mod:`gin_web.app`: the limits of
-a link, a client and the server (:class:`Limits`, token buckets), JSON as the server takes
-it (:func:`parse_json`: no NaN nor infinities, bounded nesting), and the checks of where a
+"""What a request must be, for :mod:`gin_web.app`: JSON as the server takes it
+(:func:`parse_json`: no NaN nor infinities, bounded nesting), and the checks of where a
 request comes from (:class:`HostCheck`: the ``Host`` among the server's names, against DNS
-rebinding; :func:`cross_site`: the ``Origin``)."""
+rebinding; :func:`cross_site`: the ``Origin``). How much a client may send is
+:mod:`gin_web.limits`'s."""
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
-from dataclasses import dataclass
 from typing import Any
 
 from starlette.responses import JSONResponse
 
 __all__ = [
-    "Limits",
-    "Bucket",
     "parse_json",
     "host_name",
     "HostCheck",
@@ -29,61 +25,6 @@ __all__ = [
 MAX_DEPTH = 32
 #: The names a server on a loopback address answers to.
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-
-
-@dataclass
-class Limits:
-    """What one link, one client (address) and the server allow, so that no client can hold
-    up the others. Every figure is checked by a test of ``tests/test_web_attacks.py``."""
-
-    link_sockets: int = 8  # open sockets on one link
-    client_sockets: int = 512  # open sockets from one address
-    client_tables: int = 200  # unfinished tables started from one address
-    tables_burst: float = 120.0  # tables one address may start at once ...
-    tables_per_second: float = 1.0  # ... and then this many a second
-    messages_burst: float = 40.0  # messages one socket may send at once ...
-    messages_per_second: float = 20.0  # ... and then this many a second
-    hints_burst: float = 5.0
-    hints_per_second: float = 1.0
-    agent_tables: int = 16  # tables of agents only playing at once
-    agent_hands: int = 200  # hands a table of agents plays before it stops
-    unopened_expire: float = 600.0  # a table whose people never came, after 10 minutes
-    idle_expire: float = 6 * 3600.0  # a table nobody moved at nor watched, after 6 hours
-    finished_keep: float = 3600.0  # a finished table nobody watches leaves memory
-    sweep_seconds: float = 30.0  # how often tables are checked for expiry
-    silent_close: float = 75.0  # a socket that sends nothing this long (the page pings)
-    body_seconds: float = 10.0  # to send a request's body
-    replay_moves: int = 10_000  # moves of a replay file
-    replay_frames_bytes: int = 48_000_000  # the frames of one replay, as JSON
-    slice_seconds: float = 0.002  # tables of agents only run ahead of their share this long
-    think_workers: int = 2  # worker processes that think for the agents at people's tables
-    lane_workers: int = 1  # ... and for the tables of agents only
-    lane_nice: int = 10  # how much lower the priority of the latter is (0..19)
-    lane_moves: float = 200.0  # moves a second of all tables of agents only, at most
-    think_seconds: float = 60.0  # an agent's move or hint thought longer: its worker is killed
-    flood_close: int = 200  # a socket refused this many messages for its rate is closed
-    watch_seconds: float = 0.5  # watchers of a table at full speed get a state this often
-
-
-@dataclass
-class Bucket:
-    """A token bucket: ``burst`` at once, then ``rate`` a second."""
-
-    rate: float
-    burst: float
-    level: float = -1.0
-    at: float = 0.0
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        if self.level < 0:
-            self.level, self.at = self.burst, now
-        self.level = min(self.burst, self.level + (now - self.at) * self.rate)
-        self.at = now
-        if self.level >= 1:
-            self.level -= 1
-            return True
-        return False
 
 
 def parse_json(text: str | bytes) -> Any:

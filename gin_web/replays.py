@@ -144,7 +144,7 @@ def _rummy_frames(data: dict[str, Any], max_moves: int, max_bytes: int) -> list[
         except ValueError as err:
             raise ValueError(f"replay: {err}") from None
         frames.add(table.view(None, open_hands=True))
-    scores = [int(s) for s in env.game.scores]
+    scores = list(table.table_state.scores)
     if "scores" in data and data["scores"] != scores:
         raise ValueError(
             f"replay: the moves end at scores {scores}, but the record says {data['scores']!r}"

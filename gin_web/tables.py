@@ -1,13 +1,17 @@
 """A table of the web app: one env of the project, its seats (people and agents), and what
 each seat may see.
 
-The env is the only authority: every move goes through ``env.step`` after the seat and
-the move were checked against the env's own action mask, and a move that fails changes
-nothing. What a client receives is built here by :meth:`LiveTable.view`, from the seat's side
-of the table only: its own hand (the adviser the captain's, when the rules show it to
+The env's table in play (``env.table_state``, a :class:`~gin_env.table_state.TableState`)
+is the only authority, and the only part of the env read here besides its observations:
+every move goes through ``env.step`` after the seat and the move were checked, once, against
+the table's summary (:meth:`LiveTable.summary`: the legal ids are the env's own action
+mask's), and a move that fails changes nothing. The summary is read once per move, whatever
+asks for it. What a client receives is built here by :meth:`LiveTable.view` (one
+:meth:`~gin_env.table_state.TableState.view` of the seat), from the seat's side of the
+table only: its own hand (the adviser the captain's, when the rules show it to
 him), the public cards (the discard pile, the cards a player took from it, the melds on
 the table), the counts, and, once a hand is over, the hands as the showdown shows them.
-Nothing here knows about WebSockets (:mod:`gin_web.app`) or SQLite (:mod:`gin_web.store`).
+Nothing here knows about WebSockets (:mod:`gin_web.sockets`) or SQLite (:mod:`gin_web.store`).
 """
 
 from __future__ import annotations
@@ -29,15 +33,8 @@ from gin_env import games
 from gin_env.cards import card_str
 from gin_env.config import DEALER_RULES
 from gin_env.record import table_record
-from gin_env.seat_view import (
-    Arranged,
-    HandPoints,
-    SeatView,
-    TableState,
-    action_label,
-    seat_view,
-    table_state,
-)
+from gin_env.seat_view import Arranged, HandPoints, SeatView, TableSummary, action_label
+from gin_env.table_state import TableState
 from gin_env.three_handed_gin_v0 import ADVISER_MODES
 
 __all__ = [
@@ -73,6 +70,8 @@ SECRET_BITS = 128
 MAX_CHOSEN_SEED = 2**63 - 1
 #: The longest a person's seat may stay empty before an agent stands in, in seconds.
 MAX_TAKEOVER = 86_400.0
+#: The roles that hear the adviser's suggestion (three-handed): the captain and the adviser.
+_TEAM = ("captain", "adviser")
 
 
 class MoveError(ValueError):
@@ -135,7 +134,8 @@ class Decision:
 
 @dataclass
 class LiveTable:
-    """A table: ``env`` (a PettingZoo raw env of the project), its seats, its links."""
+    """A table: ``env`` (a PettingZoo raw env of the project, reset: its table in play is
+    :attr:`table_state`), its seats, its links."""
 
     id: str
     game: str  # the env name
@@ -157,6 +157,7 @@ class LiveTable:
     moves: list[tuple[int, int]] = field(default_factory=list)  # every move (rummy's record)
     _hinter: Any = None
     _hint_at: tuple[int, int, int] | None = None  # (move number, player, action) last hinted
+    _summary: tuple[int, TableSummary] | None = field(default=None, repr=False)  # (move, it)
 
     # -- facts ------------------------------------------------------------------------------
     @property
@@ -172,18 +173,28 @@ class LiveTable:
         return list(self.env.possible_agents)
 
     @property
-    def state(self) -> TableState:
-        """The table's public state between moves, read by the core for every game."""
-        return table_state(self.env)
+    def table_state(self) -> TableState:
+        """The table in play (the env's): who acts, the legal moves, every seat's view."""
+        state = self.env.table_state
+        assert state is not None, "a table's env is reset when the table is made"
+        return state
+
+    def summary(self) -> TableSummary:
+        """The table's public state between moves (:meth:`TableState.summary`), read once
+        per move: kept until the next move is played (:meth:`play_move`)."""
+        kept = self._summary
+        if kept is None or kept[0] != self.step_count:
+            kept = self._summary = (self.step_count, self.table_state.summary())
+        return kept[1]
 
     @property
     def over(self) -> bool:
-        return self.state.over
+        return self.summary().over
 
     @property
     def to_act(self) -> int | None:
         """The player to act, or None once the match is over."""
-        return self.state.to_act
+        return self.summary().to_act
 
     @property
     def agent_only(self) -> bool:
@@ -199,34 +210,35 @@ class LiveTable:
 
     def role(self, player: int) -> str:
         """``player``'s role in the hand on the table ("" in basic rummy: no roles)."""
-        return self.state.roles[player]
+        return self.summary().roles[player]
 
     def legal(self, player: int) -> list[int]:
         """The legal ids of ``player`` (empty when it is not his turn): the engine's list,
         the one its action mask is made of."""
-        state = self.state
+        state = self.summary()
         return list(state.legal) if state.to_act == player else []
 
     # -- moves ------------------------------------------------------------------------------
     def move(self, player: int, action: Any, seq: Any = None) -> None:
         """A person's move: checked (his turn, the table's move number ``seq`` when given,
         a legal id of the env's mask), recorded as a decision, then played. A refused move
-        raises :class:`MoveError` and changes nothing."""
-        if self.over:
+        raises :class:`MoveError` and changes nothing. The table's summary is read once and
+        the action checked once (an integer id among the legal ones), here."""
+        state = self.summary()
+        if state.over:
             raise MoveError("the match is over: no move is legal")
         if isinstance(action, bool) or not isinstance(action, int):
             raise MoveError(f"action must be an integer action id, got {action!r}")
         if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int)):
             raise MoveError(f"seq must be the integer move number of the table, got {seq!r}")
-        if self.to_act != player:
-            raise MoveError(f"it is not your turn: {self.names[self.to_act or 0]} is to act")
+        if state.to_act != player:
+            raise MoveError(f"it is not your turn: {self.names[state.to_act or 0]} is to act")
         if seq is not None and seq != self.step_count:
             raise MoveError(
                 f"stale move: it was sent for move {seq}, the table is at move {self.step_count}"
             )
-        legal = self.legal(player)
-        if action not in legal:
-            words = ", ".join(f"{a} ({self.action_label(a)})" for a in legal)
+        if action not in state.legal:
+            words = ", ".join(f"{a} ({self.action_label(a)})" for a in state.legal)
             raise MoveError(f"illegal move {action}: legal now are {words}")
         if self.on_decision is not None and self.seats[player].human:
             ob = self.env.observe(self.names[player])
@@ -234,13 +246,13 @@ class LiveTable:
                 Decision(
                     table=self.id,
                     player=player,
-                    role=self.role(player),
-                    hand=self.hand_index,
+                    role=state.roles[player],
+                    hand=state.hand_index,
                     step=self.step_count,
                     observation=np.asarray(ob["observation"], np.float32),
                     mask=np.asarray(ob["action_mask"], np.int8),
                     action=action,
-                    suggestion=self.suggestion_for(player),
+                    suggestion=self._suggestion(player, state),
                     seconds=time.monotonic() - self.turn_started,
                 )
             )
@@ -326,13 +338,14 @@ class LiveTable:
         self.env.step(action)  # the env checks it: a refused move changes nothing
         self.moves.append((player, action))
         self.step_count += 1
+        self._summary = None  # the table moved on: the next read is of the new state
         if self.on_move is not None:
             self.on_move(self.step_count - 1, player, action)
         self.turn_started = time.monotonic()
 
     @property
     def hand_index(self) -> int:
-        return self.state.hand_index
+        return self.summary().hand_index
 
     # -- the log ----------------------------------------------------------------------------
     def action_label(self, action: int) -> str:
@@ -340,16 +353,22 @@ class LiveTable:
 
     # -- what a seat sees -------------------------------------------------------------------
     def suggestion_for(self, player: int | None) -> int | None:
-        """The adviser's suggestion as ``player`` sees it (his seat view's: the captain and
-        the adviser who made it only)."""
-        return None if player is None else seat_view(self.env, player).suggestion
+        """The adviser's suggestion as ``player`` sees it (as his seat view has it: the
+        captain and the adviser who made it only), read from the table in play."""
+        return None if player is None else self._suggestion(player, self.summary())
+
+    def _suggestion(self, player: int, state: TableSummary) -> int | None:
+        suggestion = self.table_state.suggestion
+        if suggestion is None or state.roles[player] not in _TEAM:
+            return None
+        return suggestion
 
     def view(self, player: int | None, open_hands: bool = False) -> dict[str, Any]:
         """The table as ``player`` (None: a spectator) may see it, JSON-ready: the seat's
         :class:`~gin_env.seat_view.SeatView` (every fact the core computes for it) in the
         page's layout, with what only the web table knows (names, presence, the move
         number). With ``open_hands`` (watching an agent-only table) every hand is shown."""
-        sv = seat_view(self.env, player, open_hands)
+        sv = self.table_state.view(player, open_hands)
         base: dict[str, Any] = {
             "type": "state",
             "seq": self.step_count,

@@ -14,6 +14,7 @@ from agents import dmc  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from gin_env import actions as A  # noqa: E402
 from gin_env import gin_v0, three_handed_gin_v0  # noqa: E402
+from gin_env.encoding import hand_mask  # noqa: E402
 from gin_env.melds import deadwood_mask  # noqa: E402
 from gin_env.vector import VectorGinEnv  # noqa: E402
 from training.checkpoints import latest_checkpoint  # noqa: E402
@@ -175,7 +176,7 @@ def test_pair_features_give_the_deadwood_after_each_move_and_l2s_choice() -> Non
         assert np.array_equal(np.flatnonzero(mask.ravel()), rows * A.NUM_ACTIONS + acts)
         for p in range(len(rows)):
             b, a = int(rows[p]), int(acts[p])
-            hand = dmc.hand_masks(obs[b : b + 1])[0]
+            hand = hand_mask(obs[b])
             dw = feats[p, dmc.ACTION_FEATURES - 2] * 100
             if A.DISCARD <= a < A.BIG_GIN:
                 card = (a - A.DISCARD) % 52

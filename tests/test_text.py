@@ -462,6 +462,66 @@ def test_facts_read_back_the_engine() -> None:
             env.step(text.move_words(int(player.act(info["numeric"])), game))
 
 
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [("gin", {}), ("three_handed", {}), ("three_handed", {"adviser_sees_hand": False}),
+     ("gin_v1", {"oklahoma": True, "target_score": 50})],
+    ids=["gin", "three_handed", "three_handed-blind", "gin_v1-oklahoma"],
+)  # fmt: skip
+def test_facts_of_an_observation_say_what_it_holds_and_guess_nothing(
+    game: str, options: dict[str, Any]
+) -> None:
+    """text.facts reads the observation's one decoder: every seat's view is the engine's
+    state as its vector holds it (by role: role 0 is the dealer), and what the vector does
+    not hold (the card counts, the hand's number) is left empty, not made up."""
+    import inspect
+
+    assert "message" not in inspect.signature(text.facts).parameters  # the words' argument
+    raw = games.get(game).make_env(episode="hand", **options).unwrapped
+    table = text.table_of(game, raw.config)
+    rng = np.random.default_rng(3)
+    raw.reset(seed=3)
+    seen = 0
+    while raw.agents and seen < 400:
+        m = raw.match
+        h, rec = m.hand, m.record
+        for i, agent in enumerate(raw.possible_agents):
+            obs = raw.observe(agent)
+            f = text.facts(obs, table)
+            role = rec.roles[i]
+            assert f.player == role and f.dealer == 0 == rec.roles[rec.players[1]]
+            assert f.hand_index == -1 and f.counts == () and f.taken is None
+            assert f.stock == h.stock_size and f.turn == h.turns
+            assert set(f.pile) == set(h.discard_pile) and f.upcard == h.top_discard
+            mine = 1 if role == 2 else role  # the adviser's words are of the captain's hand
+            seat, opp = rec.players.index(i) if i in rec.players else 0, 1 - mine
+            sees = (i in rec.players or raw.config.adviser_sees_hand) if role == 2 else True
+            assert (mine in f.hands) == sees
+            if sees:
+                assert f.hands[mine].cards == tuple(from_mask(h.hands[seat]))
+                assert f.discarded[mine] == tuple(from_mask(h.discarded[seat]))
+            assert f.took[opp] == tuple(from_mask(h.took[1 - seat]))
+            by_role = [m.scores[rec.roles.index(r)] for r in range(len(f.scores))]
+            if max(by_role) <= m.target_score:
+                assert list(f.scores) == by_role
+            if raw.obs_version == 1:  # the hand's own limit and double, and its own pickups
+                assert (f.knock_limit, f.multiplier) == (h.knock_limit, h.multiplier)
+                assert f.game == "gin_v1" and f.took[mine] == tuple(from_mask(h.took[seat]))
+            else:
+                assert (f.knock_limit, f.multiplier) == (10, 1)
+            words = text.seat_text(obs, table, message="take the seven")
+            assert "This hand: knock limit" in words and "(hand " not in words
+            assert ('Your adviser says: "take the seven"' in words) == (
+                role == 1 and len(raw.possible_agents) == 3
+            )
+            if not sees:
+                assert "You cannot see the captain's hand." in words
+            seen += 1
+        legal = np.flatnonzero(raw.observe(raw.agent_selection)["action_mask"])
+        raw.step(int(rng.choice(legal)) if len(legal) else None)  # (None: the hand is over)
+    assert seen >= 100
+
+
 def test_render_and_legal_moves_in_words() -> None:
     env = text.env("gin", episode="hand", render_mode="ansi")
     env.reset(seed=2)

@@ -177,7 +177,7 @@ def test_each_person_gets_an_unguessable_link_of_his_own(client: TestClient) -> 
 
 # -- the protocol: every bad message ---------------------------------------------------------
 def _snapshot(table: Any) -> tuple[int, bytes, list]:
-    return table.step_count, table.env.state().tobytes(), list(table.env.match.scores)
+    return table.step_count, table.env.state().tobytes(), list(table.table_state.scores)
 
 
 def _bad_messages(view: dict[str, Any], table: Any) -> list[tuple[Any, str]]:
@@ -258,7 +258,8 @@ def test_every_bad_message_gets_an_error_and_changes_nothing(client: TestClient)
 def test_team_messages_reach_the_captain_and_adviser_only(client: TestClient) -> None:
     out = new_table(client, game="three", seats=["human", "human", "human"])
     table = next(iter(server_of(client).tables.values()))
-    match = table.env.match
+    seat = {table.role(p): p for p in range(3)}  # the roles of the hand on the table
+    captain, adviser, box = seat["captain"], seat["adviser"], seat["box"]
     socks = {}
     with (
         client.websocket_connect(link(out["seats"]["player_0"])) as s0,
@@ -269,14 +270,14 @@ def test_team_messages_reach_the_captain_and_adviser_only(client: TestClient) ->
         for p, ws in socks.items():
             for _ in range(3 - p):
                 assert state(ws)["type"] == "state"
-        socks[match.captain].send_json({"type": "chat", "text": "take it"})
-        for p in (match.captain, match.adviser):
+        socks[captain].send_json({"type": "chat", "text": "take it"})
+        for p in (captain, adviser):
             assert socks[p].receive_json() == {
-                "type": "chat", "from": f"player_{match.captain}", "text": "take it"}  # fmt: skip
-        socks[match.box].send_json({"type": "chat", "text": "hello"})
-        assert "team messages" in socks[match.box].receive_json()["message"]
-        socks[match.adviser].send_json({"type": "chat", "text": "y" * 501})
-        assert "1..500 characters" in socks[match.adviser].receive_json()["message"]
+                "type": "chat", "from": f"player_{captain}", "text": "take it"}  # fmt: skip
+        socks[box].send_json({"type": "chat", "text": "hello"})
+        assert "team messages" in socks[box].receive_json()["message"]
+        socks[adviser].send_json({"type": "chat", "text": "y" * 501})
+        assert "1..500 characters" in socks[adviser].receive_json()["message"]
 
 
 # -- reconnect, takeover, restart --------------------------------------------------------------
@@ -617,7 +618,7 @@ def _visible_gin(env: Any, player: int | None) -> set[int]:
         return seen
     if player in rec.players:
         seen |= set(from_mask(hand.hands[rec.players.index(player)]))
-    elif env.adviser_sees_hand:  # the captain of the hand on the table (its record's roles)
+    elif env.table_state.adviser_sees_hand:  # the captain of the hand on the table (its roles)
         captain = next(s for s, q in enumerate(rec.players) if rec.roles[q] == CAPTAIN)
         seen |= set(from_mask(hand.hands[captain]))
     return seen
@@ -797,6 +798,66 @@ def _play_all_seats_in_loop(data: Path, body: dict[str, Any], hands: int, seed: 
         return played
 
     return asyncio.run(run())
+
+
+@pytest.mark.parametrize("game", ["gin", "three", "rummy"])
+def test_one_move_reads_the_table_once_and_builds_one_view_per_seat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, game: str
+) -> None:
+    """A person's move through the server's move path (its message on the socket, checked,
+    recorded as a decision, played, then a state to every socket) reads the table's summary
+    once, builds one view per seat sent (every player and a spectator), and asks for the
+    legal moves twice: the summary's, and the view of the seat to act. Counted by wrapping
+    the table in play's methods, not timed."""
+    from gin_env.table_state import TableState
+
+    calls = dict.fromkeys(("summary", "view", "legal_actions"), 0)
+
+    def counted(name: str) -> Any:
+        method = getattr(TableState, name)
+
+        def wrapper(self: TableState, *args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return method(self, *args, **kwargs)
+
+        return wrapper
+
+    async def run() -> None:
+        server = Server(tmp_path / "data", FAST)
+        n = 3 if game == "three" else 2
+        table = tables.new_table(game, {}, ["human"] * n)
+        out = server.add_table(table)
+        tokens = [out["seats"][f"player_{p}"] for p in range(n)] + [out["spectator"]]
+        socks = [_Socket(t.rsplit("/", 1)[1]) for t in tokens]
+        handlers: list[asyncio.Task[None]] = []
+
+        async def until(done: Any) -> None:
+            for _ in range(10_000):
+                if done():
+                    return
+                await asyncio.sleep(0)
+            raise AssertionError("the sockets did not get their states")
+
+        for sock in socks:  # one after another, each with its first state
+            handlers.append(asyncio.create_task(server.handle(sock)))  # type: ignore[arg-type]
+            await until(lambda sock=sock: bool(sock.got))
+        mover = table.to_act
+        assert mover is not None
+        view = socks[mover].got[-1]
+        for name in calls:
+            monkeypatch.setattr(TableState, name, counted(name))
+        move = {"type": "move", "action": view["legal"][0]["id"], "seq": view["seq"]}
+        await socks[mover].inbox.put({"type": "websocket.receive", "text": json.dumps(move)})
+        await until(lambda: all(s.got[-1]["seq"] == 1 for s in socks))
+        monkeypatch.undo()
+        assert all(s.got[-1]["type"] == "state" for s in socks)
+        assert calls == {"summary": 1, "view": len(socks), "legal_actions": 2}, calls
+        for sock in socks:
+            await sock.inbox.put({"type": "websocket.disconnect"})
+        await asyncio.gather(*handlers)
+        server.close()
+
+    asyncio.run(run())
 
 
 #: What the no-leak checks saw, for the slow test's report: messages, cards checked, leaks.

@@ -15,7 +15,6 @@ from gin_env import games
 from gin_env.aec_tools import StatePickle
 from gin_env.config import check_choice, check_int
 from gin_env.encoding import OBS_SLICES
-from gin_env.seat_view import seat_view
 from gin_env.text.replies import MAX_REPLY_CHARS, ReplyError, parse_advice, parse_reply, sanitize
 from gin_env.text.unusable import ON_INVALID, UnusablePolicy
 from gin_env.text.views import table_of
@@ -136,7 +135,7 @@ class raw_env(StatePickle, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
     def _text(self, agent: str, note: str | None) -> str:
         # The words render the seat's view of the table (gin_env.seat_view), the one every
         # front end renders: the sheet, this hand's knock limit, the pile in order.
-        view = seat_view(self.inner, self.possible_agents.index(agent))
+        view = self.inner.table_state.view(self.possible_agents.index(agent))
         if self.forfeit is not None:
             view = replace(view, legal=())
         text = describe(view, self.table, note, self._message)

@@ -1,9 +1,10 @@
 """A seat's observation read as its view for the words (:mod:`gin_env.text.words`).
 
-Everything comes from the seat's own observation dict (vector and action mask, the
-layouts of :mod:`gin_env.encoding` and :mod:`gin_env.rummy_encoding`) and the table's
-rules, so the words can never say more than the seat may see; the adviser's message is
-the one thing added, and only to the captain.
+Everything comes from the seat's own observation dict (vector and action mask: a gin
+vector read by :func:`gin_env.encoding.decode_observation`, rummy's by the layout of
+:mod:`gin_env.rummy_encoding`) and the table's rules, so the words can never say more than
+the seat may see; the adviser's message is the one thing added (at :func:`seat_text`), and
+only to the captain.
 """
 
 from __future__ import annotations
@@ -19,24 +20,20 @@ from gin_env import games, rummy_encoding
 from gin_env.cards import cards_of_mask as _card_tuple
 from gin_env.config import HandRules
 from gin_env.config import Table as GameTable
-from gin_env.encoding import FULL_STOCK, OBS_SIZE, OBS_SIZE_V1, OBS_SLICES
+from gin_env.encoding import OBS_SIZE, OBS_SIZE_V1, decode_observation
 from gin_env.seat_view import GIN_PHASES, SeatView, arranged, discard_table
 from gin_env.text.words import GAMES, ROLE_WORDS, Rulebook, describe
 
 __all__ = ["table_of", "game_of", "facts", "seat_text"]
 
-_S = OBS_SLICES
 _RUMMY_SLICES = {n: rummy_encoding.obs_slices(n) for n in range(2, 7)}
-_CARDS_FROM = _S["hand"].start
 _ALL = (1 << 52) - 1
-_PARTS = ("hand", "top_discard", "discard_pile", "opponent_took", "opponent_discarded",
-          "partner_discarded")  # fmt: skip
-assert all(_S[p].start == _CARDS_FROM + 52 * i for i, p in enumerate(_PARTS))
 _GIN_PHASE_WORDS = tuple(GIN_PHASES.values())  # by the observation's phase id
 _GIN_PHASE_IDS = tuple(GIN_PHASES)
 _DISCARD, _BIG_GIN = A.DISCARD, A.BIG_GIN
-#: The env name of each game the words know (its observation layout v0).
+#: The env name of each game the words know, by its observation layout: v0, and gin's v1.
 _ENV_NAMES = {g: games.get(g).name for g in GAMES}
+_ENV_NAMES_V1 = {s.text_game: s.name for s in games.GAMES.values() if s.version == 1}
 _RULE_NAMES = (
     "knock_limit", "gin_bonus", "undercut_bonus", "big_gin_bonus",
     "allow_discard_of_taken_card", "max_turns_per_hand", "oklahoma", "target_score",
@@ -82,6 +79,7 @@ def game_of(observation: Mapping[str, Any]) -> str:
 
 
 def _mask(part: np.ndarray) -> int:
+    """Rummy's card planes side by side as one int (plane ``k`` at bit ``52 * k``)."""
     return int.from_bytes(np.packbits(part > 0.5, bitorder="little").tobytes(), "little")
 
 
@@ -90,82 +88,83 @@ def _legal(observation: Mapping[str, Any]) -> list[int]:
     return legal
 
 
-def facts(observation: Mapping[str, Any], table: Rulebook, message: str | None = None) -> SeatView:
+def facts(observation: Mapping[str, Any], table: Rulebook) -> SeatView:
     """The :class:`~gin_env.seat_view.SeatView` of one seat's observation dict at
     ``table``, for a player that holds nothing but its observation. It says what the vector
     holds and no more: players are counted from the seat (gin: by role, ``box, captain,
-    adviser`` or ``dealer, non-dealer``; rummy: seat 0 is the seat itself); the pile of a gin
-    observation is a set, not an order; the score sheet, the showdown and Oklahoma's limit
-    of the hand are not in it (the env's :func:`~gin_env.seat_view.seat_view` has them).
-    ``message`` is kept for compatibility; the words take it at :func:`describe`."""
+    adviser`` or ``dealer, non-dealer``, so role 0 is the dealer; rummy: seat 0 is the seat
+    itself); the pile of a gin observation is a set, not an order (``pile_in_order`` is
+    False). What the vector does not hold is left empty, not guessed: no view has a hand
+    number (``hand_index`` is -1: the words name none), the score sheet, the showdown or
+    the moves (the env's :func:`~gin_env.seat_view.seat_view` has them); a gin view has no
+    card counts (``counts`` is empty) nor the card taken this turn, and from a v0 vector at
+    an Oklahoma table no knock limit (None) nor double (``multiplier`` stays 1, of which
+    the words say nothing); a v1 vector holds both, and what the seat's hand took from the
+    pile. The adviser's message is the words' (:func:`seat_text`, :func:`describe`)."""
     if not isinstance(observation, Mapping) or "observation" not in observation:
         raise ValueError("facts need the env's observation dict {'observation', 'action_mask'}")
     obs = np.asarray(observation["observation"])
     legal = _legal(observation)
     if table.game == "rummy":
         return _rummy_facts(obs, legal, table)
-    if obs.shape[-1] not in (OBS_SIZE, OBS_SIZE_V1):
-        raise ValueError(
-            f"a gin observation has {OBS_SIZE} or {OBS_SIZE_V1} entries, got {obs.shape}"
-        )
-    vals = obs[: _S["suggestion"].start].tolist()
-    role = vals.index(1.0, _S["role"].start, _S["role"].stop) - _S["role"].start
-    phase = vals.index(1.0, _S["phase"].start, _S["phase"].stop) - _S["phase"].start
-    # The six card parts sit side by side: one packing reads them all.
-    packed = _mask(obs[_CARDS_FROM : _CARDS_FROM + 6 * 52])
-    hand, top, pile, took, theirs, own = (packed >> (52 * i) & _ALL for i in range(6))
-    sugg: list[int] = np.flatnonzero(obs[_S["suggestion"]]).tolist() if role == 1 else []
-    target = table.rule("target_score", 100)
-    max_turns = table.rule("max_turns_per_hand", 200)
+    v = decode_observation(obs)
+    rules = v.rules  # a v1 vector's own (None in v0: the table's)
+    target = table.rule("target_score", 100) if rules is None else rules.target_score
+    max_turns = table.rule("max_turns_per_hand", 200) if rules is None else rules.max_turns_per_hand
+    knock_limit = v.knock_limit
+    if knock_limit is None and not table.rule("oklahoma", False):
+        knock_limit = table.rule("knock_limit", 10)  # the table's, the same every hand
     three = table.game == "three_handed"
     n = 3 if three else 2
-    roles = ROLE_WORDS[table.game][:n]
+    role = v.role
     mine = 1 if role == 2 else role  # the adviser speaks of the captain's hand
     opp = 1 - mine
-    phase_words = _GIN_PHASE_WORDS[phase]
-    counts = [0] * n
-    counts[mine] = hand.bit_count() if hand else 10
-    counts[opp] = 11 if (phase_words == "discard" and not legal) else 10
-    okl = bool(table.rule("oklahoma", False))
+    hand = v.hand  # 0: not seen (an adviser who may not see the captain's)
+    took = {opp: _card_tuple(v.opponent_took)}
+    discarded = {opp: _card_tuple(v.opponent_discarded)}
+    if hand:
+        discarded[mine] = _card_tuple(v.partner_discarded)
+        if v.partner_took is not None:
+            took[mine] = _card_tuple(v.partner_took)
     leaves: dict[int, int] = {}
     if hand.bit_count() == 11 and legal:
         left = discard_table(hand)
         leaves = {a: left[(a - _DISCARD) % 52] for a in legal if _DISCARD <= a < _BIG_GIN}
     return SeatView(
-        game=_ENV_NAMES[table.game],
+        game=(_ENV_NAMES if rules is None else _ENV_NAMES_V1)[table.game],
         family="gin",
         player=role,
         num_players=n,
-        roles=roles,
+        roles=ROLE_WORDS[table.game][:n],
         to_act=role if legal else None,
-        phase=phase_words,
-        advising=vals[_S["advising"].start] > 0.5,
-        hand_index=0,
+        phase=_GIN_PHASE_WORDS[v.phase],
+        advising=v.advising,
+        hand_index=-1,  # not in the vector (SeatView asks an int; the words say none)
         hands={mine: arranged(hand)} if hand else {},
-        counts=tuple(counts),
-        pile=_card_tuple(pile),
-        upcard=top.bit_length() - 1 if top else None,
+        counts=(),
+        pile=_card_tuple(v.discard_pile),
+        upcard=None if v.top_discard < 0 else v.top_discard,
         taken=None,
-        took={opp: _card_tuple(took)},
-        stock=int(round(vals[_S["stock_size"].start] * FULL_STOCK)),
-        knock_limit=None if okl else table.rule("knock_limit", 10),
-        multiplier=1,
-        scores=tuple(int(round(v * target)) for v in vals[_S["scores"]])[:n],
+        took=took,
+        stock=v.stock_size,
+        knock_limit=knock_limit,
+        multiplier=2 if v.doubled else 1,
+        scores=tuple(round(x * target) for x in v.scores[:n]),
         target=target,
         over=False,
         winner=None,
         sheet=(),
-        suggestion=sugg[0] if sugg else None,
+        suggestion=None if v.suggestion < 0 else v.suggestion,
         legal=tuple(legal),
         showdown=None,
         moves=(),
-        sitting_out=(2,) if three else (),
-        dealer=0,  # the box deals; in two-player gin role 0 is the dealer
+        sitting_out=(2,) if three else (),  # the adviser holds no cards
+        dealer=0,  # by role: the box deals every hand; in gin role 0 is the dealer
         rules=dict(table.rules),
-        discarded={opp: _card_tuple(theirs), mine: _card_tuple(own)},
-        turn=int(round(vals[_S["turn"].start] * max_turns)),
+        discarded=discarded,
+        turn=v.turns(max_turns),
         pile_in_order=False,
-        phase_id=_GIN_PHASE_IDS[phase],
+        phase_id=_GIN_PHASE_IDS[v.phase],
         leaves=leaves,
     )
 
@@ -200,7 +199,7 @@ def _rummy_facts(obs: np.ndarray, legal: list[int], table: Rulebook) -> SeatView
         to_act=to_act.index(1.0) if 1.0 in to_act else None,
         phase=("draw", "meld, lay off, discard", "hand over")[phase],
         advising=False,
-        hand_index=0,
+        hand_index=-1,  # not in the vector (SeatView asks an int)
         hands={0: arranged(hand, ace > 0.5)},
         counts=tuple(counts),
         pile=tuple(pile),
@@ -219,7 +218,7 @@ def _rummy_facts(obs: np.ndarray, legal: list[int], table: Rulebook) -> SeatView
         legal=tuple(legal),
         showdown=None,
         moves=(),
-        dealer=dealer.index(1.0) if 1.0 in dealer else 0,
+        dealer=dealer.index(1.0) if 1.0 in dealer else None,
         # The vector holds each seat's melded cards, not the melds: one group a seat.
         melds=tuple((k, _card_tuple(m)) for k, m in enumerate(melds_by_seat) if m),
         rules=dict(table.rules),

@@ -366,7 +366,9 @@ def _describe_gin(v: SeatView, table: Rulebook, message: str | None) -> list[str
         if v.knock_limit is None
         else f"{v.knock_limit} deadwood"
     )
-    this_hand = f"This hand (hand {v.hand_index + 1}): knock limit {limit}"
+    # A view read from an observation alone has no hand number (hand_index -1).
+    number = f" (hand {v.hand_index + 1})" if v.hand_index >= 0 else ""
+    this_hand = f"This hand{number}: knock limit {limit}"
     if v.multiplier != 1:
         this_hand += f"; every point counts {v.multiplier} times (spade upcard)"
     if box is not None:
