@@ -119,12 +119,12 @@ def env_rate(game: str, played: list[Game], seconds: float) -> float:
             env = make_env(game)
             env.reset(seed=seed)
             raw = env.unwrapped
-            table = views.table_of(game, getattr(raw, "config", None) or raw.game.config)
+            table = views.table_of(game, raw.table_state.table)
             names = raw.possible_agents
             for a in actions:
                 reply = text.move_words(a, game)
                 start = clock()
-                view = sv.seat_view(raw, names.index(env.agent_selection))
+                view = sv.seat_view(raw.table_state, names.index(env.agent_selection))
                 describe(view, table)
                 move = text.parse_reply(reply, view.legal, game)
                 spent += clock() - start

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gin_env import actions as A
-from gin_env.cards import RANK_CHARS, from_mask, rank, suit
+from gin_env.cards import RANK_CHARS, from_mask, rank, suit, to_mask
 from gin_env.optional import require
+from gin_env.table_state import TableState
 
 if TYPE_CHECKING:  # Pillow is imported lazily at draw time
     from PIL import ImageDraw, ImageFont
@@ -172,45 +173,43 @@ def table_image(env: Any, show_all: bool = False, view: str = "none") -> np.ndar
     require("PIL", needed_for="drawing the table")
     from PIL import Image, ImageDraw  # render extra: pillow
 
-    match = env.match
-    if match is None:
-        raise RuntimeError("call reset() before rendering the env")
+    state = _table_state(env)
     faces = env.face_up(view)
     hide_advice = env.hides_advice(view)
+    # The table with every hand open: the picture itself decides which it draws face up.
+    seen = state.view(None, open_hands=True)
     fonts = _Fonts()
     width, height = 1040, 640
     image = Image.new("RGB", (width, height), FELT)
     draw = ImageDraw.Draw(image)
-    hand = match.hand
-    rec = match.record
+    rec = state.history[-1]  # the hand on the table: its players (non-dealer, dealer), roles
     names = list(env.possible_agents)
-    roles = env.role_names
-    to_act = None if match.is_over else match.current_player
+    roles = seen.roles  # each player's role in words
+    to_act = seen.to_act
     three = len(names) == 3
     title = "Three-handed gin" if three else "Gin"
-    heading = f"{title}   hand {rec.index + 1}"
+    heading = f"{title}   hand {seen.hand_index + 1}"
     draw.text((24, 14), heading, WHITE, fonts.big)
     phase_x = 24 + fonts.big.getlength(heading) + 24
-    draw.text(
-        (phase_x, 20), f"phase: {hand.phase.name.lower().replace('_', ' ')}", PALE, fonts.body
-    )
+    draw.text((phase_x, 20), f"phase: {seen.phase_id.replace('_', ' ')}", PALE, fonts.body)
 
     # The board: dealer's hand on top, non-dealer's below, stock and discard pile between.
     board_w = 730
     draw.rounded_rectangle([12, 52, board_w, height - 92], 14, FELT_DARK)
-    shown = show_all or hand.is_over
-    last_done = _last_finished(match)
+    shown = show_all or state.hand_over
+    last_done = _last_finished(state.history)
     showdown = None
-    if match.is_over and last_done is not None and last_done.result is not None:
+    if state.is_over and last_done is not None and last_done.result is not None:
         showdown = last_done.result.showdown
     for seat, y in ((1, 92), (0, 392)):
         player = rec.players[seat]
-        role = roles[rec.roles[player]]
-        dealer = ", dealer" if seat == hand.dealer else ""
+        role = roles[player]
+        dealer = ", dealer" if player == seen.dealer else ""
         colour = GOLD if player == to_act else WHITE
         label = f"{names[player]} - {role}{dealer}"
         draw.text((28, y - 30), label, colour, fonts.body)
-        cards = from_mask(hand.hands[seat])
+        held = to_mask(seen.hands[player].cards)
+        cards = from_mask(held)
         if player == to_act:
             draw.text((28 + fonts.body.getlength(label) + 12, y - 30), "to act", GOLD, fonts.small)
         groups: list[list[int]] | None = [cards] if shown or player in faces else None
@@ -219,7 +218,7 @@ def table_image(env: Any, show_all: bool = False, view: str = "none") -> np.ndar
             knocker = last_done.result.knocker == seat
             melds = showdown.knocker_melds if knocker else showdown.defender_melds
             laid = 0 if knocker else showdown.layoffs
-            rest = hand.hands[seat]
+            rest = held
             groups = [from_mask(m) for m in melds]
             for m in melds:
                 rest &= ~m
@@ -232,24 +231,25 @@ def table_image(env: Any, show_all: bool = False, view: str = "none") -> np.ndar
             draw.text((470, y - 28), note, PALE, fonts.small)
         _cards_row(draw, fonts, groups, len(cards), 28, y, 680)
     mid = 240
-    if hand.stock_size:
+    if seen.stock:
         _card_back(draw, 170, mid - 4)
         _card_back(draw, 166, mid - 8)
     else:
         _card_slot(draw, 166, mid - 8)
-    draw.text((160, mid + CARD_H), f"stock {hand.stock_size}", WHITE, fonts.body)
-    top = hand.top_discard
+    draw.text((160, mid + CARD_H), f"stock {seen.stock}", WHITE, fonts.body)
+    top = seen.upcard
     if top is not None:
-        if len(hand.discard_pile) > 1:
-            _card_face(draw, fonts, hand.discard_pile[-2], 296, mid - 8)
+        if len(seen.pile) > 1:
+            _card_face(draw, fonts, seen.pile[-2], 296, mid - 8)
         _card_face(draw, fonts, top, 310, mid - 4)
     else:
         _card_slot(draw, 310, mid - 4)
-    pile = "upcard" if len(hand.discard_pile) == 1 and hand.phase < 2 else "discard pile"
-    draw.text((290, mid + CARD_H), f"{pile} {len(hand.discard_pile)}", WHITE, fonts.body)
-    suggestion = getattr(match, "suggestion", None)
+    upcard_turn = seen.phase_id in ("upcard_nondealer", "upcard_dealer")
+    pile = "upcard" if len(seen.pile) == 1 and upcard_turn else "discard pile"
+    draw.text((290, mid + CARD_H), f"{pile} {len(seen.pile)}", WHITE, fonts.body)
+    suggestion = state.suggestion
     if three:
-        adviser = [p for p, r in enumerate(rec.roles) if p not in rec.players][0]
+        adviser = seen.sitting_out[0]
         colour = GOLD if adviser == to_act else WHITE
         draw.text((450, mid + 4), f"{names[adviser]} - adviser", colour, fonts.body)
         advice = "-" if suggestion is None else A.action_str(suggestion)
@@ -261,13 +261,13 @@ def table_image(env: Any, show_all: bool = False, view: str = "none") -> np.ndar
 
     # Sidebar: scores and roles, then the last action and the last hand.
     x0 = board_w + 22
-    draw.text((x0, 60), f"Scores (to {match.target_score})", WHITE, fonts.big)
+    draw.text((x0, 60), f"Scores (to {seen.target})", WHITE, fonts.big)
     for p, name in enumerate(names):
         y = 100 + p * 34
         colour = GOLD if p == to_act else WHITE
         draw.text((x0, y), name, colour, fonts.body)
-        draw.text((x0 + 95, y), roles[rec.roles[p]], PALE, fonts.body)
-        draw.text((x0 + 215, y), f"{match.scores[p]:>4}", colour, fonts.body)
+        draw.text((x0 + 95, y), roles[p], PALE, fonts.body)
+        draw.text((x0 + 215, y), f"{seen.scores[p]:>4}", colour, fonts.body)
     y = 110 + len(names) * 34
     if env.last_action is not None:
         who, act = env.last_action
@@ -277,7 +277,7 @@ def table_image(env: Any, show_all: bool = False, view: str = "none") -> np.ndar
             bool(rec.actions)
             and rec.actions[-1][0] == player
             and three
-            and (roles[rec.roles[player]] == "adviser")
+            and (roles[player] == "adviser")
         )
         verb = " suggests " if suggested else ": "
         text = f"{who}{verb}{A.action_str(act)}"
@@ -285,8 +285,8 @@ def table_image(env: Any, show_all: bool = False, view: str = "none") -> np.ndar
             text = f"{who} advised"
         draw.text((x0, y), "Last action", WHITE, fonts.body)
         draw.text((x0, y + 24), text, GOLD, fonts.body)
-    if match.is_over and match.winner is not None:
-        draw.text((x0, y + 70), f"{names[match.winner]} wins", GOLD, fonts.big)
+    if state.winner is not None:
+        draw.text((x0, y + 70), f"{names[state.winner]} wins", GOLD, fonts.big)
         draw.text((x0, y + 100), "the match", GOLD, fonts.big)
 
     # Footer: the last finished hand in words, wrapped to the picture's width.
@@ -297,12 +297,21 @@ def table_image(env: Any, show_all: bool = False, view: str = "none") -> np.ndar
     return _to_array(image)
 
 
-def _last_finished(match: Any) -> Any:
+def _last_finished(history: Sequence[Any]) -> Any:
     """The record of the most recent hand with a result, or None."""
-    for rec in reversed(match.history):
+    for rec in reversed(history):
         if rec.result is not None:
             return rec
     return None
+
+
+def _table_state(env: Any) -> TableState:
+    """The table in play of ``env`` (an AEC env of this package, reset; or the
+    :class:`~gin_env.table_state.TableState` itself)."""
+    state = env if isinstance(env, TableState) else getattr(env, "table_state", None)
+    if state is None:
+        raise RuntimeError("call reset() before rendering the env")
+    return state
 
 
 def _wrapped(
@@ -329,18 +338,22 @@ def _wrapped(
 def rummy_table_image(env: Any, show_all: bool = False, view: str = "none") -> np.ndarray:
     """A picture of a basic-rummy table, for ``rummy_v0``'s ``render_mode="rgb_array"``.
 
-    ``env`` is a :class:`~gin_env.rummy.RummyGame` or an env holding one (as ``game``,
-    ``rummy``, ``state`` or ``match``). Draws every hand (backs unless ``show_all``), the
-    melds on the table, the stock, the discard pile, scores and the player to act.
+    ``env`` is a ``rummy_v0`` env (reset) or its table in play (a
+    :class:`~gin_env.table_state.TableState`). Draws every hand (backs unless ``show_all``),
+    the melds on the table, the stock, the discard pile, scores and the player to act.
     ``view``: ``"none"``, ``"all"`` or an agent's name, whose hand is then face up.
     Returns an ``(H, W, 3)`` ``uint8`` array.
     """
     require("PIL", needed_for="drawing the table")
     from PIL import Image, ImageDraw  # render extra: pillow
 
-    game = _rummy_game(env)
+    state = _table_state(env)
+    if state.family != "rummy":
+        raise ValueError(f"rummy_table_image draws a rummy table, not {state.name}")
+    # The table with every hand open: the picture itself decides which it draws face up.
+    seen = state.view(None, open_hands=True)
     fonts = _Fonts()
-    hands = [from_mask(h) for h in game.hands]
+    hands = [from_mask(to_mask(seen.hands[p].cards)) for p in range(seen.num_players)]
     n = len(hands)
     width, height = 1040, 60 + 120 * n + 130
     image = Image.new("RGB", (width, height), FELT)
@@ -348,14 +361,14 @@ def rummy_table_image(env: Any, show_all: bool = False, view: str = "none") -> n
     names = list(getattr(env, "possible_agents", None) or [f"player_{i}" for i in range(n)])
     if view not in ("none", "all", *names):
         raise ValueError(f"view must be 'none', 'all' or one of {', '.join(names)}; got {view!r}")
-    draw.text((24, 14), f"Rummy, {n} players   hand {game.hand_number}", WHITE, fonts.big)
-    over = game.phase.name == "OVER"
-    to_act = None if over else game.current
+    draw.text((24, 14), f"Rummy, {n} players   hand {seen.hand_index + 1}", WHITE, fonts.big)
+    over = state.hand_over
+    to_act = state.to_act
     for p, cards in enumerate(hands):
         y = 84 + p * 120
         colour = GOLD if p == to_act else WHITE
-        dealer = ", dealer" if p == game.dealer else ""
-        label = f"{names[p]}{dealer}   {len(cards)} cards   score {game.scores[p]}"
+        dealer = ", dealer" if p == seen.dealer else ""
+        label = f"{names[p]}{dealer}   {len(cards)} cards   score {seen.scores[p]}"
         draw.text((24, y - 26), label, colour, fonts.body)
         groups = [cards] if show_all or over or view in ("all", names[p]) else None
         _cards_row(draw, fonts, groups, len(cards), 24, y, 600)
@@ -363,23 +376,24 @@ def rummy_table_image(env: Any, show_all: bool = False, view: str = "none") -> n
     x0 = 660
     draw.text((x0, 54), "Melds on the table", WHITE, fonts.body)
     y = 84
-    for meld in game.table[:12]:
-        draw.text((x0, y + 12), f"p{meld.owner}", PALE, fonts.small)
+    for owner, meld in seen.melds[:12]:
+        draw.text((x0, y + 12), f"p{owner}", PALE, fonts.small)
         for i, c in enumerate(_meld_order(meld)):
             _mini_card(draw, fonts, c, x0 + 30 + i * 30, y)
         y += 46
     by = height - 124
-    if game.stock:
+    if seen.stock:
         _card_back(draw, 40, by)
     else:
         _card_slot(draw, 40, by)
-    draw.text((30, by + CARD_H + 4), f"stock {len(game.stock)}", WHITE, fonts.body)
-    if game.discard_pile:
-        _card_face(draw, fonts, game.discard_pile[-1], 160, by)
+    draw.text((30, by + CARD_H + 4), f"stock {seen.stock}", WHITE, fonts.body)
+    if seen.pile:
+        _card_face(draw, fonts, seen.pile[-1], 160, by)
     else:
         _card_slot(draw, 160, by)
-    draw.text((150, by + CARD_H + 4), f"discard pile {len(game.discard_pile)}", WHITE, fonts.body)
-    result = getattr(game, "result", None)
+    draw.text((150, by + CARD_H + 4), f"discard pile {len(seen.pile)}", WHITE, fonts.body)
+    results = state.rummy_results
+    result = results[-1] if results else None
     if over and result is not None:
         text = (
             "no winner (turn limit)"
@@ -388,15 +402,17 @@ def rummy_table_image(env: Any, show_all: bool = False, view: str = "none") -> n
         )
         draw.text((320, by + 30), text, GOLD, fonts.big)
     elif to_act is not None:
-        phase = game.phase.name.lower()
+        phase = seen.phase_id
         draw.text((320, by + 30), f"{names[to_act]} to {phase}", GOLD, fonts.body)
     return _to_array(image)
 
 
-def _meld_order(meld: Any) -> list[int]:
-    """A table meld's cards in playing order: a run with a high ace shows the ace last."""
-    cards = from_mask(meld.cards)
-    if not meld.is_set and meld.high == 13:
+def _meld_order(meld: Sequence[int]) -> list[int]:
+    """A table meld's cards in playing order: a run with a high ace (Q-K-A: an ace and a
+    king, no two) shows the ace last."""
+    cards = sorted(meld)
+    ranks = {rank(c) for c in cards}
+    if len(ranks) > 1 and {0, 12} <= ranks and 1 not in ranks:
         cards.sort(key=lambda c: 13 if rank(c) == 0 else rank(c))
     return cards
 
@@ -406,13 +422,3 @@ def _mini_card(draw: ImageDraw.ImageDraw, fonts: _Fonts, card: int, x: int, y: i
     s = suit(card)
     draw.text((x + 3, y + 1), RANK_TEXT[rank(card)], RED if s in (1, 2) else INK, fonts.small)
     _suit_shape(draw, s, x + 22, y + 27, 14)
-
-
-def _rummy_game(env: Any) -> Any:
-    if hasattr(env, "hands") and hasattr(env, "table"):
-        return env
-    for name in ("game", "rummy", "state", "match"):
-        game = getattr(env, name, None)
-        if game is not None and hasattr(game, "hands") and hasattr(game, "table"):
-            return game
-    raise RuntimeError("rummy_table_image needs a RummyGame or an env holding one; reset first")

@@ -167,7 +167,7 @@ class _PythonBackend:
             mask[i] = o["action_mask"] != 0
             p = self.player_of[agent]
             seat[i] = p
-            role[i] = env.match.record.roles[p]
+            role[i] = env.table_state.roles[p]
         return {"observation": obs, "action_mask": mask, "seat": seat, "role": role}
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -178,7 +178,7 @@ class _PythonBackend:
         for i, env in enumerate(self.envs):
             if active is not None and not active[i]:
                 continue
-            record = env.match.record
+            record = env.table_state.history[-1]  # the hand on the table
             env.step(int(actions[i]))
             rewards[i] = [env.rewards[a] for a in self.agents]
             hand_over[i] = record.result is not None

@@ -155,9 +155,9 @@ def play_gin_pair(
             run = play(env, seats, rng)
         if replays:
             records.append(match_record(env_seed, options, env, where, first_deck=deck))
-        match = env.match
-        assert match is not None  # reset above
-        rec = match.history[0]
+        state = env.table_state
+        assert state is not None  # reset above
+        rec = state.history[0]
         res = rec.result
         assert res is not None
         winner = None if res.winner is None else f"player_{rec.players[res.winner]}"
@@ -212,13 +212,13 @@ def play_gin_match_pair(
             play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
         if replays:
             records.append(match_record(env_seed, options, env, where))
-        match = env.match
-        assert match is not None  # reset above
-        winner = match.winner
+        state = env.table_state
+        assert state is not None  # reset above
+        winner = state.winner
         out.append(
             {
                 "a_won": winner is not None and f"player_{winner}" == seat_a,
-                "hands": len(match.history),
+                "hands": len(state.history),
             }
         )
     return {"index": index, "matches": out, **({"replays": records} if replays else {})}

@@ -22,7 +22,7 @@ from gin_env import actions as A
 from gin_env import games
 from gin_env.config import ThreeHandedConfig, table_changes
 from gin_env.encoding import OBS_SLICES
-from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, ThreeHandedMatch, side_points
+from gin_env.match import ADVISER, BOX, CAPTAIN, ROLE_NAMES, side_points
 from gin_env.record import match_record
 from gin_eval.checks import AgentSpec, agent_of, label_of
 from gin_eval.outcomes import hand_outcome
@@ -100,21 +100,22 @@ def play_seated_match(
     where = {f"player_{k}": label_of(s) for k, s in enumerate(seat_specs)}
     with decision_context(design=DESIGN, game_index=index, seed=seed, seats=where):
         play(env, players, np.random.default_rng([seed, index, 11]))
-    match = env.match
-    assert isinstance(match, ThreeHandedMatch)  # reset above
+    state = env.table_state
+    assert state is not None  # reset above
     hands = []
-    for rec in match.history:
+    for rec in state.history:
         if rec.result is None:
             continue
         hands.append({"deck": tuple(rec.deck), **box_side(rec), "actions": hand_actions(rec),
                       "outcome": hand_outcome(rec, 3)})  # fmt: skip
-    last = match.history[-1]
-    winner_role = None if match.winner is None else ROLE_NAMES[last.roles[match.winner]]
+    last = state.history[-1]
+    winner = state.winner
+    winner_role = None if winner is None else ROLE_NAMES[last.roles[winner]]
     out = {
         "index": index,
-        "winner": match.winner,
+        "winner": winner,
         "winner_role": winner_role,
-        "first_roles": list(match.history[0].roles),
+        "first_roles": list(state.history[0].roles),
         "hands": hands,
     }
     if replays:
@@ -139,15 +140,15 @@ def play_role_hand(
     env = THREE.make_env(**options)
     seed_of_env = env_seed(seed, index, 31)
     env.reset(seed=seed_of_env)
-    match = env.match
-    assert isinstance(match, ThreeHandedMatch)  # reset above
+    state = env.table_state
+    assert state is not None  # reset above
     # One hand: each player keeps the role it was dealt.
-    roles = match.record.roles
+    roles = state.roles
     players = {a: agent_of(role_specs[roles[k]], table) for k, a in enumerate(env.possible_agents)}
     where = {a: label_of(role_specs[roles[k]]) for k, a in enumerate(env.possible_agents)}
     with decision_context(design=DESIGN, game_index=index, hand=0, seed=seed, seats=where):
         play(env, players, np.random.default_rng([seed, index, 13]))
-    rec = match.history[0]
+    rec = state.history[0]
     res = rec.result
     assert res is not None
     scorer = None if res.winner is None else rec.roles[rec.players[res.winner]]
@@ -232,8 +233,8 @@ def play_advice_hands(
     for i in range(start, stop):
         env.reset(seed=env_seed(seed, i, 21))
         rng = np.random.default_rng([seed, i, 11])
-        match = env.match
-        assert isinstance(match, ThreeHandedMatch)  # reset above
+        state = env.table_state
+        assert state is not None  # reset above
         n_adv = n_fol = 0
         hand_trace: list[tuple[Any, ...]] = []
         while True:
@@ -241,11 +242,11 @@ def play_advice_hands(
             if env.terminations[agent] or env.truncations[agent]:
                 break
             player = env.possible_agents.index(agent)
-            role = match.record.roles[player]
+            role = state.roles[player]
             obs = env.observe(agent)
             action = int(by_role[role].act(obs, rng))
             if role == CAPTAIN:
-                s = match.suggestion
+                s = state.suggestion
                 if s is not None and s != A.NO_ADVICE:
                     n_adv += 1
                     n_fol += action == s
@@ -257,7 +258,7 @@ def play_advice_hands(
                         action,
                     ))  # fmt: skip
             env.step(action)
-        rec = match.history[0]
+        rec = state.history[0]
         res = rec.result
         assert res is not None
         scorer = None if res.winner is None else rec.players[res.winner]

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gin_env.match import ROLE_NAMES
-from gin_eval.stats import half_width
+from gin_eval.stats import half_width, wilson_ci
 
-__all__ = ["text_table", "plus_minus", "or_nan", "duplicate_rows"]
+__all__ = ["text_table", "plus_minus", "or_nan", "duplicate_rows", "rate_ci", "three_table"]
 
 
 def text_table(rows: Iterable[dict[str, Any]]) -> str:
@@ -88,5 +88,53 @@ def duplicate_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
                     adj_paired_edge=or_nan(x.get("adjusted_paired_edge")),
                     adj_paired_low=or_nan(adj_pe[0]),
                     adj_paired_high=or_nan(adj_pe[1]),
+                )
+    return rows
+
+
+def rate_ci(rate: float | None, n: int) -> str:
+    """``"45.7% [41.3, 50.1]"``: a rate of ``n`` trials with its 95% Wilson CI; ``-``
+    without trials.
+
+    >>> rate_ci(0.5, 10)
+    '50.0% [23.7, 76.3]'
+    """
+    if rate is None or not n:
+        return "-"
+    lo, hi = wilson_ci(min(n, max(0, round(rate * n))), n)
+    return f"{rate:.1%} [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def three_table(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """The terminal table of plain three-handed matches
+    (:func:`gin_eval.three_handed.three_handed`): per adviser mode, agent and role, how
+    many hands the agent played in the role, the hands it (its side) won and its points
+    per hand, each with its 95% CI, beside its matches won (95% Wilson CI) on the agent's
+    first row. The CSV keeps its own columns."""
+    rows = []
+    for mode in ("adviser_on", "adviser_off"):
+        if mode not in r:
+            continue
+        for name, st in r[mode]["agents"].items():
+            for k, role in enumerate(ROLE_NAMES):
+                x = st["roles"][role]
+                ci = x.get("ci95")
+                pts = x.get("points_per_hand")
+                points = "-" if pts is None else f"{pts:+.2f}"
+                if pts is not None and ci is not None:
+                    points += f" [{ci[0]:+.2f}, {ci[1]:+.2f}]"
+                rows.append(
+                    {
+                        "adviser": mode[8:] if k == 0 else "",
+                        "agent": name if k == 0 else "",
+                        "matches": str(st["matches"]) if k == 0 else "",
+                        "matches won": rate_ci(st["match_win_rate"], st["matches"])
+                        if k == 0
+                        else "",
+                        "role": role,
+                        "hands": str(x.get("hands", 0)),
+                        "hands won": rate_ci(x.get("hand_win_rate"), x.get("hands", 0)),
+                        "points per hand": points,
+                    }
                 )
     return rows

@@ -22,7 +22,7 @@ score sheet, this hand's knock limit); never more than its seat may see.
 >>> out = play(env, {a: RandomPolicy() for a in env.possible_agents}, np.random.default_rng(1))
 >>> out.rewards["player_0"] + out.rewards["player_1"]  # team rewards are zero-sum
 0.0
->>> out.steps == sum(out.decisions.values()) and env.match.history[0].result is not None
+>>> out.steps == sum(out.decisions.values()) and env.table_state.history[0].result is not None
 True
 """
 
@@ -93,7 +93,7 @@ def play(
         policy = policies[agent]
         start = time.perf_counter()
         if getattr(policy, "reads_view", False):
-            view = seat_view(getattr(env, "unwrapped", env), names.index(agent))
+            view = seat_view(env.table_state, names.index(agent))
             action = policy.act(observation, agent_rng, view=view)
         else:
             action = policy.act(observation, agent_rng)

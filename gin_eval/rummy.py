@@ -71,8 +71,9 @@ def play_rummy_deal(
 
     with decision_context(design="rummy", game_index=index, hand=rotation, seed=seed, seats=where):
         play(env, players, np.random.default_rng([seed, index, rotation, 43]), after=keep)
-    game = env.game
-    result = game.results[-1]
+    state = env.table_state
+    assert state is not None  # reset above
+    result = state.rummy_results[-1]
     if replays:
         record = table_record(seed_of_env, options, env, where, moves, first_deck=deck)
     return {
@@ -83,7 +84,7 @@ def play_rummy_deal(
         "winner": result.winner,
         "rummy": bool(result.rummy),
         "truncated": bool(result.truncated),
-        "pips_left": [mask_points(h) for h in game.hands],
+        "pips_left": [mask_points(h) for h in result.cards_left],
     }
 
 

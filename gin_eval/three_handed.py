@@ -60,10 +60,10 @@ def play_three_match(
     where = {f"player_{k}": label_of(s) for k, s in enumerate(specs)}
     with decision_context(design="three", game_index=index, seed=seed, seats=where):
         run = play(env, players, np.random.default_rng([seed, index, 11]))
-    match = env.match
-    assert match is not None  # reset above
+    state = env.table_state
+    assert state is not None  # reset above
     hands = []
-    for rec in match.history:
+    for rec in state.history:
         if rec.result is None:
             continue
         side = box_side(rec)  # in the keys' order the results always had
@@ -73,7 +73,7 @@ def play_three_match(
                       "outcome": hand_outcome(rec, 3)})  # fmt: skip
     out = {
         "index": index,
-        "winner": match.winner,
+        "winner": state.winner,
         "hands": hands,
         "decisions": [run.decisions[a] for a in players],
         "seconds": [run.seconds[a] for a in players],

@@ -145,8 +145,9 @@ def generate_chunk(
         l2 = int(base.act(ob))
         moves += 1
         if len(legal) > 1 and ob["observation"][advising] < 0.5 and rng.random() < sample:
-            assert env.match is not None
-            row = rollout_returns(env.match.hand, base, l2, others, rng)
+            hand = env.table_state.open_hand()  # the true deal: a perfect-information study
+            assert hand is not None
+            row = rollout_returns(hand, base, l2, others, rng)
             rollouts += int((row != ILLEGAL).sum())
             obs_rows.append(ob["observation"].astype(np.float16))
             masks.append(mask)

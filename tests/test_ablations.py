@@ -66,7 +66,7 @@ def test_shuffled_advice_is_legal_and_names_other_cards_than_l2() -> None:
 def test_shuffled_relabelling_moves_every_card_part_and_the_mask() -> None:
     env = three_handed_gin_v0.raw_env(episode="hand")
     env.reset(seed=3)
-    while not env.match.advising:
+    while not env.table_state.advising:
         env.step(int(agents.make("heuristic").act(env.observe(env.agent_selection))))
     obs = env.observe(env.agent_selection)
     perm = np.random.default_rng(1).permutation(52)

@@ -31,18 +31,18 @@ def test_the_rolled_out_return_of_l2s_move_is_the_hand_l2_then_plays() -> None:
         if len(legal) == 1:
             env.step(int(legal[0]))
             continue
-        assert env.match is not None
-        hand = env.match.hand
+        hand = env.table_state.open_hand()  # the true deal, as the study rolls it out
+        assert hand is not None
         seat = hand.current
         row = R.rollout_returns(hand, base)
         assert (row[mask] != R.ILLEGAL).all() and (row[~mask] == R.ILLEGAL).all()
         assert hand.current == seat and hand.phase is not Phase.OVER  # left unchanged
         move = int(base.act(ob))
+        record = env.table_state.history[-1]  # the hand on the table
         env.step(move)
-        while hand.phase is not Phase.OVER:
+        while record.result is None:
             env.step(int(base.act(env.observe(env.agent_selection))))
-        assert hand.result is not None
-        assert row[move] == seat_points(hand.result, seat)
+        assert row[move] == seat_points(record.result, seat)
         checked += 1
         if any(env.terminations.values()):
             env.reset(seed=checked)

@@ -128,7 +128,7 @@ def test_eval_with_a_language_model_writes_a_replay_of_every_game(tmp_path: Path
     for path in files:
         data = record.load(path)
         end = record.replay_env(data)
-        assert end.match.scores == data["scores"]
+        assert list(end.table_state.scores) == data["scores"]
         seat_a = next(int(s[-1]) for s, name in data["agents"].items() if name == llm)
         a_points += data["scores"][seat_a] - data["scores"][1 - seat_a]
     assert a_points / 4 == pytest.approx(g["points_per_hand"])
@@ -136,11 +136,11 @@ def test_eval_with_a_language_model_writes_a_replay_of_every_game(tmp_path: Path
     assert t["adviser_on"]["replays"]["files"] == len(three) == 6
     for path in three:
         data = record.load(path)
-        assert record.replay_env(data).match.scores == data["scores"]
+        assert list(record.replay_env(data).table_state.scores) == data["scores"]
     rummy = sorted((tmp_path / "r_replays").iterdir())
     assert r["replays"]["files"] == len(rummy) == 2
     for path in rummy:
         data = json.loads(path.read_text())
         end = record.replay_moves(data)
-        assert [int(s) for s in end.game.scores] == data["scores"]
+        assert list(end.table_state.scores) == data["scores"]
     assert not (tmp_path / "off_replays").exists()

@@ -8,6 +8,7 @@ import pytest
 pytest.importorskip("PIL")
 
 from gin_env import gin_v0, three_handed_gin_v0  # noqa: E402
+from gin_env.config import GinConfig  # noqa: E402
 from gin_env.render_image import rummy_table_image, table_image  # noqa: E402
 
 
@@ -60,7 +61,7 @@ def test_finished_match_is_drawn() -> None:
     env = gin_v0.raw_env(target_score=10)
     env.reset(seed=6)
     rng = np.random.default_rng(6)
-    while not env.match.is_over:
+    while not env.table_state.is_over:
         mask = env.observe(env.agent_selection)["action_mask"]
         env.step(int(rng.choice(np.flatnonzero(mask))))
     image = table_image(env)
@@ -73,13 +74,29 @@ def test_render_before_reset_is_a_clear_error() -> None:
 
 
 def test_rummy_table_image() -> None:
-    rummy = pytest.importorskip("gin_env.rummy")
-    game = rummy.RummyGame(rummy.RummyConfig(num_players=4))
-    game.start_hand(list(range(52))[::-1])
-    hidden = rummy_table_image(game)
-    shown = rummy_table_image(game, show_all=True)
+    from gin_env.config import RummyConfig
+    from gin_env.table_state import TableState
+
+    state = TableState(RummyConfig(num_players=4), deck=list(range(52))[::-1])
+    hidden = rummy_table_image(state)
+    shown = rummy_table_image(state, show_all=True)
     assert hidden.dtype == np.uint8 and hidden.shape == shown.shape
     assert not np.array_equal(hidden, shown)
+    with pytest.raises(ValueError, match="rummy table"):
+        rummy_table_image(TableState(GinConfig(), seed=0))
+
+
+def test_rummy_ace_high_run_shows_the_ace_last() -> None:
+    from gin_env.cards import make_card
+    from gin_env.render_image import _meld_order
+
+    a, two, three, q, k = (make_card(r, 0) for r in (0, 1, 2, 11, 12))
+    assert _meld_order((a, q, k)) == [q, k, a]
+    assert _meld_order((two, three, a)) == [a, two, three]
+    full = tuple(make_card(r, 0) for r in range(13))  # A to K: the ace low
+    assert _meld_order(full[::-1]) == list(full)
+    aces = (make_card(0, 2), make_card(0, 1), a)
+    assert _meld_order(aces) == sorted(aces)  # a set
 
 
 # -- render_hands: which hands the picture and the text show face up -------------------------

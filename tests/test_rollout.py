@@ -28,7 +28,7 @@ def test_a_hand_is_played_to_its_end_with_each_agents_reward(name: str) -> None:
         env = games.get(name).make_env(reward_scale=1.0, episode="hand")
         env.reset(seed=5)
         run = play(env, policies, np.random.default_rng(5))
-        rec = env.match.history[0]
+        rec = env.table_state.history[0]
         if rec.result.winner is not None:
             scorer = env.possible_agents[rec.players[rec.result.winner]]
             assert run.rewards[scorer] == rec.result.points

@@ -290,9 +290,9 @@ def test_play_out_gives_the_env_result(rules: dict) -> None:
             env.step(h.act(env.observe(agent)))
         if env.terminations[env.agent_selection]:
             continue
-        match = env.unwrapped.match
-        result = play_out(match.hand.clone(), (h, h))
-        record = match.history[-1]
+        state = env.unwrapped.table_state
+        result = play_out(state.open_hand(), (h, h))
+        record = state.history[-1]
         while not env.terminations[env.agent_selection]:
             env.step(h.act(env.observe(env.agent_selection)))
         assert record.result == result

@@ -118,7 +118,7 @@ def replay_against_aec(
         assert t < 100 * max(steps, min_hands), "too few hands end"
         views = [ref.observe(ref.agent_selection) for ref in refs]
         players_to_act = [ref.possible_agents.index(ref.agent_selection) for ref in refs]
-        roles = [ref.match.record.roles[p] for ref, p in zip(refs, players_to_act, strict=True)]
+        roles = [ref.table_state.roles[p] for ref, p in zip(refs, players_to_act, strict=True)]
         where = f"step {t}"
         assert out["seat"].tolist() == players_to_act, where
         assert out["role"].tolist() == roles, where
@@ -132,7 +132,7 @@ def replay_against_aec(
                 [ref.observe(ref.possible_agents[k])["observation"] for ref in refs]
             )
             _same(venv.observe(np.full(num_envs, k)), expected, f"{where}, seat {k}")
-        records = [ref.match.record for ref in refs]
+        records = [ref.table_state.history[-1] for ref in refs]
         out = venv.step(actions)
         results = venv.hand_results()
         for i, ref in enumerate(refs):
