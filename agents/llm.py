@@ -61,7 +61,7 @@ from gin_env.config import GinConfig, RummyConfig, ThreeHandedConfig
 from gin_env.config import Table as GameTable
 from gin_env.seat_view import SeatView
 from gin_env.text import Rulebook, facts, game_of, move_words, rules_in_brief, table_of
-from gin_env.text.replies import ReplyError, read_reply
+from gin_env.text.replies import NO_MOVE_NAMED, ReplyError, read_reply
 from gin_env.text.unusable import UnusablePolicy
 from gin_env.text.words import card_name, describe
 
@@ -72,6 +72,8 @@ __all__ = [
     "PROTOCOLS",
     "CONVERSATIONS",
     "EndpointError",
+    "TruncatedReplyError",
+    "NoJsonMoveError",
     "decision_context",
     "system_prompt",
     "arena_system_prompt",
@@ -82,6 +84,22 @@ __all__ = [
 ON_INVALID = ("random-legal", "raise")
 PROTOCOLS = ("words", "arena")
 CONVERSATIONS = ("decision", "hand")
+
+
+class TruncatedReplyError(ReplyError):
+    """A model's reply cut at the token limit (unusable as it stands; its message is the
+    reason alone)."""
+
+    kind = "truncated"
+
+
+class NoJsonMoveError(ReplyError):
+    """A reply under the ``"arena"`` protocol without its JSON ``{"move": ...}`` (its
+    message is the reason alone)."""
+
+    kind = "no-json"
+
+
 _STAT_KEYS = (
     "decisions", "requests", "replies", "invalid", "truncated", "reasks", "transport_faults",
     "timeouts", "fallback_moves", "prompt_tokens", "completion_tokens", "reasoning_tokens",
@@ -339,12 +357,13 @@ class _WordsPlayer:
         unusable = 0
         while True:
             done = self._ask(table, history, observation)
-            move, error = self._read(done, legal, table.game, advising)
+            move, refusal = self._read(done, legal, table.game, advising)
             if move is not None:
                 self._record(table, history, done, move, None, unusable, where, "move")
                 self._keep(where, [*history, {"role": "assistant", "content": done.text}])
                 return move
-            assert error is not None
+            assert refusal is not None
+            error = str(refusal)
             unusable += 1
             self._count("invalid")
             step = self.policy.after(unusable)
@@ -352,7 +371,8 @@ class _WordsPlayer:
             self._record(table, history, done, None, error, unusable - 1, where, kind)
             if step == "reask":
                 self._count("reasks")
-                why = error if self.protocol == "words" else error.split(". Legal moves:")[0]
+                # The arena's protocol shows no legal moves: the reason alone.
+                why = error if self.protocol == "words" else refusal.reason
                 history = [
                     *history,
                     {"role": "assistant", "content": done.text},
@@ -370,20 +390,20 @@ class _WordsPlayer:
 
     def _read(
         self, done: Completion, legal: list[int], game: str, advising: bool
-    ) -> tuple[int | None, str | None]:
-        """The move a reply names, or why it is unusable."""
+    ) -> tuple[int | None, ReplyError | None]:
+        """The move a reply names, or why it is unusable (a :class:`ReplyError`: its type
+        says the kind, its ``reason`` and ``legal_moves`` the rest)."""
         if done.truncated:
-            return None, "the reply was cut at the token limit"
+            return None, TruncatedReplyError("the reply was cut at the token limit")
         try:
             reading = read_reply(done.text, legal, game)
         except ReplyError as err:
-            why = str(err)
             if advising and self.protocol == "words" and A.NO_ADVICE in legal:
-                if why.startswith(("no move found", "the reply is empty")):
+                if isinstance(err, NO_MOVE_NAMED):
                     return A.NO_ADVICE, None  # an adviser who names no move gives no advice
-            return None, why
+            return None, err
         if self.protocol == "arena" and reading.how != "json":
-            return None, 'the reply has no JSON {"move": ...}'
+            return None, NoJsonMoveError('the reply has no JSON {"move": ...}')
         return reading.action, None
 
     def respond(self, text: str) -> str:

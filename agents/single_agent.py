@@ -359,7 +359,3 @@ def make(game: str, learner: str = "player_0", opponents: Any = None, **options:
     allowed = {"the env's": spec.option_names(), "the wrapper's": WRAPPER_OPTIONS}
     check_option_names(options, allowed, spec.gym_id)
     return SingleAgentEnv(spec.make_env(**options), learner, opponents, **own)
-
-
-#: The per-game makers of an earlier release, kept one release with a warning.
-__getattr__ = games.deprecated_makers(__name__, make, "gymnasium.make(<id>)", batched=False)

@@ -41,7 +41,7 @@ rest, forward neither methods nor ``call``, so a mask is reached through what th
   through the SB3 adapter :mod:`training.vec_env` (``env_method("action_masks")``, what its
   ``get_action_masks`` calls).
 
-Each gin id's Gymnasium ``vector_entry_point`` is one of the ``make_*`` functions below, so
+Each gin id's Gymnasium ``vector_entry_point`` is :func:`make_vec` below, so
 ``gymnasium.make_vec("gin_env/Gin-v0", num_envs=1024, vectorization_mode=
 "vector_entry_point", opponents="heuristic")`` is this env on the compiled engine, with the
 single-agent wrapper's default learner (``"player_0"``).
@@ -315,7 +315,3 @@ def make_vec(game: str, num_envs: int = 1, **options: Any) -> LearnerVectorEnv:
         )
     options.setdefault("learner", "player_0")  # as gymnasium.make's single-agent wrapper
     return LearnerVectorEnv(num_envs, games.get(game).short, **options)
-
-
-#: The per-game makers of an earlier release, kept one release with a warning.
-__getattr__ = games.deprecated_makers(__name__, make_vec, "gymnasium.make_vec(<id>)", batched=True)

@@ -24,6 +24,8 @@ The layers above keep what is theirs: the command line's names (``--game three``
 ('gin_v1', 499)
 >>> get("rummy").make_env(num_players=3).num_players
 3
+>>> gin_games(), gin_games(version=1)
+(('gin', 'three_handed'), ('gin_v1', 'three_handed_v1'))
 >>> table = get("three_handed").table(knock_limit=0)
 >>> type(table).__name__, table.knock_limit, get("three_handed").make_env(table).config == table
 ('ThreeHandedConfig', 0, True)
@@ -31,10 +33,7 @@ The layers above keep what is theirs: the command line's names (``--game three``
 
 from __future__ import annotations
 
-import functools
 import importlib
-import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -46,7 +45,7 @@ from gin_env.gin_aec import env_option_names, role_names_for
 from gin_env.rummy_actions import NUM_ACTIONS as RUMMY_ACTIONS
 from gin_env.rummy_encoding import observation_size as rummy_observation_size
 
-__all__ = ["GameSpec", "GAMES", "get", "names", "cli_names", "of_table", "deprecated_makers"]
+__all__ = ["GameSpec", "GAMES", "get", "names", "cli_names", "gin_games", "of_table"]
 
 
 @dataclass(frozen=True)
@@ -264,6 +263,14 @@ def cli_names(version: int | None = None) -> dict[str, str]:
     return {s.cli: s.name for s in GAMES.values() if version is None or s.version == version}
 
 
+def gin_games(version: int = 0) -> tuple[str, ...]:
+    """The short names of the gin family's games of observation layout ``version``, by
+    number of players (``("gin", "three_handed")``): the trainers' ``--env`` and the
+    games :mod:`training.periodic_eval` deals duplicate."""
+    gin = [s for s in GAMES.values() if s.family == "gin" and s.version == version]
+    return tuple(s.short for s in sorted(gin, key=lambda s: s.players or 0))
+
+
 def get(name: str) -> GameSpec:
     """The game called ``name`` (its env name, ``short``, ``cli`` name or an alias); a
     ``ValueError`` lists the games otherwise."""
@@ -286,26 +293,3 @@ def of_table(table: Table) -> GameSpec:
         "a table is a game's rules object (GinConfig, ThreeHandedConfig, RummyConfig); got "
         f"{type(table).__name__}"
     )
-
-
-def deprecated_makers(
-    module: str, make: Callable[..., Any], instead: str, batched: bool = False
-) -> Callable[[str], Any]:
-    """A module's ``__getattr__`` that still answers an earlier release's per-game makers
-    (``make_gin``, ``make_three_handed_v1``...: ``make_`` and a game's short name; only the
-    batched engine's games with ``batched``), each ``make`` with its game's name, with a
-    ``DeprecationWarning`` that names ``instead``. They go in 0.3.0."""
-    old = {f"make_{s.short}": s.name for s in GAMES.values() if s.vector or not batched}
-
-    def __getattr__(name: str) -> Any:
-        if name in old:
-            warnings.warn(
-                f"{module}.{name} is deprecated; use {instead} or "
-                f"{module}.{make.__name__}({old[name]!r}, ...) (removed in 0.3.0)",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            return functools.partial(make, old[name])
-        raise AttributeError(f"module {module!r} has no attribute {name!r}")
-
-    return __getattr__

@@ -15,13 +15,10 @@ import gin_env
 import gin_eval
 import training
 
-#: The deprecated aliases of moved modules (they warn on import and hold no doctest).
-ALIASES = ("training.evaluation", "training.replay", "training.rollout", "gin_env.extras")
 MODULES = sorted(
     info.name
     for package in (gin_env, agents, gin_eval, training, gin_cli)
     for info in pkgutil.iter_modules(package.__path__, prefix=package.__name__ + ".")
-    if info.name not in ALIASES
 )
 
 

@@ -12,6 +12,7 @@ import pytest
 from gin_env import actions as A
 from gin_env import rummy_actions as R
 from gin_env.cards import parse_card, parse_cards
+from gin_env.text import replies
 from gin_env.text.replies import ReplyError, parse_advice, parse_reply, read_reply
 
 _HAND = "2S 3S 7H 9H TS JD QD KD 4C 5C 6C"
@@ -235,3 +236,43 @@ def test_refusals_say_why_and_list_the_legal_moves() -> None:
         parse_reply("<think>unfinished", LEGAL["draw"], "gin")
     with pytest.raises(ReplyError, match="must be text"):
         parse_reply(None, LEGAL["draw"], "gin")
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind", "reason"),
+    [
+        (None, replies.NotTextError, "the reply must be text, got NoneType"),
+        ("  ", replies.EmptyReplyError, "the reply is empty"),
+        (
+            "<think>unfinished",
+            replies.UnfinishedReplyError,
+            "the reply ends inside its reasoning (no answer after it)",
+        ),
+        ('{"move": " "}', replies.EmptyAnswerError, "the reply's answer (json) is empty"),
+        ("hmm", replies.NoMoveFoundError, "no move found in the reply"),
+        ("draw or take", replies.AmbiguousReplyError, "the reply names more than one move"),
+        ("pass", replies.IllegalMoveError, "pass is not a legal move now"),
+    ],
+)
+def test_a_refusal_says_its_kind_by_its_type(reply: object, kind: type, reason: str) -> None:
+    """Each kind of refusal is its own ReplyError subclass, with its reason and the legal
+    moves apart from the message (nobody need read them out of the words)."""
+    with pytest.raises(kind) as err:
+        parse_reply(reply, LEGAL["draw"], "gin")
+    assert isinstance(err.value, ReplyError) and err.value.reason.startswith(reason)
+    assert err.value.legal_moves == ("draw", "take")
+    assert str(err.value) == f"{err.value.reason}. Legal moves: draw, take"
+
+
+def test_a_refusal_survives_pickling() -> None:
+    import pickle
+
+    with pytest.raises(replies.IllegalMoveError) as err:
+        parse_reply("pass", LEGAL["draw"], "gin")
+    back = pickle.loads(pickle.dumps(err.value))
+    assert type(back) is replies.IllegalMoveError
+    assert (str(back), back.reason, back.legal_moves) == (
+        str(err.value),
+        err.value.reason,
+        err.value.legal_moves,
+    )

@@ -229,11 +229,3 @@ def test_gin_env_never_imports_the_agents_layer_by_itself() -> None:
         "assert type(env.unwrapped).__module__ == 'agents.single_agent'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])
-
-
-def test_the_per_game_makers_of_the_last_release_still_work_with_a_warning() -> None:
-    with pytest.warns(DeprecationWarning, match=r"single_agent.make\('gin_v0'"):
-        env = single_agent.make_gin(episode="hand")
-    assert env.aec.metadata["name"] == "gin_v0"
-    with pytest.raises(AttributeError, match="make_poker"):
-        single_agent.make_poker  # noqa: B018

@@ -45,7 +45,6 @@ from agents.trained import (
     HistoryActor,
     MLPAgent,
     actor_from_state,
-    save_actor,
 )
 
 __all__ = [
@@ -58,7 +57,6 @@ __all__ = [
     "EncodedPolicy",
     "HistoryActor",
     "actor_from_model",
-    "save_history_actor",
     "load_actor",
     "extras_for",
     "input_layout",
@@ -229,11 +227,6 @@ def actor_from_model(model: Any, name: str = "trained", **meta: Any) -> MLPAgent
     act_fn = getattr(policy, "activation_fn", None)
     activation = "relu" if act_fn is not None and act_fn.__name__ == "ReLU" else "tanh"
     return actor_from_state(policy.state_dict(), activation, name, **meta)
-
-
-def save_history_actor(agent: HistoryActor, path: str | Path, **meta: Any) -> Path:
-    """Write ``agent`` as an actor zip (:func:`agents.trained.save_actor`)."""
-    return save_actor(agent, path, **meta)
 
 
 def load_actor(path: str | Path, deterministic: bool = True) -> MLPAgent | HistoryActor:

@@ -101,12 +101,20 @@ prompt and a whole hand.
 
 from __future__ import annotations
 
-import warnings
-
-from gin_env import seat_view as _seat_view
-from gin_env.text import words as _words
 from gin_env.text.env import ON_INVALID, SeatText, env, raw_env
-from gin_env.text.replies import ReplyError, parse_advice, parse_reply
+from gin_env.text.replies import (
+    NO_MOVE_NAMED,
+    AmbiguousReplyError,
+    EmptyAnswerError,
+    EmptyReplyError,
+    IllegalMoveError,
+    NoMoveFoundError,
+    NotTextError,
+    ReplyError,
+    UnfinishedReplyError,
+    parse_advice,
+    parse_reply,
+)
 from gin_env.text.views import facts, game_of, seat_text, table_of
 from gin_env.text.words import Rulebook, describe, legal_words, move_words, rules_in_brief
 
@@ -117,6 +125,14 @@ __all__ = [
     "ON_INVALID",
     "Rulebook",
     "ReplyError",
+    "NotTextError",
+    "EmptyReplyError",
+    "UnfinishedReplyError",
+    "EmptyAnswerError",
+    "NoMoveFoundError",
+    "AmbiguousReplyError",
+    "IllegalMoveError",
+    "NO_MOVE_NAMED",
     "table_of",
     "game_of",
     "facts",
@@ -128,21 +144,3 @@ __all__ = [
     "parse_reply",
     "parse_advice",
 ]
-
-#: Names of an earlier release, kept one release with a warning: the words' pairing of a
-#: game and its rules is :class:`Rulebook` (``Table`` means a table's rules,
-#: :data:`gin_env.config.Table`), and a seat's facts are its
-#: :class:`~gin_env.seat_view.SeatView`.
-_RENAMED = {"Table": "Rulebook", "GinFacts": "SeatView", "RummyFacts": "SeatView"}
-
-
-def __getattr__(name: str) -> object:
-    if name in _RENAMED:
-        new = _RENAMED[name]
-        warnings.warn(
-            f"gin_env.text.{name} is deprecated; use {new} (removed in 0.3.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(_words, new, None) or getattr(_seat_view, new)
-    raise AttributeError(f"module 'gin_env.text' has no attribute {name!r}")

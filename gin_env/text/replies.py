@@ -28,6 +28,10 @@ guessed: reading a reply as a move the model did not mean is worse than refusing
 that names only illegal moves is refused as illegal; either way the message lists the
 legal moves. Only the last :data:`MAX_REPLY_CHARS` characters of the answer are read.
 
+A refusal says its kind by its type, a subclass of :class:`ReplyError` (its ``kind`` is the
+same as a short constant), and carries its ``reason`` and its ``legal_moves`` apart from the
+message: code branches on those, never on the message's words.
+
 >>> from gin_env import actions as A
 >>> from gin_env.cards import parse_card
 >>> legal = [A.DISCARD + parse_card("7H"), A.KNOCK + parse_card("7H"), A.DISCARD + parse_card("KC")]
@@ -39,7 +43,9 @@ True
 ...     parse_reply("discard 2S", legal, "gin")
 ... except ReplyError as err:
 ...     print(err)
+...     print(type(err).__name__, err.kind, "|", err.reason, "|", ", ".join(err.legal_moves))
 discard 2S is not a legal move now. Legal moves: discard 7H, discard KC, knock 7H
+IllegalMoveError illegal | discard 2S is not a legal move now | discard 7H, discard KC, knock 7H
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from gin_env import actions as A
 from gin_env import rummy_actions as R
@@ -58,6 +64,14 @@ from gin_env.text.words import RANK_WORDS, legal_words
 __all__ = [
     "MAX_REPLY_CHARS",
     "ReplyError",
+    "NotTextError",
+    "EmptyReplyError",
+    "UnfinishedReplyError",
+    "EmptyAnswerError",
+    "NoMoveFoundError",
+    "AmbiguousReplyError",
+    "IllegalMoveError",
+    "NO_MOVE_NAMED",
     "Reading",
     "read_reply",
     "parse_reply",
@@ -72,7 +86,72 @@ MAX_REPLY_CHARS = 4000
 
 class ReplyError(ValueError):
     """A reply that names no legal move, or more than one; the message says why and
-    lists the legal moves."""
+    lists the legal moves (``"<reason>. Legal moves: <moves>"``).
+
+    Its kind is its type (one subclass per kind, also named by the class constant
+    ``kind``); ``reason`` is the message's first part and ``legal_moves`` the legal moves'
+    words, so that no caller reads them out of the message. Made with ``legal_moves=None``
+    the message is the reason alone."""
+
+    #: The kind of refusal, as a constant (each subclass has its own).
+    kind: ClassVar[str] = "unusable"
+
+    def __init__(self, reason: str, legal_moves: Sequence[str] | None = None) -> None:
+        self.reason = reason
+        self.legal_moves: tuple[str, ...] = tuple(legal_moves or ())
+        self._listed = legal_moves is not None
+        listed = f"{reason}. Legal moves: {', '.join(self.legal_moves)}"
+        super().__init__(listed if self._listed else reason)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled whole, across processes
+        return (type(self), (self.reason, self.legal_moves if self._listed else None))
+
+
+class NotTextError(ReplyError):
+    """The reply is not a ``str``."""
+
+    kind = "not-text"
+
+
+class EmptyReplyError(ReplyError):
+    """The reply is empty (or white space) once its reasoning is set aside."""
+
+    kind = "empty"
+
+
+class UnfinishedReplyError(ReplyError):
+    """The reply ends inside its reasoning: no answer follows it."""
+
+    kind = "unfinished"
+
+
+class EmptyAnswerError(ReplyError):
+    """The reply marks an explicit answer (JSON, ``\\boxed{}``, a marker) that is empty."""
+
+    kind = "empty-answer"
+
+
+class NoMoveFoundError(ReplyError):
+    """The reply names no move at all."""
+
+    kind = "no-move"
+
+
+class AmbiguousReplyError(ReplyError):
+    """The reply names more than one move."""
+
+    kind = "ambiguous"
+
+
+class IllegalMoveError(ReplyError):
+    """The reply names a move that is not legal now (or no move of the game)."""
+
+    kind = "illegal"
+
+
+#: The refusals of a reply that names no move at all: an adviser's reply of these kinds is
+#: no advice (:func:`parse_advice`).
+NO_MOVE_NAMED: tuple[type[ReplyError], ...] = (NoMoveFoundError, EmptyReplyError)
 
 
 # -- reading replies -------------------------------------------------------------------------
@@ -338,9 +417,8 @@ def _move_of(obj: dict[str, Any], depth: int = 0) -> str | None:
     return None
 
 
-def _refuse(reason: str, legal: Sequence[int], game: str) -> ReplyError:
-    moves = ", ".join(sorted(legal_words(legal, game), key=_move_order))
-    return ReplyError(f"{reason}. Legal moves: {moves}")
+def _refuse(kind: type[ReplyError], reason: str, legal: Sequence[int], game: str) -> ReplyError:
+    return kind(reason, sorted(legal_words(legal, game), key=_move_order))
 
 
 def _move_order(words: str) -> tuple[int, str]:
@@ -468,7 +546,8 @@ def read_reply(reply: object, legal: Sequence[int], game: str) -> Reading:
     docstring); :class:`ReplyError` for an empty, ambiguous or illegal reply, naming the
     legal moves. ``game`` is ``"three_handed"``, ``"gin"`` or ``"rummy"``."""
     if not isinstance(reply, str):
-        raise _refuse(f"the reply must be text, got {type(reply).__name__}", legal, game)
+        why = f"the reply must be text, got {type(reply).__name__}"
+        raise _refuse(NotTextError, why, legal, game)
     legal_set = set(legal)
     strict = _strict(reply, game) if len(reply) < 40 else None
     if strict is not None and strict in legal_set:  # the common case, at once
@@ -476,15 +555,15 @@ def read_reply(reply: object, legal: Sequence[int], game: str) -> Reading:
     answer, reasoning = split_reasoning(reply)
     text = answer[-MAX_REPLY_CHARS:].translate(_SYMBOLS)
     if not text.strip():
-        why = "the reply ends inside its reasoning" if reasoning else "the reply is empty"
         if reasoning:
-            why += " (no answer after it)"
-        raise _refuse(why, legal, game)
+            why = "the reply ends inside its reasoning (no answer after it)"
+            raise _refuse(UnfinishedReplyError, why, legal, game)
+        raise _refuse(EmptyReplyError, "the reply is empty", legal, game)
     explicit = _explicit(text)
     if explicit is not None:
         content, how = explicit
         if not content.strip(_DECORATION):
-            raise _refuse(f"the reply's answer ({how}) is empty", legal, game)
+            raise _refuse(EmptyAnswerError, f"the reply's answer ({how}) is empty", legal, game)
         action, _ = _one(content, legal, legal_set, game)
         return Reading(action, content.strip(), reasoning, how)
     action, how = _one(text, legal, legal_set, game)
@@ -503,27 +582,29 @@ def _one(text: str, legal: Sequence[int], legal_set: set[int], game: str) -> tup
     if strict is not None:
         if strict in legal_set:
             return strict, "strict"
-        raise _refuse(f"{_words_of(strict, game)} is not a legal move now", legal, game)
+        why = f"{_words_of(strict, game)} is not a legal move now"
+        raise _refuse(IllegalMoveError, why, legal, game)
     named = _resolve(_mentions(text, game), legal, game)
     if len(named) > 1:
         both = " and ".join(sorted(_words_of(a, game) for a in named))
-        raise _refuse(f"the reply names more than one move ({both})", legal, game)
+        why = f"the reply names more than one move ({both})"
+        raise _refuse(AmbiguousReplyError, why, legal, game)
     if named and named <= legal_set:
         return next(iter(named)), "sentence"
     if named:
         words = ", ".join(sorted(_words_of(a, game) for a in named))
-        raise _refuse(f"{words} is not a legal move now", legal, game)
-    raise _refuse("no move found in the reply", legal, game)
+        raise _refuse(IllegalMoveError, f"{words} is not a legal move now", legal, game)
+    raise _refuse(NoMoveFoundError, "no move found in the reply", legal, game)
 
 
 def parse_advice(reply: object, legal: Sequence[int]) -> int:
     """An adviser's message read as a suggestion: the one legal move it names, or
-    ``NO_ADVICE`` when it names none; :class:`ReplyError` when it names several or only
-    illegal ones (as :func:`parse_reply`)."""
+    ``NO_ADVICE`` when it names none (:data:`NO_MOVE_NAMED`); :class:`ReplyError` when it
+    names several or only illegal ones (as :func:`parse_reply`)."""
     try:
         return parse_reply(reply, legal, "three_handed")
-    except ReplyError as err:
-        if str(err).startswith(("no move found", "the reply is empty")) and A.NO_ADVICE in legal:
+    except NO_MOVE_NAMED:
+        if A.NO_ADVICE in legal:
             return A.NO_ADVICE
         raise
 
