@@ -14,11 +14,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from gin_web.sockets import Conn
     from gin_web.tables import LiveTable
+
+
+class Conn(Protocol):
+    """What the limits read and count of an open socket (:class:`gin_web.sockets.Conn`):
+    named here, so that the limits need not import the sockets that use them."""
+
+    key: str
+    client: str
+    refused: int
+    messages: Bucket
+    hints: Bucket
+
 
 __all__ = [
     "Limits",

@@ -14,16 +14,36 @@ import json
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gin_web.guards import cross_site, parse_json
-from gin_web.limits import MAX_MESSAGE, MAX_PENDING, Bucket
+from gin_web.limits import MAX_MESSAGE, MAX_PENDING, Bucket, Caps, Limits
 from gin_web.tables import LiveTable, MoveError, link_key
 
 if TYPE_CHECKING:
-    from gin_web.server import Server
+    from gin_web.scheduler import Scheduler
+
+
+class Server(Protocol):
+    """What the socket protocol uses of the server (:class:`gin_web.server.Server`): named
+    here, so that the sockets need not import the server that holds them."""
+
+    links: dict[str, tuple[LiveTable, int | None]]
+    conns: dict[str, list[Conn]]
+    opened: set[str]
+    stopped: set[str]
+    notices: dict[str, str]
+    caps: Caps
+    limits: Limits
+    scheduler: Scheduler
+
+    def touch(self, table: LiveTable) -> None: ...
+    def arrive(self, conn: Conn) -> None: ...
+    def depart(self, conn: Conn) -> None: ...
+    async def broadcast(self, table: LiveTable) -> None: ...
+
 
 __all__ = ["Conn", "handle", "on_message", "FIELDS"]
 
