@@ -227,7 +227,7 @@ def test_env_copies_mid_game_and_plays_on_identically(module: Any, wrapped: bool
 def test_three_handed_copy_keeps_its_options_before_reset() -> None:
     env = three_handed_gin_v0.raw_env(adviser="none", adviser_sees_hand=False, reward="individual")
     for twin in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
-        assert (twin.adviser, twin.adviser_sees_hand, twin.reward_mode) == (
+        assert (twin.config.adviser, twin.config.adviser_sees_hand, twin.options.reward) == (
             "none",
             False,
             "individual",
