@@ -32,9 +32,14 @@ reads it, and refuses an option the agent does not take, by its factory's signat
 Factories for agents whose constructors do not take a spec's options as they are live in
 :mod:`agents.factories`. Names that are not registered are trained players (by shipped
 name such as ``"gin-ppo"`` or by path, every kind: :func:`load`; loading reads data only
-and never unpickles). :func:`make` makes an agent off any table (the table readers get
-the standard rules, or rule options in the spec: ``"heuristic:undercut_bonus=25"``); at a
-table, rule options in the spec must agree with the table. Over a batch of games
+and never unpickles): a run folder of ``gin-rummy train`` (``seat("runs/gin-dmc",
+table)``: its best player if it kept one, else its latest), a player file (a DMC
+``.npz``, an actor ``.zip``) or a stable-baselines3 ``.zip``, its weights read as
+tensors only (:func:`agents.trained.load_sb3`); a run folder of ``--algo tune`` seats
+the parameter set it found (:func:`agents.tuned.tuned_from_run`). :func:`make` makes an
+agent off any table (the table readers get the standard rules, or rule options in the
+spec: ``"heuristic:undercut_bonus=25"``); at a table, rule options in the spec must agree
+with the table. Over a batch of games
 (``[N, 436]`` observations): :func:`agents.batched.seat_batched` (the batched twin of
 :func:`seat`), :mod:`agents.vector` (a Gymnasium ``VectorEnv``, one learner against
 batched opponents) and :mod:`agents.single_agent` (the Gymnasium single-agent env).
@@ -51,7 +56,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from agents import factories, families, trained
@@ -63,8 +67,15 @@ from agents.rummy_simple import RummySimpleAgent
 from agents.search import SearchAgent
 from agents.search_agent import SeatSearch, best
 from agents.simple import SimpleAgent
-from agents.spec import AgentOptionError, Options, parse_spec, spec_table
-from agents.tuned import TunedAgent, make_tuned
+from agents.spec import (
+    AgentOptionError,
+    Options,
+    is_path,
+    parse_spec,
+    spec_table,
+    written_as_path,
+)
+from agents.tuned import TunedAgent, is_tune_run, make_tuned, tuned_from_run
 from gin_env import games
 from gin_env.config import GinConfig, RummyConfig, Table, ThreeHandedConfig
 
@@ -177,12 +188,14 @@ def _build(spec: str, table: Table | None, **kwargs: Any) -> Any:
 def _make(spec: str, table: Table | None, **kwargs: Any) -> Any:
     name, options = parse_spec(spec)
     options.update(kwargs)
-    entry = _REGISTRY.get(name)
+    entry = _REGISTRY.get(name) if not is_path(spec) else None
+    if entry is None and is_path(spec) and is_tune_run(spec):  # its parameter set (L3)
+        return tuned_from_run(spec, table)  # type: ignore[arg-type]
     if entry is None:
         try:
             return load(spec, **kwargs)
         except (ValueError, FileNotFoundError, KeyError) as err:
-            if Path(spec).is_file():  # a player file that is not one: what is wrong with it
+            if written_as_path(spec):  # a player file or run folder: what is wrong with it
                 raise ValueError(str(err)) from None
             raise ValueError(
                 f"unknown agent {spec!r}: registered {', '.join(names())}; {err}"
@@ -216,8 +229,8 @@ def check_fits(agent: Any, spec: str, table: Table) -> None:
 
 
 def load(name_or_path: str, **kwargs: Any) -> Any:
-    """A trained agent: a shipped checkpoint by name (``"gin-ppo"``, ``"three-handed-ppo"``)
-    or a checkpoint file (:func:`agents.trained.load`). Off any table: at a table,
+    """A trained agent: a shipped checkpoint by name (``"gin-ppo"``, ``"three-handed-ppo"``),
+    a player file or a run folder (:func:`agents.trained.load`). Off any table: at a table,
     :func:`seat` loads it and checks it plays the table."""
     return trained.load(name_or_path, **kwargs)
 

@@ -41,7 +41,7 @@ from gin_env import games
 from gin_env.encoding import OBS_SLICES
 from gin_env.optional import require
 
-__all__ = ["RLlibAgent", "find_modules", "ROLE_ORDER"]
+__all__ = ["RLlibAgent", "find_modules", "module_to_mlp", "ROLE_ORDER"]
 
 # Role one-hot order of the observation (gin_env.encoding): the three-handed roles, and
 # gin_v0's (dealer, non-dealer).
@@ -162,30 +162,42 @@ class RLlibAgent:
         mid = module_id if module_id is not None else self.module_ids[0]
         if mid not in self.modules:
             raise ValueError(f"module_id must be one of {', '.join(self.module_ids)}; got {mid!r}")
-        module = self.modules[mid]
-        config = module.model_config
-        config = config if isinstance(config, dict) else vars(config)
-        activation = config.get("fcnet_activation", "tanh")
-        if activation not in ACTIVATIONS or config.get("head_fcnet_hiddens"):
-            raise ValueError(
-                f"module {mid!r} is not a plain MLP with activation in {ACTIVATIONS} and a "
-                "linear head; play it with RLlibAgent instead"
-            )
-        state = {k: np.asarray(v) for k, v in module.get_state().items()}
-        # vf_share_layers=False names the actor's tower actor_encoder; True names it encoder.
-        prefix = next(
-            p for p in ("encoder.actor_encoder.net.mlp.", "encoder.encoder.net.mlp.")
-            if any(k.startswith(p) for k in state)
-        )  # fmt: skip
-        linear = sorted(
-            int(k[len(prefix) :].split(".")[0]) for k in state
-            if k.startswith(prefix) and k.endswith(".weight")
-        )  # fmt: skip
-        layers = [(state[f"{prefix}{i}.weight"], state[f"{prefix}{i}.bias"]) for i in linear]
-        layers.append((state["pi.net.mlp.0.weight"], state["pi.net.mlp.0.bias"]))
         meta = {"source": "rllib", "checkpoint": self.path, "module_id": mid}
-        return MLPAgent(layers, activation, deterministic=not self.explore,
-                        name=name or f"rllib-{mid}", meta=meta)  # fmt: skip
+        return module_to_mlp(
+            self.modules[mid], name or f"rllib-{mid}", deterministic=not self.explore, **meta
+        )
 
     def __repr__(self) -> str:
         return f"RLlibAgent({self.path!r}, modules={self.module_ids})"
+
+
+def module_to_mlp(module: Any, name: str, deterministic: bool = True, **meta: Any) -> MLPAgent:
+    """The actor of an RLlib torch module (RLlib's default MLP: ``fcnet_hiddens`` and a
+    linear action head, tanh or relu, as ``ActionMaskingTorchRLModule`` builds it) as a
+    numpy :class:`agents.trained.MLPAgent`, which ``agents.trained.save_actor`` writes to
+    a zip that ``agents.seat(path, table)`` plays; a module of another shape is a
+    ``ValueError`` (play it with :class:`RLlibAgent`)."""
+    config = module.model_config
+    config = config if isinstance(config, dict) else vars(config)
+    activation = config.get("fcnet_activation", "tanh")
+    if activation not in ACTIVATIONS or config.get("head_fcnet_hiddens"):
+        raise ValueError(
+            f"module {name!r} is not a plain MLP with activation in {ACTIVATIONS} and a "
+            "linear head; play it with RLlibAgent instead"
+        )
+    state = {k: np.asarray(v) for k, v in module.get_state().items()}
+    # vf_share_layers=False names the actor's tower actor_encoder; True names it encoder.
+    prefix = next(
+        (p for p in ("encoder.actor_encoder.net.mlp.", "encoder.encoder.net.mlp.")
+         if any(k.startswith(p) for k in state)),
+        None,
+    )  # fmt: skip
+    if prefix is None or "pi.net.mlp.0.weight" not in state:
+        raise ValueError(f"module {name!r} has no MLP encoder and action head RLlib names")
+    linear = sorted(
+        int(k[len(prefix) :].split(".")[0]) for k in state
+        if k.startswith(prefix) and k.endswith(".weight")
+    )  # fmt: skip
+    layers = [(state[f"{prefix}{i}.weight"], state[f"{prefix}{i}.bias"]) for i in linear]
+    layers.append((state["pi.net.mlp.0.weight"], state["pi.net.mlp.0.bias"]))
+    return MLPAgent(layers, activation, deterministic=deterministic, name=name, meta=meta)

@@ -23,11 +23,15 @@ import ast
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gin_env.config import GinConfig, Table, ThreeHandedConfig
 
 __all__ = [
+    "PLAYER_SUFFIXES",
+    "is_path",
+    "written_as_path",
     "RULE_OPTIONS",
     "INJECTED",
     "parse_spec",
@@ -45,9 +49,38 @@ RULE_OPTIONS = tuple(dict.fromkeys(GinConfig.option_names() + ThreeHandedConfig.
 INJECTED = ("table", "rules", "build")
 
 
+#: The endings of a player file a spec may name by path (``agents.trained``'s kinds).
+PLAYER_SUFFIXES = (".npz", ".zip")
+
+
+def is_path(spec: str) -> bool:
+    """Whether ``spec`` names a player by path: a file or folder that exists (``~``
+    expanded) and is written as a path (a ``/``, a ``\\`` or a player file's ending:
+    ``runs/gin``, ``./best.npz``, ``model.zip``), so that a bare word stays an agent's
+    name even where a folder of that name is. The path is the whole spec: a ``:`` in it is
+    no option (``parse_spec`` keeps it whole)."""
+    return written_as_path(spec) and Path(spec.strip()).expanduser().exists()
+
+
+def written_as_path(spec: str) -> bool:
+    """Whether ``spec`` is written as a path (:func:`is_path`, whether or not it exists)."""
+    if not isinstance(spec, str) or not spec.strip():
+        return False
+    text = spec.strip()
+    return "/" in text or "\\" in text or text.endswith(PLAYER_SUFFIXES) or text == "."
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"search:budget=0.05,candidates=2"`` -> ``("search", {"budget": 0.05, ...})``;
-    ``true`` / ``false`` in any case are booleans."""
+    ``true`` / ``false`` in any case are booleans. A spec that names a player by path
+    (:func:`is_path`: ``runs/gin-dmc``, ``/tmp/x:y/best.npz``) is that path, whole, with no
+    options.
+
+    >>> parse_spec("runs/no-such-run:deterministic=false")[0]
+    'runs/no-such-run'
+    """
+    if is_path(spec):
+        return spec.strip(), {}
     name, _, rest = spec.partition(":")
     options: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):

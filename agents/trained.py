@@ -11,13 +11,21 @@ file                   player
 =====================  ==============================================================
 
 Shipped players live in ``agents/checkpoints/`` with their model cards ``<name>.md``;
-:func:`load` takes a shipped name or a path to any of the kinds above. What it reads is
-data only: JSON and arrays loaded with ``allow_pickle=False``; nothing is unpickled, so
-loading a player someone sent you runs none of their code. A stable-baselines3 ``.zip``
-(whose ``data`` may carry pickled objects) is refused with a message: convert it once,
-trusting it explicitly, with ``gin-rummy import-sb3 --trust FILE``
-(:mod:`training.import_sb3`). An empty, truncated or malformed file is a one-line
-``ValueError`` naming it.
+:func:`load` takes a shipped name, a path to any of the kinds above, a stable-baselines3
+``.zip`` or a run folder of ``gin-rummy train`` (its best player, ``best.npz`` /
+``best.zip``, if the run kept one, else its latest, ``latest.npz`` / ``latest.zip``:
+:func:`run_player`). What it reads is data only: JSON and arrays loaded with
+``allow_pickle=False``; nothing is unpickled, so loading a player someone sent you runs
+none of their code.
+
+A stable-baselines3 ``.zip`` (``MaskablePPO.save``) is read without its pickles
+(:func:`load_sb3`): the weights from ``policy.pth``, a torch state dict loaded with
+``torch.load(..., weights_only=True)`` (torch, the ``train`` extra, is needed for it),
+the activation from the plain JSON of ``data`` (its base64 cloudpickle entries are never
+decoded). A ``policy.pth`` that is anything but tensors is refused, with the command that
+converts a file you trust once (``gin-rummy import-sb3 --trust FILE``,
+:mod:`training.trusted`). An empty, truncated or malformed file is a one-line
+``ValueError`` naming it and what is accepted.
 
 A network whose input is the observation followed by the action mask (``--inputs
 obs+mask`` in training), and possibly the deadwood after each discard
@@ -47,15 +55,22 @@ from gin_env.actions import NUM_ACTIONS
 from gin_env.cards import NUM_CARDS
 from gin_env.encoding import OBS_SIZE, OBS_SLICES
 from gin_env.melds import discard_deadwoods
+from gin_env.optional import MissingExtraError, require
 
 __all__ = [
     "CHECKPOINT_DIR",
+    "RUN_PLAYERS",
+    "ACCEPTED",
     "FORMAT",
     "HISTORY_FORMAT",
     "MLPAgent",
     "HistoryActor",
     "available",
     "load",
+    "load_sb3",
+    "add_sb3_meta",
+    "run_player",
+    "run_player_path",
     "save_actor",
     "actor_from_sb3",
     "actor_from_state",
@@ -343,49 +358,217 @@ def available() -> list[str]:
     return sorted(p.stem for ext in ("*.zip", "*.npz") for p in CHECKPOINT_DIR.glob(ext))
 
 
+#: The player files ``gin-rummy train`` writes into its ``--run-dir``, in the order a run
+#: folder is seated by (:func:`run_player`): the best player (when the run keeps one), then
+#: the latest; each ``.npz`` (DMC) or ``.zip`` (an actor of PPO).
+RUN_PLAYERS = ("best", "latest")
+PLAYER_SUFFIXES = (".npz", ".zip")
+#: What a player given by path may be, for messages.
+ACCEPTED = (
+    "accepted: a run folder of gin-rummy train (its best.npz/.zip or latest.npz/.zip), a DMC "
+    "player .npz, an actor .zip (meta.json + weights.npz) or a stable-baselines3 .zip "
+    "(MaskablePPO.save) whose policy.pth holds tensors only"
+)
+
+
+def run_player_path(run_dir: str | Path, which: str) -> Path:
+    """Where a run writes its player ``which`` (``best``, ``latest`` or ``untrained``) of
+    the kind it trains: the ``.npz`` or ``.zip`` already there, else ``<which>.npz``."""
+    for ext in PLAYER_SUFFIXES:
+        path = Path(run_dir) / f"{which}{ext}"
+        if path.is_file():
+            return path
+    return Path(run_dir) / f"{which}.npz"
+
+
+def run_player(run_dir: str | Path) -> Path:
+    """The player file a run folder is seated by: its best player if the run kept one,
+    else its latest (:data:`RUN_PLAYERS`). A folder without one is a one-line
+    ``ValueError`` naming it and what is accepted."""
+    run_dir = Path(run_dir)
+    for stem in RUN_PLAYERS:
+        for ext in PLAYER_SUFFIXES:
+            if (run_dir / f"{stem}{ext}").is_file():
+                return run_dir / f"{stem}{ext}"
+    files = " or ".join(f"{s}{e}" for s in RUN_PLAYERS for e in PLAYER_SUFFIXES)
+    why = (
+        "a run writes them at each checkpoint; a run of an older version has none: resume it "
+        "with gin-rummy train --resume --run-dir " + str(run_dir)
+        if (run_dir / "checkpoints").is_dir()
+        else "it is not a run folder of gin-rummy train"
+    )
+    raise ValueError(f"{run_dir} is a folder without a player file ({files}): {why}; {ACCEPTED}")
+
+
 def _resolve(name_or_path: str | Path) -> Path:
-    path = Path(name_or_path)
-    if path.suffix in (".zip", ".npz") and path.is_file():
+    """The file of a player: a path to one, a shipped name, or a run folder's player."""
+    text = str(name_or_path)
+    path = Path(text).expanduser()
+    if path.suffix in PLAYER_SUFFIXES and path.is_file():
         return path
-    if "/" not in str(name_or_path) and "\\" not in str(name_or_path):
-        for ext in (".zip", ".npz"):
-            shipped = CHECKPOINT_DIR / f"{name_or_path}{ext}"
+    bare = "/" not in text and "\\" not in text
+    if bare:
+        for ext in PLAYER_SUFFIXES:
+            shipped = CHECKPOINT_DIR / f"{text}{ext}"
             if shipped.is_file():
                 return shipped
+    if path.is_dir():
+        return run_player(path)
     if path.is_file():
         return path
+    if not bare or path.suffix in PLAYER_SUFFIXES:
+        raise ValueError(f"{text}: no such file or folder; {ACCEPTED}")
     names = ", ".join(available()) or "none shipped"
-    raise ValueError(
-        f"unknown trained agent {str(name_or_path)!r}: give a checkpoint path or one of: {names}"
-    )
+    raise ValueError(f"unknown trained agent {text!r}: give a checkpoint path or one of: {names}")
 
 
 #: What every stable-baselines3 save holds (its ``data`` may carry pickled objects).
 SB3_ENTRIES = frozenset({"data"})
+#: An entry the project adds to an SB3 zip it saves (``add_sb3_meta``): JSON with the game
+#: the player learned (``env``), so that a seat at another game refuses it.
+SB3_META = "gin_env_meta.json"
+#: The activations of an SB3 policy this module plays, by the class name in ``data``.
+SB3_ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu"}
+
+
+def _sb3_refused(path: Path, why: str) -> ValueError:
+    return ValueError(
+        f"{path} is a stable-baselines3 zip {why}; {ACCEPTED}; a file you trust can be "
+        f"converted once with: gin-rummy import-sb3 --trust {path}"
+    )
+
+
+def _sb3_activation(path: Path, data: Any) -> str:
+    """The policy's activation, read off the plain JSON of SB3's ``data``: the
+    ``activation_fn`` entry of ``policy_kwargs`` (SB3 writes the class's name beside its
+    pickle, which is never decoded), Tanh (SB3's default) when none is given."""
+    kwargs = data.get("policy_kwargs") if isinstance(data, dict) else None
+    named = kwargs.get("activation_fn") if isinstance(kwargs, dict) else None
+    if named is None:
+        return "tanh"
+    for cls, activation in SB3_ACTIVATIONS.items():
+        if isinstance(named, str) and named.rstrip("'>").endswith(f".{cls}"):
+            return activation
+    raise _sb3_refused(path, f"whose policy's activation is {named!r} (played here: Tanh or ReLU)")
+
+
+def load_sb3(path: str | Path, deterministic: bool = True) -> MLPAgent | HistoryActor:
+    """The actor of a stable-baselines3 (MaskablePPO) ``.zip``, read without unpickling
+    anything: ``policy.pth`` by ``torch.load(..., weights_only=True)`` (tensors and plain
+    containers only; a pickle that would build any other object is refused unrun), the
+    activation from ``data``'s plain JSON. A policy that is not an MLP actor over the
+    observation (a features extractor with weights, shared layers, another number of
+    actions) is refused by name."""
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            entries = set(zf.namelist())
+            if "policy.pth" not in entries:
+                raise _sb3_refused(path, "without policy.pth (its weights)")
+            raw_data = zf.read("data") if "data" in entries else b"{}"
+            weights = zf.read("policy.pth")
+            ours = zf.read(SB3_META) if SB3_META in entries else b"{}"
+    except (zipfile.BadZipFile, OSError, EOFError) as err:
+        raise ValueError(f"{path}: not a readable zip ({type(err).__name__}); {ACCEPTED}") from None
+    try:
+        data = json.loads(raw_data)  # plain JSON: the cloudpickle strings stay strings
+    except (ValueError, UnicodeDecodeError):
+        raise _sb3_refused(path, "whose data is not JSON") from None
+    activation = _sb3_activation(path, data)
+    try:
+        meta = json.loads(ours)  # what the project's examples add: the game it learned
+    except (ValueError, UnicodeDecodeError):
+        meta = None
+    if not isinstance(meta, dict):
+        raise _sb3_refused(path, f"whose {SB3_META} is not a JSON object")
+    try:
+        torch = require("torch", needed_for=f"reading the SB3 weights of {path}")
+    except MissingExtraError as err:
+        raise ValueError(str(err)) from None
+    try:
+        state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
+    except Exception as err:  # noqa: BLE001 (torch's refusals: UnpicklingError, RuntimeError..)
+        line = str(err).strip().splitlines()[0][:160] if str(err).strip() else "empty"
+        raise _sb3_refused(
+            path,
+            f"whose policy.pth is not weights only ({type(err).__name__}: {line}); nothing in "
+            "it was run",
+        ) from None
+    if not isinstance(state, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()
+    ):
+        raise _sb3_refused(path, "whose policy.pth is not a state dict of tensors")
+    keys = list(state)
+    extra = [
+        k for k in keys
+        if k.startswith(("features_extractor.", "pi_features_extractor.", "mlp_extractor.shared"))
+        and not k.startswith("features_extractor.history.")
+    ]  # fmt: skip
+    if extra:
+        raise _sb3_refused(
+            path, f"whose policy has layers this project does not play ({extra[0]}, ...)"
+        )
+    try:
+        info = {k: v for k, v in meta.items() if k != "name"}
+        info.update(source="stable-baselines3", file=path.name)
+        actor = actor_from_state(state, activation, str(meta.get("name", path.stem)), **info)
+    except (ValueError, KeyError) as err:
+        raise _sb3_refused(path, f"whose policy is not a MaskablePPO actor ({err})") from None
+    if actor.layers[-1][0].shape[0] != NUM_ACTIONS:
+        raise _sb3_refused(
+            path, f"for {actor.layers[-1][0].shape[0]} actions, not this game's {NUM_ACTIONS}"
+        )
+    if isinstance(actor, MLPAgent) and actor.obs_size not in INPUT_KINDS:
+        raise _sb3_refused(
+            path, f"whose policy reads {actor.obs_size} inputs (played here: "
+            f"{', '.join(map(str, INPUT_KINDS))})",
+        )  # fmt: skip
+    actor.deterministic = deterministic
+    return actor
+
+
+def add_sb3_meta(path: str | Path, **meta: Any) -> Path:
+    """Add :data:`SB3_META` (``meta`` as JSON: ``env``, the game the player learned, and
+    how) to a stable-baselines3 zip that :func:`load_sb3` reads, replacing an earlier
+    one; SB3's own loader ignores the entry."""
+    path = Path(path)
+    with zipfile.ZipFile(path) as zf:
+        entries = {n: zf.read(n) for n in zf.namelist() if n != SB3_META}
+    tmp = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, blob in entries.items():
+            zf.writestr(name, blob)
+        zf.writestr(SB3_META, json.dumps(meta, indent=1, sort_keys=True, default=str))
+    tmp.replace(path)
+    return path
 
 
 def load(name_or_path: str | Path, deterministic: bool = True) -> Any:
     """A trained player by shipped name (``"gin-ppo"``, ``"gin-dmc"``) or by path: an
-    actor zip (flat or history-reading) or a DMC ``.npz``. Never unpickles: a
-    stable-baselines3 zip is refused with the command that converts it."""
+    actor zip (flat or history-reading), a DMC ``.npz``, a stable-baselines3 zip
+    (:func:`load_sb3`) or a run folder (:func:`run_player`). Never unpickles."""
     path = _resolve(name_or_path)
     if path.stat().st_size == 0:
-        raise ValueError(f"{path}: empty file, not a trained player")
+        raise ValueError(f"{path}: empty file, not a trained player; {ACCEPTED}")
     if path.suffix == ".npz" or not zipfile.is_zipfile(path):
         if path.suffix == ".npz":
             return dmc.load(path)
-        raise ValueError(f"{path}: not a trained player (neither an actor zip nor a DMC .npz)")
+        raise ValueError(f"{path}: not a trained player (neither a zip nor a .npz); {ACCEPTED}")
     try:
         with zipfile.ZipFile(path) as zf:
             names = set(zf.namelist())
             if not {"meta.json", "weights.npz"} <= names:
-                if SB3_ENTRIES <= names:
+                if SB3_ENTRIES <= names or "policy.pth" in names:
+                    sb3 = True
+                else:
                     raise ValueError(
-                        f"{path} is a stable-baselines3 checkpoint, which can run code when "
-                        "loaded; if you trust it, convert it once with: gin-rummy import-sb3 "
-                        f"--trust {path}"
+                        f"{path}: not a trained player (no meta.json and weights.npz); {ACCEPTED}"
                     )
-                raise ValueError(f"{path}: not a trained player (no meta.json and weights.npz)")
+            else:
+                sb3 = False
+        if sb3:
+            return load_sb3(path, deterministic)
+        with zipfile.ZipFile(path) as zf:
             meta = json.loads(zf.read("meta.json"))
             weights = zf.read("weights.npz")
         if not isinstance(meta, dict):

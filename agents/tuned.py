@@ -53,6 +53,8 @@ __all__ = [
     "param_set",
     "load_sets",
     "make_tuned",
+    "is_tune_run",
+    "tuned_from_run",
 ]
 
 FORMAT = "gin-env-tuned-params-v1"
@@ -197,3 +199,34 @@ def make_tuned(
             )
     params_ = HeuristicParams(**chosen["params"])
     return TunedAgent(params_, rules, chosen["table"], chosen["rules"])
+
+
+#: The files of a run folder that hold a trained player (``agents.trained.run_player``): a
+#: folder with one of them is a trained player's run, not a tune run.
+_PLAYER_FILES = ("best.npz", "best.zip", "latest.npz", "latest.zip")
+
+
+def is_tune_run(folder: str | Path) -> bool:
+    """Whether ``folder`` is a run folder of ``gin-rummy train --algo tune``: its
+    ``params.json`` (and no trained player's files)."""
+    path = Path(folder).expanduser()
+    return (
+        path.is_dir()
+        and (path / "params.json").is_file()
+        and not any((path / f).is_file() for f in _PLAYER_FILES)
+    )
+
+
+def tuned_from_run(folder: str | Path, rules: HandRules | None = None) -> TunedAgent:
+    """The parameter set a tune run found (``<folder>/params.json``, data only), playing
+    at a table with ``rules`` (None: the rules it was tuned for); a table with other hand
+    rules than it was tuned for is a one-line ``ValueError`` naming both."""
+    path = Path(folder).expanduser()
+    data = _read_set(path / "params.json")
+    if rules is not None and rules_dict(rules) != data["rules"]:
+        raise ValueError(
+            f"{folder}: its parameter set was tuned for {_describe(data['rules'])}, not this "
+            f"table ({_describe(rules_dict(rules))})"
+        )
+    params = HeuristicParams(**data["params"])
+    return TunedAgent(params, rules or HandRules(**data["rules"]), data["table"], data["rules"])

@@ -10,9 +10,12 @@ command of the row is an example script or a trainer, run as a user runs it), th
 trained player (and the untrained one) against ``random``, ``simple`` (L1) and
 ``heuristic`` (L2) on ``--eval-deals`` duplicate deals of a seed training never saw
 (:func:`training.periodic_eval.before_after`), and writes
-``results/learning/<row>/budget<B>_seed<S>.json``: the row's command, the commit, the
-seeds, the package versions, points per hand with 95% CIs, the wall-clock seconds of
-training and per million steps, and the learning curve. ``summary`` renders every such file
+``results/learning/<row>/budget<B>_seed<S>.json`` (under ``--out``): the row's command, the
+commit, the seeds, the package versions, points per hand with 95% CIs, the wall-clock
+seconds of training and per million steps, and the learning curve. The row's run prints
+as it goes (its lines, and its progress bar on a terminal; ``--quiet``: no bar), and
+writes nothing outside ``--out``: its TensorBoard logs go to a temporary folder, deleted
+with it (the curve is in the JSON). ``summary`` renders every such file
 into ``results/learning/README.md``'s table (a cell no run has filled says "not run") and
 ``results/learning/curves.png``. Every row is in the table at 10^5 and 10^6 learner steps,
 and at 10^7 where a run there fits in three hours: where its runs at 10^6 trained at 1,080
@@ -85,6 +88,7 @@ class Row:
     options: tuple[str, ...] = ()
     library: str = ""  # the package whose version the row records
     budget_flag: str = "--steps"  # the script's flag for the learner steps
+    log_flag: str = "--log-dir"  # the script's flag for its TensorBoard folder ("": none)
 
     @property
     def eval_deals(self) -> int:
@@ -154,16 +158,31 @@ ROWS = {
             "dmc",
             (),
             "torch",
+            log_flag="",  # learning.py dmc trains in a temporary run folder
         ),
     )
 }
 
 
-def row_command(row: Row, budget: int, seed: int, eval_deals: int, result: Path) -> list[str]:
-    """The command that trains ``row`` and writes its figures to ``result``."""
+def row_command(
+    row: Row,
+    budget: int,
+    seed: int,
+    eval_deals: int,
+    result: Path,
+    logs: Path | None = None,
+    quiet: bool = False,
+) -> list[str]:
+    """The command that trains ``row`` and writes its figures to ``result`` (its
+    TensorBoard logs, if it writes any, into ``logs``: a temporary folder, so that a run
+    writes nothing outside ``--out``); ``quiet``: no progress bar."""
     common = ["--seed", str(seed), "--eval-opponents", ",".join(OPPONENTS),
               "--eval-deals", str(eval_deals), "--eval-seed", str(EVAL_SEED),
-              "--result", str(result), "--quiet"]  # fmt: skip
+              "--result", str(result)]  # fmt: skip
+    if quiet:
+        common.append("--quiet")
+    if row.log_flag and logs is not None:
+        common += [row.log_flag, str(logs)]
     if row.script == "dmc":
         return [sys.executable, str(Path(__file__).resolve()), "dmc", "--budget", str(budget),
                 "--game", row.game, *common]  # fmt: skip
@@ -195,22 +214,32 @@ def code_state() -> dict[str, Any]:
     return {"commit": commit, "dirty": None if dirty is None else bool(dirty)}
 
 
-def run_row(name: str, budget: int, seed: int, eval_deals: int, out: Path) -> dict[str, Any]:
-    """Train and evaluate one row on one seed; write and return its result."""
+def run_row(
+    name: str, budget: int, seed: int, eval_deals: int, out: Path, quiet: bool = False
+) -> dict[str, Any]:
+    """Train and evaluate one row on one seed; write and return its result. The child's
+    output is this command's, as it comes (its lines, and its progress bar on a terminal
+    unless ``quiet``); its TensorBoard logs go to a temporary folder, deleted after it, so
+    that nothing is written outside ``out``."""
     row = ROWS[name]
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "run.json"
-        cmd = row_command(row, budget, seed, eval_deals, raw)
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+        cmd = row_command(row, budget, seed, eval_deals, raw, Path(tmp) / "tb", quiet)
+        # PYTHONUNBUFFERED: its lines as they come, even into a pipe.
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1",
+               "PYTHONUNBUFFERED": "1"}  # fmt: skip
         code = code_state()  # the tree the run starts from, not the one it ends on
         load = [os.getloadavg()[0]]
+        print(f"row {name}, {budget:,} learner steps, seed {seed}: {shlex.join(cmd)}", flush=True)
         start = time.perf_counter()
-        done = subprocess.run(cmd, cwd=ROOT, env=env, text=True, capture_output=True)
+        done = subprocess.run(cmd, cwd=ROOT, env=env)  # its output streams through
         wall = time.perf_counter() - start
         load.append(os.getloadavg()[0])
         if done.returncode != 0:
-            raise SystemExit(f"row {name} failed ({shlex.join(cmd)}):\n{done.stderr[-3000:]}")
-        print(done.stdout, end="")
+            raise SystemExit(
+                f"row {name} failed (exit status {done.returncode}; its output is above): "
+                f"{shlex.join(cmd)}"
+            )
         run = json.loads(raw.read_text())
     steps = int(run["steps"])
     seconds = float(run["train_seconds"])
@@ -434,7 +463,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     r.add_argument("--budget", type=int, default=BUDGETS[0], help="learner steps")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--eval-deals", type=int, help="deals per opponent (default: the row's)")
-    r.add_argument("--out", default=str(OUT))
+    r.add_argument("--out", default=str(OUT), help="where the result goes (and nothing else)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar from the row's run")
     ls = sub.add_parser("list", help="every row's command at each budget it is run at")
     ls.add_argument("--out", default=str(OUT))
     s = sub.add_parser("summary", help="the table and the curves from the results")
@@ -456,7 +486,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     deals = ROWS[a.row].eval_deals if a.eval_deals is None else a.eval_deals
     if deals < 2:
         p.error(f"--eval-deals must be at least 2 (a CI needs two); got {deals}")
-    run_row(a.row, a.budget, a.seed, deals, Path(a.out))
+    run_row(a.row, a.budget, a.seed, deals, Path(a.out), a.quiet)
     return None
 
 

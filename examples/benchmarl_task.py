@@ -39,6 +39,11 @@ it, the untrained and the trained policy (its most likely legal move) play the s
 ``--eval-deals`` duplicate deals of ``--eval-seed`` against each of ``--eval-opponents``
 (:func:`training.periodic_eval.report_learned`); the script prints both with 95% CIs and
 the difference, paired by deal, and ``--result FILE`` writes it all as JSON.
+``--save PATH`` (a ``.zip``) writes the trained policy's network (BenchMARL's ``Mlp``
+model: TorchRL's ``MultiAgentMLP``, one set of weights shared by the seats) as the
+project's actor zip, after checking that it plays the network's own moves
+(:mod:`training.player_files`; a network it cannot read is refused before training):
+``agents.seat(PATH, table)`` and ``--agents PATH`` seat it with numpy alone.
 
 ``--algorithm`` is BenchMARL's ``mappo`` (each seat's critic sees every seat's observation:
 centralised training) or ``ippo`` (each seat's critic sees its own, as in
@@ -136,8 +141,9 @@ from torchrl.envs.utils import ExplorationType, set_exploration_type
 from tqdm import tqdm
 
 from gin_env import games
-from training.flags import parse_example
+from training.flags import parse_example, save_path
 from training.periodic_eval import Curve, check_opponents, report_learned
+from training.player_files import check_savable, mlp_actor, save_player
 from training.progress import Progress
 from training.torchrl_masks import legal_or_wait
 
@@ -512,6 +518,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         show.untrained.load_state_dict(show.saved_untrained)
         print(f"resumed at {experiment.total_frames} frames from {args.resume}")
     untrained = PolicyPlayer(show.untrained, seats, "untrained")
+    if save_path(args):  # a network --save cannot write is refused before any training
+        check_savable(lambda: mlp_actor(untrained.network, "benchmarl"), untrained,
+                      DEAL_GAME[args.game])  # fmt: skip
     show.start_clock()
     experiment.run()
     seconds = show.seconds()
@@ -526,9 +535,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"trained {frames} frames in {experiment.n_iters_performed} "
         f"iterations ({seconds:.1f} s); logs in {experiment.folder_name}"
     )
+
+    def save(path: Path) -> None:  # the policy's MLP as an actor zip, checked move for move
+        player = show.player()
+        actor = mlp_actor(player.network, path.stem, example="benchmarl_task",
+                          algorithm=args.algorithm, frames=frames, seed=args.seed)  # fmt: skip
+        save_player(path, actor, player, DEAL_GAME[args.game])
+
     return report_learned(
         "benchmarl_task", args, untrained, show.player(), DEAL_GAME[args.game], frames,
-        seconds, curve,
+        seconds, curve, save,
     )  # fmt: skip
 
 

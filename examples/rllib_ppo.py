@@ -24,7 +24,11 @@ module (its most likely legal move) play the same ``--eval-deals`` deals of
 ``--eval-seed`` through the AEC env, each deal three times with the module once in each
 role (box, captain, adviser) and each of ``--eval-opponents`` in the other two; the script
 prints both with 95% CIs and the difference, paired by deal. ``--result FILE`` writes it
-all as JSON.
+all as JSON. ``--save PATH`` (a ``.zip``) writes the trained module's actor (RLlib's default
+MLP and its linear action head, :func:`agents.rllib_agent.module_to_mlp`) as the project's
+actor zip, after checking that it plays the module's own moves
+(:mod:`training.player_files`): ``agents.seat(PATH, table)`` and ``--agents PATH`` seat it
+with numpy alone, without ray or torch.
 
 What it learns on two cores, measured: at 100,000 env steps (25 iterations of 4,000; 7
 minutes of training on a machine running two other jobs), with
@@ -44,6 +48,7 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -54,8 +59,10 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from training.flags import parse_example
+from agents.rllib_agent import module_to_mlp
+from training.flags import parse_example, save_path
 from training.periodic_eval import Curve, check_opponents, report_learned
+from training.player_files import check_savable, save_player
 from training.progress import Progress
 from training.rllib_env import RLlibGinEnv
 
@@ -139,6 +146,8 @@ def main(argv: list[str] | None = None) -> None:
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     algo = build(args).build_algo()
     untrained = ModulePlayer(copy.deepcopy(algo.get_module("main")), "untrained")
+    if save_path(args):  # a module --save cannot write is refused before any training
+        check_savable(lambda: module_to_mlp(untrained.module, "rllib"), untrained, "three_handed")
     progress = Progress(args.iterations * args.batch, enabled=not quiet, desc="ppo three-handed",
                         unit="step")  # fmt: skip
     curve = Curve("three_handed", "random", args.curve_deals, args.eval_seed + 1,
@@ -163,7 +172,15 @@ def main(argv: list[str] | None = None) -> None:
     trained = ModulePlayer(algo.get_module("main"), "rllib")
     curve.close(trained, done)
     print(f"trained {done} env steps in {seconds:.1f} s")
-    report_learned("rllib_ppo", args, untrained, trained, "three_handed", done, seconds, curve)
+
+    def save(path: Path) -> None:  # the module's actor as an actor zip, checked move for move
+        actor = module_to_mlp(trained.module, path.stem, example="rllib_ppo", steps=done,
+                              seed=args.seed)  # fmt: skip
+        save_player(path, actor, trained, "three_handed")
+
+    report_learned(
+        "rllib_ppo", args, untrained, trained, "three_handed", done, seconds, curve, save
+    )
     algo.stop()
     ray.shutdown()
 

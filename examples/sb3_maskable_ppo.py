@@ -19,6 +19,11 @@ is not a terminal, turns the bar off. Before training and after it, the untraine
 trained policy play the same ``--eval-deals`` duplicate deals of ``--eval-seed`` (a seed
 training never saw) against each of ``--eval-opponents``; the script prints both with
 95% CIs and the difference, paired by deal. ``--result FILE`` writes it all as JSON.
+``--save PATH`` (a ``.zip``) writes the trained model with SB3's own ``model.save`` (plus
+a small ``gin_env_meta.json`` naming the game), which ``agents.seat(PATH, table)`` and
+``--agents PATH`` seat: its weights are read as tensors only, nothing unpickled
+(:func:`agents.trained.load_sb3`), and SB3's ``MaskablePPO.load`` still reads the file.
+``--log-dir ""`` writes no TensorBoard logs.
 
 What it learns on two cores: at 100,000 steps (about a minute of training; two cores
 shared with other work), two-player gin, the defaults otherwise, measured with
@@ -44,6 +49,7 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -53,7 +59,7 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import VecEnv
 
 import gin_env  # noqa: F401 (registers the gymnasium ids)
-from agents.trained import actor_from_sb3
+from agents.trained import actor_from_sb3, add_sb3_meta
 from training.flags import parse_example
 from training.periodic_eval import Curve, check_opponents, report_learned
 from training.progress import Progress, sb3_callback
@@ -77,7 +83,7 @@ class Args:
     curve_every: int = 50_000  # steps between points of the learning curve (0: none)
     curve_deals: int = 100
     seed: int = 0
-    log_dir: str = "runs/sb3_maskable_ppo"  # TensorBoard
+    log_dir: str = "runs/sb3_maskable_ppo"  # TensorBoard ("": none)
     result: str = ""  # a JSON file for the run's figures
 
 
@@ -112,7 +118,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         n_steps=args.n_steps,
         batch_size=min(256, args.num_envs * args.n_steps),
         seed=args.seed,
-        tensorboard_log=args.log_dir,
+        tensorboard_log=args.log_dir or None,
         verbose=0,
     )
     # A copy: the actor's arrays would otherwise share the memory of the weights being trained.
@@ -141,10 +147,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     curve.record(actor_from_sb3(model), steps)
     print(f"trained {steps} steps in {seconds:.1f} s ({steps / seconds:.0f} steps/s)")
 
+    def save(path: Path) -> None:  # SB3's own zip, read back without its pickles
+        model.save(path)
+        add_sb3_meta(path, env=args.game, name=path.stem, example="sb3_maskable_ppo",
+                     steps=steps, seed=args.seed, opponents=args.opponents)  # fmt: skip
+
     # -- what it learned: the untrained and the trained policy on the same deals ---------
     return report_learned(
-        "sb3_maskable_ppo", args, untrained, actor_from_sb3(model), args.game, steps, seconds, curve
-    )
+        "sb3_maskable_ppo", args, untrained, actor_from_sb3(model), args.game, steps, seconds,
+        curve, save,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -37,6 +37,11 @@ terminal, turns the bar off. Before training and after it, the untrained and the
 Q network (its best legal move) play the same ``--eval-deals`` duplicate deals of
 ``--eval-seed`` against each of ``--eval-opponents``; the script prints both with 95% CIs
 and the difference, paired by deal. ``--result FILE`` writes it all as JSON.
+``--save PATH`` (a ``.zip``) writes the trained Q network (Tianshou's ``Net``, an MLP) as
+the project's actor zip, its greedy legal move the player's, after checking that it plays
+the network's own moves (:mod:`training.player_files`; a network it cannot read is refused
+before training): ``agents.seat(PATH, table)`` and ``--agents PATH`` seat it with numpy
+alone.
 
 What it learns on two cores, measured (``python benchmarks/learning.py run
 tianshou-dqn-gin --budget B --seed S``, which runs
@@ -67,6 +72,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gymnasium
@@ -89,8 +95,9 @@ import gin_env  # noqa: F401 (registers the gymnasium ids)
 from gin_env import gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
-from training.flags import parse_example
+from training.flags import parse_example, save_path
 from training.periodic_eval import Curve, check_opponents, report_learned
+from training.player_files import check_savable, mlp_actor, save_player
 from training.progress import Progress
 
 # Tianshou warns at every test that the multi-agent returns are 2-D; the returns reduced to
@@ -214,6 +221,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     env = make_env()
     net = Net(state_shape=OBS_SIZE, action_shape=NUM_ACTIONS, hidden_sizes=[256, 256])
     untrained = QPlayer(copy.deepcopy(net), "untrained")
+    if save_path(args):  # a network --save cannot write is refused before any training
+        check_savable(lambda: mlp_actor(net, "dqn"), untrained, "gin")
     algorithm = make_algorithm(args, env, net)
 
     # -- collectors: a learner's replay buffer over parallel copies of the env -----------
@@ -272,9 +281,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"best test return {best:+.2f} points"
     )
 
+    def save(path: Path) -> None:  # the Q network as an actor zip, checked move for move
+        actor = mlp_actor(net, path.stem, example="tianshou_dqn", loop=args.loop, steps=steps,
+                          seed=args.seed)  # fmt: skip
+        save_player(path, actor, QPlayer(net, "dqn"), "gin")
+
     # -- what it learned: the untrained and the trained network on the same deals --------
     return report_learned(
-        "tianshou_dqn", args, untrained, QPlayer(net, "dqn"), "gin", steps, seconds, curve
+        "tianshou_dqn", args, untrained, QPlayer(net, "dqn"), "gin", steps, seconds, curve, save
     )
 
 

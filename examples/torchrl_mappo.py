@@ -36,6 +36,10 @@ policy (its most likely legal move) play the same ``--eval-deals`` deals of
 ``--eval-seed``, each deal three times with the policy once in each role (box, captain,
 adviser) and each of ``--eval-opponents`` in the other two; the script prints both with
 95% CIs and the difference, paired by deal. ``--result FILE`` writes it all as JSON.
+``--save PATH`` (a ``.zip``) writes the trained policy's network (its shared MLP, the
+seats' one set of weights) as the project's actor zip, after checking that it plays the
+network's own moves (:mod:`training.player_files`): ``agents.seat(PATH, table)`` and
+``--agents PATH`` seat it with numpy alone. ``--log-dir ""`` writes no TensorBoard logs.
 
 What it learns on two cores, measured: at 1,000,000 frames (245 updates; 46 minutes of
 training, two runs at a time), with
@@ -81,8 +85,9 @@ from torchrl.objectives import ClipPPOLoss, ValueEstimators
 from gin_env import three_handed_gin_v0
 from gin_env.actions import NUM_ACTIONS
 from gin_env.encoding import OBS_SIZE
-from training.flags import parse_example
+from training.flags import parse_example, save_path
 from training.periodic_eval import Curve, check_opponents, report_learned
+from training.player_files import check_savable, mlp_actor, save_player
 from training.progress import Progress
 from training.torchrl_masks import legal_or_wait
 
@@ -103,7 +108,7 @@ class Args:
     curve_every: int = 50_000  # frames between points of the learning curve (0: none)
     curve_deals: int = 50
     seed: int = 0
-    log_dir: str = "runs/torchrl_mappo"  # TensorBoard
+    log_dir: str = "runs/torchrl_mappo"  # TensorBoard ("": none)
     result: str = ""  # a JSON file for the run's figures
 
 
@@ -198,6 +203,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     policy, critic = make_policy(env), make_critic(env)
     logits_net = policy.module[0].module[1].module  # the MultiAgentMLP
     untrained = MappoPlayer(copy.deepcopy(logits_net), "untrained")
+    if save_path(args):  # a network --save cannot write is refused before any training
+        check_savable(lambda: mlp_actor(logits_net, "mappo"), untrained, "three_handed")
     iterations = math.ceil(args.frames / args.frames_per_batch)
 
     # -- collection: TorchRL's Collector steps the env with the masked policy -------------
@@ -233,7 +240,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     optim = torch.optim.Adam(loss.parameters(), args.lr)
 
     # -- the loop, with a progress bar and a learning curve ---------------------------------
-    progress = Progress(args.frames_per_batch * iterations, log_dir=Path(args.log_dir),
+    progress = Progress(args.frames_per_batch * iterations,
+                        log_dir=Path(args.log_dir) if args.log_dir else None,
                         enabled=not quiet, desc="mappo three-handed", unit="frame")  # fmt: skip
     curve = Curve("three_handed", "random", args.curve_deals, args.eval_seed + 1,
                   args.curve_every, progress)  # fmt: skip
@@ -273,6 +281,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     curve.close(MappoPlayer(logits_net, "mappo"), frames)
     print(f"trained {frames} steps in {seconds:.1f} s")
 
+    def save(path: Path) -> None:  # the shared MLP as an actor zip, checked move for move
+        actor = mlp_actor(logits_net, path.stem, example="torchrl_mappo", frames=frames,
+                          seed=args.seed)  # fmt: skip
+        save_player(path, actor, MappoPlayer(logits_net, "mappo"), "three_handed")
+
     # -- what it learned: the untrained and the trained policy on the same deals ---------
     return report_learned(
         "torchrl_mappo",
@@ -283,6 +296,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         frames,
         seconds,
         curve,
+        save,
     )
 
 

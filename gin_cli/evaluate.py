@@ -34,7 +34,7 @@ from gin_eval.ladder import ladder
 from gin_eval.luck import ADJUST_MODES
 from gin_eval.outcomes import WIN_KINDS, leaderboard_markdown
 from gin_eval.plots import plot_bars
-from gin_eval.reports import text_table
+from gin_eval.reports import text_table, three_table
 from gin_eval.rummy import rummy_duplicate
 from gin_eval.three_handed import three_handed
 from gin_eval.writer import write_result
@@ -416,6 +416,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
     )
     stem = re.sub(r"[^\w.,+-]+", "-", stem)  # a URL in a spec (llm's base_url) is no folder
     png = None if args.no_plot else out / f"{stem}.png"
+    shown: list[dict[str, Any]] | None = None  # a terminal table apart from the CSV's rows
     wanted = args.replays == "on" or (
         args.replays == "auto" and any(s.startswith("llm:") for s in specs)
     )
@@ -463,6 +464,11 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
         )  # fmt: skip
         rows = _three_rows(r)
         paths = write_result(out, stem, r, rows)
+        shown = three_table(r)  # the CIs and each role's hands; the CSV keeps its columns
+        print(
+            f"three-handed: {r['matches']} matches, seats rotated; per agent and role, the hands "
+            "it played there, the hands its side won and its points per hand (95% CIs)"
+        )
         modes = [m for m in ("adviser_on", "adviser_off") if m in r]
         plot_bars(
             png,
@@ -516,7 +522,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
             md.write_text(leaderboard_markdown(r, r.get("text")))
             paths.append(md)
             print(md.read_text())
-    print(text_table(rows))
+    print(text_table(shown if shown is not None else rows))
     for mode in ("adviser_on", "adviser_off"):
         if isinstance(r.get(mode), dict) and isinstance(r[mode].get("agents"), dict):  # plain
             kinds = {n: st.get("win_kinds") for n, st in r[mode]["agents"].items()}

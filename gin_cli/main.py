@@ -208,7 +208,8 @@ def _writable_path(ctx: Any, param: Any, value: str | None) -> str | None:
 
 def make_agent(name: str, table: Table) -> Any:
     """The agent ``name`` (a registry name or spec: ``random``, ``simple``, ``heuristic``,
-    ``search:budget=0.05``, trained names such as ``gin-ppo``) seated at ``table``
+    ``search:budget=0.05``, trained names such as ``gin-ppo``, a run folder of ``gin-rummy
+    train`` or a player file by path) seated at ``table``
     (:func:`agents.seat`: for rummy ``simple`` is ``rummy-simple``; agents that read the
     table play its rules). A bad name, or an agent that cannot play the table, is an error
     of one line, before any game."""
@@ -640,7 +641,10 @@ def split_algo(args: Sequence[str]) -> tuple[str, list[str]]:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def train(args: tuple[str, ...]) -> None:
     """Train a player: gin-rummy train --algo ppo|dmc|tune, then the trainer's options
-    (MaskablePPO by default; gin-rummy train --algo dmc --help lists a trainer's options)."""
+    (MaskablePPO by default; gin-rummy train --algo dmc --help lists a trainer's options).
+    Everything goes into --run-dir, the player files too (best/latest .npz or .zip; play
+    them with --agents RUN_DIR); the run ends with the untrained and the trained player on
+    the same deals (--report-deals)."""
     algo, rest = split_algo(args)
     raise SystemExit(_forward(TRAINERS[algo], rest, "gin-rummy train"))
 
@@ -649,7 +653,8 @@ def train(args: tuple[str, ...]) -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def import_sb3(args: tuple[str, ...]) -> None:
     """Convert a stable-baselines3 .zip you trust into an actor zip (gin-rummy import-sb3
-    --trust FILE [--out PATH]): agents load only data, never pickles."""
+    --trust FILE [--out PATH]): agents load only data, never pickles. A zip whose
+    policy.pth holds tensors only needs none: --agents FILE.zip reads it as data."""
     raise SystemExit(_forward("training.trusted", args, "gin-rummy import-sb3"))
 
 

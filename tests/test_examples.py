@@ -120,11 +120,27 @@ def test_every_example_is_tested_here() -> None:
     assert [s for s in scripts if f'"{s}"' not in source] == []
 
 
-def test_torchrl_mappo_trains_and_plays() -> None:
+def test_torchrl_mappo_trains_and_plays(tmp_path: Path) -> None:
     pytest.importorskip("torchrl")
-    out = _run("torchrl_mappo.py")
+    saved = tmp_path / "mappo.zip"
+    out = _run("torchrl_mappo.py", "--save", str(saved))
     assert re.search(r"iteration 2: \d+ hands ended, policy loss [-+]\d", out), out
     _points(out)
+    _seated(saved, "three_handed", out)
+
+
+def _seated(saved: Path, game: str, out: str) -> None:
+    """The player an example wrote with ``--save``: said where, seated by path at its game's
+    table (numpy alone), refused at the other game's."""
+    import agents
+    from gin_env import games
+
+    assert f"saved the trained player to {saved}: play it with --agents {saved}" in out, out
+    player = agents.seat(str(saved), games.get(game).table())
+    assert player.meta["env"] == game
+    other = "gin" if game == "three_handed" else "three_handed"
+    with pytest.raises(ValueError, match="was trained on"):
+        agents.seat(str(saved), games.get(other).table())
 
 
 def _example(name: str) -> Any:
@@ -164,11 +180,13 @@ def test_torchrl_mappo_waiting_seats_play_only_action_zero() -> None:
     assert rollout["agents", "action_log_prob"][~to_act].eq(0).all()
 
 
-def test_sb3_maskable_ppo_on_the_vector_env() -> None:
+def test_sb3_maskable_ppo_on_the_vector_env(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
-    out = _run("sb3_maskable_ppo.py")
+    saved = tmp_path / "sb3.zip"
+    out = _run("sb3_maskable_ppo.py", "--save", str(saved))
     assert re.search(r"trained \d+ steps", out), out
     _points(out)
+    _seated(saved, "gin", out)
 
 
 def test_sb3_maskable_ppo_through_the_gymnasium_wrapper() -> None:

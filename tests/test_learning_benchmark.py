@@ -81,10 +81,15 @@ def test_three_seeds_give_the_mean_and_a_t_interval_across_seeds() -> None:
 
 def test_each_row_is_one_command_with_its_budget_and_seed(tmp_path: Path) -> None:
     for name, row in learning.ROWS.items():
-        cmd = learning.row_command(row, 12_345, 7, 9, tmp_path / "r.json")
+        cmd = learning.row_command(row, 12_345, 7, 9, tmp_path / "r.json", tmp_path / "tb")
         text = " ".join(cmd)
         assert "12345" in text and "--seed 7" in text and "--eval-deals 9" in text, name
-        assert "--quiet" in cmd and "random,simple,heuristic" in text
+        assert "random,simple,heuristic" in text
+        # Its progress shows (no --quiet unless asked); its TensorBoard logs go where told.
+        assert "--quiet" not in cmd
+        assert "--quiet" in learning.row_command(row, 1, 0, 2, tmp_path / "r.json", quiet=True)
+        if row.log_flag:
+            assert cmd[cmd.index(row.log_flag) + 1] == str(tmp_path / "tb"), name
 
 
 def test_the_table_goes_between_its_markers_and_nowhere_else(tmp_path: Path) -> None:

@@ -351,8 +351,17 @@ RUN_FILES = frozenset(
 )  # fmt: skip
 
 
+#: The player files a run writes into its folder (``best``, ``latest``, ``untrained``;
+#: ``.npz`` or ``.zip``), and what a write cut short leaves of one.
+RUN_PLAYER_FILE = re.compile(r"(best|latest|untrained)\.(npz|zip)(\.tmp(\.npz)?)?")
+
+
 def _run_file(name: str) -> bool:
-    return name in RUN_FILES or (name.startswith("learning_curve") and name.endswith(".png"))
+    return (
+        name in RUN_FILES
+        or (name.startswith("learning_curve") and name.endswith(".png"))
+        or RUN_PLAYER_FILE.fullmatch(name) is not None
+    )
 
 
 def claim_run_dir(run_dir: str | Path, resume: bool, overwrite: bool = False) -> Path | None:

@@ -12,7 +12,15 @@ from agents.dmc import FEATURE_MODES, HISTORY_MODES, L2_MODES
 from gin_env import games
 from gin_env.match import ROLE_NAMES
 from training.checkpoints import check_export_name
-from training.flags import HELP, RUN_FLAGS, names
+from training.flags import (
+    EXPORT_HELP,
+    HELP,
+    REPORT_DEFAULTS,
+    REPORT_HELP,
+    RUN_FLAGS,
+    check_report,
+    names,
+)
 
 __all__ = ["Args", "CHANGEABLE", "ENVS", "check", "fixed_roles"]
 
@@ -41,7 +49,9 @@ class Args:
         "action encoding: basic (kind, card, deadwood after the move),"
         " l2 (also whether L2 plays the move; slower: L2 runs every decision)"
         ", advice (basic plus whether the move is the adviser's suggestion)"
-        " or l2score (l2 plus L2's own score of the move)",
+        ", l2score (l2 plus L2's own score of the move)"
+        " or facts (basic plus per-move facts from the observation: melds, live outs,"
+        " meld starts, the discard's danger, the take's gain; no L2)",
     )
     history: str = HELP(
         "none",
@@ -127,9 +137,12 @@ class Args:
     )
     progress: bool = HELP(True, "show a progress bar (on a terminal only)")
     quiet: bool = HELP(False, "no progress bar: the same as --progress false")
-    export: str = HELP(
-        "", "at the end, write the best (or latest) player as agents/checkpoints/<name>.npz"
+    export: str = HELP("", EXPORT_HELP.format(suffix=".npz"))
+    report_deals: int = HELP(REPORT_DEFAULTS["report_deals"], REPORT_HELP["report_deals"])
+    report_opponents: str = HELP(
+        REPORT_DEFAULTS["report_opponents"], REPORT_HELP["report_opponents"]
     )
+    report_seed: int = HELP(REPORT_DEFAULTS["report_seed"], REPORT_HELP["report_seed"])
     torch_threads: int = HELP(1, "torch threads of the learner")
     actors: int = HELP(
         0,
@@ -156,7 +169,7 @@ CHANGEABLE = RUN_FLAGS | frozenset(
         "quiet",
     }
 )
-ENVS = ("gin", "three_handed")
+ENVS = games.gin_games()
 
 
 def check(args: Args) -> None:
@@ -222,6 +235,7 @@ def check(args: Args) -> None:
         raise ValueError(f"init_from {args.init_from!r} is not a checkpoint folder (no model.pt)")
     if args.export:
         check_export_name(args.export)
+    check_report(args.report_deals, args.report_opponents, lambda n: agents.seat(n, table))
     fixed = fixed_roles(args.fixed_roles)
     if fixed and args.history != "none":
         raise ValueError(

@@ -13,17 +13,25 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from training import cli_description
 
 __all__ = [
     "RUN_FLAGS",
+    "REPORT_HELP",
+    "REPORT_DEFAULTS",
+    "EXPORT_HELP",
+    "check_report",
     "HELP",
     "build_parser",
     "parse",
     "parse_example",
+    "save_path",
+    "SAVE_SUFFIX",
     "command_line",
     "parse_bool",
     "names",
@@ -48,8 +56,48 @@ RUN_FLAGS = frozenset(
         "eval_every",
         "eval_pairs",
         "torch_threads",
+        "report_deals",
+        "report_opponents",
+        "report_seed",
     }
 )
+
+
+#: The help of the flags every trainer ends with (:func:`training.periodic_eval.run_report`).
+REPORT_HELP = {
+    "report_deals": (
+        "at the end of gin-rummy train, the untrained player and the run's player (what "
+        "--agents RUN_DIR seats) on this many duplicate deals of --report-seed against each "
+        "--report-opponents, with 95%% CIs and their difference paired by deal (0: none)"
+    ),
+    "report_opponents": "the opponents of that before/after comparison (agent names)",
+    "report_seed": "seed of the before/after deals (one no evaluation selected on)",
+}
+#: Their defaults: a quick look (seconds to a minute), not a measurement to report.
+REPORT_DEFAULTS = {"report_deals": 50, "report_opponents": "random,simple", "report_seed": 20_261}
+#: The ``--export`` flag's help: maintainers ship a player into the package with it.
+EXPORT_HELP = (
+    "for maintainers: at the end, also copy the run's player into the installed package, as "
+    "agents/checkpoints/<name>{suffix}, a shipped player; the run's own player files "
+    "(best{suffix} if kept, latest{suffix}) are in --run-dir either way"
+)
+
+
+def check_report(deals: int, opponents: str, seat: Callable[[str], object]) -> None:
+    """Refuse, before a run, a ``--report-deals`` that is neither 0 nor 2 or more (a CI
+    needs two) and a ``--report-opponents`` name ``seat`` cannot seat."""
+    if deals != 0 and deals < 2:
+        raise ValueError(
+            f"report_deals must be 0 (none) or at least 2 (a CI needs two); got {deals}"
+        )
+    if deals:
+        if not names(opponents):
+            raise ValueError("report_opponents needs at least one agent name")
+        for name in names(opponents):
+            try:
+                seat(name)
+            except ValueError as err:
+                raise ValueError(f"report_opponents: {err}") from None
 
 
 def HELP(default: Any, text: str) -> Any:  # noqa: N802 (reads as a field declaration)
@@ -169,9 +217,12 @@ def parse_example(
 
     Each field of ``cls()`` is a ``--flag`` of its default's type; a bool is ``--flag`` /
     ``--no-flag``. ``--smoke`` (a tiny run, as CI does) puts ``smoke``'s values in place;
-    ``--quiet`` turns the progress bar off. Then a field named in ``choices`` must be one of
-    its values and a field in ``positive`` a finite number above zero, or the parser exits
-    with a message that names the flag and what it takes. Last, ``check(args)``: a
+    ``--quiet`` turns the progress bar off. ``--save PATH`` (every example) names the
+    ``.zip`` the trained player is written to, where ``agents.seat(PATH, table)`` and
+    ``--agents PATH`` seat it; its folder is checked now, before training, and the path
+    is on ``args`` (read it with :func:`save_path`). Then a field named in ``choices``
+    must be one of its values and a field in ``positive`` a finite number above zero, or
+    the parser exits with a message that names the flag and what it takes. Last, ``check(args)``: a
     ``ValueError`` it raises (an agent name that is no agent) is a usage error too, before
     any training. The parser is returned for the example's own checks (``parser.error``).
     """
@@ -185,8 +236,19 @@ def parse_example(
             parser.add_argument(flag, type=type(default), default=default, help=shown)
     parser.add_argument("--smoke", action="store_true", help="a tiny run, as CI does")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--save",
+        default="",
+        metavar="PATH",
+        help=f"write the trained player to PATH (a {SAVE_SUFFIX}), where agents.seat(PATH, "
+        "table) and --agents PATH seat it",
+    )
     ns = vars(parser.parse_args(argv))
-    is_smoke, quiet = ns.pop("smoke"), ns.pop("quiet")
+    is_smoke, quiet, save = ns.pop("smoke"), ns.pop("quiet"), ns.pop("save")
+    if save:
+        where = _save_problem(save)
+        if where:
+            parser.error(f"--save {save}: {where}")
     if is_smoke:
         ns.update(smoke or {})
     for name, allowed in (choices or {}).items():
@@ -199,9 +261,35 @@ def parse_example(
         if not (value > 0 and math.isfinite(value)):
             parser.error(f"--{name.replace('_', '-')} must be a positive number; got {value}")
     args = cls(**ns)
+    setattr(args, SAVE_ATTRIBUTE, save)  # not a field: the examples' JSON keeps its keys
     if check is not None:
         try:
             check(args)
         except ValueError as err:
             parser.error(str(err))
     return args, is_smoke, quiet, parser
+
+
+#: The ending of an example's ``--save`` file: an actor zip, or SB3's own zip.
+SAVE_SUFFIX = ".zip"
+SAVE_ATTRIBUTE = "save"
+
+
+def _save_problem(path: str) -> str:
+    """What is wrong with ``--save path`` (empty when nothing): its ending, its folder."""
+    target = Path(path).expanduser()
+    if target.suffix != SAVE_SUFFIX:
+        return f"give a file ending in {SAVE_SUFFIX} (the player's format)"
+    if target.is_dir():
+        return "is a folder; give a file name"
+    folder = target.parent
+    if not folder.is_dir():
+        return f"the folder {str(folder)!r} does not exist"
+    if not os.access(folder, os.W_OK):
+        return f"the folder {str(folder)!r} is not writable"
+    return ""
+
+
+def save_path(args: Any) -> str:
+    """The ``--save`` path :func:`parse_example` put on an example's ``args`` ("": none)."""
+    return str(getattr(args, SAVE_ATTRIBUTE, "") or "")

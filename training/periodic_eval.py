@@ -24,14 +24,17 @@ one's points per hand with a 95% CI and the difference, paired by deal.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+import agents as agent_registry
+from agents import trained as trained_players
 from gin_env import games
+from gin_env.match import ROLE_NAMES
 from gin_eval.checks import agent_of
 from gin_eval.gin import gin_duplicate, play_gin_pair
 from gin_eval.play import play_role_hand
@@ -39,13 +42,17 @@ from gin_eval.pool import pool_map
 from gin_eval.stats import mean_ci, wilson_ci
 from gin_eval.three_handed import three_handed
 from gin_eval.writer import write_csv, write_json
-from training.flags import names
+from training.flags import names, save_path
 from training.league import make_opponent, play_hands
 
 __all__ = [
     "DEAL_GAMES",
     "before_after",
     "before_after_lines",
+    "eval_line",
+    "metric_text",
+    "run_report",
+    "save_trained",
     "check_opponents",
     "report_learned",
     "deal_points",
@@ -54,7 +61,7 @@ __all__ = [
 ]
 
 #: The games :func:`deal_points` deals duplicate (its ``game`` values).
-DEAL_GAMES = ("gin", "three_handed")
+DEAL_GAMES = games.gin_games()
 
 
 def evaluate_agent(
@@ -104,6 +111,65 @@ def evaluate_agent(
                     out[f"{name}/{role}_points_per_hand"] = float(st["points_per_hand"])
                     out[f"{name}/{role}_hand_win_rate"] = float(st["hand_win_rate"])
     return out
+
+
+def _rate(rate: float, n: int | None) -> str:
+    """``45.7% [41.3, 50.1]``: a rate with its 95% Wilson CI over ``n`` trials."""
+    if not n:
+        return f"{rate:.1%}"
+    lo, hi = wilson_ci(min(n, max(0, round(rate * n))), n)
+    return f"{rate:.1%} [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def _points(value: float, lo: float | None, hi: float | None) -> str:
+    ci = f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None and hi is not None else ""
+    return f"{value:+.2f}{ci}"
+
+
+def eval_line(res: Mapping[str, Any], hands: int | None = None) -> str:
+    """One evaluation of a run (a row of :func:`evaluate_agent`, or of a DMC run's team
+    evaluation) as a short line for the terminal, e.g. ``vs simple -2.52 [-3.60, -1.44] a
+    hand, hands won 45.7% [41.3, 50.1]; vs heuristic ...``: points per hand with their
+    95% CI, rates as percentages with their 95% Wilson CI over ``hands`` hands (each
+    opponent's; matches: the row's own CI). The CSV keeps every figure in full."""
+    groups: dict[str, dict[str, float]] = {}
+    for key, value in res.items():
+        if "/" in key and isinstance(value, int | float) and not isinstance(value, bool):
+            who, metric = key.split("/", 1)
+            groups.setdefault(who, {})[metric] = float(value)
+    parts = []
+    for who, m in groups.items():
+        bits = []
+        if "points_per_hand" in m:
+            lo = m.get("points_ci_low", m.get("ci_low"))
+            hi = m.get("points_ci_high", m.get("ci_high"))
+            bits.append(_points(m["points_per_hand"], lo, hi) + " a hand")
+        if "hand_win_rate" in m:
+            bits.append("hands won " + _rate(m["hand_win_rate"], hands))
+        if "match_win_rate" in m:
+            lo, hi = m.get("match_ci_low"), m.get("match_ci_high")
+            ci = f" [{100 * lo:.1f}, {100 * hi:.1f}]" if lo is not None and hi is not None else ""
+            bits.append(f"matches won {m['match_win_rate']:.1%}{ci}")
+        roles = [r for r in ROLE_NAMES if f"{r}_points_per_hand" in m]
+        if roles:
+            each = ", ".join(f"{r} {m[f'{r}_points_per_hand']:+.2f}" for r in roles)
+            bits.append(f"a hand as {each}")
+        if "advice_gain" in m:
+            gain = _points(m["advice_gain"], m.get("gain_ci_low"), m.get("gain_ci_high"))
+            bits.append(f"advice gain {gain} a hand")
+        label = {"team": "team (advised)", "muted": "team (adviser muted)"}.get(who, f"vs {who}")
+        parts.append(f"{label} {', '.join(bits)}" if bits else label)
+    return "; ".join(parts)
+
+
+def metric_text(key: str, value: float, n: int | None = None) -> str:
+    """One figure of an evaluation row by its key, for a line: ``simple/points_per_hand``
+    -> ``points per hand against simple +1.25``; a rate as a percentage with its 95% CI
+    over ``n`` trials."""
+    who, _, metric = key.rpartition("/")
+    words = metric.replace("_", " ")
+    shown = _rate(value, n) if metric.endswith("rate") else f"{value:+.2f}"
+    return f"{words} against {who} {shown}" if who else f"{words} {shown}"
 
 
 def write_eval_csv(path: str | Path, rows: Sequence[dict[str, float]]) -> None:
@@ -224,13 +290,17 @@ def report_learned(
     steps: int,
     seconds: float,
     curve: Curve,
+    save: Callable[[Path], object] | None = None,
 ) -> dict[str, Any]:
-    """The closing block of every example: :func:`before_after` on ``args``' evaluation
-    opponents, deals and seed, its lines printed, and the run's result (written as JSON to
-    ``args.result`` when set, with the training and evaluation seeds) returned.
+    """The closing block of every example: the trained player written to its ``--save``
+    path (:func:`save_trained` with ``save``, the example's writer), then
+    :func:`before_after` on ``args``' evaluation opponents, deals and seed, its lines
+    printed, and the run's result (written as JSON to ``args.result`` when set, with the
+    training and evaluation seeds) returned.
 
     ``args`` is the example's dataclass of flags; it must have ``eval_opponents`` (comma
     list), ``eval_deals``, ``eval_seed``, ``seed`` and ``result``."""
+    saved = save_trained(args, game, save)
     rows = before_after(
         untrained, trained, game, names(args.eval_opponents), args.eval_deals, args.eval_seed
     )
@@ -245,9 +315,58 @@ def report_learned(
         "before_after": rows,
         "curve": curve.rows,
     }
+    if saved is not None:
+        result["saved"] = str(saved)
     if args.result:
         write_json(args.result, result, [args.seed, args.eval_seed])
     return result
+
+
+def save_trained(args: Any, game: str, save: Callable[[Path], object] | None) -> Path | None:
+    """Write an example's trained player to its ``--save`` path
+    (:func:`training.flags.save_path`) with ``save(path)``, then seat it back
+    (:func:`agents.seat` at ``game``'s standard table) as a check that it plays there; a
+    line says where it went and how to seat it. None without ``--save``."""
+    path = save_path(args)
+    if not path:
+        return None
+    if save is None:
+        raise ValueError("--save: this example has no writer for its player")
+    save(Path(path))
+    agent_registry.seat(str(path), games.get(game).table())
+    print(f"saved the trained player to {path}: play it with --agents {path}")
+    return Path(path)
+
+
+def run_report(
+    run_dir: str | Path,
+    game: str,
+    opponents: Sequence[str],
+    deals: int,
+    seed: int,
+    workers: int = 1,
+) -> list[str]:
+    """The lines ``gin-rummy train`` ends with, those of the examples
+    (:func:`before_after_lines`): the run's untrained player (``untrained.npz`` /
+    ``.zip``, written when the run started) and its player (what ``--agents RUN_DIR``
+    seats: the best if the run kept one, else the latest) on the same ``deals`` duplicate
+    deals of ``seed`` against each of ``opponents``."""
+    run_dir = Path(run_dir)
+    player = trained_players.run_player(run_dir)
+    first = trained_players.run_player_path(run_dir, "untrained")
+    if not first.is_file():
+        return [f"no before/after: {run_dir} has no untrained player (a run of an older version)"]
+    untrained = trained_players.load(first)
+    trained = trained_players.load(player)
+    reads = {**getattr(trained, "env_options", dict)()}
+    if reads:
+        return [f"no before/after: {player} reads {reads} (the deals are played without it)"]
+    rows = before_after(untrained, trained, game, opponents, deals, seed, workers)
+    head = (
+        f"{player} (seated by --agents {run_dir}) and the untrained player ({first.name}) on "
+        f"the same {deals} duplicate deals of seed {seed}:"
+    )
+    return [head, *before_after_lines(rows)]
 
 
 class Curve:

@@ -62,11 +62,22 @@ SIGINT / SIGTERM write a checkpoint and stop. Every ``--eval-every`` decisions t
 player meets ``--eval-opponents`` on ``--eval-seed`` (duplicate deals in gin, matches in the
 three-handed game); ``--keep-best`` keeps the best (on that seed) as ``checkpoints/best``.
 Report a kept player on another seed (``card``). Logs: TensorBoard under ``<run-dir>/tb``,
-``eval.csv`` and ``learning_curve.png`` (by decisions and by hours).
+``eval.csv`` and ``learning_curve.png`` (by decisions and by hours); each evaluation is also
+a line, e.g. ``[2,000,086] eval (train) vs simple -2.52 [-3.60, -1.44] a hand, hands won
+45.7% [41.3, 50.1]; vs heuristic ...`` (95% CIs).
+
+The run's player files are in the run folder, never in the package: ``untrained.npz`` (the
+networks at the start), ``latest.npz`` (at every checkpoint) and ``best.npz`` (at every
+new best with ``--keep-best``), numpy players of :mod:`agents.dmc`. ``--agents RUN_DIR``
+(``agents.seat(RUN_DIR, table)``) seats the best if there is one, else the latest. The
+command ends with the untrained and the run's player on the same ``--report-deals``
+duplicate deals (95% CIs, their difference paired by deal; 0: none). ``--export NAME`` is
+for maintainers: it also copies the player into the package's ``agents/checkpoints/``.
 
     python -m training.train_dmc --env gin --run-dir runs/gin-dmc --total-steps 5000000
     python -m training.train_dmc --run-dir runs/gin-dmc --resume       # after a stop
-    python -m training.train_dmc --run-dir runs/gin-dmc --resume --export gin-dmc
+    gin-rummy eval gin --agents runs/gin-dmc,heuristic --pairs 500  # the run's player
+    python -m training.train_dmc --run-dir runs/gin-dmc --resume --export gin-dmc  # ship it
     python -m training.train_dmc card gin-dmc --pairs 5000 --seed 2026  # the model card
     gin-rummy train --algo dmc ...                                        # the same
 """
@@ -93,7 +104,7 @@ from agents.dmc import (
     torch_model,
 )
 from agents.dmc import save as save_player
-from agents.trained import CHECKPOINT_DIR
+from agents.trained import CHECKPOINT_DIR, run_player
 from gin_env.encoding import OBS_SIZE
 from gin_eval.play import play_advice_hands
 from gin_eval.plots import plot_curves
@@ -125,7 +136,13 @@ from training.dmc_store import (
 )
 from training.flags import command_line, names, parse
 from training.model_cards import card_evaluation, write_dmc_card
-from training.periodic_eval import evaluate_agent, write_eval_csv
+from training.periodic_eval import (
+    eval_line,
+    evaluate_agent,
+    metric_text,
+    run_report,
+    write_eval_csv,
+)
 from training.progress import Progress
 
 __all__ = [
@@ -135,6 +152,7 @@ __all__ = [
     "train",
     "main",
     "export",
+    "write_player",
     "to_agent",
     "ExperienceBuffer",
     "CHANGEABLE",
@@ -473,6 +491,7 @@ def train(args: Args) -> dict[str, Any]:
         learn_rng = np.random.default_rng([args.seed, 2])
         state = RunState.fresh(args)
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+        write_player(run_dir, "untrained", learner.models, args, state)
     # A run from before the schedule was kept began at its saved rate.
     if not state.learning_rates:
         state.learning_rates = [[0, float(state.args["learning_rate"])]]
@@ -509,6 +528,7 @@ def train(args: Args) -> dict[str, Any]:
 
     def checkpoint() -> None:
         folder = learner.save(run_dir, f"step_{state.steps:012d}", saved_state())
+        write_player(run_dir, "latest", learner.models, args, state)
         if args.copy_checkpoint:
             copy_checkpoint(folder, Path(args.copy_checkpoint), state.run_id)
 
@@ -579,8 +599,9 @@ def train(args: Args) -> dict[str, Any]:
                          if isinstance(v, float) and "/" in k}  # fmt: skip
                 progress.scalars(state.steps, show=False, **shown)
                 if sel_key in res:
-                    progress.evaluation(f"{sel_key} {res[sel_key]:+.3g}")
-                progress.write(f"[{state.steps}] eval ({tag}) {json.dumps(res)}")
+                    progress.evaluation(metric_text(sel_key, res[sel_key], _trials(sel_key, args)))
+                line = eval_line(res, 2 * args.eval_pairs)
+                progress.write(f"[{state.steps:,}] eval ({tag}) {line}")
                 write_curves(run_dir, dataclasses.asdict(state), args)
                 best = state.best
                 if (
@@ -591,6 +612,7 @@ def train(args: Args) -> dict[str, Any]:
                     state.best = {"step": state.steps, "score": res[sel_key], "key": sel_key,
                                   "seed": args.eval_seed}  # fmt: skip
                     learner.save(run_dir, "best", saved_state(), pointer=False)
+                    write_player(run_dir, "best", learner.models, args, state)
                 if tag == "warm-start":
                     learner.save(run_dir, "warm", saved_state(), pointer=False)
 
@@ -622,6 +644,27 @@ def train(args: Args) -> dict[str, Any]:
     if args.export:
         export(run_dir, args.export, best=args.keep_best)
     return summary
+
+
+def write_player(run_dir: Path, which: str, models: list[Any], args: Args, state: RunState) -> Path:
+    """The run's player ``which`` as ``<run-dir>/<which>.npz`` (:func:`agents.dmc.save`):
+    ``untrained`` when the run starts, ``latest`` at every checkpoint, ``best`` at every new
+    best. ``--agents RUN_DIR`` (:func:`agents.trained.run_player`) seats the best if the
+    run keeps one, else the latest; nothing is written outside the run folder."""
+    return save_player(
+        run_dir / f"{which}.npz",
+        qnets(models),
+        args.role_nets,
+        args.features,
+        name=f"{run_dir.name}-{which}",
+        env=args.env,
+        algo="dmc",
+        steps=int(state.steps),
+        margin=float(args.l2_margin),
+        run_id=state.run_id,
+        best=state.best,
+        args=dataclasses.asdict(args),
+    )
 
 
 def write_curves(run_dir: Path, state: dict[str, Any], args: Args) -> None:
@@ -771,8 +814,8 @@ def card_main(argv: list[str]) -> int:
 def margins_main(argv: list[str]) -> int:
     """``margins CHECKPOINT_DIR [--pairs N] [--margins a,b] [--seed N] [--opponent NAME]``:
     the player of a checkpoint folder at each ``--l2-margin`` against one opponent (gin:
-    duplicate pairs; three-handed: matches against two of it), one JSON line each. Choose
-    the margin on the selection seed, then report on another."""
+    duplicate pairs; three-handed: matches against two of it), a line each (95% CIs).
+    Choose the margin on the selection seed, then report on another."""
 
     parser = argparse.ArgumentParser(prog=f"python -m {MODULE} margins")
     parser.add_argument("checkpoint", help="a checkpoint folder (e.g. <run-dir>/checkpoints/best)")
@@ -789,7 +832,8 @@ def margins_main(argv: list[str]) -> int:
             agent, args.env, [ns.opponent], ns.pairs, ns.seed, state["steps"],
             env_options=agent.env_options(),
         )  # fmt: skip
-        print(json.dumps({"margin": m, **res, "seconds": round(time.time() - t)}), flush=True)
+        line = eval_line(res, 2 * ns.pairs)
+        print(f"margin {m:g}: {line} ({time.time() - t:.0f} s)", flush=True)
     return 0
 
 
@@ -805,8 +849,47 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as err:  # a refused folder, a bad file: one line
         print(f"{prog_name(f'python -m {MODULE}')}: error: {err}", file=sys.stderr)
         return 2
-    print(json.dumps({k: v for k, v in summary.items() if k != "evals"}, default=str))
+    for line in summary_lines(summary, args):
+        print(line)
+    if args.report_deals:
+        report = run_report(args.run_dir, args.env, names(args.report_opponents),
+                            args.report_deals, args.report_seed)  # fmt: skip
+        for line in report:
+            print(line)
     return 0
+
+
+def _trials(key: str, args: Args) -> int:
+    """The trials behind a rate of an evaluation: matches three-handed, else hands."""
+    return args.eval_pairs if key.endswith("match_win_rate") else 2 * args.eval_pairs
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def summary_lines(summary: dict[str, Any], args: Args) -> list[str]:
+    """What a finished (or stopped) run prints: its length, where its player is and how to
+    seat it, and the best evaluation if it kept one (the files hold every figure)."""
+    run_dir = Path(args.run_dir)
+    done = "finished" if summary["finished"] else "stopped before --total-steps"
+    lines = [
+        f"trained {summary['steps']:,} decisions ({_count(summary['hands'], 'hand')}, "
+        f"{_count(summary['updates'], 'update')}) in {summary['wall_s']:,.1f} s; {done}",
+    ]
+    best = summary.get("best")
+    if best:
+        lines.append(
+            f"best on the selection seed {best.get('seed')}: step {best['step']:,}, "
+            f"{metric_text(best['key'], best['score'], _trials(best['key'], args))}"
+        )
+    lines.append(
+        f"the run's player: {run_player(run_dir)} (play it with --agents {run_dir}); "
+        f"logs, curves and checkpoints in {run_dir}"
+    )
+    if args.export:
+        lines.append(f"exported to {CHECKPOINT_DIR / (args.export + '.npz')} (--export)")
+    return lines
 
 
 if __name__ == "__main__":

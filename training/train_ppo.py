@@ -18,9 +18,16 @@ loses at most the steps since its last checkpoint. A checkpoint is data only:
 evaluations). A new run in a folder that holds one is refused (``--resume`` or
 ``--overwrite``), and so is ``--resume`` with no checkpoint. SIGINT/SIGTERM write a checkpoint and
 stop cleanly. Logs: TensorBoard under ``<run-dir>/tb``, ``eval.csv`` (periodic evaluation
-against L1 and L2, on duplicate deals in gin, :mod:`training.periodic_eval`) and
-``learning_curve.png`` at the end. ``--export NAME`` writes the final actor as a shipped
-agent (``agents/checkpoints/NAME.zip``).
+against L1 and L2, on duplicate deals in gin, :mod:`training.periodic_eval`; a readable line
+each, 95% CIs) and ``learning_curve.png`` at the end.
+
+The run's player files are in the run folder, never in the package: ``untrained.zip`` (the
+policy at the start), ``latest.zip`` (at every checkpoint) and ``best.zip`` (at every new
+best with ``--keep-best``), actor zips that ``--agents RUN_DIR`` (``agents.seat(RUN_DIR,
+table)``) seats: the best if there is one, else the latest. The command ends with the
+untrained and the run's player on the same ``--report-deals`` duplicate deals (95% CIs,
+their difference paired by deal; 0: none). ``--export NAME`` is for maintainers: it also
+writes the final actor into the package as a shipped agent (``agents/checkpoints/NAME.zip``).
 
 ``--resume`` restores the run's saved settings (total steps aside, see :data:`CHANGEABLE`);
 a flag given on resume that contradicts them is an error naming it. ``gin-rummy train
@@ -46,11 +53,13 @@ from typing import Any
 
 import numpy as np
 
+import agents
 from agents.trained import (
     CHECKPOINT_DIR,
     HistoryActor,
     actor_from_sb3,
     actor_from_state,
+    run_player,
     save_actor,
 )
 from gin_env import games
@@ -73,10 +82,26 @@ from training.checkpoints import (
     write_checkpoint,
     write_json_atomic,
 )
-from training.flags import HELP, RUN_FLAGS, command_line, names, parse
+from training.flags import (
+    EXPORT_HELP,
+    HELP,
+    REPORT_DEFAULTS,
+    REPORT_HELP,
+    RUN_FLAGS,
+    check_report,
+    command_line,
+    names,
+    parse,
+)
 from training.league import ENVS, FIXED_OPPONENTS, League, LeagueEnv, make_env
 from training.model_cards import card_evaluation, write_model_card
-from training.periodic_eval import evaluate_agent, write_eval_csv
+from training.periodic_eval import (
+    eval_line,
+    evaluate_agent,
+    metric_text,
+    run_report,
+    write_eval_csv,
+)
 from training.progress import Progress, sb3_callback
 
 __all__ = [
@@ -86,6 +111,7 @@ __all__ = [
     "train",
     "main",
     "export",
+    "write_player",
     "latest_checkpoint",
     "command_line",
     "write_model_card",
@@ -191,7 +217,12 @@ class Args:
     )
     progress: bool = HELP(True, "show a progress bar (on a terminal only)")
     quiet: bool = HELP(False, "no progress bar: the same as --progress false")
-    export: str = HELP("", "write the final actor to agents/checkpoints/<export>.zip")
+    export: str = HELP("", EXPORT_HELP.format(suffix=".zip"))
+    report_deals: int = HELP(REPORT_DEFAULTS["report_deals"], REPORT_HELP["report_deals"])
+    report_opponents: str = HELP(
+        REPORT_DEFAULTS["report_opponents"], REPORT_HELP["report_opponents"]
+    )
+    report_seed: int = HELP(REPORT_DEFAULTS["report_seed"], REPORT_HELP["report_seed"])
     torch_threads: int = HELP(1, "torch threads")
 
 
@@ -290,6 +321,8 @@ def _check(args: Args) -> None:
             raise ValueError(f"{key} must be in (0, 1]; got {getattr(args, key)!r}")
     if args.ent_coef < 0:
         raise ValueError(f"ent_coef must be >= 0; got {args.ent_coef!r}")
+    table = games.get(args.env).table()
+    check_report(args.report_deals, args.report_opponents, lambda n: agents.seat(n, table))
     arch = names(args.net_arch)
     if not arch or not all(x.isdigit() and int(x) > 0 for x in arch):
         raise ValueError(
@@ -328,7 +361,25 @@ def save_checkpoint(
         write_json_atomic(folder / "state.json", full)
 
     name = "best" if best else f"step_{model.num_timesteps:010d}"
-    return write_checkpoint(run_dir, name, write, keep, pointer=not best, run_id=state["run_id"])
+    folder = write_checkpoint(run_dir, name, write, keep, pointer=not best, run_id=state["run_id"])
+    write_player(run_dir, "best" if best else "latest", model, state)
+    return folder
+
+
+def write_player(run_dir: Path, which: str, model: Any, state: dict[str, Any]) -> Path:
+    """The run's player ``which`` as ``<run-dir>/<which>.zip``, an actor zip of its policy
+    (flat or history-reading): ``untrained`` when the run starts, ``latest`` at every
+    checkpoint, ``best`` at every new best (``--keep-best``). ``--agents RUN_DIR``
+    (:func:`agents.trained.run_player`) seats the best if there is one, else the latest;
+    nothing is written outside the run folder."""
+    from training.encoders import actor_from_model  # train extra: torch, sb3
+
+    run_dir = Path(run_dir)
+    args = state.get("args", {})
+    actor = actor_from_model(model, name=f"{run_dir.name}-{which}")
+    return save_actor(actor, run_dir / f"{which}.zip", env=args.get("env"), algo="ppo",
+                      steps=int(model.num_timesteps), run_id=state.get("run_id"),
+                      best=state.get("best"), args=args)  # fmt: skip
 
 
 #: What a PPO checkpoint folder holds (all data: JSON, ``.npz``, weights-only torch state).
@@ -505,13 +556,15 @@ def train(args: Args) -> dict[str, Any]:
     if ckpt is not None:
         restore_model(model, ckpt, state)
     else:
+        write_player(run_dir, "untrained", model, state)  # the "before" of the closing lines
         if args.bc_hands > 0:
             t_bc = time.time()
             state["bc"] = warm_start(model, bc_config(args))
             state["bc"]["bc_wall_s"] = round(time.time() - t_bc, 1)
             state["wall_s"] = time.time() - t_bc
             state["evals"].append(evaluate_actor(actor_from_model(model), args, 0))
-            print(f"[0] eval {json.dumps(state['evals'][-1])}", flush=True)
+            print(f"[0] eval (warm start) {eval_line(state['evals'][-1], 2 * args.eval_pairs)}",
+                  flush=True)  # fmt: skip
 
     # What the networks read (recorded in every checkpoint and the summary).
     state["layout"] = input_layout(vec_env.observation_space, args.critic, args.observation)
@@ -568,7 +621,10 @@ def train(args: Args) -> dict[str, Any]:
                 state["best"] = {"step": int(res["step"]), "score": float(res[key]), "key": key}
                 save_checkpoint(run_dir, self.model, league, self._snapshot_state(),
                                 args.keep_checkpoints, best=True)  # fmt: skip
-                progress.write(f"[{int(res['step'])}] new best {key} {res[key]:.3f}")
+                first = names(args.eval_opponents)[0]
+                mine = {k: v for k, v in res.items() if k.startswith(f"{first}/")}
+                progress.write(f"[{int(res['step']):,}] new best (best.zip): "
+                               f"{eval_line(mine, 2 * args.eval_pairs)}")  # fmt: skip
 
         def _on_rollout_start(self) -> None:
             # Between rollouts the weights are fresh from the last update and nothing is half-done.
@@ -576,7 +632,7 @@ def train(args: Args) -> dict[str, Any]:
             if n >= self.next_gate and args.observation == "history":
                 # The league saves flat MLP snapshots only: a history run plays the fixed pool.
                 self.next_gate = n + args.gate_every
-                progress.write(f"[{n}] no gate: a history run keeps no snapshots")
+                progress.write(f"[{n:,}] no gate: a history run keeps no snapshots")
             if n >= self.next_gate:
                 self.next_gate = n + args.gate_every
                 rec = league.gate(actor_from_sb3(self.model, name=f"snapshot-{n}"), n, args.env,
@@ -585,8 +641,9 @@ def train(args: Args) -> dict[str, Any]:
                 self.logger.record("league/snapshots", len(league.snapshots))
                 if rec["joined"]:
                     self.training_env.env_method("set_pool", league.members, league.weights())
-                progress.write(f"[{n}] gate {rec['mean']:.3f} {'joined' if rec['joined'] else ''} "
-                               f"pool={league.names()}")  # fmt: skip
+                progress.write(f"[{n:,}] gate: mean score {rec['mean']:.3f} against the pool"
+                               f"{', joined' if rec['joined'] else ''}; pool "
+                               f"{', '.join(league.names())}")  # fmt: skip
             if n >= self.next_eval:
                 self.next_eval = n + args.eval_every
                 res = evaluate_actor(actor_from_model(self.model), args, n)
@@ -594,10 +651,10 @@ def train(args: Args) -> dict[str, Any]:
                 for k, v in res.items():
                     if k != "step":
                         self.logger.record(f"eval/{k}", v)
-                progress.write(f"[{n}] eval {json.dumps(res)}")
+                progress.write(f"[{n:,}] eval {eval_line(res, 2 * args.eval_pairs)}")
                 key = f"{names(args.eval_opponents)[0]}/hand_win_rate"
                 if key in res:
-                    progress.evaluation(f"{key} {res[key]:.3f}")
+                    progress.evaluation(metric_text(key, res[key], 2 * args.eval_pairs))
                 self.consider_best(res)
             if n >= self.next_ckpt:
                 self.next_ckpt = n + args.checkpoint_every
@@ -728,8 +785,38 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as err:  # a refused folder, a bad file: one line
         print(f"{prog_name(f'python -m {MODULE}')}: error: {err}", file=sys.stderr)
         return 2
-    print(json.dumps({k: v for k, v in summary.items() if k != "evals"}))
+    for line in summary_lines(summary, args):
+        print(line)
+    if args.report_deals:
+        report = run_report(args.run_dir, args.env, names(args.report_opponents),
+                            args.report_deals, args.report_seed)  # fmt: skip
+        for line in report:
+            print(line)
     return 0
+
+
+def summary_lines(summary: dict[str, Any], args: Args) -> list[str]:
+    """What a finished (or stopped) run prints: its length, its pool, where its player is
+    and how to seat it, and the best evaluation if it kept one."""
+    run_dir = Path(args.run_dir)
+    done = "finished" if summary["finished"] else "stopped before --total-steps"
+    lines = [
+        f"trained {summary['num_timesteps']:,} steps in {summary['wall_s']:,.1f} s; {done}; "
+        f"league pool {', '.join(summary['pool'])}",
+    ]
+    best = summary.get("best")
+    if best:
+        lines.append(
+            f"best: step {best['step']:,}, "
+            f"{metric_text(best['key'], best['score'], 2 * args.eval_pairs)}"
+        )
+    lines.append(
+        f"the run's player: {run_player(run_dir)} (play it with --agents {run_dir}); "
+        f"logs, curves and checkpoints in {run_dir}"
+    )
+    if args.export:
+        lines.append(f"exported to {CHECKPOINT_DIR / (args.export + '.zip')} (--export)")
+    return lines
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ Nothing the project loads may run code, so two kinds of file are never read on t
 - a stable-baselines3 ``.zip`` (its ``data`` may carry pickled objects, which
   ``MaskablePPO.load`` unpickles): ``gin-rummy import-sb3 --trust FILE`` loads it through
   sb3-contrib and writes its actor as an actor zip (``meta.json`` + ``weights.npz``) that
-  :func:`agents.trained.load` reads as data;
+  :func:`agents.trained.load` reads as data. A zip whose ``policy.pth`` holds tensors only
+  (what ``MaskablePPO.save`` writes) needs no conversion: :func:`agents.trained.load_sb3`
+  reads it without unpickling anything; this is for one it refuses;
 - a checkpoint folder in the old pickled format (``state.pkl``; DMC's ``model.pt`` read
   with ``weights_only=False``; tune's ``checkpoint.pkl``; PPO's sb3 ``model.zip``):
   ``gin-rummy migrate-checkpoint --trust FOLDER`` re-saves it in place as ``state.json`` and

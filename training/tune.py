@@ -1078,7 +1078,13 @@ def main(argv: list[str] | None = None) -> int:
         state = tune(args, command=flags.command_line(args, MODULE), explicit=explicit)
     except (ValueError, FileNotFoundError) as err:  # a refused folder or checkpoint: one line
         parser.error(str(err))
-    print(json.dumps(state.get("report", {}), default=str))
+    run_dir = Path(args.run_dir or f"runs/tune/{args.table}")
+    for key, figures in state.get("report", {}).items():
+        if key.startswith("vs_") and isinstance(figures, dict):
+            print(f"tuned {key.replace('_', ' ')}: {_shown(figures)} over {figures['pairs']:,} "
+                  f"pairs (95% CI, report seed {args.report_seed})")  # fmt: skip
+    print(f"the tuned parameter set: {run_dir / 'params.json'} (play it with --agents {run_dir}); "
+          f"figures in {run_dir / 'report.json'}")  # fmt: skip
     return 0
 
 
