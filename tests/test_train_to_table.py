@@ -395,3 +395,17 @@ def test_a_learning_benchmark_run_writes_only_into_its_out(tmp_path: Path) -> No
     assert "row sb3-gin, 256 learner steps, seed 1:" in done.stdout
     assert re.search(r"trained \d+ steps in", done.stdout), done.stdout
     assert before_after(done.stdout, 2) == {"random", "simple", "heuristic"}
+
+
+def test_the_hour_preset_sets_its_flags_and_a_given_flag_wins(tmp_path: Path) -> None:
+    from training.train_dmc import parse_args
+
+    run = str(tmp_path / "run")
+    args = parse_args(["--preset", "hour", "--run-dir", run])
+    assert (args.opponents, args.opponent_share) == ("simple", 1.0)
+    mine = parse_args(["--preset", "hour", "--opponent-share", "0.25", "--run-dir", run])
+    assert (mine.opponents, mine.opponent_share) == ("simple", 0.25)
+    plain = parse_args(["--run-dir", run])
+    assert (plain.opponents, plain.opponent_share) == ("heuristic", 0.0)
+    with pytest.raises(SystemExit):
+        parse_args(["--preset", "fastest", "--run-dir", run])

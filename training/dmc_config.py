@@ -4,6 +4,7 @@ which names a bad value and the allowed ones before anything runs."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from training.flags import (
     names,
 )
 
-__all__ = ["Args", "CHANGEABLE", "ENVS", "check", "fixed_roles"]
+__all__ = ["Args", "CHANGEABLE", "ENVS", "PRESETS", "apply_preset", "check", "fixed_roles"]
 
 
 # ==========================================================================================
@@ -83,6 +84,12 @@ class Args:
     )
     warm_epsilon: float = HELP(0.1, "exploration of the warm start's L2 players")
     warm_replay_ratio: float = HELP(4.0, "replay ratio during the warm start")
+    preset: str = HELP(
+        "",
+        "a named recipe that sets other flags' defaults (a flag given on the command line "
+        "wins): hour (the one-hour recipe, chosen by measurement: learn against L1 from the "
+        "first hand, --opponents simple --opponent-share 1.0)",
+    )
     opponents: str = HELP("heuristic", "fixed opponents (agent names) of --opponent-share")
     opponent_share: float = HELP(
         0.0, "share of hands with one learner seat against fixed opponents in the other seats"
@@ -170,10 +177,29 @@ CHANGEABLE = RUN_FLAGS | frozenset(
     }
 )
 ENVS = games.gin_games()
+#: The named recipes of ``--preset``: each the flags it sets (docs/training/dmc.md says how
+#: they were chosen).
+PRESETS: dict[str, dict[str, object]] = {
+    "hour": {"opponents": "simple", "opponent_share": 1.0},
+}
+
+
+def apply_preset(args: Args, explicit: set[str] | frozenset[str]) -> Args:
+    """``args`` with its ``--preset``'s settings for every flag not in ``explicit`` (the
+    flags given on the command line); a preset not in :data:`PRESETS` is a ``ValueError``
+    naming them."""
+    if not args.preset:
+        return args
+    if args.preset not in PRESETS:
+        raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {args.preset!r}")
+    changes = {k: v for k, v in PRESETS[args.preset].items() if k not in explicit}
+    return dataclasses.replace(args, **changes)  # type: ignore[arg-type]
 
 
 def check(args: Args) -> None:
 
+    if args.preset and args.preset not in PRESETS:
+        raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {args.preset!r}")
     if args.env not in ENVS:
         raise ValueError(f"env must be one of {', '.join(ENVS)}; got {args.env!r}")
     if args.backend not in ("auto", "numba", "python"):

@@ -122,7 +122,7 @@ from training.checkpoints import (
     set_rng_states,
 )
 from training.dmc_actors import Actor, ActorPool, HandReturns, history_from_codes, stack
-from training.dmc_config import CHANGEABLE, ENVS, Args, check, fixed_roles
+from training.dmc_config import CHANGEABLE, ENVS, Args, apply_preset, check, fixed_roles
 from training.dmc_store import (
     CHECKPOINT_FILES,
     ExperienceBuffer,
@@ -173,6 +173,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
     args, explicit, parser = parse(Args, argv, prog_name(f"python -m {MODULE}"), __doc__ or "")
     try:
+        args = apply_preset(args, explicit)
         if args.resume:
             adopt_checkpoint(args.run_dir, args.resume_from)
             ckpt = latest_checkpoint(args.run_dir)
