@@ -45,7 +45,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from agents.advice import check_captain_mode
 from agents.base import ROLE_ADVISER, ROLE_CAPTAIN, table_rules
-from agents.batched_policy import card_masks, check_batch
+from agents.batched_policy import check_batch
 from agents.heuristic import (
     ABOVE_PIPS,
     FULL,
@@ -61,7 +61,7 @@ from agents.match_equity import knock_shifts
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS, POINTS
 from gin_env.config import HandRules
-from gin_env.encoding import FULL_STOCK, OBS_SLICES
+from gin_env.encoding import FULL_STOCK, OBS_SLICES, first_set, part_masks, top_discards
 from gin_env.fast_melds import deadwood_nb, discard_deadwoods_nb
 from gin_env.hand import Phase
 from gin_env.melds import best_arrangement
@@ -611,12 +611,6 @@ def captain_score_kernel(
 _S = OBS_SLICES
 
 
-def _first_card(part: np.ndarray) -> np.ndarray:
-    """The first set entry of each row, -1 where none."""
-    on = part > 0.5
-    return np.where(on.any(axis=1), np.argmax(on, axis=1), -1).astype(np.int64)
-
-
 class Rows:
     """The parts of each row's observation the heuristic reads (:class:`agents.base.ObservedSeat`
     as arrays)."""
@@ -625,15 +619,16 @@ class Rows:
         self.role = np.argmax(obs[:, _S["role"]], axis=1)
         self.phase = np.argmax(obs[:, _S["phase"]], axis=1).astype(np.int64)
         self.advising = obs[:, _S["advising"].start] > 0.5
-        self.hand = card_masks(obs[:, _S["hand"]])
-        self.top = _first_card(obs[:, _S["top_discard"]])
-        self.pile = card_masks(obs[:, _S["discard_pile"]])
-        self.took = card_masks(obs[:, _S["opponent_took"]])
-        self.opp_disc = card_masks(obs[:, _S["opponent_discarded"]])
-        self.own_disc = card_masks(obs[:, _S["partner_discarded"]])
+        # The card parts through the one decoder's batch helpers (gin_env.encoding).
+        self.hand = part_masks(obs, "hand")
+        self.top = top_discards(obs)
+        self.pile = part_masks(obs, "discard_pile")
+        self.took = part_masks(obs, "opponent_took")
+        self.opp_disc = part_masks(obs, "opponent_discarded")
+        self.own_disc = part_masks(obs, "partner_discarded")
         stock = obs[:, _S["stock_size"].start].astype(np.float64) * FULL_STOCK
         self.stock = np.rint(stock).astype(np.int64)
-        self.suggestion = _first_card(obs[:, _S["suggestion"]])
+        self.suggestion = first_set(obs[:, _S["suggestion"]])
         self.scores = obs[:, _S["scores"]].astype(np.float64)
 
 
