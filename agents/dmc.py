@@ -32,6 +32,18 @@ keeps, its meld chances, the danger of the discard) less the best score of the d
 / 20, clipped to [0, 3] (0 for moves L2 does not score). A network then starts from L2's
 judgement of every move, not only of its choice.
 
+``features="facts"`` (no L2) is ``"basic"`` (the first 61 entries unchanged) plus
+:data:`FACTS` (10 columns): what the seat can tell about the move from its observation
+alone, from the compiled kernel :func:`gin_env.fast_facts.pair_facts_batch` (its docstring
+defines each column; :func:`pair_facts_reference` is the readable form). For the hand the
+move leaves (as for ``deadwood``): the cards in melds / 10, the live outs (unseen cards
+that would join a meld) / 20 and the two-card meld starts with an unseen completing card
+/ 10; for a discard or knock card: whether and how many of the opponent's pick-ups meld
+with it (/ 4), its rank-mates / suit neighbours the opponent cannot get (/ 3, / 4) and its
+points / 10; for take: whether the top card melds with the hand now and the deadwood it
+saves / 50. "Unseen" is what the seat has not seen: not its hand, the pile, a discard or
+an opponent's pick-up.
+
 The first layer is split in two (``W_obs @ obs + W_act @ action``), so a decision's
 observation goes through it once and each candidate only adds its action's part. The
 player picks the legal action with the highest Q (its own side's expected hand points /
@@ -72,17 +84,21 @@ from agents.heuristic import HeuristicAgent
 from gin_env import actions as A
 from gin_env.cards import NUM_CARDS
 from gin_env.encoding import (
+    CARD_PARTS,
     HISTORY_FEATURES,
     HISTORY_LENGTH,
     HISTORY_PARTS,
     OBS_PARTS,
     OBS_SIZE,
     OBS_SLICES,
+    card_masks,
+    decode_observation,
     part_masks,
     top_discards,
 )
+from gin_env.fast_facts import FACT_SCALES, FACTS, NUM_FACTS, pair_facts_batch
 from gin_env.fast_melds import deadwood_batch, discard_deadwoods_batch
-from gin_env.melds import deadwood_mask, discard_deadwoods
+from gin_env.melds import ALL_MELDS, deadwood_mask, discard_deadwoods
 
 __all__ = [
     "ACTION_FEATURES",
@@ -104,12 +120,15 @@ __all__ = [
     "pair_features",
     "pair_deadwoods",
     "pair_deadwoods_reference",
+    "FACTS",
+    "pair_facts",
+    "pair_facts_reference",
     "load",
     "save",
 ]
 
 FORMAT = "gin-env-dmc-v1"
-FEATURE_MODES = ("basic", "l2", "advice", "l2score")
+FEATURE_MODES = ("basic", "l2", "advice", "l2score", "facts")
 #: ``history``: the network reads the observation alone, or also the move history (LSTM).
 HISTORY_MODES = ("none", "lstm")
 #: Units of the history LSTM (its output's width at the first layer).
@@ -137,8 +156,10 @@ def _check_history(history: str) -> None:
 def action_size(features: str = "basic") -> int:
     """Width of the action encoding of a feature mode: :data:`ACTION_FEATURES` (61) for
     ``"basic"`` and ``"l2"``, one more for ``"advice"`` (``suggested``) and ``"l2score"``
-    (``l2_score``)."""
+    (``l2_score``), :data:`FACTS` (10) more for ``"facts"``."""
     _check_features(features)
+    if features == "facts":
+        return ACTION_FEATURES + NUM_FACTS
     return ACTION_FEATURES + (features in ("advice", "l2score"))
 
 
@@ -167,6 +188,10 @@ def _fingerprint(parts: list[list[Any]]) -> str:
     return hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:12]
 
 
+#: The facts' names and scales, in the layout of ``features="facts"``.
+_FACTS_TAG = "+facts-" + _fingerprint([[n, s] for n, s in zip(FACTS, FACT_SCALES, strict=True)])
+
+
 def input_layout(features: str = "basic", history: str = "none") -> dict[str, Any]:
     """What a network's input means: the observation layout (named parts and sizes, with a
     fingerprint), the action encoding and, for ``history="lstm"``, the move history's
@@ -180,7 +205,7 @@ def input_layout(features: str = "basic", history: str = "none") -> dict[str, An
         "obs_size": OBS_SIZE,
         "obs_parts": parts,
         "action_encoding": "dmc-action-v1"
-        + {"advice": "+suggested", "l2score": "+l2score"}.get(features, ""),
+        + {"advice": "+suggested", "l2score": "+l2score", "facts": _FACTS_TAG}.get(features, ""),
         "action_size": action_size(features),
         "features": features,
     }
@@ -294,14 +319,118 @@ def pair_deadwoods_reference(obs: np.ndarray, rows: np.ndarray, acts: np.ndarray
     return dw
 
 
+_CARD_BLOCK = slice(OBS_SLICES[CARD_PARTS[0]].start, OBS_SLICES[CARD_PARTS[-1]].stop)
+_ALL_CARDS = (1 << NUM_CARDS) - 1
+
+
+def fact_masks(obs: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The row masks the facts read (int64 card masks, one entry per row): ``hands``,
+    ``tops`` (-1: no pile), ``unseen``, ``dead`` and ``opp`` (see :mod:`gin_env.fast_facts`),
+    all from the observation's own card parts."""
+    obs = np.asarray(obs, np.float32)
+    parts = card_masks(obs[:, _CARD_BLOCK].reshape(len(obs), len(CARD_PARTS), NUM_CARDS))
+    hand, _, pile, opp, opp_discarded, own_discarded = np.ascontiguousarray(parts.T)
+    seen = hand | pile | opp | opp_discarded | own_discarded
+    unseen = ~seen & _ALL_CARDS
+    dead = (pile | opp_discarded | own_discarded) & ~hand & ~opp
+    return hand, top_discards(obs), unseen, dead, opp
+
+
+def pair_facts(obs: np.ndarray, rows: np.ndarray, acts: np.ndarray) -> np.ndarray:
+    """The :data:`FACTS` columns of ``features="facts"`` of each pair ``[P, 10]``, from the
+    compiled kernel :func:`gin_env.fast_facts.pair_facts_batch` (its docstring defines each
+    column) over the whole batch; :func:`pair_facts_reference` is the same in Python."""
+    hand, tops, unseen, dead, opp = fact_masks(obs)
+    rows = np.ascontiguousarray(rows, np.int64)
+    acts = np.ascontiguousarray(acts, np.int64)
+    return pair_facts_batch(hand, tops, unseen, dead, opp, rows, acts)
+
+
+def _in_a_meld(hand: int) -> int:
+    """The cards of ``hand`` in some meld inside it."""
+    cover = 0
+    for m in ALL_MELDS:
+        if m & hand == m:
+            cover |= m
+    return cover
+
+
+def _hand_facts_reference(hand: int, unseen: int) -> list[float]:
+    """melded, outs, starts of a hand ``H'`` (unscaled), card by card."""
+    cover = _in_a_meld(hand)
+    dw = deadwood_mask(hand)
+    outs = sum(
+        1
+        for u in range(NUM_CARDS)
+        if unseen >> u & 1 and deadwood_mask(hand | 1 << u) < dw + min(u % 13 + 1, 10)
+    )
+    loose = [c for c in range(NUM_CARDS) if hand >> c & 1 and not cover >> c & 1]
+    starts = 0
+    for i, x in enumerate(loose):
+        for y in loose[i + 1 :]:  # x < y
+            (sx, rx), (sy, ry) = divmod(x, 13), divmod(y, 13)
+            if rx == ry:
+                completing = [13 * s + rx for s in range(4) if s not in (sx, sy)]
+            elif sx == sy and ry - rx == 1:
+                completing = [13 * sx + r for r in (rx - 1, ry + 1) if 0 <= r < 13]
+            elif sx == sy and ry - rx == 2:
+                completing = [x + 1]
+            else:
+                continue
+            starts += any(unseen >> c & 1 for c in completing)
+    return [cover.bit_count(), outs, starts]
+
+
+def pair_facts_reference(obs: np.ndarray, rows: np.ndarray, acts: np.ndarray) -> np.ndarray:
+    """:func:`pair_facts` pair by pair over :func:`gin_env.encoding.decode_observation`
+    and :mod:`gin_env.melds` (the readable form; the table of :mod:`gin_env.fast_facts`)."""
+    out = np.zeros((len(rows), NUM_FACTS), np.float32)
+    for p, (b, a) in enumerate(zip(np.asarray(rows).tolist(), np.asarray(acts).tolist(),
+                                   strict=True)):  # fmt: skip
+        view = decode_observation(np.asarray(obs[b], np.float32))
+        hand, top, opp = view.hand, view.top_discard, view.opponent_took
+        discards = view.discard_pile | view.opponent_discarded | view.partner_discarded
+        unseen = _ALL_CARDS & ~(hand | opp | discards)
+        dead = discards & ~hand & ~opp
+        n = hand.bit_count()
+        raw = [0.0] * NUM_FACTS
+        if n == 11 and A.DISCARD <= a < A.BIG_GIN:
+            c = (a - A.DISCARD) % NUM_CARDS
+            after = hand & ~(1 << c)
+            raw[:3] = _hand_facts_reference(after, unseen)
+            s, r = divmod(c, 13)
+            mates = [13 * t + r for t in range(4) if t != s]
+            near = [13 * s + q for q in range(13) if 0 < abs(q - r) <= 2]
+            held = [x for x in mates + near if opp >> x & 1]
+            raw[3], raw[4] = float(bool(held)), len(held)
+            raw[5] = sum(1 for x in mates if (dead | after) >> x & 1)
+            raw[6] = sum(1 for x in near if (dead | after) >> x & 1)
+            raw[7] = min(r + 1, 10)
+        elif n == 10 and a in (A.DRAW_STOCK, A.PASS):
+            raw[:3] = _hand_facts_reference(hand, unseen)
+        elif n == 10 and a == A.TAKE_DISCARD and top >= 0:
+            more = hand | 1 << top
+            after_dw = discard_deadwoods(more)
+            best = min((v, c) for c, v in after_dw.items() if c != top)[1]
+            raw[:3] = _hand_facts_reference(more & ~(1 << best), unseen)
+            raw[8] = float(any(m >> top & 1 and (m & ~(1 << top)) & hand == m & ~(1 << top)
+                               for m in ALL_MELDS))  # fmt: skip
+            raw[9] = deadwood_mask(hand) - after_dw[best]
+        out[p] = [v / s for v, s in zip(raw, FACT_SCALES, strict=True)]
+    return out
+
+
 def encode_pairs(
     obs: np.ndarray, mask: np.ndarray, features: str = "basic", l2_actions: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`pair_features` in the encoding of ``features``: ``l2_actions`` marks L2's
     moves (``"l2"``); ``"advice"`` appends the ``suggested`` column (1 where the pair's
-    action is the suggestion in its row's observation)."""
+    action is the suggestion in its row's observation); ``"facts"`` appends the
+    :data:`FACTS` columns (:func:`pair_facts`)."""
     _check_features(features)
     rows, acts, feats = pair_features(obs, mask, l2_actions if features in L2_MODES else None)
+    if features == "facts":
+        return rows, acts, np.concatenate([feats, pair_facts(obs, rows, acts)], axis=1)
     if features == "l2score":
         return rows, acts, np.concatenate([feats, l2_scores(obs, mask, rows, acts)[:, None]], 1)
     if features != "advice":
@@ -399,7 +528,8 @@ class LSTMEncoder:
 class QNet:
     """One Q network in numpy: ``w_obs [H, OBS]``, ``w_act [H, F]``, ``b0 [H]``, then
     ``(w, b)`` layers with ReLU between them, the last one giving one number. ``F`` is
-    :data:`ACTION_FEATURES`, or one more for ``features="advice"`` (:func:`action_size`).
+    :data:`ACTION_FEATURES`, one more for ``features="advice"`` or ``"l2score"``, ten more
+    for ``"facts"`` (:func:`action_size`).
     With a ``history`` encoder (:class:`LSTMEncoder`) ``w_obs`` is ``[H, OBS + D]``: the
     observation, then the encoder's output."""
 
@@ -579,7 +709,8 @@ class DMCAgent:
     ``nets``: one :class:`QNet`, or one per role (``role_nets=True``: net ``r`` plays role
     ``r`` of the observation's role part). ``features="l2"`` asks L2 for its move at every
     decision and marks it in the action encoding, as the network was trained;
-    ``features="advice"`` marks the adviser's suggestion (networks one input wider).
+    ``features="advice"`` marks the adviser's suggestion (networks one input wider);
+    ``features="facts"`` adds the per-move facts (:func:`pair_facts`, numpy and numba only).
 
     ``margin`` (``features="l2"`` only): L2's move gets this bonus on top of its Q, so the
     player leaves L2's move only where Q says another move is better by more than

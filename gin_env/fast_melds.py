@@ -168,7 +168,7 @@ def _bit_index(bit: int) -> int:
 
 
 @numba.njit(cache=True, inline="always")
-def _popcount(x: int) -> int:
+def popcount(x: int) -> int:
     return _ctpop(x)  # type: ignore[call-arg]
 
 
@@ -229,7 +229,7 @@ def _deadwood_sets(hand: int, triples: int) -> int:
     v = _deadwood_sets(hand & ~col, rest)
     if v < best:
         best = v
-    if _popcount(col) == 4:
+    if popcount(col) == 4:
         c = col
         while c and best:
             bit = c & -c
@@ -262,9 +262,9 @@ def _deadwood_rank_dp(hand: int) -> int:
             rest = held & ~run
             in_set = rest  # every subset of the rest that makes a set (or none)
             while True:
-                n_set = _popcount(in_set)
+                n_set = popcount(in_set)
                 if n_set == 0 or n_set >= 3:
-                    extra = _popcount(rest & ~in_set) * pips
+                    extra = popcount(rest & ~in_set) * pips
                     for state in range(256):
                         base = cost[state]
                         if base >= _INF:
@@ -306,7 +306,7 @@ def deadwood_nb(hand: int) -> int:
     triples = _triple_ranks(hand)
     if not triples:
         return _runs_deadwood(hand)
-    if _popcount(triples) > _MAX_SET_RANKS:
+    if popcount(triples) > _MAX_SET_RANKS:
         return _deadwood_rank_dp(hand)
     return _deadwood_sets(hand, triples)
 
@@ -343,7 +343,7 @@ def _discard_sets(rest: int, triples: int, out: np.ndarray) -> None:
     _discard_sets(rest, others, out)  # no set at this rank
     col = rest & (low * _RANK_SPREAD)
     _discard_sets(rest & ~col, others, out)
-    if _popcount(col) == 4:
+    if popcount(col) == 4:
         c = col
         while c:
             bit = c & -c

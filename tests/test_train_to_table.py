@@ -402,7 +402,7 @@ def test_the_hour_preset_sets_its_flags_and_a_given_flag_wins(tmp_path: Path) ->
 
     run = str(tmp_path / "run")
     args = parse_args(["--preset", "hour", "--run-dir", run])
-    assert (args.opponents, args.opponent_share) == ("simple", 1.0)
+    assert (args.opponents, args.opponent_share, args.features) == ("simple", 1.0, "facts")
     mine = parse_args(["--preset", "hour", "--opponent-share", "0.25", "--run-dir", run])
     assert (mine.opponents, mine.opponent_share) == ("simple", 0.25)
     plain = parse_args(["--run-dir", run])

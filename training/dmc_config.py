@@ -88,7 +88,8 @@ class Args:
         "",
         "a named recipe that sets other flags' defaults (a flag given on the command line "
         "wins): hour (the one-hour recipe, chosen by measurement: learn against L1 from the "
-        "first hand, --opponents simple --opponent-share 1.0)",
+        "first hand with the per-move facts, --opponents simple --opponent-share 1.0 "
+        "--features facts)",
     )
     opponents: str = HELP("heuristic", "fixed opponents (agent names) of --opponent-share")
     opponent_share: float = HELP(
@@ -180,7 +181,7 @@ ENVS = games.gin_games()
 #: The named recipes of ``--preset``: each the flags it sets (docs/training/dmc.md says how
 #: they were chosen).
 PRESETS: dict[str, dict[str, object]] = {
-    "hour": {"opponents": "simple", "opponent_share": 1.0},
+    "hour": {"opponents": "simple", "opponent_share": 1.0, "features": "facts"},
 }
 
 
