@@ -302,11 +302,13 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
         )
         + " |",
         "| Action encoding | kind, card, deadwood after the move"
-        + (
-            ", and whether L2 plays the move (L2 runs at every decision)"
-            if agent.features == "l2"
-            else ""
-        )
+        + {
+            "l2": ", and whether L2 plays the move (L2 runs at every decision)",
+            "facts": (
+                ", and the per-move facts from what the seat has seen (cards melded, live "
+                "outs, meld starts, the discard's danger, the take's gain; no L2)"
+            ),
+        }.get(agent.features, "")
         + " |",
         "| Acting | the legal move with the highest Q"
         + (
