@@ -27,8 +27,11 @@ A learner step is one decision of the learning seat (SB3 rows, DMC) or one env s
 per step, the learner's or the random player's; TorchRL: one seat
 acts per frame, every seat the learner's, as it plays itself).
 
-Rows (``list`` prints their commands):
+Rows (``list`` prints their commands), the recipe's first:
 
+- ``dmc-gin-hour`` and ``dmc-three-hour``: the project's DMC with ``--preset hour`` (the
+  one-hour recipe: against L1 from the first hand, the per-move facts encoding), gin and
+  three-handed, from scratch;
 - ``sb3-gin``: sb3-contrib MaskablePPO on ``gin_v0`` (the vector env), opponents random;
 - ``sb3-three-gymnasium``: the same on the three-handed env through the Gymnasium wrapper;
 - ``sb3-three-vector``: the same on the three-handed env through the vector env;
@@ -89,6 +92,7 @@ class Row:
     library: str = ""  # the package whose version the row records
     budget_flag: str = "--steps"  # the script's flag for the learner steps
     log_flag: str = "--log-dir"  # the script's flag for its TensorBoard folder ("": none)
+    against: str = "random"  # who the learner plays while it learns, as the table says it
 
     @property
     def eval_deals(self) -> int:
@@ -99,6 +103,26 @@ class Row:
 ROWS = {
     r.name: r
     for r in (
+        Row(
+            "dmc-gin-hour",
+            "DMC (the project's), gin_v0, the hour preset (against L1, per-move facts)",
+            "gin",
+            "dmc",
+            ("--preset", "hour"),
+            "torch",
+            log_flag="",
+            against="L1 (simple)",
+        ),
+        Row(
+            "dmc-three-hour",
+            "DMC (the project's), three-handed, the hour preset (against two L1, facts)",
+            "three_handed",
+            "dmc",
+            ("--preset", "hour"),
+            "torch",
+            log_flag="",
+            against="L1 (simple)",
+        ),
         Row(
             "sb3-gin",
             "MaskablePPO (SB3), gin_v0, vector env",
@@ -150,6 +174,7 @@ ROWS = {
             (),
             "torchrl",
             "--frames",
+            against="itself",
         ),
         Row(
             "dmc-gin",
@@ -159,6 +184,7 @@ ROWS = {
             (),
             "torch",
             log_flag="",  # learning.py dmc trains in a temporary run folder
+            against="itself",
         ),
     )
 }
@@ -185,7 +211,7 @@ def row_command(
         common += [row.log_flag, str(logs)]
     if row.script == "dmc":
         return [sys.executable, str(Path(__file__).resolve()), "dmc", "--budget", str(budget),
-                "--game", row.game, *common]  # fmt: skip
+                "--game", row.game, *row.options, *common]  # fmt: skip
     script = [sys.executable, str(ROOT / row.script), row.budget_flag, str(budget)]
     return [*script, *row.options, *common]
 
@@ -288,6 +314,7 @@ def run_dmc(argv: Sequence[str]) -> None:
     p.add_argument("--eval-seed", type=int, default=EVAL_SEED)
     p.add_argument("--result", required=True)
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--preset", default="", help="a train_dmc --preset (its features too)")
     a = p.parse_args(list(argv))
     import torch  # train extra
 
@@ -297,7 +324,8 @@ def run_dmc(argv: Sequence[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "dmc"
         flags = ["--env", a.game, "--run-dir", str(run_dir), "--total-steps", str(a.budget),
-                 "--seed", str(a.seed), "--features", "basic", "--keep-best", "false",
+                 "--seed", str(a.seed), "--keep-best", "false",
+                 *(["--preset", a.preset] if a.preset else ["--features", "basic"]),
                  "--eval-every", str(10 * a.budget), "--checkpoint-every", str(10 * a.budget),
                  "--torch-threads", "1", "--progress", str(not a.quiet).lower()]  # fmt: skip
         args = train_dmc.parse_args(flags)
@@ -367,7 +395,8 @@ def row_budgets(results: list[dict[str, Any]], name: str) -> list[int]:
 def table(results: list[dict[str, Any]]) -> list[str]:
     """The benchmark's table as Markdown lines: every row at each of :func:`row_budgets`
     ("not run" where no result is)."""
-    head = ["row", "learner steps", "seeds"] + [f"vs {o}, points per hand" for o in OPPONENTS]
+    head = ["row", "trained against", "learner steps", "seeds"]
+    head += [f"vs {o}, points per hand" for o in OPPONENTS]
     head.append("wall-clock s per M steps")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name in ROWS:
@@ -379,7 +408,8 @@ def table(results: list[dict[str, Any]]) -> list[str]:
                 speed_text = f"{speed:,.0f}"
             else:
                 speed_text = "not run"
-            cells = [f"`{name}`", f"{budget:,}", ", ".join(str(r["seed"]) for r in got) or "-"]
+            cells = [f"`{name}`", ROWS[name].against, f"{budget:,}",
+                     ", ".join(str(r["seed"]) for r in got) or "-"]  # fmt: skip
             cells += [_cell(got, o) for o in OPPONENTS] + [speed_text]
             lines.append("| " + " | ".join(cells) + " |")
     return lines

@@ -48,7 +48,7 @@ def test_a_larger_budget_shows_only_for_the_rows_that_ran_at_it() -> None:
     lines = learning.table(got)
     assert len(lines[2:]) == 2 * len(learning.ROWS) + 1
     (line,) = [x for x in lines if "10,000,000" in x]
-    assert line.startswith("| `dmc-gin` | 10,000,000 | 0 |")
+    assert line.startswith("| `dmc-gin` | itself | 10,000,000 | 0 |")
     assert lines.index(line) == max(i for i, x in enumerate(lines) if "`dmc-gin`" in x)  # last
 
 
@@ -61,7 +61,7 @@ def test_the_largest_budget_shows_where_a_run_there_fits_in_three_hours() -> Non
     slow["seconds_per_million_steps"] = 1_100
     lines = learning.table([*fast, slow])
     (line,) = [x for x in lines if "10,000,000" in x]
-    assert line.startswith("| `sb3-three-vector` | 10,000,000 | - |")
+    assert line.startswith("| `sb3-three-vector` | random | 10,000,000 | - |")
     assert line.count("not run") == 4
     assert learning.row_budgets([*fast, slow], "sb3-gin") == [100_000, 1_000_000]
     assert learning.row_budgets([], "sb3-three-vector") == [100_000, 1_000_000]
@@ -75,7 +75,7 @@ def test_three_seeds_give_the_mean_and_a_t_interval_across_seeds() -> None:
     assert learning._cell(got, "simple") == "not run"
     one = learning._cell(got[:1], "random")
     assert one == "+10.0 [+9.0, +11.0] (1 seed)"  # one seed: the CI over its deals
-    line = next(x for x in learning.table(got) if x.startswith("| `sb3-gin` | 100,000"))
+    line = next(x for x in learning.table(got) if x.startswith("| `sb3-gin` | random | 100,000"))
     assert "| 0, 1, 2 |" in line and "| 600 |" in line
 
 
@@ -110,7 +110,7 @@ def test_a_bad_row_is_named_with_the_rows() -> None:
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 2
-    assert "row must be one of sb3-gin, sb3-three-gymnasium" in done.stderr
+    assert "row must be one of dmc-gin-hour, dmc-three-hour, sb3-gin" in done.stderr
 
 
 @pytest.mark.slow
@@ -136,5 +136,17 @@ def test_one_row_at_a_tiny_budget_writes_its_result_and_fills_its_cell(tmp_path:
     for opponent in learning.OPPONENTS:
         cell = result["trained"][opponent]
         assert cell["ci_low"] <= cell["mean"] <= cell["ci_high"]
-    line = next(x for x in learning.table([result]) if "`sb3-gin` | 512 |" in x)
+    line = next(x for x in learning.table([result]) if "`sb3-gin` | random | 512 |" in x)
     assert "not run" not in line and "(1 seed)" in line
+
+
+def test_the_recipe_rows_stand_first_and_train_with_the_hour_preset(tmp_path) -> None:
+    assert list(learning.ROWS)[:2] == ["dmc-gin-hour", "dmc-three-hour"]
+    for name in ("dmc-gin-hour", "dmc-three-hour"):
+        row = learning.ROWS[name]
+        command = learning.row_command(row, 1000, 0, 10, tmp_path / "r.json")
+        at = command.index("--preset")
+        assert command[at + 1] == "hour" and row.against == "L1 (simple)"
+    # The others say whom they learned against, in the table's own column.
+    assert learning.ROWS["sb3-gin"].against == "random"
+    assert learning.ROWS["dmc-gin"].against == "itself"
