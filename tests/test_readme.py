@@ -2,8 +2,9 @@
 pairs and matches, a faster search), so a stale example fails here rather than for a user.
 
 ``train`` and ``bench`` commands are checked for their flags through ``--help`` (a real
-run takes minutes); everything else runs in a scratch folder, in README order (the replay
-example reads the file the match example saved).
+run takes minutes), and a ``train`` line with a ``--run-dir`` then trains a few hundred
+decisions there, so that a later line seats that run dir; everything else runs in a
+scratch folder, in README order (the replay example reads the file the match example saved).
 """
 
 from __future__ import annotations
@@ -58,6 +59,16 @@ def test_every_readme_command_runs(tmp_path, monkeypatch) -> None:
             assert result.exit_code == 0, (args, result.output)
             for flag in flags:
                 assert flag in result.output, (args, flag)
+            run_dir = args[args.index("--run-dir") + 1] if "--run-dir" in args else None
+            if verb == "train" and run_dir and not Path(run_dir).exists():  # a tiny run there
+                tiny = list(args)
+                if "--max-minutes" in tiny:
+                    at = tiny.index("--max-minutes")
+                    del tiny[at : at + 2]
+                tiny += ["--total-steps", "600", "--num-envs", "8", "--eval-every", "100000",
+                         "--report-deals", "0", "--progress", "false"]  # fmt: skip
+                result = runner.invoke(cli, tiny)
+                assert result.exit_code == 0, (tiny, result.output)
             continue
         line = " ".join(shlex.quote(a) for a in args)
         for pattern, small in SMALLER:
