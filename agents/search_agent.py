@@ -538,6 +538,79 @@ def _score_of(view: ObservedSeat, role: int, target: int) -> int:
     return int(round(view.scores[role] * target))
 
 
+def _check_table(table: Any) -> GinTable:
+    """``table`` if match-search plays it: a gin table, neither Oklahoma (the knock limit
+    comes from an upcard the seat may not have seen) nor Hollywood."""
+    if not isinstance(table, GinConfig | ThreeHandedConfig):
+        raise ValueError(
+            f"match-search plays the gin tables (GinConfig, ThreeHandedConfig); got "
+            f"{type(table).__name__}"
+        )
+    if table.oklahoma:
+        raise ValueError(
+            "match-search does not play Oklahoma (oklahoma=True): the knock limit comes "
+            "from an upcard the seat may not have seen"
+        )
+    if getattr(table, "hollywood", False):
+        raise ValueError("match-search does not play Hollywood scoring (hollywood=True)")
+    return table
+
+
+def _check_sizes(worlds: Any, opp_samples: Any, discards: Any, budget: Any) -> None:
+    """The search's sizes and its budget in range, or a ``ValueError`` naming the range."""
+    for name, x, lo, hi in (
+        ("worlds", worlds, 2, 4096),
+        ("opp_samples", opp_samples, 1, 4096),
+        ("discards", discards, 1, 52),
+    ):
+        if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+            raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {x!r}")
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, int | float):
+            raise ValueError(f"budget must be seconds (a number) or None, got {budget!r}")
+        if not 0 < float(budget) <= 60:
+            raise ValueError(f"budget must be in (0, 60] seconds, got {budget!r}")
+
+
+def _value_for(value: str | None, named: str | None) -> str:
+    """What the search values: ``equity`` where a match-equity table is shipped for the
+    named two-player table ``named``, else ``points`` (None: the default for the table)."""
+    if value is None:
+        value = "equity" if named is not None else "points"
+    check_choice("value", value, VALUES)
+    if value == "equity" and named is None:
+        raise ValueError(
+            "value='equity' needs a named two-player table (agents.tuned.TABLES: "
+            f"{', '.join(TABLES)}); use value='points' here"
+        )
+    return value
+
+
+def _searcher(
+    base: Any, his: list[Any], hand_table: GinConfig, value: str, kw: dict[str, Any]
+) -> RolloutSearch:
+    """The rollout search for ``value``, playing ``base`` against the models ``his`` (the
+    first his main model, the others a mixture)."""
+    if value == "equity":
+        return EquitySearch(base, his[0], hand_table, value=value, mixture=his[1:], **kw)
+    search = RolloutSearch(base, his[0], hand_table, **kw)
+    search.models += [BatchedHeuristic(m, hand_table) for m in his[1:]]
+    return search
+
+
+def _warm_up(search: RolloutSearch) -> None:
+    """Build the rollout tables a search may need and load the compiled players and
+    kernels it calls: the first of a process costs about half a second, which a decision
+    within its budget cannot pay."""
+    for size in (64, 128, 256):
+        search._env(size)
+    out = search._env(64)._impl.outputs()
+    for pol in [search.base, *search.models]:
+        pol.act(out["observation"][:2], out["action_mask"][:2])
+    discard_deadwoods_nb(int(search._env(64)._impl.state[0, F_HAND0]), search._scratch)
+    deadwood_nb(0)
+
+
 class SeatSearch:
     """The search of :class:`EquitySearch` as an agent: ``act(observation, rng) -> int``.
 
@@ -570,31 +643,8 @@ class SeatSearch:
         seed: int | None = None,
         particles: int = 32,
     ) -> None:
-        table = GinConfig() if table is None else table
-        if not isinstance(table, GinConfig | ThreeHandedConfig):
-            raise ValueError(
-                f"match-search plays the gin tables (GinConfig, ThreeHandedConfig); got "
-                f"{type(table).__name__}"
-            )
-        if table.oklahoma:
-            raise ValueError(
-                "match-search does not play Oklahoma (oklahoma=True): the knock limit comes "
-                "from an upcard the seat may not have seen"
-            )
-        if getattr(table, "hollywood", False):
-            raise ValueError("match-search does not play Hollywood scoring (hollywood=True)")
-        for name, x, lo, hi in (
-            ("worlds", worlds, 2, 4096),
-            ("opp_samples", opp_samples, 1, 4096),
-            ("discards", discards, 1, 52),
-        ):
-            if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-                raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {x!r}")
-        if budget is not None:
-            if isinstance(budget, bool) or not isinstance(budget, int | float):
-                raise ValueError(f"budget must be seconds (a number) or None, got {budget!r}")
-            if not 0 < float(budget) <= 60:
-                raise ValueError(f"budget must be in (0, 60] seconds, got {budget!r}")
+        table = _check_table(GinConfig() if table is None else table)
+        _check_sizes(worlds, opp_samples, discards, budget)
         self.table = table
         three = isinstance(table, ThreeHandedConfig)
         # The rollouts play the hand's rules on the two-player engine (the three-handed
@@ -602,15 +652,7 @@ class SeatSearch:
         hand_table = (
             GinConfig(**rules_dict(table)) if isinstance(table, ThreeHandedConfig) else table
         )
-        named = table_name(hand_table) if not three else None
-        if value is None:  # equity where a match-equity table is shipped, else points
-            value = "equity" if named is not None else "points"
-        check_choice("value", value, VALUES)
-        if value == "equity" and named is None:
-            raise ValueError(
-                "value='equity' needs a named two-player table (agents.tuned.TABLES: "
-                f"{', '.join(TABLES)}); use value='points' here"
-            )
+        value = _value_for(value, None if three else table_name(hand_table))
         base_name = base
         if base == "tuned" and table_name(hand_table) is None:
             base_name = "L2"  # no set tuned for this table: L2 itself
@@ -631,13 +673,7 @@ class SeatSearch:
             "decisions": decisions,
             "seed": 0 if seed is None else seed,
         }
-        if value == "equity":
-            self.search: RolloutSearch = EquitySearch(
-                self.base_params, his[0], hand_table, value=value, mixture=his[1:], **kw
-            )
-        else:
-            self.search = RolloutSearch(self.base_params, his[0], hand_table, **kw)
-            self.search.models += [BatchedHeuristic(m, hand_table) for m in his[1:]]
+        self.search = _searcher(self.base_params, his, hand_table, value, kw)
         if seed is None:
             self.search.rng = np.random.default_rng()
         self.value = value
@@ -658,19 +694,7 @@ class SeatSearch:
         #: Per decision: seconds spent (the last 10,000), for the cost report.
         self.seconds: list[float] = []
         if self.budget is not None:
-            # The rollout tables a search may need, built now: the first one of a process
-            # loads the compiled engine (about half a second), which a decision within its
-            # budget cannot pay.
-            for size in (64, 128, 256):
-                self.search._env(size)
-            # and the compiled players and kernels a search calls, loaded once per process
-            out = self.search._env(64)._impl.outputs()
-            for pol in [self.search.base, *self.search.models]:
-                pol.act(out["observation"][:2], out["action_mask"][:2])
-            discard_deadwoods_nb(
-                int(self.search._env(64)._impl.state[0, F_HAND0]), self.search._scratch
-            )
-            deadwood_nb(0)
+            _warm_up(self.search)
         #: The last decision's worlds (what the no-leak test reads): (his hands, stocks).
         self.last_worlds: tuple[np.ndarray, np.ndarray] | None = None
 
