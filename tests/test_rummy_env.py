@@ -205,7 +205,7 @@ def test_reset_with_a_given_deck() -> None:
     # The second hand's deck is the one the seed gives, deck option or not.
     plain = rummy_v0.raw_env(num_players=2, target_score=1000)
     plain.reset(seed=3)
-    second = plain._next_deck()
+    second = plain.table_state._next_deck()
     assert env.game.hand_number == 2 and env.game.dealer == 0  # the winner deals
     assert env.game.hands[1] == to_mask(second[0:20:2])
     assert env.agent_selection == "player_1"
