@@ -4,7 +4,6 @@ dealer rules; and invariants, replay and determinism over many random matches.""
 from __future__ import annotations
 
 import dataclasses
-
 import random
 import time
 

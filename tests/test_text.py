@@ -366,7 +366,7 @@ def _may_see_gin(env: Any, agent: str, public: int) -> int:
     player = env.inner.possible_agents.index(agent)
     if player in rec.players:
         return hand.hands[rec.players.index(player)] | public
-    sees = getattr(env.inner, "adviser_sees_hand", True)
+    sees = getattr(env.inner.config, "adviser_sees_hand", True)
     return (hand.hands[0] if sees else 0) | public  # seat 0 is the captain's
 
 

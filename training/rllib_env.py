@@ -121,7 +121,7 @@ class RLlibGinEnv(MultiAgentEnv):
         _check_choice("game", self.game, GAMES)
         options.setdefault("episode", "hand")
         self.aec = games.get(self.game).make_env(**options)
-        adviser = getattr(self.aec, "adviser", "none")
+        adviser = getattr(self.aec.config, "adviser", "none")  # the table's (three-handed)
         self.agents = self.possible_agents = list(roles_of(self.game, adviser))
         obs_space = gym.spaces.Dict(
             {

@@ -83,7 +83,7 @@ class raw_env(StatePickle, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
         self.render_mode = render_mode
         self.inner = spec.make_env(**options)
         config = getattr(self.inner, "config", None)
-        sees = bool(getattr(self.inner, "adviser_sees_hand", True))
+        sees = bool(getattr(config, "adviser_sees_hand", True))
         self.table = table_of(self.game, config, adviser_sees_hand=sees)
         self.possible_agents = list(self.inner.possible_agents)
         self.agents = self.possible_agents[:]
