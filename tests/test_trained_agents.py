@@ -115,7 +115,7 @@ def test_deadwood_features_match_the_exact_deadwood() -> None:
     assert feats[52] == pytest.approx(best / 100) and (feats[:52] == 1).all()
 
 
-@pytest.mark.parametrize("name", ["gin-dmc", "three-handed-dmc"])
+@pytest.mark.parametrize("name", ["gin-dmc", "three-handed-dmc", "gin-1h", "three-1h"])
 def test_shipped_dmc_players_are_listed_small_and_carded(name: str) -> None:
     path = trained.CHECKPOINT_DIR / f"{name}.npz"
     if not path.is_file():
@@ -134,3 +134,25 @@ def test_shipped_dmc_players_are_listed_small_and_carded(name: str) -> None:
     agent = trained.load(name)
     assert agent.meta["input_layout"]["obs_size"] == 436
     assert trained.load(path).act  # by path too
+
+
+@pytest.mark.parametrize(("name", "game"), [("gin-1h", "gin"), ("three-1h", "three_handed")])
+def test_the_one_hour_players_load_and_play_a_hand_through_seat(name: str, game: str) -> None:
+    import agents
+    from gin_env import games
+
+    spec = games.get(game)
+    env = spec.make_env(episode="hand")
+    env.reset(seed=5)
+    player = agents.seat(name, env.config)
+    assert player.features == "facts"  # the hour preset's encoding
+    rng = np.random.default_rng(0)
+    for _agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        action = player.act(obs, rng)
+        assert obs["action_mask"][action]
+        env.step(action)
+    assert env.table_state.hand_over
