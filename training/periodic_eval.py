@@ -52,6 +52,7 @@ __all__ = [
     "eval_line",
     "metric_text",
     "run_report",
+    "run_player_lines",
     "save_trained",
     "check_opponents",
     "report_learned",
@@ -170,6 +171,19 @@ def metric_text(key: str, value: float, n: int | None = None) -> str:
     words = metric.replace("_", " ")
     shown = _rate(value, n) if metric.endswith("rate") else f"{value:+.2f}"
     return f"{words} against {who} {shown}" if who else f"{words} {shown}"
+
+
+def run_player_lines(run_dir: str | Path, export: str, suffix: str) -> list[str]:
+    """The end of a run's summary, the same for every trainer: where its player is and how
+    to seat it, and where ``--export`` copied it (``suffix``: the player file's)."""
+    run_dir = Path(run_dir)
+    lines = [
+        f"the run's player: {trained_players.run_player(run_dir)} (play it with --agents "
+        f"{run_dir}); logs, curves and checkpoints in {run_dir}"
+    ]
+    if export:
+        lines.append(f"exported to {trained_players.CHECKPOINT_DIR / (export + suffix)} (--export)")
+    return lines
 
 
 def write_eval_csv(path: str | Path, rows: Sequence[dict[str, float]]) -> None:

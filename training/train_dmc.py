@@ -104,7 +104,7 @@ from agents.dmc import (
     torch_model,
 )
 from agents.dmc import save as save_player
-from agents.trained import CHECKPOINT_DIR, run_player
+from agents.trained import CHECKPOINT_DIR
 from gin_env.encoding import OBS_SIZE
 from gin_eval.play import play_advice_hands
 from gin_eval.plots import plot_curves
@@ -140,6 +140,7 @@ from training.periodic_eval import (
     eval_line,
     evaluate_agent,
     metric_text,
+    run_player_lines,
     run_report,
     write_eval_csv,
 )
@@ -884,13 +885,7 @@ def summary_lines(summary: dict[str, Any], args: Args) -> list[str]:
             f"best on the selection seed {best.get('seed')}: step {best['step']:,}, "
             f"{metric_text(best['key'], best['score'], _trials(best['key'], args))}"
         )
-    lines.append(
-        f"the run's player: {run_player(run_dir)} (play it with --agents {run_dir}); "
-        f"logs, curves and checkpoints in {run_dir}"
-    )
-    if args.export:
-        lines.append(f"exported to {CHECKPOINT_DIR / (args.export + '.npz')} (--export)")
-    return lines
+    return lines + run_player_lines(run_dir, args.export, ".npz")
 
 
 if __name__ == "__main__":

@@ -59,7 +59,6 @@ from agents.trained import (
     HistoryActor,
     actor_from_sb3,
     actor_from_state,
-    run_player,
     save_actor,
 )
 from gin_env import games
@@ -99,6 +98,7 @@ from training.periodic_eval import (
     eval_line,
     evaluate_agent,
     metric_text,
+    run_player_lines,
     run_report,
     write_eval_csv,
 )
@@ -810,13 +810,7 @@ def summary_lines(summary: dict[str, Any], args: Args) -> list[str]:
             f"best: step {best['step']:,}, "
             f"{metric_text(best['key'], best['score'], 2 * args.eval_pairs)}"
         )
-    lines.append(
-        f"the run's player: {run_player(run_dir)} (play it with --agents {run_dir}); "
-        f"logs, curves and checkpoints in {run_dir}"
-    )
-    if args.export:
-        lines.append(f"exported to {CHECKPOINT_DIR / (args.export + '.zip')} (--export)")
-    return lines
+    return lines + run_player_lines(run_dir, args.export, ".zip")
 
 
 if __name__ == "__main__":
