@@ -53,6 +53,7 @@ __all__ = [
     "metric_text",
     "run_report",
     "run_player_lines",
+    "print_run_end",
     "save_trained",
     "check_opponents",
     "report_learned",
@@ -184,6 +185,18 @@ def run_player_lines(run_dir: str | Path, export: str, suffix: str) -> list[str]
     if export:
         lines.append(f"exported to {trained_players.CHECKPOINT_DIR / (export + suffix)} (--export)")
     return lines
+
+
+def print_run_end(lines: Sequence[str], args: Any, env: str) -> None:
+    """What every trainer prints when its run ends: its summary ``lines``, then (with
+    ``--report-deals``) the untrained and trained player on the same duplicate deals."""
+    for line in lines:
+        print(line)
+    if args.report_deals:
+        report = run_report(args.run_dir, env, names(args.report_opponents),
+                            args.report_deals, args.report_seed)  # fmt: skip
+        for line in report:
+            print(line)
 
 
 def write_eval_csv(path: str | Path, rows: Sequence[dict[str, float]]) -> None:

@@ -140,8 +140,8 @@ from training.periodic_eval import (
     eval_line,
     evaluate_agent,
     metric_text,
+    print_run_end,
     run_player_lines,
-    run_report,
     write_eval_csv,
 )
 from training.progress import Progress
@@ -851,13 +851,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as err:  # a refused folder, a bad file: one line
         print(f"{prog_name(f'python -m {MODULE}')}: error: {err}", file=sys.stderr)
         return 2
-    for line in summary_lines(summary, args):
-        print(line)
-    if args.report_deals:
-        report = run_report(args.run_dir, args.env, names(args.report_opponents),
-                            args.report_deals, args.report_seed)  # fmt: skip
-        for line in report:
-            print(line)
+    print_run_end(summary_lines(summary, args), args, args.env)
     return 0
 
 
