@@ -284,18 +284,21 @@ class TableState:
         describe = getattr(self.match, "describe_roles", None)
         return None if describe is None else str(describe())
 
-    def sees(self, player: int | None, open_hands: bool = False) -> set[int]:
-        """Whose cards ``player`` sees in the hand on the table: his own; the adviser the
-        captain's when the table lets him; everyone's with ``open_hands``."""
+    def sees(
+        self, player: int | None, open_hands: bool = False, record: HandRecord | None = None
+    ) -> set[int]:
+        """Whose cards ``player`` sees in the hand of ``record`` (default: the hand on the
+        table): his own; the adviser the captain's when the table lets him; everyone's with
+        ``open_hands``."""
         if open_hands:
             return set(range(self.num_players))
         if player is None:
             return set()
         out = {player}
-        if self.match is not None:
-            players = self.match.record.players
-            if player not in players and self.adviser_sees_hand:
-                out.add(players[0])  # the adviser sees the captain (the hand's non-dealer)
+        if record is None and self.match is not None:
+            record = self.match.record
+        if record is not None and player not in record.players and self.adviser_sees_hand:
+            out.add(record.players[0])  # the adviser sees the captain (the hand's non-dealer)
         return out
 
     @property
@@ -453,14 +456,20 @@ def _gin_showdown(rec: Any, row: HandPoints) -> ShowdownView:
     )
 
 
-def _gin_moves(
-    moves: Sequence[tuple[int, int, int, bool]],
-    roles: tuple[str, ...],
-    sees: set[int],
-    advice_seen: bool,
+def _seen_moves(
+    state: TableState,
+    rec: HandRecord,
+    moves: Sequence[GameMove],
+    player: int | None,
+    open_hands: bool,
 ) -> tuple[Move, ...]:
-    """A hand's moves as recorded when applied, as a seat saw them: a card drawn from the
-    stock only to whoever sees that hand, a suggestion only to the captain's team."""
+    """The moves of the hand of ``rec``, as recorded when applied, as ``player`` saw them: a
+    card drawn from the stock only to whoever sees that hand, a suggestion only to the
+    captain's team (the captain and the adviser, who sits out)."""
+    roles = tuple(state.role_names[r] for r in rec.roles)
+    sees = state.sees(player, open_hands, rec)
+    outside = [p for p in range(state.num_players) if p not in rec.players]
+    advice_seen = open_hands or (bool(outside) and player in (rec.players[0], outside[0]))
     out = []
     for who, action, card, advice in moves:
         if advice:
@@ -511,16 +520,8 @@ def _gin_view(state: TableState, player: int | None, open_hands: bool) -> SeatVi
     # The moves of the hand on the table; once it is over (the next not yet begun), its own.
     last = not state.moves and bool(done) and not rec.actions
     moves_rec = done[-1] if last else rec
-    if last:
-        moves_roles = tuple(state.role_names[r] for r in moves_rec.roles)
-        m_out = tuple(p for p in range(n) if p not in moves_rec.players)
-        m_sees = set(range(n)) if open_hands else set() if player is None else {player}
-        if player is not None and not open_hands and player in m_out and state.adviser_sees_hand:
-            m_sees.add(moves_rec.players[0])
-        team = (moves_rec.players[0], m_out[0] if m_out else None)
-        moves = _gin_moves(state.last_moves, moves_roles, m_sees, open_hands or player in team)
-    else:
-        moves = _gin_moves(state.moves, roles, sees, open_hands or player in (captain, adviser))
+    moves = _seen_moves(state, moves_rec, state.last_moves if last else state.moves, player,
+                        open_hands)  # fmt: skip
     phase = phase_id(hand.phase)
     standings = match.standings()
     return SeatView(
