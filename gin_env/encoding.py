@@ -50,6 +50,8 @@ Rummy's layouts (its observation and its state) are in :mod:`gin_env.rummy_encod
 
 from __future__ import annotations
 
+import functools
+
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -317,10 +319,16 @@ def rule_scale(name: str, value: int) -> float:
 
 def rules_in_view(table: GinTable) -> np.ndarray:
     """The ``gin_obs_v1`` entries that are the table's alone (after the hand's knock limit
-    and multiplier): the same in every hand, so the compiled engine writes them from here."""
+    and multiplier): the same in every hand, so the compiled engine writes them from here.
+    A read-only array, computed once per table (tables are frozen)."""
+    return _rules_in_view(table)
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_in_view(table: GinTable) -> np.ndarray:
     big = table.big_gin_bonus
     sees = isinstance(table, ThreeHandedConfig) and table.adviser_sees_hand
-    return np.array(
+    out = np.array(
         (
             rule_scale("gin_bonus", table.gin_bonus),
             rule_scale("undercut_bonus", table.undercut_bonus),
@@ -334,6 +342,8 @@ def rules_in_view(table: GinTable) -> np.ndarray:
         ),
         np.float32,
     )
+    out.flags.writeable = False
+    return out
 
 
 def encode_observation_v1(match: Match, player: int, adviser_sees_hand: bool = True) -> np.ndarray:
