@@ -207,6 +207,14 @@ class TableState:
         s = getattr(self.match, "suggestion", None)
         return None if s is None else int(s)
 
+    @property
+    def top_discard(self) -> int | None:
+        """The card a take would take now (the upcard or the pile's top), or None."""
+        if self.match is not None:
+            return self.match.hand.top_discard
+        assert self.game is not None
+        return None if self.game.top_discard < 0 else self.game.top_discard
+
     def legal_actions(self) -> list[int]:
         """Legal action ids of the player to act (a fresh list); empty when nobody is to act."""
         if self.match is not None:

@@ -149,7 +149,7 @@ TABLE: list[tuple[str, str, str | None]] = [
     ("discard", "I thought about knock TS, but my move is discard KD.", "discard KD"),
     ("discard", '{"move": "discard 2S"}\nWait, better: {"move": "discard KD"}', "discard KD"),
     ("discard", "discard 2S or discard KD", None),
-    ("discard", "Discard 2S would break my run, so I'll discard KD instead.", None),
+    ("discard", "Discard 2S would break my run, so I'll discard KD instead.", "discard KD"),
     ("draw", "I could take the 7H, or draw from the stock.", None),
     ("discard", "discard 2S, discard 3S", None),
     # replies that are not moves, or moves that are not legal
@@ -231,6 +231,8 @@ def test_reasoning_is_set_aside_and_kept() -> None:
 
 def test_refusals_say_why_and_list_the_legal_moves() -> None:
     with pytest.raises(ReplyError, match=r"more than one move .*Legal moves: draw, take"):
+        parse_reply("Take the 7H, or draw from the stock.", LEGAL["draw"], "gin")
+    with pytest.raises(ReplyError, match=r"only as ones it does not play now"):
         parse_reply("I could take the 7H, or draw from the stock.", LEGAL["draw"], "gin")
     with pytest.raises(ReplyError, match="ends inside its reasoning"):
         parse_reply("<think>unfinished", LEGAL["draw"], "gin")

@@ -81,7 +81,7 @@ PARSES: list[tuple[str, list[int], str, int | str]] = [
     ("lay off 8d onto the set of eights", RUMMY, "rummy", R.lay_off_set(C("8D"))),
     # ambiguous
     ("discard 7H or maybe discard KC", DISCARDS, "gin", "the reply names more than one move"),
-    ("I won't take it; I'll draw.", DRAW_PHASE, "gin", "the reply names more than one move"),
+    ("I won't take it; I'll draw.", DRAW_PHASE, "gin", A.DRAW_STOCK),  # the take is negated
     ("lay off the eight of diamonds", RUMMY, "rummy", "the reply names more than one move"),
     # illegal
     ("discard 2S", DISCARDS, "gin", "discard 2S is not a legal move now"),
@@ -96,9 +96,10 @@ PARSES: list[tuple[str, list[int], str, int | str]] = [
     ("   \n ", DISCARDS, "gin", "the reply is empty"),
     ("hmm, hard to say", DISCARDS, "gin", "no move found in the reply"),
     ("as it happens I like hearts", DISCARDS, "gin", "no move found in the reply"),
-    # very long: only the end is read
+    # very long: read whole
     ("blah " * 5000 + "move: discard KC", DISCARDS, "gin", A.DISCARD + C("KC")),
-    ("discard 7H " + "x" * 10_000, DISCARDS, "gin", "no move found in the reply"),
+    ("discard 7H " + "x" * 10_000, DISCARDS, "gin", A.DISCARD + C("7H")),
+    ("x" * 1_000_001, DISCARDS, "gin", "the reply has 1,000,001 characters; at most 1,000,000"),
     ("draw " * 3000, DRAW_PHASE, "gin", A.DRAW_STOCK),
 ]
 

@@ -56,8 +56,12 @@ Replies
 ``pass``, ``discard 7H``, ``knock 3C``, ``no-advice``, ``big-gin``; rummy ``take
 discard``, ``meld 5H 6H 7H``, ``lay off 8H on run``), a JSON object with a ``"move"``, a
 ``move: ...`` line, a card alone (``10h``, ``seven of hearts``: a discard) and a move
-inside a sentence (``I'll discard the seven of hearts``). A reply that names no legal
-move, or two, is refused with a message that names the legal moves.
+inside a sentence (``I'll discard the seven of hearts``). Only the moves a reply commits
+to count: one named in a negated, deferred, hypothetical or conditional clause ("I won't
+knock yet; discard 4C", "I'll knock next turn"), in a question, as a fallback after the
+answer ("Runner-up: ...") or as what someone else suggested is not the answer. A reply that
+names no legal move, or leaves two standing as equals ("discard KS or KC"), is refused with
+a message that names the legal moves: refused and asked again, never guessed.
 
 The adviser speaks (three-handed)
 ---------------------------------
@@ -93,7 +97,9 @@ env (``episode``, ``reward``, ``adviser``, ``adviser_sees_hand``, the rules...; 
 Observation space: ``Text(20000, charset=printable ASCII)``, each observation a
 :class:`~gin_env.text.env.SeatText` (a ``str`` carrying the ``Text`` space's ``dtype``,
 for PettingZoo's ``api_test``). Action space: ``Text(reply_length)``; any
-``str`` is taken (only its last 4,000 characters are read).
+``str`` is taken and read whole, however long (up to
+:data:`~gin_env.text.replies.MAX_REPLY_CHARS`, a million characters; a longer one is
+refused, never cut).
 
 Language-model players are :mod:`agents.llm`; the page ``docs/language.md`` shows a
 prompt and a whole hand.

@@ -15,7 +15,7 @@ from gin_env import games
 from gin_env.aec_tools import StatePickle
 from gin_env.config import check_choice, check_int
 from gin_env.encoding import OBS_SLICES
-from gin_env.text.replies import MAX_REPLY_CHARS, ReplyError, parse_advice, parse_reply, sanitize
+from gin_env.text.replies import ReplyError, parse_advice, parse_reply, sanitize
 from gin_env.text.unusable import ON_INVALID, UnusablePolicy
 from gin_env.text.views import table_of
 from gin_env.text.words import describe, move_words
@@ -27,6 +27,11 @@ _ADVISING = OBS_SLICES["advising"].start
 CHARSET = frozenset(string.printable)
 #: The longest observation text (a rummy seat with every meld listed stays far below).
 OBSERVATION_CHARS = 20_000
+
+
+#: The action space's declared reply length (what ``action_space.sample()`` draws up to);
+#: a longer reply is still taken and read whole.
+REPLY_LENGTH = 4000
 
 
 class SeatText(str):
@@ -53,7 +58,7 @@ class raw_env(StatePickle, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
         retries: int = 2,
         on_invalid: str = "forfeit-hand",
         message_length: int = 280,
-        reply_length: int = MAX_REPLY_CHARS,
+        reply_length: int = REPLY_LENGTH,
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
@@ -156,11 +161,12 @@ class raw_env(StatePickle, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
         legal = np.flatnonzero(numeric["action_mask"]).tolist()
         advising = self.game == "three_handed" and bool(numeric["observation"][_ADVISING] > 0.5)
         reply = action
+        top = self.inner.table_state.top_discard  # a take that names another card is refused
         try:
             if advising:
-                move = parse_advice(reply, legal)
+                move = parse_advice(reply, legal, top)
             else:
-                move = parse_reply(reply, legal, self.game)
+                move = parse_reply(reply, legal, self.game, top)
         except ReplyError as err:
             self._refused(
                 agent, str(reply) if isinstance(reply, str) else repr(reply), str(err), legal

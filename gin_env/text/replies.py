@@ -58,7 +58,7 @@ from typing import Any, ClassVar
 
 from gin_env import actions as A
 from gin_env import rummy_actions as R
-from gin_env.cards import RANK_CHARS, SUIT_CHARS, to_mask
+from gin_env.cards import RANK_CHARS, SUIT_CHARS, card_str, to_mask
 from gin_env.text.words import RANK_WORDS, legal_words
 
 __all__ = [
@@ -68,6 +68,7 @@ __all__ = [
     "EmptyReplyError",
     "UnfinishedReplyError",
     "EmptyAnswerError",
+    "TooLongReplyError",
     "NoMoveFoundError",
     "AmbiguousReplyError",
     "IllegalMoveError",
@@ -80,8 +81,9 @@ __all__ = [
     "sanitize",
 ]
 
-#: Replies longer than this are read from their end.
-MAX_REPLY_CHARS = 4000
+#: The longest reply read (every character of it, in time linear in its length); a longer
+#: one is refused (:class:`TooLongReplyError`), never cut.
+MAX_REPLY_CHARS = 1_000_000
 
 
 class ReplyError(ValueError):
@@ -131,6 +133,12 @@ class EmptyAnswerError(ReplyError):
     kind = "empty-answer"
 
 
+class TooLongReplyError(ReplyError):
+    """The reply is longer than :data:`MAX_REPLY_CHARS`: it is refused, never cut."""
+
+    kind = "too-long"
+
+
 class NoMoveFoundError(ReplyError):
     """The reply names no move at all."""
 
@@ -156,18 +164,26 @@ NO_MOVE_NAMED: tuple[type[ReplyError], ...] = (NoMoveFoundError, EmptyReplyError
 
 # -- reading replies -------------------------------------------------------------------------
 _SYMBOLS = str.maketrans(
-    {"♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c"}
+    {"♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C"}
 )
 _SHOWN_SYMBOLS = str.maketrans(dict(zip("♠♤♥♡♦♢♣♧", "SSHHDDCC", strict=True)))
+#: LaTeX suits (``K\\spadesuit``, ``10\\heartsuit``) as the suit's letter.
+_LATEX_SUIT = re.compile(r"\s*\\(spade|heart|diamond|club)s?(?:suit)?\b", re.IGNORECASE)
 _RANK_ALT = "|".join(sorted(RANK_WORDS + ("10",) + tuple("23456789"), key=len, reverse=True))
 _SUIT_ALT = "spades|spade|hearts|heart|diamonds|diamond|clubs|club"
 _TOKEN = re.compile(
     rf"\b(?P<lr>{_RANK_ALT})\s*(?:of\s+)?(?P<ls>{_SUIT_ALT})\b"  # seven of hearts, 7 hearts
     r"|\b(?P<sr>10|[2-9akqjt])(?P<ss>[shdc])\b"  # 7h, 10h, th, as
-    r"|(?P<w>[a-z]+(?:[-'][a-z]+)*)",
+    r"|(?P<w>[a-z]+(?:[-'’][a-z]+)*)"
+    r"|(?P<n>\b(?:10|[2-9])\b)"  # a rank alone ("discard the 7")
+    r"|(?P<b>[.;!?\n]|—|–|\s-\s|:|,)",  # where clauses end
     re.IGNORECASE,
 )
 _SUIT_OF = {"s": 0, "h": 1, "d": 2, "c": 3}
+#: A rank said alone ("your king", "the three eights"), singular or plural.
+_RANK_WORD = {w: i for i, w in enumerate(RANK_WORDS)} | {
+    ("sixes" if w == "six" else w + "s"): i for i, w in enumerate(RANK_WORDS)
+}
 _RANK_OF = {w: i for i, w in enumerate(RANK_WORDS)} | {
     **{str(i + 1): i for i in range(1, 10)},
     "a": 0, "t": 9, "j": 10, "q": 11, "k": 12,
@@ -204,6 +220,37 @@ _STOCK_WORDS = frozenset(("stock", "deck"))
 _PASS_WORDS = frozenset(("pass", "passes", "passing", "decline", "declines"))
 _CARD_VERBS = _DISCARD_VERBS | {"knock", "meld", "off", "gin", "the", "suggest"}
 _VERB_REACH = 4  # words between a verb and its card ("knock by discarding the 3C")
+#: Boundary tokens: a sentence ends (``.``), a question ends (``?``), a clause pauses (``,``).
+_END, _ASK, _PAUSE = "<.>", "<?>", "<,>"
+#: Words that, after a pause, start a new clause whose moves the words before do not govern.
+_NEW_CLAUSE = frozenset(
+    ("so", "but", "instead", "therefore", "thus", "hence", "however", "though", "although",
+     "because", "since", "while", "yet", "now", "anyway", "still")
+)  # fmt: skip
+#: Words that make the next move within a few words not the answer: negation, hypothesis,
+#: deferral, reported speech, a move set aside ("instead of", "rather than").
+_NOT_THE_NEXT_MOVE = frozenset(
+    ("not", "don't", "dont", "won't", "wont", "never", "can't", "cannot", "cant", "shouldn't",
+     "wouldn't", "couldn't", "isn't", "aren't", "mustn't", "avoid", "avoiding", "without",
+     "would", "could", "might", "considered", "consider", "considering", "contemplated",
+     "tempted", "suggests", "suggested", "says", "said", "recommends", "recommended",
+     "advises", "advised", "proposes", "proposed", "wants", "wanted", "whether", "after",
+     "before", "eventually", "soon", "someday")
+)  # fmt: skip
+#: Words after which the rest of the sentence is not the answer: a condition, a fallback.
+_NOT_THE_REST = frozenset(
+    ("if", "unless", "when", "whenever", "once", "otherwise", "else", "alternatively",
+     "alternative", "backup", "fallback", "runner-up", "runner", "second-best", "secondary")
+)  # fmt: skip
+#: Words right after a move that make it not the answer ("knock 4C would...", "... later").
+_NOT_AFTER = frozenset(
+    ("would", "could", "might", "isn't", "wouldn't", "later", "eventually", "soon",
+     "tempting", "risky", "premature", "was", "were", "had")
+)  # fmt: skip
+#: "Instead of"/"rather than": the move right after it is set aside.
+_SET_ASIDE = (("instead", "of"), ("rather", "than"))
+_REACH_BEFORE = 5  # words from a negator or hypothesis to the move it governs
+_REACH_AFTER = 2  # words after a move that may still say it is not meant
 
 
 def sanitize(text: str, limit: int) -> str:
@@ -216,109 +263,400 @@ def sanitize(text: str, limit: int) -> str:
 
 
 def _tokens(text: str) -> list[tuple[str, int]]:
-    """``(word, -1)`` or ``("<card>", card)`` for each word and card of ``text``. An ace in
-    short form (``as``, ``ah``...) is a card only in capitals or right after a verb that
-    takes a card: "as" and "ah" are also words."""
+    """``(word, -1)`` or ``("<card>", card)`` for each word and card of ``text``, and the
+    boundaries between clauses (``_END``, ``_ASK``, ``_PAUSE``). An ace in short form
+    (``as``, ``ah``...) is a card only with its suit in capitals (``AS``, ``A♠``) or right
+    after a verb that takes a card: "as" and "ah" are also words."""
     out: list[tuple[str, int]] = []
     for m in _TOKEN.finditer(text):
         if m.group("w") is not None:
-            out.append((m.group("w").lower(), -1))
+            word = m.group("w").lower().replace("’", "'")
+            rank = _RANK_WORD.get(word)
+            out.append(("<rank>", -2 - rank) if rank is not None else (word, -1))
+        elif m.group("n") is not None:
+            out.append(("<rank>", -2 - _RANK_OF[m.group("n")]))
+        elif m.group("b") is not None:
+            b = m.group("b")
+            out.append((_PAUSE if b in ",:" else _ASK if b == "?" else _END, -1))
         elif m.group("lr") is not None:
             rank, suit = m.group("lr").lower(), m.group("ls")[0].lower()
             out.append(("<card>", _RANK_OF[rank] + 13 * _SUIT_OF[suit]))
         else:
-            rank, suit = m.group("sr").lower(), m.group("ss").lower()
-            whole = m.group(0)
-            if rank == "a" and not (whole.isupper() or (out and out[-1][0] in _CARD_VERBS)):
-                out.append((whole.lower(), -1))
+            rank, suit = m.group("sr").lower(), m.group("ss")
+            if rank == "a" and not (suit.isupper() or (_last_word(out) in _CARD_VERBS)):
+                out.append((m.group(0).lower(), -1))
                 continue
-            out.append(("<card>", _RANK_OF[rank] + 13 * _SUIT_OF[suit]))
+            if suit == "s" and rank.isdigit() and _last_word(out) in _COUNTS:
+                out.append(("<rank>", -2 - _RANK_OF[rank]))  # "the three 8s": eights
+                continue
+            out.append(("<card>", _RANK_OF[rank] + 13 * _SUIT_OF[suit.lower()]))
     return out
 
 
-def _next_cards(tokens: list[tuple[str, int]], i: int, reach: int = _VERB_REACH) -> list[int]:
+#: Words before a number that make "8s" the eights, not the eight of spades.
+_COUNTS = frozenset(("<rank>", "all", "both", "three", "four", "two"))
+
+
+def _last_word(tokens: list[tuple[str, int]]) -> str:
+    return tokens[-1][0] if tokens else ""
+
+
+def _next_cards(
+    tokens: list[tuple[str, int]], i: int, reach: int = _VERB_REACH
+) -> tuple[list[int], list[int]]:
     """The run of cards starting within ``reach`` words after ``tokens[i]`` (joined by
-    ``and`` and commas)."""
+    ``and``, ``&`` and commas), and the cards offered beside them with ``or``."""
     cards: list[int] = []
+    offered: list[int] = []
+    alt = False
     for word, card in tokens[i + 1 : i + 1 + reach + 12]:
         if card >= 0:
-            cards.append(card)
-        elif cards and word not in ("and", "the"):
+            (offered if alt else cards).append(card)
+        elif word in (_END, _ASK):
             break
-        elif not cards:
+        elif cards and word == "or":
+            alt = True
+        elif cards and word not in ("and", "the", _PAUSE, "maybe", "perhaps", "either"):
+            break
+        elif (
+            not cards
+            and word in _ENDS_A_SEARCH
+            and not (tokens[i][0] in _KNOCK_WORDS and word in _DISCARD_VERBS)
+        ):
+            break  # another move begins ("meld the eights, then discard JS")
+        elif not cards and word not in (_PAUSE,):
             reach -= 1
             if reach < 0:
                 break
-    return cards
+    return cards, offered
 
 
 #: A move named in a reply: ``("id", action)``, ``("knock", -1)`` (a knock whose card is
 #: unsaid), ``("meld", card mask)`` or ``("lay off", card * 4 + where)`` (where: 0 either,
 #: 1 set, 2 run); ids in the layout of the reply's game.
 Mention = tuple[str, int]
+#: How a move stands in its reply: the answer; a later step of the same turn ("take the
+#: 5S, then discard KH"); offered as an equal ("or"); or set aside (negated, deferred,
+#: hypothetical, conditional, a fallback, a question, reported, retracted).
+ANSWER, LATER, OFFERED, ASIDE = "answer", "later", "offered", "aside"
+#: Words that name a move: a negation before one of them is spent on it.
+_MOVE_WORDS = (
+    _DISCARD_VERBS
+    | _DRAW_WORDS
+    | _TAKE_WORDS
+    | _PASS_WORDS
+    | {"knock", "knocks", "knocking", "meld", "melds", "melding", "lay", "put", "add", "gin"}
+)
+#: Words after which the move they lead to is a later step of the turn.
+_LATER_WORDS = frozenset(("then", "afterwards", "next", "later"))
+_KNOCK_WORDS = frozenset(("knock", "knocks", "knocking", "gin"))
+#: Words that end a verb's search for its card: another move, a later step ("knock by
+#: discarding the 3C" is one move: a knock's search goes on through a discard verb).
+_ENDS_A_SEARCH = _MOVE_WORDS | _LATER_WORDS
+#: Words that wish for a move, undone by a "but" after it ("I'd like to knock, but...").
+_WISH = frozenset(("like", "love", "wish", "tempted", "hoping", "hope", "want", "tempting"))
+#: Words that take back every move named before them ("Knock 5D... actually no").
+_RETRACT = frozenset(("wait", "scratch", "correction", "hold", "actually"))
 
 
-def _mentions(text: str, game: str) -> list[Mention]:
-    """Every move a reply names, in order."""
+def _standing(toks: list[tuple[str, int]], i: int, j: int) -> str:
+    """How the move whose verb is ``toks[i]`` (its last card ``toks[j]``) stands."""
+    words = [w for w, _ in toks]
+    start = i
+    while start > 0 and words[start - 1] not in (_END, _ASK):
+        start -= 1
+    end = j + 1
+    while end < len(words) and words[end] not in (_END, _ASK):
+        end += 1
+    if end < len(words) and words[end] == _ASK:
+        return ASIDE  # a question ("Knock 4C? No.")
+    # The clause: back to a pause followed by a word that starts a new one ("..., so").
+    clause = start
+    for k in range(i - 1, start - 1, -1):
+        if words[k] == _PAUSE and k + 1 < i and words[k + 1] in _NEW_CLAUSE:
+            clause = k + 1
+            break
+    before = [w for w in words[clause:i] if w != _PAUSE]
+    if any(w in _NOT_THE_REST for w in before):
+        return ASIDE
+    near = before[-_REACH_BEFORE:]
+    spent = max((k for k, w in enumerate(near) if w in _MOVE_WORDS), default=-1)
+    rest = words[i:end]
+    for k, w in enumerate(near):
+        if k <= spent:
+            continue  # a negation before an earlier move is spent on it
+        if w in _NOT_THE_NEXT_MOVE and not _meant_anyway(near, k, rest):
+            return ASIDE
+        if w == "no" and k + 1 < len(near) and near[k + 1] in _NO_BEFORE:
+            return ASIDE
+        if w in _WISH and "but" in rest:
+            return ASIDE
+    if tuple(before[-2:]) in _SET_ASIDE or tuple(before[-3:-1]) in _SET_ASIDE:
+        return ASIDE
+    after = [w for w in words[j + 1 : end] if w != _PAUSE][: _REACH_AFTER + 1]
+    if any(w in _NOT_AFTER for w in after[:_REACH_AFTER]) or _deferred(after):
+        return ASIDE
+    if after[:2] in (["is", "not"], ["was", "not"], ["is", "too"], ["seems", "too"]):
+        return ASIDE
+    if "or" in before[-2:] or "either" in before:
+        return OFFERED
+    if any(w in _LATER_WORDS for w in before[-3:]) or before[-2:] == ["after", "that"]:
+        return LATER
+    return ANSWER
+
+
+def _meant_anyway(near: list[str], k: int, rest: list[str]) -> bool:
+    """``near[k]`` is "would"/"could" that still commits: "I would discard KS", "you'd do
+    best to..." ("I would knock, but..." does not)."""
+    w = near[k]
+    if w not in ("would", "could"):
+        return False
+    if any(x in ("but", "if", "however", "except", "unless") for x in rest):
+        return False
+    if w == "would" and k > 0 and near[k - 1] in ("i", "we"):
+        return True
+    return any(x in ("best", "better", "prefer", "recommend") for x in near[k + 1 : k + 4])
+
+
+def _deferred(after: list[str]) -> bool:
+    """ "... next turn", "... next time": the move is for later."""
+    for a, b in zip(after, after[1:], strict=False):
+        if a == "next" and b in ("turn", "time", "round", "draw", "hand"):
+            return True
+    return False
+
+
+def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
+    """Every move a reply names, in order, with how it stands (:data:`ANSWER`,
+    :data:`LATER`, :data:`OFFERED` or :data:`ASIDE`)."""
     toks = _tokens(text)
     words = [w for w, _ in toks]
-    found: list[Mention] = []
+    found: list[tuple[Mention, str, int]] = []
     rummy = game == "rummy"
     discard_base = R.DISCARD if rummy else A.DISCARD
     # A whole reply of one card (with filler words) is a discard.
-    content = [t for t in toks if t[0] not in _FILLER]
+    content = [t for t in toks if t[0] not in _FILLER and t[0] not in (_END, _PAUSE)]
     if len(content) == 1 and content[0][1] >= 0:
-        return [("id", discard_base + content[0][1])]
+        return [(("id", discard_base + content[0][1]), ANSWER)]
+
+    def add(mention: Mention, i: int, j: int) -> None:
+        found.append((mention, _standing(toks, i, j), i))
+
+    def cards_after(i: int, reach: int = _VERB_REACH) -> tuple[list[int], list[int], int]:
+        """The cards a verb at ``i`` takes, those offered beside them, and the index of
+        the last; "it" and "that" are the card named last before the verb."""
+        if words[i + 1 : i + 2] in (["it"], ["that"], ["this"]):
+            named = [c for _, c in toks[:i] if c >= 0]
+            return named[-1:], [], i + 1
+        cards, offered = _next_cards(toks, i, reach)
+        n, k = len(cards) + len(offered), i
+        while n and k + 1 < len(toks):
+            k += 1
+            n -= toks[k][1] >= 0
+        return cards, offered, k
+
+    def rank_after(i: int) -> int | None:
+        """A rank said alone right after a verb ("discard the 7", "dump your king")."""
+        for k in range(i + 1, min(i + 4, len(toks))):
+            w, c = toks[k]
+            if w == "<rank>":
+                follows = words[k + 1 : k + 2]
+                return None if follows and follows[0] in _NOT_A_CARD else -2 - c
+            if w not in _BEFORE_A_RANK:
+                return None
+        return None
+
     for i, word in enumerate(words):
         nxt = words[i + 1 : i + 2]
+        prev = words[i - 1] if i else ""
         if word in _DISCARD_VERBS:
-            cards = _next_cards(toks, i)
-            if cards:
-                found.append(("id", discard_base + cards[0]))
+            if nxt == ["pile"]:
+                continue  # the discard pile
+            cards, offered, j = cards_after(i)
+            rank = None if cards else rank_after(i)
+            if rank is not None:
+                add(("rank", rank), i, i)
+            for c in cards:
+                add(("id", discard_base + c), i, j)
+            for c in offered:
+                found.append((("id", discard_base + c), OFFERED, i))
         elif not rummy and word in ("knock", "knocks", "knocking", "gin"):
-            if word == "gin" and i > 0 and words[i - 1] == "big":
-                found.append(("id", A.BIG_GIN))
-            elif not (word == "gin" and nxt == ["rummy"]):  # "gin rummy" is the game
-                cards = _next_cards(toks, i, _VERB_REACH + 1)
-                found.append(("id", A.KNOCK + cards[0]) if cards else ("knock", -1))
+            if word == "gin" and prev == "big":
+                add(("id", A.BIG_GIN), i, i)
+            elif word == "gin" and (
+                nxt == ["rummy"] or prev in _GOAL_BEFORE or nxt and nxt[0] in _GIN_NOUN_AFTER
+            ):
+                continue  # the game, or gin as a goal ("aiming for gin", "gin is close")
+            elif word != "gin" and (nxt and nxt[0] in _NOUN_AFTER or prev in _KNOCK_NOUN_BEFORE):
+                continue  # "the knock limit", "a 10-point knock"
+            else:
+                cards, offered, j = cards_after(i, _VERB_REACH + 1)
+                if not cards:
+                    add(("knock", -1), i, i)
+                for c in cards:
+                    add(("id", A.KNOCK + c), i, j)
+                for c in offered:
+                    found.append((("id", A.KNOCK + c), OFFERED, i))
         elif not rummy and word in ("big-gin", "biggin"):
-            found.append(("id", A.BIG_GIN))
+            add(("id", A.BIG_GIN), i, i)
         elif word in _DRAW_WORDS:
+            if prev == "a":
+                continue  # "the hand is a draw"
             pile = any(w in _PILE_WORDS for w in words[i + 1 : i + 5])
-            found.append(("id", A.TAKE_DISCARD if pile else A.DRAW_STOCK))
-        elif word == "stock":
-            found.append(("id", A.DRAW_STOCK))
+            add(("take", _card_taken(toks, i)) if pile else ("id", A.DRAW_STOCK), i, i)
+        elif (
+            word == "stock"
+            and (prev == "from" or words[max(0, i - 2) : i] == ["from", "the"] or len(content) < 3)
+            and not (_DRAW_WORDS | _TAKE_WORDS).intersection(words[max(0, i - 6) : i])
+        ):
+            add(("id", A.DRAW_STOCK), i, i)
         elif not rummy and word in ("play", "playing") and i + 1 < len(toks):
-            cards = _next_cards(toks, i, 2)  # gin's only card play is a discard
-            if cards:
-                found.append(("id", A.DISCARD + cards[0]))
+            cards, _, j = cards_after(i, 2)  # gin's only card play is a discard
+            for c in cards:
+                add(("id", A.DISCARD + c), i, j)
         elif word in _TAKE_WORDS:
             if word in ("pick", "picking") and nxt != ["up"]:
                 continue
+            if (
+                nxt
+                and nxt[0] in _TAKE_IDIOM
+                or words[i + 1 : i + 3] in (["a", "look"], ["a", "chance"], ["a", "risk"])
+            ):
+                continue  # "take the risk", "take a look"
             stock = any(w in _STOCK_WORDS for w in words[i + 1 : i + 7])
-            found.append(("id", A.DRAW_STOCK if stock else A.TAKE_DISCARD))
+            add(("id", A.DRAW_STOCK) if stock else ("take", _card_taken(toks, i)), i, i)
         elif not rummy and word in _PASS_WORDS:
-            found.append(("id", A.PASS))
+            add(("id", A.PASS), i, i)
         elif not rummy and (
             word in ("no-advice", "noadvice")
             or (word == "no" and nxt in (["advice"], ["suggestion"]))
         ):
-            found.append(("id", A.NO_ADVICE))
+            found.append((("id", A.NO_ADVICE), ANSWER, i))
+        elif word in ("put", "place", "placing", "putting", "add", "adding"):
+            cards, offered, j = cards_after(i, 3)
+            then = words[j + 1 : j + 5]
+            if not rummy and cards and "face" in then and "down" in then:
+                add(("id", A.DISCARD + cards[0]), i, j)  # a knock's discard, face down
+            elif rummy and nxt == ["down"]:
+                cards, _, j = cards_after(i + 1)
+                if len(cards) >= 3:
+                    add(("meld", to_mask(cards) if len(set(cards)) == len(cards) else 0), i, j)
+            elif rummy and cards and then[:1] in (["on"], ["to"], ["onto"]):
+                where = (
+                    1 if "set" in then or "sets" in then else 2 if "run" in words[j : j + 6] else 0
+                )
+                for c in cards:
+                    add(("lay off", c * 4 + where), i, j)
         elif rummy and (
             word in ("meld", "melds", "melding") or (word == "lay" and nxt == ["down"])
         ):
-            cards = _next_cards(toks, i, _VERB_REACH + 1)
+            cards, _, j = cards_after(i, _VERB_REACH + 1)
             if len(cards) >= 3:
                 # A card named twice makes no meld (mask 0: no move of the layout).
                 distinct = len(set(cards)) == len(cards)
-                found.append(("meld", to_mask(cards) if distinct else 0))
-        elif rummy and (word in ("layoff", "lay-off") or (word == "lay" and nxt == ["off"])):
-            cards = _next_cards(toks, i, _VERB_REACH + 1)
+                add(("meld", to_mask(cards) if distinct else 0), i, j)
+            elif not cards:
+                ranks = [-2 - c for w, c in toks[i + 1 : i + 6] if w == "<rank>"]
+                if ranks:
+                    add(("meld rank", ranks[-1]), i, i)  # "lay down the three eights"
+        elif rummy and (
+            word in ("layoff", "lay-off")
+            or (word == "lay" and (nxt == ["off"] or words[i + 1 : i + 3] == ["it", "off"]))
+        ):
+            pronoun = words[i + 1 : i + 2] == ["it"]  # "lay it off": the card named before
+            cards, offered, j = cards_after(i - pronoun + (word == "lay"), _VERB_REACH + 1)
             if cards:
                 rest = words[i + 1 : i + 9]
                 where = 1 if "set" in rest else 2 if "run" in rest else 0
-                found.append(("lay off", cards[0] * 4 + where))
-    return found
+                for c in cards:
+                    add(("lay off", c * 4 + where), i, j)
+                for c in offered:
+                    found.append((("lay off", c * 4 + where), OFFERED, i))
+    if not found:
+        # Cards with no verb, offered as equals ("your call: KC or 9S").
+        for k in range(1, len(toks) - 1):
+            if words[k] == "or" and toks[k - 1][1] >= 0 and toks[k + 1][1] >= 0:
+                return [(("id", discard_base + toks[k + d][1]), OFFERED) for d in (-1, 1)]
+    retracted = max((k for k in range(len(words)) if _retracts(words, k)), default=-1)
+    return [(m, ASIDE if i < retracted else how) for m, how, i in found]
+
+
+def _card_taken(toks: list[tuple[str, int]], i: int) -> int:
+    """The card named with a take at ``toks[i]`` ("take the 7H", "draw from the discard
+    pile (the JS)"), or -1."""
+    for k in range(i + 1, min(i + 9, len(toks))):
+        w, c = toks[k]
+        if c >= 0:
+            return c
+        if w in (_END, _ASK) or (w in _ENDS_A_SEARCH and toks[k + 1 : k + 2] != [("pile", -1)]):
+            return -1
+    return -1
+
+
+def _retracts(words: list[str], k: int) -> bool:
+    """Whether ``words[k]`` takes back the moves named before it ("wait, no", "actually
+    no", "scratch that", "on second thought", a sentence that is only "No")."""
+    w = words[k]
+    after = [x for x in words[k + 1 : k + 4] if x != _PAUSE]
+    if w == "wait":
+        return not after or after[0] not in ("for", "until", "to", "and")
+    if w == "actually":
+        return bool(after) and after[0] in ("no", "not", "scratch", "wait")
+    if w == "scratch":
+        return after[:1] == ["that"]
+    if w == "hold":
+        return after[:1] == ["on"]
+    if w == "second":
+        return after[:1] in (["thought"], ["thoughts"])
+    if w == "no":
+        starts = k == 0 or words[k - 1] in (_END, _ASK)
+        return starts and words[k + 1 : k + 2] in ([_PAUSE], [_END], [])
+    return w == "correction"
+
+
+#: "no" negates the move after it when it goes on with one of these ("no need to knock").
+_NO_BEFORE = frozenset(
+    ("need", "way", "point", "reason", "sense", "use", "longer", "more", "knock", "knocking",
+     "discard", "discarding", "draw", "drawing", "take", "taking", "pass", "passing", "to")
+)  # fmt: skip
+#: Words before "gin" that make it a goal, not a knock ("going for gin").
+_GOAL_BEFORE = frozenset(
+    ("for", "towards", "toward", "to", "at", "near", "of", "a", "from", "chasing", "chase")
+)
+#: Words after "gin"/"knock" that make it a noun ("the knock limit", "gin bonus").
+_NOUN_AFTER = frozenset(
+    (
+        "limit",
+        "limits",
+        "bonus",
+        "bonuses",
+        "point",
+        "points",
+        "value",
+        "hand",
+        "hands",
+        "chance",
+        "chances",
+        "potential",
+        "threshold",
+    )
+)
+#: Words after "gin" that make it a noun ("gin is one card away").
+_GIN_NOUN_AFTER = _NOUN_AFTER | {
+    "is", "was", "would", "will", "seems", "looks", "isn't", "within", "close", "soon",
+}  # fmt: skip
+#: Words before "knock" that make it a noun ("a 10-point knock").
+_KNOCK_NOUN_BEFORE = frozenset(
+    ("a", "the", "point", "weak", "weakest", "strong", "strongest", "early", "late", "this",
+     "that", "any", "your", "possible", "good", "bad", "safe", "risky", "cheap", "quick",
+     "low", "lowest", "best", "worst", "hypothetical", "premature")
+)  # fmt: skip
+#: Words between a verb and a rank said alone ("discard your king").
+_BEFORE_A_RANK = frozenset(("the", "your", "my", "that", "this", "lone", "loose", "single"))
+#: Words after a rank that make it a count, not a card ("discard three cards").
+_NOT_A_CARD = frozenset(("cards", "card", "deadwood", "points", "point", "of", "or", "times"))
+#: "take" in idioms that take no card.
+_TAKE_IDIOM = frozenset(("risk", "risks", "chance", "chances", "note", "advantage", "time", "care"))
 
 
 def _resolve(mentions: list[Mention], legal: Sequence[int], game: str) -> set[int]:
@@ -327,6 +665,12 @@ def _resolve(mentions: list[Mention], legal: Sequence[int], game: str) -> set[in
     any legal knock; a discard named with a knock is the knock's discard."""
     legal_set = set(legal)
     out: set[int] = set()
+    mentions = [("id", A.TAKE_DISCARD) if k == "take" else (k, v) for k, v in mentions]
+    ranked = [(k, v) for k, v in mentions if k in ("rank", "meld rank")]
+    if ranked:
+        mentions = [m for m in mentions if m not in ranked]
+        for kind, rank in ranked:
+            out.update(_of_rank(kind, rank, legal, game) or [-1])
     if game == "rummy":
         for kind, value in mentions:
             if kind == "meld":
@@ -354,6 +698,20 @@ def _resolve(mentions: list[Mention], legal: Sequence[int], game: str) -> set[in
         else:
             out.add(value)
     return out
+
+
+def _of_rank(kind: str, rank: int, legal: Sequence[int], game: str) -> list[int]:
+    """The legal discards of a card of ``rank`` (``kind`` "rank"), or the legal melds that
+    are sets of ``rank`` ("meld rank")."""
+    if game == "rummy":
+        if kind == "meld rank":
+            return [
+                a for a in legal
+                if R.MELD <= a < R.MELD + len(R.MELDS)
+                and {c % 13 for c in range(52) if R.MELDS[a - R.MELD] >> c & 1} == {rank}
+            ]  # fmt: skip
+        return [a for a in legal if R.decode(a)[0] == "discard" and R.decode(a)[1] % 13 == rank]
+    return [a for a in legal if A.DISCARD <= a < A.KNOCK and (a - A.DISCARD) % 13 == rank]
 
 
 def _words_of(action: int, game: str) -> str:
@@ -402,7 +760,8 @@ def _json_moves(text: str) -> list[tuple[int, str]]:
 
 
 def _move_of(obj: dict[str, Any], depth: int = 0) -> str | None:
-    for key in ("move", "action", "suggestion"):
+    keys = ("move", "action", "suggestion") + (("type", "kind", "name") if depth else ())
+    for key in keys:
         value = obj.get(key)
         if isinstance(value, dict) and depth < 2:
             return _move_of(value, depth + 1)
@@ -449,6 +808,12 @@ _MARKER = re.compile(
     r"|(?:my|the)\s+(?:final\s+)?(?:answer|move|decision|choice)\s+(?:is|will\s+be)\b\s*:?"
     r"|final\s+answer\s+is\b\s*:?"
     r")(?:\s*(?:\*\*|__))?",
+    re.IGNORECASE,
+)
+#: Words before a marker that make it a fallback's ("Runner-up move:"), not the answer's.
+_FALLBACK = re.compile(
+    r"(?:runner[- ]?up|backup|back-up|alternative|alternate|second|fallback|plan\s*b|"
+    r"other|secondary|worst|rejected|not|avoid)\b[^\n]{0,30}?\Z",
     re.IGNORECASE,
 )
 _HEADING = re.compile(r"(?im)^[ \t]*#+[ \t]*(?:final[ \t]+)?(?:answer|move)[ \t]*:?[ \t]*$")
@@ -509,6 +874,9 @@ def _marked(text: str) -> list[tuple[int, str]]:
     non-empty line when the marker ends its line)."""
     found = []
     for m in _MARKER.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if _FALLBACK.search(text, max(line_start, m.start() - 40), m.start()):
+            continue  # "Runner-up move: ...", "Backup answer: ...": not the answer
         end = text.find("\n", m.end())
         content = text[m.end() : end if end >= 0 else len(text)]
         if not content.strip(_DECORATION) and end >= 0:
@@ -526,6 +894,26 @@ def _next_line(text: str, pos: int) -> str:
     return ""
 
 
+_RETRACTION = re.compile(
+    r"\b(?:wait|actually,?\s+no|scratch that|second thoughts?|correction)\b", re.IGNORECASE
+)
+
+
+def _headline(text: str) -> str | None:
+    """The reply's first line when it is a move alone and reasoning follows it ("Knock 5D.
+    \n\nWhy, in detail: ..."): an answer given first, as a marker's would be."""
+    body = text.lstrip()
+    line, _, rest = body.partition("\n")
+    if not rest.strip() or len(line) > 40:
+        return None
+    return (
+        line
+        if _strict(line.strip(_DECORATION), "gin") is not None
+        or _strict(line.strip(_DECORATION), "rummy") is not None
+        else None
+    )
+
+
 def _explicit(text: str) -> tuple[str, str] | None:
     """``(content, how)`` of the last explicit answer in ``text`` (JSON with a move, a
     ``\\boxed{}``, a marker), or None."""
@@ -535,16 +923,21 @@ def _explicit(text: str) -> tuple[str, str] | None:
         if _BOXED in text:
             found += [(p, c, "boxed") for p, c in _boxed(text)]
     found += [(p, c, "marker") for p, c in _marked(text)]
+    head = _headline(text)
+    if head is not None and not _RETRACTION.search(text):
+        found.append((-1, head, "headline"))
     if not found:
         return None
     _, content, how = max(found, key=lambda f: f[0])
     return content, how
 
 
-def read_reply(reply: object, legal: Sequence[int], game: str) -> Reading:
+def read_reply(reply: object, legal: Sequence[int], game: str, top: int | None = None) -> Reading:
     """The one legal move ``reply`` names, with what it was read from (see the module's
     docstring); :class:`ReplyError` for an empty, ambiguous or illegal reply, naming the
-    legal moves. ``game`` is ``"three_handed"``, ``"gin"`` or ``"rummy"``."""
+    legal moves. ``game`` is ``"three_handed"``, ``"gin"`` or ``"rummy"``; ``top``, when
+    given, is the card a take would take (the upcard or the pile's top): a take that names
+    another card is refused as illegal."""
     if not isinstance(reply, str):
         why = f"the reply must be text, got {type(reply).__name__}"
         raise _refuse(NotTextError, why, legal, game)
@@ -552,8 +945,13 @@ def read_reply(reply: object, legal: Sequence[int], game: str) -> Reading:
     strict = _strict(reply, game) if len(reply) < 40 else None
     if strict is not None and strict in legal_set:  # the common case, at once
         return Reading(strict, reply.strip(), "", "strict")
+    if len(reply) > MAX_REPLY_CHARS:
+        why = f"the reply has {len(reply):,} characters; at most {MAX_REPLY_CHARS:,} are read"
+        raise _refuse(TooLongReplyError, why, legal, game)
     answer, reasoning = split_reasoning(reply)
-    text = answer[-MAX_REPLY_CHARS:].translate(_SYMBOLS)
+    text = answer.translate(_SYMBOLS)
+    if "\\" in text:
+        text = _LATEX_SUIT.sub(lambda m: m.group(1)[0].upper(), text)
     if not text.strip():
         if reasoning:
             why = "the reply ends inside its reasoning (no answer after it)"
@@ -564,29 +962,57 @@ def read_reply(reply: object, legal: Sequence[int], game: str) -> Reading:
         content, how = explicit
         if not content.strip(_DECORATION):
             raise _refuse(EmptyAnswerError, f"the reply's answer ({how}) is empty", legal, game)
-        action, _ = _one(content, legal, legal_set, game)
+        action, _ = _one(content, legal, legal_set, game, top)
         return Reading(action, content.strip(), reasoning, how)
-    action, how = _one(text, legal, legal_set, game)
+    action, how = _one(text, legal, legal_set, game, top)
     return Reading(action, text.strip(), reasoning, how)
 
 
-def parse_reply(reply: object, legal: Sequence[int], game: str) -> int:
+def parse_reply(reply: object, legal: Sequence[int], game: str, top: int | None = None) -> int:
     """The id of the one legal move ``reply`` names (:func:`read_reply`'s ``action``)."""
-    return read_reply(reply, legal, game).action
+    return read_reply(reply, legal, game, top).action
 
 
-def _one(text: str, legal: Sequence[int], legal_set: set[int], game: str) -> tuple[int, str]:
-    """The move ``text`` names and how (``strict`` or ``sentence``); a text that names two
-    different moves (legal or not) is refused, never guessed."""
+#: The moves of a turn's first step: drawing (and the upcard's offer, and advising on it).
+_DRAW_PHASE = frozenset((A.DRAW_STOCK, A.TAKE_DISCARD, A.PASS, R.DRAW_STOCK, R.TAKE_DISCARD))
+
+
+def _one(
+    text: str, legal: Sequence[int], legal_set: set[int], game: str, top: int | None = None
+) -> tuple[int, str]:
+    """The move ``text`` names and how (``strict`` or ``sentence``). Only the moves it
+    commits to count (:func:`_standing`); a text that commits to two different moves, or
+    offers another as an equal ("discard KS or KC"), is refused, never guessed."""
     strict = _strict(text, game)
     if strict is not None:
         if strict in legal_set:
             return strict, "strict"
         why = f"{_words_of(strict, game)} is not a legal move now"
         raise _refuse(IllegalMoveError, why, legal, game)
-    named = _resolve(_mentions(text, game), legal, game)
-    if len(named) > 1:
-        both = " and ".join(sorted(_words_of(a, game) for a in named))
+    mentions = _mentions(text, game)
+    # The answer: the moves committed to; a later step of the turn ("take the 5S, then
+    # discard KH") only when nothing comes before it.
+    answers = [m for m, how in mentions if how == ANSWER] or [
+        m for m, how in mentions if how == LATER
+    ]
+    if any(a in legal_set for a in _DRAW_PHASE):
+        # Drawing, a discard or meld is the turn's next step: "take the 5S and discard KH".
+        draws = [m for m in answers if m[0] == "take" or m[0] == "id" and m[1] in _DRAW_PHASE]
+        answers = draws or answers
+    if top is not None:
+        for kind, card in answers:
+            if kind == "take" and card >= 0 and card != top:
+                why = (
+                    f"take {card_str(card)} is not a legal move now "
+                    f"(the pile's top card is {card_str(top)})"
+                )
+                raise _refuse(IllegalMoveError, why, legal, game)
+    named = _resolve(answers, legal, game)
+    if A.PASS in named and A.PASS not in legal_set and len(named) > 1:
+        named.discard(A.PASS)  # "passing on the TD and drawing": no pass to make now
+    offered = named | _resolve([m for m, how in mentions if how == OFFERED], legal, game)
+    if len(offered) > 1:
+        both = " and ".join(sorted(_words_of(a, game) for a in offered))
         why = f"the reply names more than one move ({both})"
         raise _refuse(AmbiguousReplyError, why, legal, game)
     if named and named <= legal_set:
@@ -594,15 +1020,18 @@ def _one(text: str, legal: Sequence[int], legal_set: set[int], game: str) -> tup
     if named:
         words = ", ".join(sorted(_words_of(a, game) for a in named))
         raise _refuse(IllegalMoveError, f"{words} is not a legal move now", legal, game)
+    if mentions:
+        why = "the reply names moves only as ones it does not play now"
+        raise _refuse(NoMoveFoundError, why, legal, game)
     raise _refuse(NoMoveFoundError, "no move found in the reply", legal, game)
 
 
-def parse_advice(reply: object, legal: Sequence[int]) -> int:
+def parse_advice(reply: object, legal: Sequence[int], top: int | None = None) -> int:
     """An adviser's message read as a suggestion: the one legal move it names, or
     ``NO_ADVICE`` when it names none (:data:`NO_MOVE_NAMED`); :class:`ReplyError` when it
     names several or only illegal ones (as :func:`parse_reply`)."""
     try:
-        return parse_reply(reply, legal, "three_handed")
+        return parse_reply(reply, legal, "three_handed", top)
     except NO_MOVE_NAMED:
         if A.NO_ADVICE in legal:
             return A.NO_ADVICE
