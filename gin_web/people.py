@@ -2,8 +2,9 @@
 from the finished matches the store keeps.
 
 For every agent (by the name it was seated with) and game: the matches it played with a
-person at the table (a seat in a match: two L2 seats at one three-handed table count twice)
-and the share it won (Wilson 95% interval); for every role it held in
+person at the table (a match counts once, however many of its seats the agent held: two L2
+seats at one three-handed table are one match) and the share it won (one of its seats won
+the match; Wilson 95% interval); for every role it held in
 a hand (gin: dealer or non-dealer; three-handed: box, captain or adviser), the hands and
 the points a hand to its side (``reward="team"``: the adviser scores with his captain;
 normal-approximation 95% interval). Basic rummy's record keeps no hand results, so its rows
@@ -30,10 +31,10 @@ def results(records: Iterable[tuple[str, str, dict[str, Any]]]) -> dict[str, Any
     """``records``: ``(match id, game, record)`` of finished matches. Only matches with a
     person at the table count; the agents are their opponents (and, three-handed, at
     times their partners: the role says which)."""
-    matches: dict[tuple[str, str], list[int]] = {}  # (agent, game) -> [won 0/1 per match]
+    matches: dict[tuple[str, str], dict[str, int]] = {}  # (agent, game) -> match -> won 0/1
     hands: dict[tuple[str, str, str], list[float]] = {}  # (agent, game, role) -> points
     used = 0
-    for _mid, game, record in records:
+    for mid, game, record in records:
         who = record.get("agents") or {}
         if HUMAN not in who.values():
             continue
@@ -45,7 +46,8 @@ def results(records: Iterable[tuple[str, str, dict[str, Any]]]) -> dict[str, Any
             agent = who.get(seat)
             if agent is None or agent == HUMAN:
                 continue
-            matches.setdefault((agent, spec.name), []).append(int(record.get("winner") == p))
+            by_match = matches.setdefault((agent, spec.name), {})
+            by_match[mid] = max(by_match.get(mid, 0), int(record.get("winner") == p))
             for h, hand in enumerate(record.get("hands", [])):
                 if hand.get("result") is None:
                     continue
@@ -54,7 +56,8 @@ def results(records: Iterable[tuple[str, str, dict[str, Any]]]) -> dict[str, Any
                 if value is not None:
                     hands.setdefault((agent, spec.name, role), []).append(value)
     rows = []
-    for (agent, game), won in sorted(matches.items()):
+    for (agent, game), match_won in sorted(matches.items()):
+        won = list(match_won.values())
         low, high = wilson_ci(sum(won), len(won))
         row: dict[str, Any] = {
             "agent": agent,

@@ -122,6 +122,22 @@ def test_people_against_agents_counts_matches_with_a_person(client: TestClient) 
     assert data["agents"] == result["agents"] and "commit" in data["provenance"]
 
 
+def test_people_counts_a_match_once_however_many_seats_an_agent_held(client: TestClient) -> None:
+    # Two three-handed matches, a person and two L2 seats each: two matches, not four seats.
+    for k in range(2):
+        out = new_table(client, game="three", seats=["human", "heuristic", "heuristic"],
+                        options={"target_score": 15})  # fmt: skip
+        play_to_the_end(client, out["seats"]["player_0"], seed=k)
+    result = client.get("/api/people").json()
+    assert result["matches_with_people"] == 2
+    (row,) = result["agents"]
+    assert row["agent"] == "heuristic" and row["game"] == "three_handed_gin_v0"
+    assert row["matches"] == 2 and 0 <= row["matches_won"] <= 2
+    assert row["win_rate"] == row["matches_won"] / 2
+    roles = {r["role"]: r for r in row["roles"]}
+    assert set(roles) <= {"box", "captain", "adviser"} and roles
+
+
 def test_a_rematch_is_a_new_table_with_a_new_secret(client: TestClient) -> None:
     out = new_table(client, game="gin", seats=["human", "heuristic"],
                     options={"target_score": 15, "knock_limit": 7})  # fmt: skip

@@ -14,6 +14,55 @@ const PHASE_WORDS = {
 const RANKS = "A23456789TJQK";
 const SUIT_ORDER = "SHDC";
 
+// The agents as docs/agents.md names them: a level and the name it is seated by, with a line
+// that says what it is (the server's own line, where /api/games gives one, comes first).
+const AGENTS = {
+  random: ["L0", "plays any legal move at random"],
+  simple: ["L1", "takes a card only if it joins a meld, throws its highest loose card, knocks at once"],
+  heuristic: ["L2", "weighs meld chances, reads what the opponent took and threw, knocks with the stock in mind"],
+  tuned: ["L3", "L2 with its settings tuned for the table's rules"],
+  search: ["L4", "samples the hidden cards and plays fast games out (thinks for seconds)"],
+  best: ["", "the strongest agent the project has for the table"],
+  "rummy-simple": ["", "basic rummy's simple player: melds and lays off what it can, throws its highest card"],
+};
+let agentLines = {};  // the server's lines (/api/games "agent_help"), where it gives them
+
+function agentName(name) {
+  const level = AGENTS[name] && AGENTS[name][0];
+  return level ? level + " (" + name + ")" : String(name);
+}
+
+function agentLine(name) {
+  return agentLines[name] || (AGENTS[name] ? AGENTS[name][1] : "");
+}
+
+// A card as the hand shows it: "TC" is 10\u2663.
+function cardText(code) {
+  return (code[0] === "T" ? "10" : code[0]) + (SUITS[code[1]] || code[1]);
+}
+
+// Card codes in a line of text written as the cards show them ("discard TC": "discard 10\u2663").
+function prettyCards(text) {
+  return String(text).replace(/\b([A2-9TJQK])([SHDC])\b/g, (_, r, s) => cardText(r + s));
+}
+
+// A legal move (or a suggestion) in words, its cards as the hand shows them.
+function moveWords(m) {
+  const card = m.card ? cardText(m.card) : "";
+  if (m.kind === "knock" && m.card) {
+    if (m.deadwood === 0) return "gin, discarding " + card;
+    return "knock, discarding " + card + (m.deadwood !== undefined ? " (deadwood " + m.deadwood + ")" : "");
+  }
+  if (m.kind === "no-advice") return "no advice";
+  if (m.kind === "big-gin" || m.kind === "big_gin") return "big gin";
+  return prettyCards(m.label);
+}
+
+// A line of the log in plain words, its cards as the hand shows them.
+function logWords(line) {
+  return prettyCards(String(line).replace(/ suggests no-advice$/, " gives no advice"));
+}
+
 function phaseWords(hand) {
   return hand.phase_words || PHASE_WORDS[hand.phase] || String(hand.phase).replace(/_/g, " ");
 }
@@ -67,21 +116,18 @@ function miniCards(codes) {
 }
 
 function cardButton(code, move, knock, suggested) {
-  const b = el("button", { type: "button", class: "card", "data-card": code || "", draggable: "true" });
+  const b = el("button", { type: "button", class: "card", "data-card": code || "" });
   b.appendChild(cardSvg(code));
   if (suggested) b.classList.add("suggested");
-  b.addEventListener("dragstart", (ev) => { ev.dataTransfer.setData("text/plain", code); });
-  b.addEventListener("dragover", (ev) => ev.preventDefault());
-  b.addEventListener("drop", (ev) => {
-    ev.preventDefault();
-    moveCard(ev.dataTransfer.getData("text/plain"), code);
-  });
   if (move) {
     b.classList.add("playable");
     b.dataset.action = move.id;
-    b.title = move.label + (knock ? " (k: " + knock.label + ")" : "");
+    b.title = moveWords(move) + (knock ? " (k: " + moveWords(knock) + ")" : "");
     if (knock) b.dataset.knock = knock.id;
-    b.addEventListener("click", () => sendMove(move.id));
+    b.addEventListener("click", () => {
+      if (dragged) { dragged = false; return; }  // the end of a drag is no click
+      sendMove(move.id);
+    });
   } else {
     b.tabIndex = -1;
   }
@@ -92,7 +138,7 @@ function cardButton(code, move, knock, suggested) {
 function seatLabel(view, p) {
   const info = view.players[p];
   let who = info.name + (info.role ? " (" + info.role + ")" : "");
-  if (info.kind !== "human") who += " [" + info.kind + "]";
+  if (info.kind !== "human") who += " [" + agentName(info.kind) + "]";
   if (!info.present) who += info.kind === "human" ? " - away" : "";
   if (info.stand_in) who += " - an agent stands in";
   return who;
@@ -130,10 +176,67 @@ function moveCard(from, to) {
   const rest = order.filter((c) => c !== from);
   const at = rest.indexOf(to);
   if (at < 0 || !order.includes(from)) return;
-  rest.splice(at, 0, from);
+  // Dropped on a card to its right: it goes after that card; to its left: before it.
+  rest.splice(order.indexOf(from) < order.indexOf(to) ? at + 1 : at, 0, from);
   handOrder = rest;
   render(current);
 }
+
+// Dragging a card of one's own hand onto another moves it there, by mouse, pen or touch
+// (pointer events; the hand's cards take no panning gesture: touch-action none). A press
+// that moves less than a few pixels is a click (a discard where one is offered).
+let drag = null, dragged = false;
+
+function ownCards() {
+  return Array.from(document.querySelectorAll("#table-area .seat.shown.me .cards button.card[data-card]"));
+}
+
+function dragStart(ev) {
+  const b = ev.target.closest("button.card[data-card]");
+  if (!b || !b.dataset.card || (ev.pointerType === "mouse" && ev.button !== 0)) return;
+  dragged = false;
+  drag = { card: b.dataset.card, el: b, id: ev.pointerId, x: ev.clientX, y: ev.clientY, moving: false };
+}
+
+function dragMove(ev) {
+  if (!drag || ev.pointerId !== drag.id) return;
+  const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+  if (!drag.moving && Math.hypot(dx, dy) < 8) return;
+  if (!drag.moving) {
+    drag.moving = true;
+    if (drag.el.isConnected && drag.el.setPointerCapture) {
+      try { drag.el.setPointerCapture(ev.pointerId); } catch (err) { /* a pointer already gone */ }
+    }
+  }
+  drag.el.classList.add("dragging");
+  drag.el.style.transform = "translate(" + dx + "px, " + dy + "px)";
+  ev.preventDefault();
+}
+
+function dragEnd(ev) {
+  if (!drag || ev.pointerId !== drag.id) return;
+  const d = drag;
+  drag = null;
+  d.el.classList.remove("dragging");
+  d.el.style.transform = "";
+  if (!d.moving || ev.type === "pointercancel") return;
+  dragged = true;  // the click that follows the release is not a discard
+  setTimeout(() => { dragged = false; }, 0);
+  // The card dropped on: the one of the hand nearest the pointer (within a card's height).
+  let best = null, bestDist = Infinity;
+  for (const b of ownCards()) {
+    if (b.dataset.card === d.card) continue;
+    const r = b.getBoundingClientRect();
+    if (ev.clientY < r.top - r.height || ev.clientY > r.bottom + r.height) continue;
+    const dist = Math.abs(ev.clientX - (r.left + r.right) / 2) + Math.abs(ev.clientY - (r.top + r.bottom) / 2) / 4;
+    if (dist < bestDist) { best = b; bestDist = dist; }
+  }
+  if (best) moveCard(d.card, best.dataset.card);
+}
+
+document.addEventListener("pointermove", dragMove, { passive: false });
+document.addEventListener("pointerup", dragEnd);
+document.addEventListener("pointercancel", dragEnd);
 
 function drawHand(entry, view, interactive) {
   const box = el("div", { class: "cards" });
@@ -146,6 +249,10 @@ function drawHand(entry, view, interactive) {
   }
   const sugg = view.suggestion && view.suggestion.card && !view.hand.advising ? view.suggestion.card : null;
   const order = interactive && entry.cards ? orderedHand(entry.cards) : null;
+  if (interactive && entry.cards && entry.player === view.you && !view.open) {
+    box.classList.add("own-hand");  // the person's own cards: dragged to reorder
+    box.addEventListener("pointerdown", dragStart);
+  }
   if (order) {
     const g = el("div", { class: "group own-order" });
     for (const c of order) g.appendChild(cardButton(c, byCard[c], knockBy[c], c === sugg));
@@ -230,51 +337,109 @@ function drawTable(view, root, interactive) {
   for (const s of mine) root.appendChild(addSeat(s, true));
 }
 
+function signed(n) { return (n > 0 ? "+" : "") + n; }
+
+const KIND_WORDS = { knock: "knock", undercut: "undercut", gin: "gin", big_gin: "big gin" };
+const DRAW_WORDS = { stock: "two cards left in the stock", max_turns: "the turn limit" };
+
+function drawReason(reason) { return DRAW_WORDS[reason] || String(reason || "").replace(/_/g, " "); }
+
+// The hand's result in one line, from the view's row: who scored what, by its named parts
+// ("gin: player_0 scores 56 = (gin bonus 25 + defender's deadwood 3) x 2 (spade double)";
+// rummy: who went out and what each other player paid him).
+function resultWords(view, row) {
+  const name = (i) => view.players[i].name;
+  if (view.game === "rummy_v0") {
+    if (row.winner === null || row.winner === undefined) return "no winner (" + (row.reason ? drawReason(row.reason) : "the turn limit") + "): nobody pays";
+    return name(row.winner) + (row.rummy || row.kind === "rummy" ? " goes out rummy (everyone pays double)" : " goes out") +
+      ": scores " + rummyPoints(view, row);
+  }
+  if (row.kind === "draw") return "a draw" + (row.reason ? " (" + drawReason(row.reason) + ")" : "") + ": nobody scores";
+  const points = row.explained || (row.parts && row.parts.length ? row.points + " = " + explain(row) : String(row.points));
+  return (KIND_WORDS[row.kind] || String(row.kind).replace(/_/g, " ")) + ": " + name(row.winner) + " scores " + points;
+}
+
+// Rummy: the winner's points by their parts, and what each other player paid him.
+function rummyPoints(view, row) {
+  const paid = (row.paid && row.paid.length ? row.paid : row.payments) || [];
+  const payers = paid.map((x, i) => [i, x]).filter(([i, x]) => i !== row.winner && x < 0)
+    .map(([i, x]) => view.players[i].name + " pays " + -x);
+  const points = row.explained || (row.parts && row.parts.length ? row.points + " = " + explain(row) : String(row.points));
+  return points + (payers.length ? " (" + payers.join(", ") + ")" : "");
+}
+
+// Hollywood: the three games after each row of the sheet, by the rules (a player's n-th
+// winning hand goes into the first n games still open; a game closes at the target); null
+// where the figures would not end at the view's own games (then only the gains are shown).
+function hollywoodGames(view) {
+  if (!view.games || !view.target) return null;
+  const games = view.games.map((g) => g.map(() => 0));
+  const winners = view.games.map(() => null);
+  const wins = view.players.map(() => 0);
+  const out = [];
+  for (const row of view.sheet) {
+    if (row.winner !== null && row.winner !== undefined && row.kind !== "draw") {
+      wins[row.winner] += 1;
+      const open = winners.map((w, g) => (w === null ? g : -1)).filter((g) => g >= 0);
+      for (const g of open.slice(0, wins[row.winner])) {
+        games[g][row.winner] += row.points;
+        if (games[g][row.winner] >= view.target) winners[g] = row.winner;
+      }
+    }
+    out.push(games.map((g) => g.slice()));
+  }
+  const same = JSON.stringify(games) === JSON.stringify(view.games);
+  return same ? out : null;
+}
+
+// The score sheet: a row a hand (each player's role, what he gained, his total after it),
+// and under it, across the whole width, the hand's result by its parts.
 function drawSheet(view, root) {
   root.textContent = "";
   const t = el("table", { class: "sheet" });
+  const holly = hollywoodGames(view);
+  const cols = view.players.length + 1;
   const head = el("tr");
   head.appendChild(el("th", {}, "hand"));
   for (const p of view.players) head.appendChild(el("th", {}, p.name));
-  head.appendChild(el("th", {}, "result"));
   t.appendChild(head);
-  for (const row of view.sheet) {
-    const tr = el("tr", { class: "sheet-row" });
-    tr.appendChild(el("td", {}, String(row.hand + 1)));
+  view.sheet.forEach((row, k) => {
+    const tr = el("tr", { class: "sheet-row", "data-hand": row.hand });
+    tr.appendChild(el("td", { rowspan: "2", class: "hand-no" }, String(row.hand + 1)));
     view.players.forEach((p, i) => {
-      const role = row.roles && row.roles.length ? row.roles[i] + " " : "";
-      let score;
-      if (row.scored) score = (row.scored[i] > 0 ? "+" : "") + row.scored[i] + (row.scores ? " = " + row.scores[i] : "");
-      else score = row.scores ? row.scores[i] : (row.payments[i] > 0 ? "+" : "") + row.payments[i];
-      tr.appendChild(el("td", {}, role + score));
+      const gained = row.scored ? row.scored[i] : (row.payments || row.paid || [])[i];
+      let total = "";
+      if (view.games) total = holly ? "games " + holly[k].map((g) => g[i]).join(" / ") : "";
+      else if (row.scores) total = "total " + row.scores[i];
+      const td = el("td", { "data-gained": gained, "data-total": row.scores && !view.games ? row.scores[i] : "" });
+      if (row.roles && row.roles.length) td.appendChild(el("div", { class: "role" }, row.roles[i]));
+      td.appendChild(el("div", { class: "gain" + (gained > 0 ? " won" : "") }, signed(gained)));
+      if (total) td.appendChild(el("div", { class: "run" }, total));
+      tr.appendChild(td);
     });
-    let what;
-    if (view.game !== "rummy_v0") {
-      what = row.kind === "draw" ? "draw" :
-        row.kind.replace("_", " ") + ": " + view.players[row.winner].name + " +" + row.points;
-      if (row.parts && row.parts.length) what += " = " + explain(row);
-    } else {
-      what = row.winner === null ? "no winner" :
-        view.players[row.winner].name + (row.rummy ? " rummy" : " out");
-    }
-    tr.appendChild(el("td", {}, what));
     t.appendChild(tr);
-  }
-  const total = el("tr", { class: "total" });
-  total.appendChild(el("th", {}, "total"));
-  for (const s of view.scores) total.appendChild(el("th", {}, String(s)));
-  total.appendChild(el("th", {}, view.target ? "to " + view.target : ""));
-  t.appendChild(total);
+    const parts = el("tr", { class: "sheet-parts", "data-hand": row.hand });
+    parts.appendChild(el("td", { colspan: String(cols - 1) }, resultWords(view, row)));
+    t.appendChild(parts);
+  });
   if (view.games) { // Hollywood: three games at once
     view.games.forEach((g, i) => {
-      const tr = el("tr", { class: "hollywood" });
+      const tr = el("tr", { class: "hollywood total" });
       tr.appendChild(el("th", {}, "game " + (i + 1)));
-      g.forEach((x) => tr.appendChild(el("td", {}, String(x))));
       const w = view.game_winners[i];
-      tr.appendChild(el("td", {}, w === null ? "open" : "won by " + view.players[w].name));
+      g.forEach((x, p) => tr.appendChild(el("th", {}, String(x) + (w === p ? " won" : ""))));
       t.appendChild(tr);
     });
+  } else {
+    const total = el("tr", { class: "total" });
+    total.appendChild(el("th", {}, "total"));
+    for (const s of view.scores) total.appendChild(el("th", {}, String(s)));
+    t.appendChild(total);
   }
+  const cap = view.games ? "Three games at once: the match goes to whoever wins two. " : "";
+  const roles = view.sheet.some((row) => row.roles && row.roles.length);
+  t.appendChild(el("caption", {}, cap + "Each hand: " + (roles ? "the role, " : "") + "the points gained, " +
+    (view.games ? "each game's total after it" : "the total after it") + (view.target ? "; the target is " + view.target : "") + "."));
   root.appendChild(t);
 }
 
@@ -284,28 +449,34 @@ function drawShowdown(view, root) {
   if (!sd) return;
   const p = el("div", { class: "panel", id: root.id + "-panel", "data-hand": sd.hand });
   const name = (i) => (i === null || i === undefined ? "nobody" : view.players[i].name);
-  if (view.game === "rummy_v0") { // basic rummy
-    p.appendChild(el("div", {}, "Hand " + (sd.hand + 1) + ": " +
-      (sd.winner === null ? "no winner" : name(sd.winner) + (sd.rummy ? " goes out rummy (double)" : " goes out"))));
-    if (sd.explained) p.appendChild(el("div", { class: "points-explained" }, "Points: " + sd.explained));
+  if (view.game === "rummy_v0") { // basic rummy: what the sheet says, with the cards left
+    p.appendChild(el("div", { class: "who" }, "Hand " + (sd.hand + 1) + ": " +
+      (sd.winner === null ? "no winner" : name(sd.winner) + (sd.rummy ? " goes out rummy" : " goes out"))));
+    if (sd.winner !== null) p.appendChild(el("div", { class: "points-explained" }, "Points: " + rummyPoints(view, sd)));
+    else p.appendChild(el("div", { class: "points-explained" }, resultWords(view, sd)));
     // The cards left in each hand: the showdown's hands (by player), else its "left" lists.
     const left = sd.hands ? sd.hands.map((h) => h.cards) : sd.left;
+    const paid = (sd.paid && sd.paid.length ? sd.paid : sd.payments) || [];
     left.forEach((cards, i) => {
-      const line = el("div", {}, name(i) + " " + (sd.payments[i] >= 0 ? "+" : "") + sd.payments[i] + ", left: ");
-      line.appendChild(miniCards(cards));
+      const gained = sd.scored ? sd.scored[i] : paid[i];
+      let words = name(i) + " " + signed(gained);
+      if (i !== sd.winner && paid[i] < 0) words += " (pays " + -paid[i] + " for the cards left)";
+      const line = el("div", { class: "left-line", "data-player": i }, words + (cards.length ? ": " : ", no cards left"));
+      if (cards.length) line.appendChild(miniCards(cards));
       p.appendChild(line);
     });
+    p.appendChild(el("div", {}, "Totals: " + view.players.map((x, i) => x.name + " " + sd.scores[i]).join(", ")));
     root.appendChild(p);
     return;
   }
-  const title = sd.kind === "draw" ? "Hand " + (sd.hand + 1) + ": a draw (" + sd.reason + ")" :
-    "Hand " + (sd.hand + 1) + ": " + sd.kind.replace("_", " ") + " - " + name(sd.winner) + " scores " + sd.points;
+  const title = sd.kind === "draw" ? "Hand " + (sd.hand + 1) + ": a draw (" + drawReason(sd.reason) + ")" :
+    "Hand " + (sd.hand + 1) + ": " + (KIND_WORDS[sd.kind] || sd.kind) + " - " + name(sd.winner) + " scores " + sd.points;
   p.appendChild(el("div", { class: "who" }, title));
   if (sd.kind !== "draw" && (sd.explained || (sd.parts && sd.parts.length))) {
     p.appendChild(el("div", { class: "points-explained" }, "Points: " + (sd.explained || explain(sd))));
   }
-  if (sd.knocker_melds) {
-    const k = el("div", {}, name(sd.knocker) + " (knocker): ");
+  if (sd.knocker_melds && sd.knocker_melds.length + sd.knocker_deadwood_cards.length) {
+    const k = el("div", {}, name(sd.knocker) + (sd.kind === "gin" || sd.kind === "big_gin" ? " (gin): " : " (knocker): "));
     for (const m of sd.knocker_melds) k.appendChild(miniCards(m));
     k.appendChild(el("span", {}, " deadwood " + sd.knocker_deadwood + " "));
     k.appendChild(miniCards(sd.knocker_deadwood_cards));
@@ -313,8 +484,10 @@ function drawShowdown(view, root) {
     const defender = sd.hands.map((h) => h.player).find((x) => x !== sd.knocker);
     const d = el("div", {}, name(defender) + " (defender): ");
     for (const m of sd.defender_melds) d.appendChild(miniCards(m));
-    d.appendChild(el("span", {}, " lays off "));
-    d.appendChild(miniCards(sd.layoffs));
+    if (sd.layoffs.length) {
+      d.appendChild(el("span", {}, " lays off "));
+      d.appendChild(miniCards(sd.layoffs));
+    }
     d.appendChild(el("span", {}, " deadwood " + sd.defender_deadwood + " "));
     d.appendChild(miniCards(sd.defender_deadwood_cards));
     p.appendChild(d);
@@ -325,7 +498,12 @@ function drawShowdown(view, root) {
       p.appendChild(line);
     }
   }
-  p.appendChild(el("div", {}, "Scores: " + sd.scores.join(" / ")));
+  if (view.games) {
+    p.appendChild(el("div", {}, "Games: " + view.games.map((g, i) => (i + 1) + ": " + g.join("-") +
+      (view.game_winners[i] === null ? "" : " (" + name(view.game_winners[i]) + ")")).join(", ")));
+  } else {
+    p.appendChild(el("div", {}, "Totals: " + view.players.map((x, i) => x.name + " " + sd.scores[i]).join(", ")));
+  }
   root.appendChild(p);
 }
 
@@ -335,8 +513,20 @@ function explain(row) {
   return row.multiplier && row.multiplier !== 1 ? "(" + sum + ") x " + row.multiplier + " (spade double)" : sum;
 }
 
-function drawLog(lines, root) {
+// The log, its cards as the hand shows them. A gin is logged as one: the knock that ended
+// the hand the view's showdown calls gin.
+function drawLog(view, root) {
   root.textContent = "";
+  const lines = view.log.map(logWords);
+  const sd = view.showdown;
+  if (sd && sd.kind === "gin" && (view.log_hand === undefined || view.log_hand === sd.hand)) {
+    for (let i = lines.length - 1; i >= 0; i--) {
+      if (lines[i].includes(" knocks, discarding")) {
+        lines[i] = lines[i].replace(" knocks, discarding", " goes gin, discarding");
+        break;
+      }
+    }
+  }
   for (const line of lines) root.appendChild(el("li", {}, line));
   root.scrollTop = root.scrollHeight;
 }
@@ -358,6 +548,7 @@ let socket = null, current = null, selected = -1, token = null, retry = 0;
 function sendMove(id) {
   if (!socket || !current) return;
   $("error").textContent = "";
+  if (resultUp() && !current.over) resultSeen = current.showdown.hand;  // he moves on
   send({ type: "move", action: id, seq: current.seq });
 }
 
@@ -379,7 +570,11 @@ function render(view) {
     if (view.you === null) sugg = "The adviser suggests: ";
     else if (mine && mine.role === "adviser") sugg = "You suggested: ";
     else sugg = "Your adviser suggests: ";
-    sugg += view.suggestion.label;
+    sugg += moveWords(view.suggestion);
+    if (view.suggestion.kind === "no-advice") {
+      sugg = view.you === null ? "The adviser gives no advice" : mine && mine.role === "adviser" ?
+        "You gave no advice" : "Your adviser gives no advice";
+    }
   }
   $("suggestion").textContent = sugg;
   const moves = $("moves");
@@ -390,7 +585,8 @@ function render(view) {
     if (m.kind === "discard") continue; // click the card
     n += 1;
     const b = el("button", { type: "button", class: "move", "data-action": m.id, "data-kind": m.kind },
-      (advising ? "suggest: " : "") + moveLabel(m) + (n <= 9 ? "  [" + n + "]" : ""));
+      (advising ? (m.kind === "no-advice" ? "give no advice" : "suggest: " + moveWords(m)) : moveWords(m)) +
+      (n <= 9 ? "  [" + n + "]" : ""));
     if (view.suggestion && view.suggestion.id === m.id && !advising) b.classList.add("suggested");
     b.addEventListener("click", () => sendMove(m.id));
     moves.appendChild(b);
@@ -406,28 +602,68 @@ function render(view) {
   const hist = $("pile-history");
   hist.textContent = "Discard pile, bottom first: ";
   hist.appendChild(miniCards(view.hand.pile));
-  drawShowdown(view, $("showdown"));
+  drawResult(view);
   drawSheet(view, $("sheet"));
-  drawLog(view.log, $("log"));
+  drawLog(view, $("log"));
   // The team message box: for a captain and an adviser who are both people.
   const partner = { captain: "adviser", adviser: "captain" }[view.role];
   const mate = view.players.find((p, i) => i !== view.you && p.role === partner);
   $("chat").hidden = view.game !== "three_handed_gin_v0" || !mate || mate.kind !== "human";
   selected = -1;
   drawAfterMatch(view);
+  firstState = false;
 }
 
-// "knock 7H (deadwood 4)", or "gin" when the knock leaves no deadwood.
-function moveLabel(m) {
-  if (m.kind === "knock" && m.card) {
-    if (m.deadwood === 0) return "gin (discard " + m.card + ")";
-    if (m.deadwood !== undefined) return "knock " + m.card + " (deadwood " + m.deadwood + ")";
-    return "knock " + m.card;
+// The hand's result stays on top of the page, above the next hand, until the person moves
+// on: the "Next hand" button (or Enter), or a move of his in the next hand. A page opened
+// once the next hand is under way does not show it again (the "last hand" button does).
+let resultSeen = null, resultShown = null, firstState = true;
+
+function resultUp() {
+  return current && current.showdown && (current.over || resultSeen !== current.showdown.hand);
+}
+
+function drawResult(view) {
+  const sd = view.showdown;
+  if (sd && firstState && !view.over && view.log_hand !== undefined && view.log_hand !== sd.hand) resultSeen = sd.hand;
+  drawShowdown(view, $("showdown"));
+  const up = Boolean(sd) && (view.over || resultSeen !== sd.hand);
+  $("result").hidden = !up;
+  $("next-hand").hidden = !up || view.over;
+  $("last-result").hidden = !sd || up;
+  if (up && resultShown !== sd.hand) {  // a new result: in view
+    resultShown = sd.hand;
+    const r = $("result").getBoundingClientRect();
+    if (r.top < 0 || r.bottom > window.innerHeight) $("result").scrollIntoView({ block: "start" });
   }
-  return m.label;
 }
 
-// Once the match is over: its replay, and for a seat a rematch.
+function moveOn() {
+  if (!current || !current.showdown || current.over) return;
+  resultSeen = current.showdown.hand;
+  render(current);
+}
+
+// Once the match is over: its replay, and for a seat a rematch (its new link: this
+// person's own seat only).
+let rematchPath = null;
+
+function seatPath(v) {
+  const p = v && typeof v === "object" ? v.link || v.path || v.seat || v.href : v;
+  return typeof p === "string" && /^\/t\/[\w-]+$/.test(p) ? p : null;
+}
+
+// The rematch answer, old shape (every seat's link by name) or new (this person's own:
+// "seat", "link" or "you", a path or an object holding one).
+function ownRematchPath(out, view) {
+  for (const key of ["seat", "link", "you", "your_seat"]) {
+    const p = seatPath(out[key]);
+    if (p) return p;
+  }
+  if (out.seats && typeof out.seats === "object" && view.you !== null) return seatPath(out.seats[view.players[view.you].name]);
+  return null;
+}
+
 function drawAfterMatch(view) {
   const box = $("after-match");
   box.textContent = "";
@@ -435,19 +671,31 @@ function drawAfterMatch(view) {
   if (!view.over) return;
   box.appendChild(el("a", { href: "/replay?match=" + encodeURIComponent(view.table), id: "replay-link" }, "Replay this match"));
   if (view.you === null) return;
+  const pushed = seatPath(view.rematch);  // a rematch someone else started: the server's own link for this seat
+  if (pushed) rematchPath = pushed;
+  if (rematchPath) {
+    const mine = view.players[view.you].name;
+    box.appendChild(el("a", { href: rematchPath, id: "rematch-link", class: "seat-link", "data-name": mine },
+      "Your seat at the rematch (" + mine + "): " + location.origin + rematchPath));
+    return;
+  }
   const b = el("button", { type: "button", id: "rematch" }, "Rematch");
   b.addEventListener("click", async () => {
-    const res = await fetch("/api/rematch", { method: "POST", body: JSON.stringify({ link: token }),
-      headers: { "Content-Type": "application/json" } });
-    const out = await res.json();
-    if (!res.ok) { $("error").textContent = out.error; return; }
-    const mine = view.players[view.you].name;
-    box.appendChild(el("p", {}, "A new table: your seat, and a link for each other person and for spectators:"));
-    for (const [name, path] of Object.entries(out.seats)) {
-      box.appendChild(el("a", { href: path, class: "seat-link", "data-name": name },
-        (name === mine ? "your seat (" + name + ")" : name) + ": " + location.origin + path));
+    b.disabled = true;
+    let res, out = {};
+    try {
+      res = await fetch("/api/rematch", { method: "POST", body: JSON.stringify({ link: token }),
+        headers: { "Content-Type": "application/json" } });
+      out = await res.json();
+    } catch (err) {
+      $("error").textContent = "the rematch could not be started: " + err;
+      b.disabled = false;
+      return;
     }
-    box.appendChild(el("a", { href: out.spectator, class: "seat-link" }, "spectators: " + location.origin + out.spectator));
+    if (!res.ok) { $("error").textContent = out.error || "the rematch could not be started"; b.disabled = false; return; }
+    rematchPath = ownRematchPath(out, current || view);
+    if (!rematchPath) { $("error").textContent = "the rematch started, but its answer holds no link for your seat"; return; }
+    drawAfterMatch(current || view);
   });
   box.appendChild(b);
 }
@@ -478,7 +726,7 @@ function connect() {
       if (errorSeq !== null && msg.seq !== errorSeq) { $("error").textContent = ""; errorSeq = null; }
       render(msg);
     } else if (msg.type === "error") { $("error").textContent = msg.message; errorSeq = msg.seq === undefined ? null : msg.seq; }
-    else if (msg.type === "hint") $("hint-text").textContent = msg.agent + " would " + msg.label;
+    else if (msg.type === "hint") $("hint-text").textContent = hintWords(msg);
     else if (msg.type === "notice") $("notice").textContent = msg.message;
     else if (msg.type === "chat") $("chat-log").appendChild(el("div", {}, msg.from + ": " + msg.text));
   };
@@ -490,6 +738,15 @@ function connect() {
     retry = Math.min(retry + 1, 5);
     setTimeout(connect, 500 * retry);
   };
+}
+
+// "L2 (heuristic) would draw": the hint agent as the docs name it, the move as the buttons say it.
+function hintWords(msg) {
+  const m = current && current.legal.find((x) => x.id === msg.action);
+  let words = m ? moveWords(m) : prettyCards(msg.label);
+  if (m && m.kind === "no-advice") words = "give no advice";
+  else if (m && current.hand.advising) words = "suggest " + words;
+  return agentName(msg.agent) + " would " + words;
 }
 
 function playPage() {
@@ -512,6 +769,13 @@ function playPage() {
   }
   $("hint").addEventListener("click", () => send({ type: "hint" }));
   $("pile-toggle").addEventListener("click", () => { $("pile-history").hidden = !$("pile-history").hidden; });
+  $("next-hand").addEventListener("click", moveOn);
+  $("last-result").addEventListener("click", () => {
+    if (!current || !current.showdown) return;
+    resultSeen = null;
+    resultShown = null;
+    render(current);
+  });
   $("chat-send").addEventListener("click", () => {
     const text = $("chat-text").value.trim();
     if (text) send({ type: "chat", text });
@@ -533,6 +797,9 @@ function onKey(ev) {
     else selected = (selected + (ev.key === "ArrowRight" ? 1 : cards.length - 1)) % cards.length;
     cards.forEach((c, i) => c.classList.toggle("selected", i === selected));
     cards[selected].focus();
+    ev.preventDefault();
+  } else if (ev.key === "Enter" && selected < 0 && resultUp() && !current.over) {
+    moveOn();
     ev.preventDefault();
   } else if (ev.key === "Enter" && selected >= 0 && cards[selected]) {
     sendMove(Number(cards[selected].dataset.action));
@@ -556,7 +823,10 @@ async function lobbyPage() {
   $("named-table").addEventListener("change", applyNamedTable);
   drawForm();
   $("table-form").addEventListener("submit", startTable);
-  const list = await (await fetch("/api/matches")).json();
+  const res = await fetch("/api/matches");
+  if (!res.ok) return;  // (refused or paged away: the lobby works without its list)
+  const out = await res.json();
+  const list = Array.isArray(out) ? out : out.matches || [];
   for (const m of list) {
     const li = el("li", {}, m.game + " " + new Date(m.finished * 1000).toLocaleString() +
       " scores " + (m.scores || []).join("/") + " ");
@@ -605,13 +875,15 @@ function drawForm() {
     box.appendChild(label);
     if (name === "num_players") input.addEventListener("change", drawSeats);
   }
+  agentLines = info.agent_help || {};
   const hint = $("hint-agent");
   hint.textContent = "";
   for (const a of info.agents) {
-    const o = el("option", { value: a }, a);
+    const o = el("option", { value: a }, agentName(a));
     if (a === info.default_agent) o.selected = true;
     hint.appendChild(o);
   }
+  showAgentLine(hint);
   drawSeats();
 }
 
@@ -636,12 +908,25 @@ function drawSeats() {
   for (let p = 0; p < numPlayers(); p++) {
     const s = el("select", { id: "seat-" + p, "data-player": p });
     s.appendChild(el("option", { value: "human" }, "a person"));
-    for (const a of info.agents) s.appendChild(el("option", { value: a }, "agent: " + a));
+    for (const a of info.agents) s.appendChild(el("option", { value: a }, "agent: " + agentName(a)));
     s.value = p === 0 ? "human" : info.default_agent;
-    const label = el("label", {}, "player_" + p + " ");
+    const label = el("label", { class: "option" }, "player_" + p + " ");
     label.appendChild(s);
     box.appendChild(label);
+    showAgentLine(s);
   }
+}
+
+// The line under an agent's select that says what the chosen agent is.
+function showAgentLine(select) {
+  const label = select.closest("label");
+  let help = label.querySelector("small.agent-help");
+  if (!help) {
+    help = el("small", { class: "help agent-help" });
+    label.appendChild(help);
+    select.addEventListener("change", () => showAgentLine(select));
+  }
+  help.textContent = select.value === "human" ? "the link is the seat: send it to the person" : agentLine(select.value);
 }
 
 async function startTable(ev) {
@@ -692,7 +977,7 @@ function showFrame(i) {
   drawTable(view, $("replay-table"), false);
   drawShowdown(view, $("replay-showdown"));
   drawSheet(view, $("replay-sheet"));
-  drawLog(view.log, $("replay-log"));
+  drawLog(view, $("replay-log"));
 }
 
 function clearReplay() {
@@ -819,39 +1104,53 @@ async function rulesPage() {
   $("rules").hidden = false;
   const res = await fetch("/api/rules");
   const out = await res.json();
-  if (!res.ok) { $("rules-text").textContent = out.error; return; }
-  $("rules-source").textContent = "From " + out.path + " of the project.";
+  if (!res.ok) { $("rules-source").textContent = out.error; $("rules-details").hidden = true; return; }
+  $("rules-source").textContent = "The rules above are the short version. Every rule, with every " +
+    "case the published rules leave open decided, is in the project's " + out.path + " (written for " +
+    "the people who build agents):";
   drawMarkdown(out.text, $("rules-text"));
 }
 
 // -- people against agents ------------------------------------------------------------------
 function pct(x) { return (100 * x).toFixed(1) + "%"; }
 
+const GAME_NAMES = { three_handed_gin_v0: "three-handed gin", gin_v0: "two-player gin", rummy_v0: "basic rummy" };
+
+// Each agent and game: a block of its own (the matches, the share won, and a small table of
+// its roles), so that a phone shows every figure without scrolling sideways.
 async function peoplePage() {
   $("people").hidden = false;
   const out = await (await fetch("/api/people")).json();
   $("people-count").textContent = out.matches_with_people + " finished matches with a person.";
-  const t = el("table", { class: "sheet", id: "people-table" });
-  const head = el("tr");
-  for (const h of ["agent", "game", "matches", "won (95% CI)", "role", "hands", "points a hand (95% CI)"]) head.appendChild(el("th", {}, h));
-  t.appendChild(head);
+  const box = $("people-table-box");
+  box.textContent = "";
   for (const row of out.agents) {
-    const roles = row.roles.length ? row.roles : [null];
-    roles.forEach((r, k) => {
-      const tr = el("tr");
-      const first = [row.agent, row.game, String(row.matches),
-        pct(row.win_rate) + " (" + pct(row.win_rate_ci95[0]) + " - " + pct(row.win_rate_ci95[1]) + ")"];
-      for (const cell of first) tr.appendChild(el("td", {}, k === 0 ? cell : ""));
-      tr.appendChild(el("td", {}, r ? r.role : "-"));
-      tr.appendChild(el("td", {}, r ? String(r.hands) : "-"));
-      tr.appendChild(el("td", {}, r ? r.points_per_hand.toFixed(2) + " (" + r.points_per_hand_ci95[0].toFixed(2) +
-        " to " + r.points_per_hand_ci95[1].toFixed(2) + ")" : "-"));
-      t.appendChild(tr);
-    });
+    const card = el("div", { class: "people-row", "data-agent": row.agent, "data-game": row.game });
+    card.appendChild(el("h2", {}, agentName(row.agent) + ", " + (GAME_NAMES[row.game] || row.game)));
+    const won = row.matches_won !== undefined ? row.matches_won : Math.round(row.win_rate * row.matches);
+    card.appendChild(el("p", { class: "people-matches" }, "matches " + row.matches + ", won " + won + ": " +
+      pct(row.win_rate) + " (95% CI " + pct(row.win_rate_ci95[0]) + " to " + pct(row.win_rate_ci95[1]) + ")"));
+    if (row.roles.length) {
+      const t = el("table", { class: "sheet people-roles" });
+      const head = el("tr");
+      for (const h of ["role", "hands", "its side's points a hand (95% CI)"]) head.appendChild(el("th", {}, h));
+      t.appendChild(head);
+      for (const r of row.roles) {
+        const tr = el("tr");
+        tr.appendChild(el("td", {}, r.role));
+        tr.appendChild(el("td", {}, String(r.hands)));
+        const cell = el("td", {}, r.points_per_hand.toFixed(2) + " ");
+        cell.appendChild(el("span", { class: "ci" }, "(" + r.points_per_hand_ci95[0].toFixed(2) +
+          " to " + r.points_per_hand_ci95[1].toFixed(2) + ")"));
+        tr.appendChild(cell);
+        t.appendChild(tr);
+      }
+      card.appendChild(t);
+    } else {
+      card.appendChild(el("p", { class: "keys" }, "no hand results kept for this game (its records keep the match only)"));
+    }
+    box.appendChild(card);
   }
-  const wrap = el("div", { class: "scroll" });
-  wrap.appendChild(t);
-  $("people-table-box").appendChild(wrap);
 }
 
 if (location.pathname.startsWith("/t/")) playPage();
