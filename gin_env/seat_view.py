@@ -219,12 +219,18 @@ class Move:
     advice: bool = False
     role: str = ""  # the player's role in the hand of the move
     family: str = "gin"  # the action layout: "gin" or "rummy"
+    gin: bool = False  # a knock that left no deadwood: the hand ended in gin
 
     def words(self) -> str:
         """The move in plain words, without its player: ``"takes 7H"``, ``"knocks,
-        discarding 3C"``, ``"suggests discard 9S"``, ``"advises"``."""
+        discarding 3C"``, ``"goes gin, discarding 3C"``, ``"suggests discard 9S"``,
+        ``"gives no advice"``, ``"advises"``."""
         if self.advice:
-            return "advises" if self.action is None else f"suggests {A.action_str(self.action)}"
+            if self.action is None:
+                return "advises"
+            if self.action == A.NO_ADVICE:
+                return "gives no advice"
+            return f"suggests {A.action_str(self.action)}"
         assert self.action is not None
         if self.family == "rummy":
             if self.action == R.DRAW_STOCK:
@@ -240,7 +246,7 @@ class Move:
             "take": f"takes{card}",
             "pass": "passes on the upcard",
             "discard": f"discards{card}",
-            "knock": f"knocks, discarding{card}",
+            "knock": f"goes gin, discarding{card}" if self.gin else f"knocks, discarding{card}",
             "big_gin": "lays down big gin",
         }.get(kind, A.action_str(self.action))
 
@@ -251,6 +257,7 @@ class Move:
             "card": None if self.card is None else card_str(self.card),
             "advice": self.advice,
             "role": self.role,
+            "gin": self.gin,
             "words": self.words(),
         }
 

@@ -478,13 +478,16 @@ def _seen_moves(
     sees = state.sees(player, open_hands, rec)
     outside = [p for p in range(state.num_players) if p not in rec.players]
     advice_seen = open_hands or (bool(outside) and player in (rec.players[0], outside[0]))
+    gin = rec.result is not None and rec.result.kind in ("gin", "big_gin")  # the knock's
     out = []
     for who, action, card, advice in moves:
         if advice:
             out.append(Move(who, action if advice_seen else None, None, True, roles[who]))
             continue
         shown = None if card < 0 or (action == A.DRAW_STOCK and who not in sees) else card
-        out.append(Move(who, action, shown, False, roles[who]))
+        out.append(
+            Move(who, action, shown, False, roles[who], gin=A.KNOCK <= action < A.BIG_GIN and gin)
+        )
     return tuple(out)
 
 

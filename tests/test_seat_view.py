@@ -205,3 +205,51 @@ def test_views_kept_as_the_hands_go_equal_views_built_afresh() -> None:
         assert kept[i] == views(replayed, afresh=True), i
         if move is not None:
             played[seed].append(move)
+
+
+def test_a_move_says_gin_and_no_advice_in_its_own_words() -> None:
+    """The words every front end shows (terminal, web log, text env): a knock that ended
+    the hand in gin is a gin, and an adviser who gives none gives no advice."""
+    from gin_env import actions as A
+    from gin_env.cards import parse_card
+    from gin_env.seat_view import Move
+
+    knock = A.KNOCK + parse_card("5C")
+    assert Move(0, knock, parse_card("5C")).words() == "knocks, discarding 5C"
+    assert Move(0, knock, parse_card("5C"), gin=True).words() == "goes gin, discarding 5C"
+    assert Move(2, A.NO_ADVICE, None, True).words() == "gives no advice"
+    assert Move(2, A.DRAW_STOCK, None, True).words() == "suggests draw"
+
+
+def test_the_knock_that_ends_a_hand_in_gin_is_recorded_as_gin() -> None:
+    from gin_env import actions as A
+    from gin_env.config import GinConfig
+    from gin_env.table_state import TableState
+
+    # Deals played greedily (the discard leaving least deadwood; a knock only for gin, or
+    # for any knock on odd seeds) until a hand ends: the ended hand's moves, shown to a seat.
+    gins = 0
+    for seed in range(200):
+        state = TableState(GinConfig(), seed)
+        while state.history[-1].result is None:
+            p = state.to_act
+            leaves = state.view(p).leaves
+            legal = state.legal_actions()
+            knocks = [a for a in legal if A.KNOCK <= a < A.BIG_GIN]
+            gin = [a for a in knocks if leaves.get(a) == 0]
+            if gin or (knocks and seed % 2):
+                move = (gin or knocks)[0]
+            elif leaves:
+                move = min((a for a in leaves if a < A.KNOCK), key=lambda a: leaves[a])
+            else:
+                move = legal[0]
+            state.apply(move, next_hand=False)
+        rec = state.history[-1]
+        if rec.result is not None and rec.result.kind == "gin":
+            last = state.view(0).moves[-1]
+            assert last.gin and last.words().startswith("goes gin, discarding")
+            gins += 1
+        if rec.result is not None and rec.result.kind == "knock":
+            last = state.view(0).moves[-1]
+            assert not last.gin and last.words().startswith("knocks, discarding")
+    assert gins, "no gin in 200 deals"

@@ -60,7 +60,7 @@ function moveWords(m) {
 
 // A line of the log in plain words, its cards as the hand shows them.
 function logWords(line) {
-  return prettyCards(String(line).replace(/ suggests no-advice$/, " gives no advice"));
+  return prettyCards(String(line));
 }
 
 function phaseWords(hand) {
@@ -513,21 +513,10 @@ function explain(row) {
   return row.multiplier && row.multiplier !== 1 ? "(" + sum + ") x " + row.multiplier + " (spade double)" : sum;
 }
 
-// The log, its cards as the hand shows them. A gin is logged as one: the knock that ended
-// the hand the view's showdown calls gin.
+// The log, its cards as the hand shows them (a gin is logged as one by the move's own words).
 function drawLog(view, root) {
   root.textContent = "";
-  const lines = view.log.map(logWords);
-  const sd = view.showdown;
-  if (sd && sd.kind === "gin" && (view.log_hand === undefined || view.log_hand === sd.hand)) {
-    for (let i = lines.length - 1; i >= 0; i--) {
-      if (lines[i].includes(" knocks, discarding")) {
-        lines[i] = lines[i].replace(" knocks, discarding", " goes gin, discarding");
-        break;
-      }
-    }
-  }
-  for (const line of lines) root.appendChild(el("li", {}, line));
+  for (const line of view.log.map(logWords)) root.appendChild(el("li", {}, line));
   root.scrollTop = root.scrollHeight;
 }
 
