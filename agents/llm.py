@@ -14,26 +14,29 @@ every seat and role of every game:
 
 Every figure is the model's own. The endpoint's faults (timeouts, HTTP 5xx and 429,
 bodies that are not the API's JSON, ``null`` content) are retried by the transport
-(:mod:`agents.llm_transport`) and never become a re-ask of the model; after
-``max_failures`` in a row, or on a refused key, request or quota, it raises
-:class:`~agents.llm_transport.EndpointError` and the run stops. An *unusable* reply (no
-legal move, two moves, an illegal one) is the model's: it is re-asked ``retries`` times,
-then :class:`~gin_env.text.unusable.UnusablePolicy` decides (``on_invalid``:
-``random-legal``, counted as a fallback move, or ``raise``). A reply cut at the token
-limit is *truncated*: asked again with twice the room (``grow``, up to 4x), else unusable.
+(:mod:`agents.llm_transport`: ``transport_retries`` times a request) and never become a
+re-ask of the model; after ``max_failures`` failed requests in a row (each failed after
+its retries), or at once on a refused key, request or quota or a model that does not
+exist, it raises :class:`~agents.llm_transport.EndpointError` and the run stops. An
+*unusable* reply (no legal move, two moves, an illegal one) is the model's: it is
+re-asked ``retries`` times, then :class:`~gin_env.text.unusable.UnusablePolicy` decides
+(``on_invalid``: ``random-legal``, counted as a fallback move, or ``raise``). A reply
+cut at the token limit is *truncated*: asked again with twice the room (``grow``, up to
+4x), else unusable.
 
 Options (in the spec or as keywords): ``model``, ``base_url`` (None: OpenAI's),
 ``api_key_env`` (default ``OPENAI_API_KEY``; unset means no key), ``temperature``,
 ``max_tokens``, ``max_completion_tokens``, ``reasoning_effort`` (each sent only when set),
 ``extra_body`` and ``extra_headers`` (a mapping, a JSON text, or the path of a ``.json``
-file), ``timeout`` (seconds, 30), ``backoff`` (1.0), ``max_failures`` (5), ``retries``
-(2), ``on_invalid``, ``grow`` (True), ``protocol`` (``"words"``: the seat's text with its
-legal moves; ``"arena"``: as Kaggle's Game Arena harness plays, a JSON ``{"move": ...}``
-reply, no legal moves in the prompt, ``retries`` rethinks), ``conversation``
-(``"decision"``: each decision asked alone; ``"hand"``: the hand's earlier turns kept in
-the conversation, a constant prefix providers cache), ``price_in`` and ``price_out``
-(per million tokens: a cost), ``transcript`` (a JSONL path), ``run`` (the run's name in
-the transcript), ``game``, ``system_prompt``.
+file), ``timeout`` (seconds, 30), ``backoff`` (1.0), ``transport_retries`` (2),
+``max_failures`` (5), ``retries`` (2), ``on_invalid``, ``grow`` (True), ``protocol``
+(``"words"``: the seat's text with its legal moves; ``"arena"``: as Kaggle's Game Arena
+harness plays, a JSON ``{"move": ...}`` reply, no legal moves in the prompt, ``retries``
+rethinks), ``conversation`` (``"decision"``: each decision asked alone; ``"hand"``: the
+hand's earlier turns kept in the conversation, a constant prefix providers cache),
+``price_in`` and ``price_out`` (per million tokens: a cost), ``transcript`` (a JSONL
+path), ``run`` (the run's name in the transcript; default: a random id), ``name`` (the
+player's name in results; default ``llm(<model>)``), ``game``, ``system_prompt``.
 
 :class:`WordsAgent` (``"words:agent=heuristic"``) is any agent whose every move goes
 through the words: it says its move (in turn: strict, JSON, a ``move:`` line, a sentence,
@@ -78,6 +81,8 @@ __all__ = [
     "system_prompt",
     "arena_system_prompt",
     "say",
+    "word_figures",
+    "add_counts",
 ]
 
 #: What a player in words may do after its tries (it cannot forfeit a numeric env's hand).
@@ -102,9 +107,11 @@ class NoJsonMoveError(ReplyError):
 
 _STAT_KEYS = (
     "decisions", "requests", "replies", "invalid", "truncated", "reasks", "transport_faults",
-    "timeouts", "fallback_moves", "prompt_tokens", "completion_tokens", "reasoning_tokens",
-    "cached_tokens", "latency_s", "cost",
+    "timeouts", "failed_requests", "fallback_moves", "prompt_tokens", "completion_tokens",
+    "reasoning_tokens", "cached_tokens", "latency_s", "cost",
 )  # fmt: skip
+#: The context fields that say which game (one replay) a decision belongs to.
+_GAME_KEYS = ("design", "mode", "game_index", "replay", "seed")
 _TRANSCRIPT_LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
 _CONTEXT: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
@@ -120,7 +127,10 @@ _ARENA_ASK = (
 @contextlib.contextmanager
 def decision_context(**fields: Any) -> Iterator[None]:
     """Within it, every transcript line and conversation carries ``fields`` (the harness
-    says which game, deal, hand, seat and seed a decision belongs to; nested calls add)."""
+    says which game a decision belongs to: ``design``, ``mode`` (three-handed:
+    ``adviser_on`` or ``adviser_off``), ``game_index``, ``replay`` (the name of the game's
+    replay file), ``seed`` (the replay's seed), ``seats``; nested calls add). The player
+    adds ``seat``, ``hand`` (the hand of that replay) and ``role``."""
     token = _CONTEXT.set({**(_CONTEXT.get() or {}), **fields})
     try:
         yield
@@ -237,6 +247,7 @@ class _WordsPlayer:
         price_in: float = 0.0,
         price_out: float = 0.0,
         run: str | None = None,
+        name: str | None = None,
     ) -> None:
         if on_invalid == "forfeit-hand":
             # The arena forfeits; a player in the numeric envs cannot end a hand there.
@@ -248,15 +259,15 @@ class _WordsPlayer:
                 "fallback_rate"
             )
         self.policy = UnusablePolicy(retries, on_invalid, allowed=ON_INVALID)
-        for name, value, allowed in (
+        for option, value, allowed in (
             ("protocol", protocol, PROTOCOLS),
             ("conversation", conversation, CONVERSATIONS),
         ):
             if value not in allowed:
-                raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-        for name, price in (("price_in", price_in), ("price_out", price_out)):
+                raise ValueError(f"{option} must be one of {', '.join(allowed)}; got {value!r}")
+        for option, price in (("price_in", price_in), ("price_out", price_out)):
             if isinstance(price, bool) or not isinstance(price, int | float) or price < 0:
-                raise ValueError(f"{name} must be a price per million tokens >= 0, got {price!r}")
+                raise ValueError(f"{option} must be a price per million tokens >= 0, got {price!r}")
         # The game: as given, else the table's, else the observation's (see table_for).
         self.game = table_of(game).game if game is not None else _game_of_table(rules)
         self.rules = rules
@@ -267,12 +278,20 @@ class _WordsPlayer:
         self.conversation = conversation
         self.price_in = float(price_in)
         self.price_out = float(price_out)
-        self.run = run or uuid.uuid4().hex[:12]
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise ValueError(f"name must be a non-empty string, got {name!r}")
+        if run is not None and (not isinstance(run, str | int) or not str(run).strip()):
+            raise ValueError(f"run must be a non-empty string, got {run!r}")
+        self.label = None if name is None else name.strip()
+        # The run's name in the transcript: as given (gin-rummy eval gives its run's name),
+        # else a random id (nothing to derive one from).
+        self.run = str(run) if run is not None else uuid.uuid4().hex[:12]
         self.transcript = None if transcript is None else Path(transcript)
         self._rng = np.random.default_rng(seed)
         self._lock = threading.Lock()
         self._stats = dict.fromkeys(_STAT_KEYS, 0.0)
         self._games: set[tuple[Any, ...]] = set()
+        self._told: set[tuple[Any, ...]] = set()  # the games whose system prompt is written
         self._tables: dict[str, Rulebook] = {}
         self._talks: dict[tuple[Any, ...], list[dict[str, str]]] = {}
 
@@ -348,10 +367,10 @@ class _WordsPlayer:
             decision = int(self._stats["decisions"])
         where = {**(_CONTEXT.get() or {}), "role": role, "decision": decision}
         if view is not None and view.player is not None:
-            # The loop's view says the seat, and the hand of a match (the harness's "hand",
-            # when it gives one, says which replay of a deal this is: it is kept).
+            # The loop's view says the seat, and the hand of the game (of its replay).
             where.setdefault("seat", f"player_{view.player}")
-            where.setdefault("hand", view.hand_index)
+            if view.hand_index >= 0:
+                where.setdefault("hand", view.hand_index)
         talk = self._talk(where)
         history = [*talk, {"role": "user", "content": prompt}]
         unusable = 0
@@ -428,7 +447,7 @@ class _WordsPlayer:
     def _talk_key(self, where: Mapping[str, Any]) -> tuple[Any, ...]:
         return (
             threading.get_ident(),
-            where.get("game_index"),
+            *(where.get(k) for k in _GAME_KEYS),
             where.get("hand"),
             where.get("seat"),
             where.get("role"),
@@ -461,32 +480,16 @@ class _WordsPlayer:
         with self._lock:
             self._stats[key] += amount
 
-    def stats(self) -> dict[str, Any]:
-        """Totals so far, and each rate over its own denominator with its Wilson 95% CI:
-        ``invalid_rate`` (unusable replies per reply), ``transport_fault_rate`` (per
-        request), ``timeout_rate`` (per request), ``fallback_rate`` (fallback moves per
-        decision); per decision ``reasks_per_decision``, ``tokens_per_decision``,
-        ``latency_s_per_decision``, ``cost_per_decision``; ``games`` (seen through
-        :func:`decision_context`) and ``cost_per_game``."""
+    def snapshot(self) -> dict[str, Any]:
+        """The totals now and the games seen (for :meth:`stats` ``since``: the figures of
+        what was played after it)."""
         with self._lock:
-            s: dict[str, Any] = dict(self._stats)
-            s["games"] = len(self._games)
-        n = max(1.0, s["decisions"])
-        for rate, num, den in (
-            ("invalid_rate", "invalid", "replies"),
-            ("transport_fault_rate", "transport_faults", "requests"),
-            ("timeout_rate", "timeouts", "requests"),
-            ("fallback_rate", "fallback_moves", "decisions"),
-        ):
-            k, m = int(s[num]), int(s[den])
-            s[rate] = k / m if m else 0.0
-            s[f"{rate}_ci95"] = list(_wilson(k, m))
-        s["reasks_per_decision"] = s["reasks"] / n
-        s["tokens_per_decision"] = (s["prompt_tokens"] + s["completion_tokens"]) / n
-        s["latency_s_per_decision"] = s["latency_s"] / n
-        s["cost_per_decision"] = s["cost"] / n
-        s["cost_per_game"] = s["cost"] / s["games"] if s["games"] else None
-        return s
+            return {**self._stats, "games": frozenset(self._games)}
+
+    def stats(self, since: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Totals so far (``since``: after that :meth:`snapshot`), and each rate over its
+        own denominator with its Wilson 95% CI (:func:`word_figures`)."""
+        return word_figures(_minus(self.snapshot(), since))
 
     def _record(
         self,
@@ -499,12 +502,21 @@ class _WordsPlayer:
         where: Mapping[str, Any],
         kind: str,
     ) -> None:
-        key = (where.get("design"), where.get("game_index"), where.get("hand"), where.get("seed"))
-        if any(v is not None for v in key):
-            with self._lock:
+        key = tuple(where.get(k) for k in _GAME_KEYS)
+        with self._lock:
+            if any(v is not None for v in key):
                 self._games.add(key)
+            first = (table.game, *key) not in self._told
+            self._told.add((table.game, *key))
         if self.transcript is None:
             return
+        head = self._system_line(table) if first else None
+        if head is not None:
+            # The system prompt once per game, before the game's first exchange, with what
+            # says which game it is.
+            game = {k: v for k, v in where.items() if k not in _DECISION_KEYS}
+            self._write({"run": self.run, "agent": self.name, "game": table.game, **game,
+                         **head, "time": time.time()})  # fmt: skip
         line: dict[str, Any] = {
             "run": self.run,
             "agent": self.name,
@@ -530,10 +542,15 @@ class _WordsPlayer:
                 latency_s=done.latency_s,
                 requests=done.requests,
                 faults=done.faults,
+                failed_requests=done.failed_requests,
                 cost=self._cost(done),
             )
         line["time"] = time.time()
         self._write(line)
+
+    def _system_line(self, table: Rulebook) -> dict[str, Any] | None:
+        """What the first line of a game holds besides its context (None: no line)."""
+        return None
 
     def _cost(self, done: Completion) -> float:
         return (
@@ -554,6 +571,64 @@ class _WordsPlayer:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name})"
+
+
+#: The fields of a transcript line that are the decision's, not its game's.
+_DECISION_KEYS = ("seat", "hand", "role", "decision")
+
+
+def _minus(now: Mapping[str, Any], since: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The totals of :meth:`_WordsPlayer.snapshot` ``now`` less those of ``since``."""
+    if since is None:
+        return dict(now)
+    out = {k: now[k] - since.get(k, 0) for k in _STAT_KEYS}
+    out["games"] = now["games"] - since.get("games", frozenset())
+    return out
+
+
+def add_counts(*snapshots: Mapping[str, Any]) -> dict[str, Any]:
+    """The totals of several :meth:`_WordsPlayer.snapshot` (or differences of them) added:
+    one player's figures over several agent objects (a spec seated at two tables)."""
+    out: dict[str, Any] = dict.fromkeys(_STAT_KEYS, 0.0)
+    games: frozenset[Any] = frozenset()
+    for snap in snapshots:
+        for k in _STAT_KEYS:
+            out[k] += snap.get(k, 0)
+        games |= snap.get("games", frozenset())
+    out["games"] = games
+    return out
+
+
+def word_figures(counts: Mapping[str, Any]) -> dict[str, Any]:
+    """A player in words' figures from its totals (a snapshot, or a difference of two):
+    the totals, and each rate over its own denominator with its Wilson 95% CI:
+    ``invalid_rate`` (unusable replies per reply), ``transport_fault_rate`` (per
+    request), ``timeout_rate`` (per request), ``failed_request_rate`` (requests that failed
+    after their retries, per request), ``fallback_rate`` (fallback moves per decision); per
+    decision ``reasks_per_decision``, ``tokens_per_decision``, ``latency_s_per_decision``,
+    ``cost_per_decision`` (and ``cost_per_1k_decisions``); ``games`` (seen through
+    :func:`decision_context`) and ``cost_per_game``."""
+    s: dict[str, Any] = {k: float(counts.get(k, 0)) for k in _STAT_KEYS}
+    games = counts.get("games", 0)
+    s["games"] = games if isinstance(games, int) else len(games)
+    n = max(1.0, s["decisions"])
+    for rate, num, den in (
+        ("invalid_rate", "invalid", "replies"),
+        ("transport_fault_rate", "transport_faults", "requests"),
+        ("timeout_rate", "timeouts", "requests"),
+        ("failed_request_rate", "failed_requests", "requests"),
+        ("fallback_rate", "fallback_moves", "decisions"),
+    ):
+        k, m = int(s[num]), int(s[den])
+        s[rate] = k / m if m else 0.0
+        s[f"{rate}_ci95"] = list(_wilson(k, m))
+    s["reasks_per_decision"] = s["reasks"] / n
+    s["tokens_per_decision"] = (s["prompt_tokens"] + s["completion_tokens"]) / n
+    s["latency_s_per_decision"] = s["latency_s"] / n
+    s["cost_per_decision"] = s["cost"] / n
+    s["cost_per_1k_decisions"] = 1000 * s["cost"] / n
+    s["cost_per_game"] = s["cost"] / s["games"] if s["games"] else None
+    return s
 
 
 def _wilson(k: int, n: int) -> tuple[float, float]:
@@ -577,7 +652,7 @@ class WordsAgent(_WordsPlayer):
         if not hasattr(agent, "act"):
             raise ValueError(f"agent must be an agent object with act(), got {agent!r}")
         self.agent = agent
-        self.name = f"words({getattr(agent, 'name', type(agent).__name__)})"
+        self.name = self.label or f"words({getattr(agent, 'name', type(agent).__name__)})"
         self._turn = 0
 
     def _ask(
@@ -614,6 +689,7 @@ class LLMAgent(_WordsPlayer):
         timeout: float = 30.0,
         backoff: float = 1.0,
         max_failures: int = 5,
+        transport_retries: int = 2,
         grow: bool = True,
         system_prompt: str | None = None,
         **kwargs: Any,
@@ -625,29 +701,28 @@ class LLMAgent(_WordsPlayer):
             model, base_url, api_key_env, timeout, backoff, max_failures, temperature,
             max_tokens, max_completion_tokens, reasoning_effort,
             _json_option("extra_body", extra_body), _json_option("extra_headers", extra_headers),
+            transport_retries,
         )  # fmt: skip
         self.model = model
         self.base_url = base_url
         self.grow = grow
         self.custom_prompt = system_prompt
-        self.name = f"llm({model})"
-        self._told: set[str] = set()
+        self.name = self.label or f"llm({model})"
+
+    def _system_line(self, table: Rulebook) -> dict[str, Any]:
+        return {"model": self.model, "base_url": self.base_url,
+                "system": self.custom_prompt or self.system(table),
+                "options": self.transport.request_options(), "protocol": self.protocol,
+                "conversation": self.conversation}  # fmt: skip
 
     def _ask(
         self, table: Rulebook, history: list[dict[str, str]], observation: Mapping[str, Any] | None
     ) -> Completion:
         system = self.custom_prompt or self.system(table)
-        if self.transcript is not None and table.game not in self._told:
-            # The system prompt once per game, before the exchanges that use it.
-            self._told.add(table.game)
-            self._write({"run": self.run, "agent": self.name, "game": table.game,
-                         "model": self.model, "base_url": self.base_url, "system": system,
-                         "options": self.transport.request_options(), "protocol": self.protocol,
-                         "conversation": self.conversation})  # fmt: skip
         messages = [{"role": "system", "content": system}, *history]
         limit = self.transport.token_limit
         total_faults: list[str] = []
-        latency, requests, timeouts = 0.0, 0, 0
+        latency, requests, timeouts, failed = 0.0, 0, 0, 0
         while True:
             try:
                 done = self.transport.complete(messages, limit)
@@ -656,6 +731,7 @@ class LLMAgent(_WordsPlayer):
             latency += done.latency_s
             requests += done.requests
             timeouts += done.timeouts
+            failed += done.failed_requests
             total_faults += done.faults
             self._tally(done)
             if not (done.truncated and self.grow and limit is not None):
@@ -667,8 +743,8 @@ class LLMAgent(_WordsPlayer):
             limit *= 2  # the same question with more room: not a re-ask
         if done.truncated:
             self._count("truncated")
-        done.latency_s, done.requests, done.timeouts, done.faults = (
-            latency, requests, timeouts, total_faults,
+        done.latency_s, done.requests, done.timeouts, done.faults, done.failed_requests = (
+            latency, requests, timeouts, total_faults, failed,
         )  # fmt: skip
         return done
 
@@ -679,6 +755,7 @@ class LLMAgent(_WordsPlayer):
             s["replies"] += 1
             s["transport_faults"] += len(done.faults)
             s["timeouts"] += done.timeouts
+            s["failed_requests"] += done.failed_requests
             s["latency_s"] += done.latency_s
             s["prompt_tokens"] += done.prompt_tokens or 0
             s["completion_tokens"] += done.completion_tokens or 0

@@ -11,28 +11,33 @@
 
 Writes JSON (with its provenance), CSV, a terminal table and a matplotlib plot into
 ``--out`` (default ``runs/eval``, git-ignored; the committed figures live in
-``results/<study>/``).
+``results/<study>/``); with a language model seated, also every game's replay and the
+model's transcript (``<name>_transcript.jsonl``, its run named ``<name>``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from agents.llm_transport import EndpointError
+from agents.spec import parse_spec
 from gin_env import games
 from gin_env.config import GinConfig, RummyConfig, Table, ThreeHandedConfig, table_options
 from gin_env.match import ROLE_NAMES
 from gin_env.optional import MissingExtraError, require
-from gin_eval.checks import OptionError
+from gin_eval.checks import OptionError, seating, unique_labels
 from gin_eval.duplicate import eval_duplicate
 from gin_eval.gin import gin_duplicate
 from gin_eval.ladder import ladder
 from gin_eval.luck import ADJUST_MODES
-from gin_eval.outcomes import WIN_KINDS, leaderboard_markdown
+from gin_eval.outcomes import WIN_KINDS, leaderboard_markdown, money
 from gin_eval.plots import plot_bars
 from gin_eval.reports import text_table, three_table
 from gin_eval.rummy import rummy_duplicate
@@ -88,6 +93,7 @@ def _three_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
             }
             for role in ROLE_NAMES:
                 rs = st["roles"][role]
+                row[f"{role}_hands"] = rs["hands"]
                 row[f"{role}_win"] = (
                     rs["hand_win_rate"] if rs["hand_win_rate"] is not None else float("nan")
                 )
@@ -157,7 +163,9 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
         type=int,
         default=0,
         help="games at once in threads of this process (for language-model players, whose "
-        "latency is the cost; --workers is then unused) (default: 0, off)",
+        "latency is the cost; --workers is then unused) (default: 0, off: the games are "
+        "played in --workers processes, or one at a time in this process when a player in "
+        "words is seated, whose figures are counted here)",
     )
     common.add_argument(
         "--no-plot", action="store_true", help="skip the PNG plot (no matplotlib needed)"
@@ -176,7 +184,7 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
             type=_price,
             default=None,
             help=f"price of a million {side}put tokens of the language models (llm: agents), "
-            "for a cost per decision and per game in the report (default: none)",
+            "for the cost per 1,000 decisions and per game in the report (default: none)",
         )
     # The table's rules: gin-rummy eval reads -o itself (as play and match do) and passes
     # them on as the table; listed here so that the usage line and --help show them.
@@ -273,10 +281,11 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
         p.error(f"--out: {err}")
     if getattr(args, "option", None):  # -o given to python -m gin_cli.evaluate itself
         table = _with_options(p, args.cmd, table, args.option)
+    run = _Run()
     try:
         if not args.no_plot:  # checked before any game is played
             require("matplotlib", needed_for="eval plots (or pass --no-plot)")
-        return _run(args, table)
+        return _run(args, table, run)
     except EndpointError as err:
         # A language model's endpoint given up: no figure of that player would be its own.
         done = getattr(err, "finished_jobs", None)
@@ -284,8 +293,7 @@ def main(argv: Sequence[str] | None = None, table: Table | None = None) -> dict[
         games_done = f"{done} of {total} jobs finished" if done is not None else "no game"
         p.exit(
             2,
-            f"{p.prog}: stopped: {err}; {games_done} before the stop, none scored, "
-            "nothing written\n",
+            f"{p.prog}: stopped: {err}; {games_done} before the stop, none scored; {run.kept()}\n",
         )
     except OptionError as err:  # pairs 0, an unknown agent, a bad rule: a usage error
         p.error(str(err))
@@ -343,22 +351,58 @@ def _outcome_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+#: The columns of a player in words' own figures (:func:`_word_columns`).
+WORD_COLUMNS = (
+    "decisions", "invalid/reply", "invalid 95% CI", "fallback/dec", "fallback 95% CI", "timeouts",
+    "faults/req", "faults 95% CI", "failed req", "tokens/dec", "s/dec", "$/1k dec", "$/game",
+)  # fmt: skip
+
+
+def _or_dash(fmt: Callable[[Any], str]) -> Callable[[Any], str]:
+    """``fmt``, with ``-`` for no figure (a player that does not play in words)."""
+
+    def shown(v: Any) -> str:
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return "-"
+        return fmt(v)
+
+    return shown
+
+
+def _decimals(v: Any) -> str:
+    return f"{v:.3f}" if isinstance(v, float) else str(v)
+
+
+#: How the terminal shows the word-play columns: dollars to four significant digits (a
+#: small price shows), counts whole, ``-`` for other players.
+WORD_FORMATS: dict[str, Callable[[Any], str]] = {
+    **{c: _or_dash(_decimals) for c in WORD_COLUMNS},
+    "decisions": _or_dash(lambda v: f"{v:.0f}"),
+    "timeouts": _or_dash(lambda v: f"{v:.0f}"),
+    "failed req": _or_dash(lambda v: f"{v:.0f}"),
+    "tokens/dec": _or_dash(lambda v: f"{v:.1f}"),
+    "$/1k dec": _or_dash(money),
+    "$/game": _or_dash(money),
+}
+
+
 def _word_columns(t: dict[str, Any] | None) -> dict[str, Any]:
-    """A player in words' own figures, each over its own denominator: unusable replies per
-    reply, fallback moves per decision (moves not its own), timeouts and transport faults
-    per request, tokens, seconds and cost per decision (nan for other players)."""
+    """A player in words' own figures, each over its own denominator: its decisions,
+    unusable replies per reply, fallback moves per decision (moves not its own), timeouts,
+    transport faults per request and failed requests (each failed after its retries),
+    tokens and seconds per decision, dollars per 1,000 decisions and per game (nan for
+    other players)."""
     nan = float("nan")
     if not t:
-        return dict.fromkeys(
-            ("invalid/reply", "invalid 95% CI", "fallback/dec", "fallback 95% CI", "timeouts",
-             "faults/req", "faults 95% CI", "tokens/dec", "s/dec", "cost/dec"), nan,
-        )  # fmt: skip
+        return dict.fromkeys(WORD_COLUMNS, nan)
 
     def ci(key: str) -> str:
         low, high = t[f"{key}_ci95"]
         return f"[{low:.3f}, {high:.3f}]"
 
+    per_game = t.get("cost_per_game")
     return {
+        "decisions": t["decisions"],
         "invalid/reply": t["invalid_rate"],
         "invalid 95% CI": ci("invalid_rate"),
         "fallback/dec": t["fallback_rate"],
@@ -366,9 +410,11 @@ def _word_columns(t: dict[str, Any] | None) -> dict[str, Any]:
         "timeouts": t["timeouts"],
         "faults/req": t["transport_fault_rate"],
         "faults 95% CI": ci("transport_fault_rate"),
+        "failed req": t.get("failed_requests", 0.0),
         "tokens/dec": t["tokens_per_decision"],
         "s/dec": t["latency_s_per_decision"],
-        "cost/dec": t["cost_per_decision"],
+        "$/1k dec": t.get("cost_per_1k_decisions", 1000 * t["cost_per_decision"]),
+        "$/game": 0.0 if per_game is None else per_game,
     }
 
 
@@ -403,24 +449,111 @@ def _rummy_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
+class _Run:
+    """What a run writes besides its result: its name (the file stem, also the run's name
+    in the transcripts), the language models' transcripts and the replays; what of them a
+    stop left (:meth:`kept`)."""
+
+    def __init__(self) -> None:
+        self.start = time.time()
+        self.name: str | None = None
+        self.transcripts: list[Path] = []
+        self.replays: Path | None = None
+
+    def kept(self) -> str:
+        """What this run wrote before a stop: its transcript lines, its replays."""
+        parts = []
+        for path in self.transcripts:
+            n = _lines_since(path, self.start)
+            if n:
+                parts.append(f"{n} transcript line{'s' * (n != 1)} in {path}")
+        if self.replays is not None and self.replays.is_dir():
+            n = sum(f.stat().st_mtime >= self.start for f in self.replays.rglob("*.json"))
+            if n:
+                parts.append(f"{n} replay{'s' * (n != 1)} in {self.replays}")
+        if not parts:
+            return "nothing written"
+        return f"kept {', '.join(parts)}; no result written"
+
+
+def _lines_since(path: Path, start: float) -> int:
+    """The transcript lines of ``path`` written at ``start`` or after (0 for no file)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return 0
+    n = 0
+    for line in text.splitlines():
+        try:
+            n += float(json.loads(line).get("time", 0)) >= start
+        except (ValueError, AttributeError, TypeError):
+            continue
+    return n
+
+
+def _is_model(spec: str) -> bool:
+    return spec.partition(":")[0].strip() == "llm"
+
+
+def _spec_transcript(spec: str) -> Path | None:
+    """The transcript a language model's spec names, if any."""
+    try:
+        path = parse_spec(spec)[1].get("transcript")
+    except ValueError:
+        return None
+    return Path(str(path)) if path else None
+
+
+def _run(args: argparse.Namespace, table: Table | None, run: _Run) -> dict[str, Any]:
     if ";" in args.agents:
         specs = [s.strip() for s in args.agents.split(";") if s.strip()]
     else:
         specs = flags.names(args.agents)
     specs = _priced(specs, args.price_in, args.price_out)
     out = Path(args.out)
-    progress = not args.no_progress
+    # Files are named by the agents' short names (a language model's: its model or name=);
+    # the full specs are in the JSON.
+    short = [re.sub(r"#\d+$", "", lab) for lab in unique_labels(specs)]
     stem = args.name or f"{args.cmd}_" + "_vs_".join(
-        s.replace(":", "-").replace("=", "") for s in specs
+        s.replace(":", "-").replace("=", "") for s in short
     )
-    stem = re.sub(r"[^\w.,+-]+", "-", stem)  # a URL in a spec (llm's base_url) is no folder
+    stem = re.sub(r"[^\w.,+-]+", "-", stem)  # a URL in a name is no folder
+    models = [s for s in specs if _is_model(s)]
+    wanted = args.replays == "on" or (args.replays == "auto" and bool(models))
+    run.name = stem
+    run.replays = out / f"{stem}_replays" if wanted else None
+    # A language model writes its transcript into the run's folder unless its spec names
+    # one; the run replaces the last one's, as it replaces its JSON.
+    transcript = out / f"{stem}_transcript.jsonl" if models else None
+    given = [t for t in (_spec_transcript(s) for s in models) if t is not None]
+    run.transcripts = ([transcript] if transcript is not None and
+                       len(given) < len(models) else []) + given  # fmt: skip
+    if transcript is not None:
+        transcript.unlink(missing_ok=True)
+    with seating(transcript, stem):
+        r, paths, png = _design(args, table, specs, stem, run)
+    for kept in _replays_written(r):
+        print(f"wrote {kept['files']} replays into {kept['folder']}")
+    for path in run.transcripts:
+        n = _lines_since(path, run.start)
+        if n:
+            print(f"wrote {n} transcript lines into {path} (run {stem})")
+    return r
+
+
+def _design(
+    args: argparse.Namespace, table: Table | None, specs: list[str], stem: str, run: _Run
+) -> tuple[dict[str, Any], list[Path], Path | None]:
+    """Plays the design, writes its result and prints its tables."""
+    out = Path(args.out)
+    progress = not args.no_progress
     png = None if args.no_plot else out / f"{stem}.png"
     shown: list[dict[str, Any]] | None = None  # a terminal table apart from the CSV's rows
-    wanted = args.replays == "on" or (
-        args.replays == "auto" and any(s.startswith("llm:") for s in specs)
+    replays = run.replays
+    # What the JSON says of the run: its name in the transcripts, and where they are.
+    about = (
+        {"run": stem, "transcripts": [str(t) for t in run.transcripts]} if run.transcripts else {}
     )
-    replays = out / f"{stem}_replays" if wanted else None
     if args.cmd == "gin":
         if len(specs) != 2:
             raise OptionError(f"gin needs exactly 2 agents, got {specs}")
@@ -437,6 +570,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
             concurrency=args.concurrency,
             replays=replays,
         )
+        r.update(about)
         rows = _gin_rows(r)
         paths = write_result(out, stem, r, rows)
         plot_bars(
@@ -454,7 +588,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
             specs, args.matches, args.seed, args.workers, args.adviser, progress, out, stem, png,
             unit=args.duplicate, adjust=args.adjust or False,
             table=_table(ThreeHandedConfig, table), concurrency=args.concurrency,
-            replays=replays,
+            replays=replays, about=about,
         )  # fmt: skip
     elif args.cmd == "three":
         three = _table(ThreeHandedConfig, table)
@@ -462,6 +596,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
             specs, args.matches, args.seed, args.workers, args.adviser, progress, three,
             concurrency=args.concurrency, replays=replays,
         )  # fmt: skip
+        r.update(about)
         rows = _three_rows(r)
         paths = write_result(out, stem, r, rows)
         shown = three_table(r)  # the CIs and each role's hands; the CSV keeps its columns
@@ -483,6 +618,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
             specs, args.deals, args.seed, args.workers, progress, _table(RummyConfig, table),
             args.concurrency, replays,
         )  # fmt: skip
+        r.update(about)
         rows = _rummy_rows(r)
         paths = write_result(out, stem, r, rows)
         plot_bars(
@@ -495,6 +631,7 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
         )
     else:
         r = ladder(specs, args.pairs, args.seed, args.workers, progress, args.concurrency, replays)
+        r.update(about)
         rows = [
             {
                 "agent": n,
@@ -522,24 +659,22 @@ def _run(args: argparse.Namespace, table: Table | None) -> dict[str, Any]:
             md.write_text(leaderboard_markdown(r, r.get("text")))
             paths.append(md)
             print(md.read_text())
-    print(text_table(shown if shown is not None else rows))
+    print(text_table(shown if shown is not None else rows, WORD_FORMATS))
     for mode in ("adviser_on", "adviser_off"):
         if isinstance(r.get(mode), dict) and isinstance(r[mode].get("agents"), dict):  # plain
             kinds = {n: st.get("win_kinds") for n, st in r[mode]["agents"].items()}
-            extra = _outcome_rows({"win_kinds": kinds, "text": r.get("text")})
+            extra = _outcome_rows({"win_kinds": kinds, "text": r[mode].get("text")})
         elif isinstance(r.get(mode), dict):  # duplicate three-handed
             extra = _outcome_rows(r[mode])
         else:
             continue
         print(f"\nwins by kind and play in words ({mode.replace('_', ' ')}):")
-        print(text_table(extra))
+        print(text_table(extra, WORD_FORMATS))
     if args.cmd == "gin":
         print("\nwins by kind and play in words:")
-        print(text_table(_outcome_rows(r)))
+        print(text_table(_outcome_rows(r), WORD_FORMATS))
     print("wrote", ", ".join(str(x) for x in paths + ([png] if png else [])))
-    for kept in _replays_written(r):
-        print(f"wrote {kept['files']} replays into {kept['folder']}")
-    return r
+    return r, paths, png
 
 
 def _replays_written(r: dict[str, Any]) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ import numpy as np
 
 from gin_env.config import HandRules, ThreeHandedConfig, table_changes
 from gin_env.match import BOX, ROLE_NAMES
-from gin_eval.checks import AgentSpec, OptionError, check_count, unique_labels
+from gin_eval.checks import AgentSpec, OptionError, check_count, play_here, specs_of, unique_labels
 from gin_eval.hand_value import HandValue, value_corrections
 from gin_eval.luck import (
     COVARIATES,
@@ -39,7 +39,7 @@ from gin_eval.luck import (
     draw_corrections,
     load_value,
 )
-from gin_eval.outcomes import text_stats, win_kinds
+from gin_eval.outcomes import text_counts, text_stats, win_kinds
 from gin_eval.play import PERMUTATIONS, play_seated_match, role_hand_job, seat_specs
 from gin_eval.plots import plot_edges
 from gin_eval.pool import pool_map
@@ -123,13 +123,19 @@ def duplicate_three(
     table = replace(table or ThreeHandedConfig(), adviser=adviser)
     check_three(agents, table)
     labels = unique_labels(agents)
+    workers = play_here(agents, [table], workers, concurrency)
+    since = text_counts(agents, table)
     jobs, meta = [], []
     for i in range(deals):
         for p, perm in enumerate(PERMUTATIONS):
             index = i if design == "duplicate" else 6 * i + p
             # By seat for matches; by role for single hands (player r plays role r).
-            jobs.append((seat_specs(agents, perm), seed, index, table, replays is not None))
-            meta.append((index, [labels[perm[s]] for s in range(3)]))
+            order = [labels[perm[s]] for s in range(3)]
+            name = f"deal{index:05d}_seating{p}"
+            jobs.append(
+                (seat_specs(agents, perm), seed, index, table, replays is not None, name, order)
+            )
+            meta.append((index, order))
     fn = play_seated_match if unit == "match" else role_hand_job
     res = pool_map(
         fn, jobs, workers, progress, f"three-handed {design} ({unit}s)", threads=concurrency
@@ -153,10 +159,10 @@ def duplicate_three(
         for st in out["per_agent"].values():
             st.update(matches=0, match_win_rate=None, match_win_rate_ci95=None)
     out.update(design=design, unit=unit, deals=deals, seed=seed, adviser=adviser,
-               rules=table_changes(table))  # fmt: skip
+               rules=table_changes(table), specs=specs_of(agents, labels))  # fmt: skip
     out["win_kinds"] = win_kinds((m["order"], h["outcome"]) for m in matches for h in m["hands"])
     if concurrency > 1 or workers <= 1:
-        out["text"] = text_stats(agents, table)
+        out["text"] = text_stats(agents, table, since, labels)
     if kept is not None:
         out["replays"] = kept
     return out
@@ -483,14 +489,15 @@ def eval_duplicate(
     table: ThreeHandedConfig | None = None,
     concurrency: int = 0,
     replays: str | Path | None = None,
+    about: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Path]]:
     """``gin-rummy eval three --duplicate [match|hand] [--adjust]``: :func:`duplicate_three`
     (``unit``, ``adjust``: also the figures adjusted for the deal, or ``"draws"``: also
     corrected for the stock draws, or ``"value"``: corrected with the learned value at
     ``value``, default the committed one) with the adviser on, off
     or both; writes JSON and CSV (and the edges plot at ``png``; every game's replay into
-    ``replays``, a folder per adviser mode), returns the result, the table rows and the
-    paths written."""
+    ``replays``, a folder per adviser mode; ``about``: what else the JSON says, the run's
+    name and transcripts), returns the result, the table rows and the paths written."""
     if adviser not in ("suggest", "none", "both"):
         raise OptionError(f"adviser must be one of 'suggest', 'none', 'both'; got {adviser!r}")
     modes = ("suggest", "none") if adviser == "both" else (adviser,)
@@ -504,10 +511,11 @@ def eval_duplicate(
             adjust=adjust, value=value, concurrency=concurrency,
             replays=None if replays is None else Path(replays) / _MODE_NAMES[mode],
         )  # fmt: skip
-        result["agents"] = r["agents"]
+        result["agents"], result["specs"] = r["agents"], r["specs"]
         result["adviser_on" if mode == "suggest" else "adviser_off"] = r
         rows += [{"adviser": "on" if mode == "suggest" else "off", **row}
                  for row in duplicate_rows(r)]  # fmt: skip
+    result.update(about or {})
     paths = write_result(out, stem, result, rows)
     if png is not None:
         first = result["adviser_on" if "adviser_on" in result else "adviser_off"]

@@ -10,7 +10,7 @@ whose budget is a count rather than seconds).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -29,9 +29,11 @@ from gin_eval.checks import (
     agent_of,
     check_count,
     check_setup,
-    label_of,
+    play_here,
+    specs_of,
+    unique_labels,
 )
-from gin_eval.outcomes import hand_outcome, text_stats, win_kinds
+from gin_eval.outcomes import hand_outcome, text_counts, text_stats, win_kinds
 from gin_eval.pool import pool_map
 from gin_eval.rollout import play
 from gin_eval.stats import mean_ci, wilson_ci
@@ -126,13 +128,17 @@ def play_gin_pair(
     table: GinConfig | None = None,
     env_options: Mapping[str, Any] | None = None,
     replays: bool = False,
+    prefix: str = "",
+    labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Deal ``index``: A as ``player_0`` then as ``player_1`` on the same deck, at ``table``
     (default: the standard rules); ``env_options``: what is not a rule (``observation``).
 
     Returns per hand: the deck played, which agent held each player, the dealer's agent,
     the kind, A's points (+ when A scored, - when B did), A's win, decision times; with
-    ``replays``, ``"replays"``: each hand's replay record (:mod:`gin_env.record`).
+    ``replays``, ``"replays"``: each hand's replay record (:mod:`gin_env.record`). Players
+    in words write each decision's game: its replay's name (``<prefix>deal00003_b``) and
+    seed, the players by ``labels`` (default: :func:`~gin_eval.checks.unique_labels`).
     """
     table = table or GinConfig()
     deck = deal_deck(seed, index)
@@ -141,6 +147,7 @@ def play_gin_pair(
     env_seed = int(np.random.default_rng([seed, index]).integers(2**31))
     hands = []
     records = []
+    la, lb = labels or unique_labels([spec_a, spec_b])
     for swap in (False, True):
         env = GIN.make_env(**options)
         env.reset(seed=env_seed, options={"deck": deck})
@@ -148,10 +155,12 @@ def play_gin_pair(
         seat_b = "player_0" if swap else "player_1"
         rng = np.random.default_rng([seed, index, int(swap)])
         seats = {seat_a: agent_of(spec_a, table), seat_b: agent_of(spec_b, table)}
-        # Players in words write which game, deal and seats each decision belongs to.
-        where = {seat_a: label_of(spec_a), seat_b: label_of(spec_b)}
-        with decision_context(design="gin", game_index=index, hand=int(swap), seed=seed,
-                              seats=where):  # fmt: skip
+        # Players in words write which game (its replay and seed) and seats each decision
+        # belongs to.
+        where = {seat_a: la, seat_b: lb}
+        name = f"{prefix}deal{index:05d}_{'ab'[int(swap)]}"
+        with decision_context(design="gin", game_index=index, replay=name, seed=env_seed,
+                              eval_seed=seed, seats=where):  # fmt: skip
             run = play(env, seats, rng)
         if replays:
             records.append(match_record(env_seed, options, env, where, first_deck=deck))
@@ -194,21 +203,25 @@ def play_gin_match_pair(
     table: GinConfig,
     env_options: Mapping[str, Any] | None = None,
     replays: bool = False,
+    labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Two matches on one env seed (the same deck sequence), A as player_0 then player_1
-    (with ``replays``, each match's replay record too)."""
+    (with ``replays``, each match's replay record too: ``match00001_a``)."""
     env_seed = int(np.random.default_rng([seed, index, 99]).integers(2**31))
     options = {**table_changes(table), **(env_options or {}), "episode": "match"}
     out = []
     records = []
+    la, lb = labels or unique_labels([spec_a, spec_b])
     for swap in (False, True):
         env = GIN.make_env(**options)
         env.reset(seed=env_seed)
         seat_a = "player_1" if swap else "player_0"
         seat_b = "player_0" if swap else "player_1"
         players = {seat_a: agent_of(spec_a, table), seat_b: agent_of(spec_b, table)}
-        where = {seat_a: label_of(spec_a), seat_b: label_of(spec_b)}
-        with decision_context(design="gin-match", game_index=index, seed=seed, seats=where):
+        where = {seat_a: la, seat_b: lb}
+        name = f"match{index:05d}_{'ab'[int(swap)]}"
+        with decision_context(design="gin-match", game_index=index, replay=name, seed=env_seed,
+                              eval_seed=seed, seats=where):  # fmt: skip
             play(env, players, np.random.default_rng([seed, index, 5, int(swap)]))
         if replays:
             records.append(match_record(env_seed, options, env, where))
@@ -246,8 +259,9 @@ def gin_duplicate(
 
     Points are A's: + when A scored. ``ci95`` is over the pairs' mean points per hand.
     ``win_kinds``: each agent's wins by gin / knock / undercut and mean deadwood at
-    showdown; ``text``: the word-play stats of agents that play in words (when the games
-    ran in this process: one worker, or ``concurrency`` games at once in threads).
+    showdown; ``text``: the word-play stats of agents that play in words, over the deals
+    and the matches (with one seated the games are played in this process: one at a time,
+    or ``concurrency`` at once in threads); ``specs``: each agent's spec by its label.
     """
     check_count("pairs", pairs)
     check_count("matches", matches, 0)
@@ -260,11 +274,12 @@ def gin_duplicate(
     except ValueError as err:  # a bad target: before any game
         raise OptionError(str(err)) from None
     keep = replays is not None
-    jobs = [(agent_a, agent_b, seed, i, table, opts, keep) for i in range(pairs)]
-    results = pool_map(
-        play_gin_pair, jobs, workers, progress, f"{label_of(agent_a)} v {label_of(agent_b)}",
-        threads=concurrency,
-    )  # fmt: skip
+    la, lb = unique_labels([agent_a, agent_b])
+    tables = [table, match_table]
+    workers = play_here([agent_a, agent_b], tables, workers, concurrency)
+    since = text_counts([agent_a, agent_b], tables)
+    jobs = [(agent_a, agent_b, seed, i, table, opts, keep, "", (la, lb)) for i in range(pairs)]
+    results = pool_map(play_gin_pair, jobs, workers, progress, f"{la} v {lb}", threads=concurrency)
     hands = [h for r in results for h in r["hands"]]
     per_pair = [sum(h["a_points"] for h in r["hands"]) / 2 for r in results]
     mean, lo, hi = mean_ci(per_pair)
@@ -279,8 +294,9 @@ def gin_duplicate(
     b_ms = 1000 * sum(h["b_seconds"] for h in hands) / max(1, b_n)
     a_knocks = [h for h in hands if h["knocker_a"] is True]
     out: dict[str, Any] = {
-        "agent_a": label_of(agent_a),
-        "agent_b": label_of(agent_b),
+        "agent_a": la,
+        "agent_b": lb,
+        "specs": specs_of([agent_a, agent_b], [la, lb]),
         "seed": seed,
         "pairs": pairs,
         "n_hands": n,
@@ -303,15 +319,14 @@ def gin_duplicate(
         "rules": table_changes(table),
         "env_options": opts,
     }
-    la, lb = label_of(agent_a), label_of(agent_b)
     out["win_kinds"] = win_kinds(
         ([la, lb] if h["a_player"] == 0 else [lb, la], h["outcome"]) for h in hands
     )
-    if concurrency > 1 or workers <= 1:
-        out["text"] = text_stats([agent_a, agent_b], table)
     named = replay_names(results, "deal")
     if matches:
-        mjobs = [(agent_a, agent_b, seed, i, match_table, opts, keep) for i in range(matches)]
+        mjobs = [
+            (agent_a, agent_b, seed, i, match_table, opts, keep, (la, lb)) for i in range(matches)
+        ]
         mres = pool_map(
             play_gin_match_pair, mjobs, workers, progress, "matches", threads=concurrency
         )
@@ -325,6 +340,8 @@ def gin_duplicate(
             match_win_rate_ci95=wilson_ci(mwins, len(games)),
             hands_per_match=float(np.mean([m["hands"] for m in games])),
         )
+    if concurrency > 1 or workers <= 1:  # the games were played here
+        out["text"] = text_stats([agent_a, agent_b], tables, since, [la, lb])
     if keep:
         out["replays"] = write_replays(replays, named)
     return out

@@ -16,10 +16,12 @@ from gin_eval.checks import (
     OptionError,
     check_count,
     check_setup,
-    label_of,
+    play_here,
+    specs_of,
+    unique_labels,
 )
 from gin_eval.gin import GIN, play_gin_pair, replay_names
-from gin_eval.outcomes import text_stats
+from gin_eval.outcomes import text_counts, text_stats
 from gin_eval.pool import pool_map
 from gin_eval.stats import elo_bootstrap, mean_ci, rate_openskill
 from gin_eval.writer import write_replays
@@ -39,10 +41,10 @@ def ladder(
     """Duplicate gin between every pair of ``agents``; OpenSkill and Elo (bootstrap) ratings
     from the duplicate pairs (a pair is won by the side with more points over both hands).
     ``concurrency``: games at once in threads of this process (players that wait on a
-    server); then, and with one worker, ``text`` holds the word-play stats of agents that
-    play in words. ``replays``: a folder that gets every game's replay
-    (``pair0-2_deal00004_b.json``: agents 0 and 2 in the order given, deal 4, the first as
-    ``player_1``), said in the result's ``"replays"``."""
+    server); ``text`` holds the word-play stats of agents that play in words (with one
+    seated, the games are played in this process). ``replays``: a folder that gets every
+    game's replay (``pair0-2_deal00004_b.json``: agents 0 and 2 in the order given, deal 4,
+    the first as ``player_1``), said in the result's ``"replays"``."""
     if len(agents) < 2:
         raise OptionError(f"ladder needs at least 2 agents, got {len(agents)}")
     check_count("pairs", pairs)
@@ -50,15 +52,19 @@ def ladder(
     table = GinConfig()  # the standard table
     check_setup(agents, GIN.make_env, table)
     require("openskill.models", needed_for="the ladder's OpenSkill ratings")
-    labels = [label_of(a) for a in agents]
+    labels = unique_labels(agents)
+    workers = play_here(agents, [table], workers, concurrency)
+    since = text_counts(agents, table)
     games: list[tuple[int, int, float]] = []
     matrix: dict[str, dict[str, float]] = {n: {} for n in labels}
     duels = []
     named: list[tuple[str, dict[str, Any]]] = []
     for i, j in combinations(range(len(agents)), 2):
         jobs: list[tuple[Any, ...]] = [
-            (agents[i], agents[j], seed, k, table, None, replays is not None) for k in range(pairs)
-        ]
+            (agents[i], agents[j], seed, k, table, None, replays is not None, f"pair{i}-{j}_",
+             (labels[i], labels[j]))
+            for k in range(pairs)
+        ]  # fmt: skip
         res = pool_map(
             play_gin_pair, jobs, workers, progress, f"{labels[i]} v {labels[j]}",
             threads=concurrency,
@@ -74,12 +80,13 @@ def ladder(
     ratings = rate_openskill(labels, games)
     elo = elo_bootstrap(labels, games, seed=seed)
     ranking = sorted(labels, key=lambda n: -ratings[n]["ordinal"])
-    text = text_stats(agents, table) if concurrency > 1 or workers <= 1 else {}
+    text = text_stats(agents, table, since, labels) if concurrency > 1 or workers <= 1 else {}
     kept = write_replays(replays, named)
     return {
         **({"replays": kept} if kept is not None else {}),
         "text": text,
         "agents": labels,
+        "specs": specs_of(agents, labels),
         "pairs": pairs,
         "seed": seed,
         "duels": duels,

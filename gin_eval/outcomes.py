@@ -5,28 +5,33 @@
 - :func:`win_kinds`: per agent, the share of its wins by gin, knock, undercut (and big
   gin) and its mean deadwood at showdown, from hands whose players are labelled;
 - :func:`text_stats`: per agent that plays through words (:mod:`agents.llm`), its own
-  figures, each over its own denominator (unusable replies per reply, transport faults
-  and timeouts per request, fallback moves per decision, each rate with its 95% CI;
-  tokens, seconds and cost per decision and per game), read from the agent objects of
-  this process (so only when the games ran here: ``--workers 1`` or ``--concurrency``);
+  figures, each over its own denominator (unusable replies per reply, transport faults,
+  failed requests and timeouts per request, fallback moves per decision, each rate with
+  its 95% CI; tokens, seconds and cost per decision and per game), read from the agent
+  objects of this process (the designs play here when one is seated:
+  :func:`~gin_eval.checks.play_here`), counted from a :func:`text_counts` taken before;
 - :func:`leaderboard_markdown`: a ladder's ratings as a Markdown table to paste.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from agents.llm import add_counts, word_figures
 from gin_env.config import Table
-from gin_eval.checks import AgentSpec, agent_of, label_of
+from gin_eval.checks import AgentSpec, unique_labels, words_players
 
 __all__ = [
     "WIN_KINDS",
     "hand_outcome",
     "win_kinds",
+    "text_counts",
     "text_stats",
+    "money",
     "leaderboard_markdown",
 ]
 
@@ -75,16 +80,67 @@ def win_kinds(hands: Iterable[tuple[Sequence[str], Mapping[str, Any]]]) -> dict[
     return table
 
 
-def text_stats(specs: Sequence[AgentSpec], table: Table) -> dict[str, Any]:
-    """Per agent that keeps word-play stats (``stats()``), those stats as this process
-    holds them (the agents seated at ``table``, as the games seated them)."""
-    out = {}
-    for spec in specs:
-        agent = agent_of(spec, table)
-        stats = getattr(agent, "stats", None)
-        if callable(stats):
-            out[label_of(spec)] = stats()
+def _tables(tables: Table | Sequence[Table]) -> list[Table]:
+    return list(tables) if isinstance(tables, list | tuple) else [tables]  # type: ignore[list-item]
+
+
+def text_counts(
+    specs: Sequence[AgentSpec], tables: Table | Sequence[Table]
+) -> dict[int, dict[int, Any]]:
+    """The totals now of every agent in words that ``specs`` seat at ``tables`` (by the
+    spec's position, then the agent object's id): :func:`text_stats`' ``since``."""
+    out: dict[int, dict[int, Any]] = {}
+    for k, players in words_players(specs, _tables(tables)).items():
+        out[k] = {}
+        for agent in players:
+            snap = getattr(agent, "snapshot", None)
+            out[k][id(agent)] = snap() if callable(snap) else None
     return out
+
+
+def text_stats(
+    specs: Sequence[AgentSpec],
+    tables: Table | Sequence[Table],
+    since: Mapping[int, Mapping[int, Any]] | None = None,
+    labels: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """Per agent that plays in words (``stats()``), by its label (``labels``, default
+    :func:`~gin_eval.checks.unique_labels`): its figures as this process holds them, over
+    its agents seated at ``tables`` (a spec seated at two tables: both added), counting
+    only what was played after ``since`` (a :func:`text_counts`)."""
+    labels = list(labels) if labels is not None else unique_labels(specs)
+    out: dict[str, Any] = {}
+    for k, players in words_players(specs, _tables(tables)).items():
+        before = (since or {}).get(k, {})
+        counts: list[dict[str, Any]] = []
+        for agent in players:
+            snap = getattr(agent, "snapshot", None)
+            if not callable(snap):  # an agent of its own with stats() alone
+                counts = []
+                out[labels[k]] = agent.stats()
+                break
+            now, then = snap(), before.get(id(agent))
+            if then is not None:
+                now = {**{x: now[x] - then.get(x, 0) for x in now if x != "games"},
+                       "games": now["games"] - then.get("games", frozenset())}  # fmt: skip
+            counts.append(now)
+        if counts:
+            out[labels[k]] = word_figures(add_counts(*counts))
+    return out
+
+
+def money(x: float | None) -> str:
+    """Dollars to four significant digits, never in powers of ten, so that small prices
+    show; ``-`` for none.
+
+    >>> money(0.000123449), money(12.5), money(0.0), money(None)
+    ('0.0001234', '12.50', '0', '-')
+    """
+    if x is None:
+        return "-"
+    if x == 0:
+        return "0"
+    return f"{x:.{max(0, 3 - math.floor(math.log10(abs(x))))}f}"
 
 
 def _rate(t: Mapping[str, Any], key: str) -> str:
@@ -96,16 +152,16 @@ def leaderboard_markdown(r: Mapping[str, Any], text: Mapping[str, Any] | None = 
     """A ladder's result (:func:`~gin_eval.ladder.ladder`) as a Markdown table:
     rank, agent, OpenSkill mu +/- sigma and ordinal, Elo with its bootstrap 95% interval,
     and for agents that play in words their own figures: unusable replies per reply and
-    fallback moves per decision (each with its Wilson 95% interval), timeouts, tokens,
-    seconds and cost per decision."""
+    fallback moves per decision (each with its Wilson 95% interval), timeouts, tokens and
+    seconds per decision, dollars per 1,000 decisions and per game (:func:`money`)."""
     text = text or {}
     lines = [
         f"Duplicate gin ladder: {r['pairs']} deal pairs per match-up, seed {r.get('seed', 0)}.",
         "",
         "| rank | agent | OpenSkill mu ± sigma | ordinal | Elo [95% CI] | invalid replies "
         "[95% CI] | fallback moves [95% CI] | timeouts | tokens / decision | s / decision "
-        "| cost / decision |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| $ / 1000 decisions | $ / game |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for k, name in enumerate(r["ranking"], 1):
         os_ = r["openskill"][name]
@@ -114,9 +170,10 @@ def leaderboard_markdown(r: Mapping[str, Any], text: Mapping[str, Any] | None = 
         words = (
             f"{_rate(t, 'invalid_rate')} | {_rate(t, 'fallback_rate')} | "
             f"{t['timeouts']:.0f} | {t['tokens_per_decision']:.0f} | "
-            f"{t['latency_s_per_decision']:.2f} | {t['cost_per_decision']:.5f}"
+            f"{t['latency_s_per_decision']:.2f} | {money(t['cost_per_1k_decisions'])} | "
+            f"{money(t['cost_per_game'])}"
             if t
-            else "- | - | - | - | - | -"
+            else "- | - | - | - | - | - | -"
         )
         lines.append(
             f"| {k} | `{name}` | {os_['mu']:.2f} ± {os_['sigma']:.2f} | {os_['ordinal']:.2f} "

@@ -30,6 +30,7 @@ from gin_eval.rollout import play
 
 __all__ = [
     "PERMUTATIONS",
+    "adviser_mode",
     "box_side",
     "env_seed",
     "hand_actions",
@@ -46,6 +47,12 @@ THREE = games.get("three_handed_gin_v0")
 DESIGN = "three-duplicate"
 #: The six orders of three agents over the player seats: ``perm[seat]`` is the agent index.
 PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(3)))
+
+
+def adviser_mode(table: ThreeHandedConfig) -> str:
+    """The name of the table's adviser mode in results, transcripts and replay folders:
+    ``adviser_on`` (the adviser suggests) or ``adviser_off``."""
+    return "adviser_off" if table.adviser == "none" else "adviser_on"
 
 
 def env_seed(seed: int, index: int, salt: int) -> int:
@@ -80,9 +87,13 @@ def play_seated_match(
     index: int,
     table: ThreeHandedConfig | None = None,
     replays: bool = False,
+    replay: str | None = None,
+    labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """One match of deal sequence ``index`` at ``table`` (default: the standard rules, the
-    adviser suggesting); ``seat_specs[k]`` plays ``player_k``.
+    adviser suggesting); ``seat_specs[k]`` plays ``player_k``, named ``labels[k]``
+    (default: :func:`~gin_eval.checks.label_of`); ``replay``: the name of its replay, for
+    the transcripts of players in words.
 
     The env seed depends on ``(seed, index)`` alone, so the decks and the initial role draw
     are the same whoever sits where. Per hand: the deck (as a tuple), each player's role,
@@ -96,9 +107,13 @@ def play_seated_match(
     seed_of_env = env_seed(seed, index, 3)
     env.reset(seed=seed_of_env)
     players = {f"player_{k}": agent_of(s, table) for k, s in enumerate(seat_specs)}
-    # Players in words write which deal, seats and seed each decision belongs to.
-    where = {f"player_{k}": label_of(s) for k, s in enumerate(seat_specs)}
-    with decision_context(design=DESIGN, game_index=index, seed=seed, seats=where):
+    # Players in words write which game (its replay and seed) and seats each decision
+    # belongs to.
+    names = list(labels) if labels is not None else [label_of(s) for s in seat_specs]
+    where = {f"player_{k}": names[k] for k in range(len(seat_specs))}
+    game = {"design": DESIGN, "mode": adviser_mode(table), "game_index": index,
+            "replay": replay, "seed": seed_of_env, "eval_seed": seed}  # fmt: skip
+    with decision_context(**game, seats=where):
         play(env, players, np.random.default_rng([seed, index, 11]))
     state = env.table_state
     assert state is not None  # reset above
@@ -129,8 +144,11 @@ def play_role_hand(
     index: int,
     table: ThreeHandedConfig | None = None,
     replays: bool = False,
+    replay: str | None = None,
+    labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Deal ``index`` as a single hand at ``table``, ``role_specs[r]`` playing role ``r``
+    (named ``labels[r]``; ``replay``: the name of its replay, for transcripts)
     (box, captain, adviser). The env seed depends on ``(seed, index)`` alone: the same cards whoever
     plays which role. Returns the hand as :func:`play_seated_match` lists it, with player
     ``r`` in role ``r`` (with ``replays``, also the hand's replay record, its players as
@@ -145,8 +163,11 @@ def play_role_hand(
     # One hand: each player keeps the role it was dealt.
     roles = state.roles
     players = {a: agent_of(role_specs[roles[k]], table) for k, a in enumerate(env.possible_agents)}
-    where = {a: label_of(role_specs[roles[k]]) for k, a in enumerate(env.possible_agents)}
-    with decision_context(design=DESIGN, game_index=index, hand=0, seed=seed, seats=where):
+    names = list(labels) if labels is not None else [label_of(s) for s in role_specs]
+    where = {a: names[roles[k]] for k, a in enumerate(env.possible_agents)}
+    game = {"design": DESIGN, "mode": adviser_mode(table), "game_index": index,
+            "replay": replay, "seed": seed_of_env, "eval_seed": seed}  # fmt: skip
+    with decision_context(**game, seats=where):
         play(env, players, np.random.default_rng([seed, index, 13]))
     rec = state.history[0]
     res = rec.result
@@ -182,10 +203,12 @@ def role_hand_job(
     index: int,
     table: ThreeHandedConfig,
     replays: bool = False,
+    replay: str | None = None,
+    labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """:func:`play_role_hand` as a one-hand match (no winner), for the pool (its replay,
     with ``replays``, in the match's ``"replays"``)."""
-    hand = play_role_hand(role_specs, seed, index, table, replays)
+    hand = play_role_hand(role_specs, seed, index, table, replays, replay, labels)
     kept = {"replays": hand.pop("replays")} if replays else {}
     return {"winner": None, "hands": [hand], **kept}
 

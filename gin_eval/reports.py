@@ -3,7 +3,7 @@ reports of the studies share."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from gin_env.match import ROLE_NAMES
@@ -12,8 +12,11 @@ from gin_eval.stats import half_width, wilson_ci
 __all__ = ["text_table", "plus_minus", "or_nan", "duplicate_rows", "rate_ci", "three_table"]
 
 
-def text_table(rows: Iterable[dict[str, Any]]) -> str:
-    """Right-aligned columns (the first row's keys), floats to three decimals.
+def text_table(
+    rows: Iterable[dict[str, Any]], formats: Mapping[str, Callable[[Any], str]] | None = None
+) -> str:
+    """Right-aligned columns (the first row's keys), floats to three decimals, or as
+    ``formats`` says for a column (a function of the value).
 
     >>> print(text_table([{"agent": "L2", "pts": 1.5}]))
     agent    pts
@@ -23,13 +26,16 @@ def text_table(rows: Iterable[dict[str, Any]]) -> str:
     if not rows:
         return ""
     cols = list(rows[0])
+    formats = formats or {}
 
-    def fmt(v: Any) -> str:
+    def fmt(c: str, v: Any) -> str:
+        if c in formats:
+            return formats[c](v)
         return f"{v:.3f}" if isinstance(v, float) else str(v)
 
-    width = {c: max(len(c), *(len(fmt(r[c])) for r in rows)) for c in cols}
+    width = {c: max(len(c), *(len(fmt(c, r[c])) for r in rows)) for c in cols}
     lines = ["  ".join(c.rjust(width[c]) for c in cols)]
-    lines += ["  ".join(fmt(r[c]).rjust(width[c]) for c in cols) for r in rows]
+    lines += ["  ".join(fmt(c, r[c]).rjust(width[c]) for c in cols) for r in rows]
     return "\n".join(lines)
 
 

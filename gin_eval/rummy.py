@@ -25,11 +25,12 @@ from gin_eval.checks import (
     agent_of,
     check_count,
     check_setup,
-    label_of,
+    play_here,
+    specs_of,
     unique_labels,
 )
 from gin_eval.gin import deal_deck
-from gin_eval.outcomes import text_stats
+from gin_eval.outcomes import text_counts, text_stats
 from gin_eval.play import env_seed
 from gin_eval.pool import pool_map
 from gin_eval.rollout import play
@@ -63,13 +64,16 @@ def play_rummy_deal(
     env.reset(seed=seed_of_env, options={"deck": deck})
     seats = [(k + rotation) % n for k in range(n)]
     players = {f"player_{k}": agent_of(specs[a], table) for k, a in enumerate(seats)}
-    where = {f"player_{k}": label_of(specs[a]) for k, a in enumerate(seats)}
+    labels = unique_labels(specs)
+    where = {f"player_{k}": labels[a] for k, a in enumerate(seats)}
     moves: list[tuple[int, int]] = []
 
     def keep(env: Any, agent: str, action: int) -> None:
         moves.append((env.possible_agents.index(agent), action))
 
-    with decision_context(design="rummy", game_index=index, hand=rotation, seed=seed, seats=where):
+    name = f"deal{index:05d}_rotation{rotation}"
+    with decision_context(design="rummy", game_index=index, replay=name, seed=seed_of_env,
+                          eval_seed=seed, seats=where):  # fmt: skip
         play(env, players, np.random.default_rng([seed, index, rotation, 43]), after=keep)
     state = env.table_state
     assert state is not None  # reset above
@@ -116,6 +120,8 @@ def rummy_duplicate(
     table = replace(table, num_players=n)  # one seat per agent
     check_setup(agents, lambda: RUMMY.make_env(table), table)
     labels = unique_labels(agents)
+    workers = play_here(agents, [table], workers, concurrency)
+    since = text_counts(agents, table)
     keep = replays is not None
     jobs = [(list(agents), seed, i, r, table, keep) for i in range(deals) for r in range(n)]
     res = pool_map(play_rummy_deal, jobs, workers, progress, f"rummy x{n}", threads=concurrency)
@@ -154,6 +160,7 @@ def rummy_duplicate(
         }
     out: dict[str, Any] = {
         "agents": labels,
+        "specs": specs_of(agents, labels),
         "seed": seed,
         "deals": deals,
         "hands": len(res),
@@ -162,7 +169,7 @@ def rummy_duplicate(
         "per_agent": per_agent,
     }
     if concurrency > 1 or workers <= 1:
-        out["text"] = text_stats(agents, table)
+        out["text"] = text_stats(agents, table, since, labels)
     if keep:
         out["replays"] = write_replays(replays, named)
     return out

@@ -1,7 +1,9 @@
 """Plain three-handed matches of three agents in every rotation of the seats: match win %
-and, by role (box, captain, adviser), hand win % and points per hand; with the adviser on,
-off, or both. The duplicate design (every deal replayed in all six seatings, CIs paired by
-deal) is :mod:`gin_eval.duplicate`.
+and, by role (box, captain, adviser), hands played, hand win % and points per hand; with
+the adviser on, off, or both, each mode with its own figures (the word-play figures of
+its players in words too), its replays in its own folder and its transcript lines
+carrying its name. The duplicate design (every deal replayed in all six seatings, CIs
+paired by deal) is :mod:`gin_eval.duplicate`.
 """
 
 from __future__ import annotations
@@ -25,9 +27,12 @@ from gin_eval.checks import (
     check_count,
     check_setup,
     label_of,
+    play_here,
+    specs_of,
+    unique_labels,
 )
-from gin_eval.outcomes import hand_outcome, text_stats, win_kinds
-from gin_eval.play import box_side
+from gin_eval.outcomes import hand_outcome, text_counts, text_stats, win_kinds
+from gin_eval.play import adviser_mode, box_side
 from gin_eval.pool import pool_map
 from gin_eval.rollout import play
 from gin_eval.stats import mean_ci
@@ -46,19 +51,24 @@ def play_three_match(
     table: ThreeHandedConfig,
     env_options: Mapping[str, Any] | None = None,
     replays: bool = False,
+    labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """One match at ``table``; ``specs[k]`` plays ``player_k``; ``env_options``: what is not
-    a rule (``observation="history"``). Per hand: each player's role and points (the box's
-    points, and the captain's team's: the adviser shares the captain's); with ``replays``,
-    the match's replay record (``"replays"``, :mod:`gin_env.record`)."""
+    """One match at ``table``; ``specs[k]`` plays ``player_k`` (named ``labels[k]``);
+    ``env_options``: what is not a rule (``observation="history"``). Per hand: each
+    player's role and points (the box's points, and the captain's team's: the adviser
+    shares the captain's); with ``replays``, the match's replay record (``"replays"``,
+    :mod:`gin_env.record`: ``match00004`` in the adviser mode's folder)."""
     options = {**table_changes(table), **(env_options or {}), "episode": "match",
                "max_hands": 2000}  # fmt: skip
     env = THREE.make_env(**options)
     env_seed = int(np.random.default_rng([seed, index, 3]).integers(2**31))
     env.reset(seed=env_seed)
     players = {f"player_{k}": agent_of(s, table) for k, s in enumerate(specs)}
-    where = {f"player_{k}": label_of(s) for k, s in enumerate(specs)}
-    with decision_context(design="three", game_index=index, seed=seed, seats=where):
+    names = list(labels) if labels is not None else [label_of(s) for s in specs]
+    where = {f"player_{k}": names[k] for k in range(len(specs))}
+    game = {"design": "three", "mode": adviser_mode(table), "game_index": index,
+            "replay": f"match{index:05d}", "seed": env_seed, "eval_seed": seed}  # fmt: skip
+    with decision_context(**game, seats=where):
         run = play(env, players, np.random.default_rng([seed, index, 11]))
     state = env.table_state
     assert state is not None  # reset above
@@ -154,9 +164,10 @@ def three_handed(
     ``table`` (default: the standard rules; its adviser is set by ``adviser``).
     ``concurrency``: games at once in threads of this process (see
     :func:`~gin_eval.pool.pool_map`); per agent ``win_kinds`` (wins by gin /
-    knock / undercut, deadwood at showdown) and, for agents in words, ``text`` stats.
-    ``replays``: a folder that gets every match's replay (``adviser_on_match00004.json``),
-    said in the result's ``"replays"``.
+    knock / undercut, deadwood at showdown) and, for agents in words, their figures in each
+    mode's ``text`` (the whole run's in ``text``; with one seated the games are played in
+    this process). ``replays``: a folder that gets every match's replay, a folder per
+    adviser mode (``adviser_on/match00004.json``), said in each mode's ``"replays"``.
 
     ``adviser``: ``"suggest"`` (advice on), ``"none"`` (off) or ``"both"`` (both runs on the
     same seeds, to show what advice is worth). Box points are + when the box scores.
@@ -170,19 +181,22 @@ def three_handed(
     table = table or ThreeHandedConfig()
     opts = dict(env_options or {})
     check_setup(agents, lambda: THREE.make_env(table, **opts), table)
-    labels = [label_of(a) for a in agents]
-    if len(set(labels)) < 3:  # one agent several times: label the seats apart
-        labels = [f"{lab}#{k}" if labels.count(lab) > 1 else lab for k, lab in enumerate(labels)]
+    labels = unique_labels(agents)  # one agent several times: the seats labelled apart
     modes = ("suggest", "none") if adviser == "both" else (adviser,)
     out: dict[str, Any] = {
         "agents": labels,
+        "specs": specs_of(agents, labels),
         "seed": seed,
         "matches": matches,
         "rules": table_changes(table),
     }
     keep = replays is not None
-    named: list[tuple[str, dict[str, Any]]] = []
-    for mode in modes:
+    tables = [replace(table, adviser=mode) for mode in modes]
+    workers = play_here(agents, tables, workers, concurrency)
+    here = concurrency > 1 or workers <= 1  # the games are played in this process
+    start = text_counts(agents, tables)
+    for mode_table in tables:
+        since = text_counts(agents, mode_table)
         jobs = []
         orders = []
         for i in range(matches):
@@ -190,18 +204,21 @@ def three_handed(
             order = [labels[(k + rot) % 3] for k in range(3)]
             specs = [agents[(k + rot) % 3] for k in range(3)]
             orders.append(order)
-            jobs.append((specs, seed, i, replace(table, adviser=mode), opts, keep))
+            jobs.append((specs, seed, i, mode_table, opts, keep, order))
+        key = adviser_mode(mode_table)
         res = pool_map(
-            play_three_match, jobs, workers, progress, f"three-handed ({mode})",
+            play_three_match, jobs, workers, progress, f"three-handed ({key.replace('_', ' ')})",
             threads=concurrency,
         )  # fmt: skip
-        key = "adviser_on" if mode == "suggest" else "adviser_off"
+        named: list[tuple[str, dict[str, Any]]] = []
         for r, order in zip(res, orders, strict=True):
             r["order"] = order
-            named += [(f"{key}_match{r['index']:05d}", x) for x in r.pop("replays", ())]
+            named += [(f"match{r['index']:05d}", x) for x in r.pop("replays", ())]
         out[key] = _three_summary(labels, res)
-    if concurrency > 1 or workers <= 1:
-        out["text"] = text_stats(agents, table)
-    if keep:
-        out["replays"] = write_replays(replays, named)
+        if here:  # this mode's agents' figures: what they played in this mode alone
+            out[key]["text"] = text_stats(agents, mode_table, since, labels)
+        if keep:
+            out[key]["replays"] = write_replays(Path(replays) / key, named)  # type: ignore[arg-type]
+    if here:
+        out["text"] = text_stats(agents, tables, start, labels)
     return out

@@ -8,14 +8,15 @@ can), or the first move listed. Every reply says it is scripted in the response'
 ``model`` field (``scripted:...``); token counts are word counts, not a tokenizer's.
 
 Script steps: ``("reply", text)``, ``("slow", seconds, text)``, ``("status", code)``
-(an error answer; 429 carries ``Retry-After: 0``), ``("html",)`` (a 200 whose body is an
-HTML page, as a proxy in front of a dead server sends), ``("null",)`` (a completion whose
-content is ``null``), ``("length", text)`` (a reply cut at the token limit:
-``finish_reason="length"``), ``("reasoning", thought, text)`` (the thought in
-``reasoning_content``, as DeepSeek and vLLM send it). ``default`` (a function of the
-request body returning a step, or None for the scripted player) plays once the script is
-used up; ``reasoning_model=True`` answers a request that sends ``max_tokens`` or
-``temperature`` with a 400, as OpenAI's reasoning models do.
+(an error answer; 429 carries ``Retry-After: 0``; ``("status", code, error)``: with that
+``error`` object, e.g. ``{"message": ..., "code": "insufficient_quota"}``),
+``("html",)`` (a 200 whose body is an HTML page, as a proxy in front of a dead server
+sends), ``("null",)`` (a completion whose content is ``null``), ``("length", text)`` (a
+reply cut at the token limit: ``finish_reason="length"``), ``("reasoning", thought,
+text)`` (the thought in ``reasoning_content``, as DeepSeek and vLLM send it).
+``default`` (a function of the request body returning a step, or None for the scripted
+player) plays once the script is used up; ``reasoning_model=True`` answers a request that
+sends ``max_tokens`` or ``temperature`` with a 400, as OpenAI's reasoning models do.
 """
 
 from __future__ import annotations
@@ -120,7 +121,8 @@ class ScriptedServer:
                     self._answer(body, step[2])
                 elif step[0] == "status":
                     headers = {"retry-after": "0"} if step[1] == 429 else {}
-                    self._send(step[1], {"error": {"message": f"scripted {step[1]}"}}, headers)
+                    error = step[2] if len(step) > 2 else {"message": f"scripted {step[1]}"}
+                    self._send(step[1], {"error": error}, headers)
 
             def _answer(
                 self,

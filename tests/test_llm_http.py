@@ -3,9 +3,11 @@ model; tests/scripted_openai.py, 127.0.0.1 only, the real ``openai`` client) thi
 ``<think>`` blocks and in ``reasoning_content``, answers in mid-line, returns 500 always,
 returns HTML, returns ``null``, cuts replies at the token limit and refuses ``max_tokens``
 as a reasoning model does. Each is counted where it belongs: the endpoint's faults are
-retried by the transport and never counted as the model's replies; a dead endpoint stops
-the run (exit status 2, one line, nothing scored) within a minute; against a 30%-faulty
-endpoint the model's invalid rate is exactly what the server scripted as invalid."""
+retried by the transport and never counted as the model's replies; a request is failed
+when its retries failed too, and five failed requests in a row stop the run (exit status
+2, one line, nothing scored) within a minute, as a refused key, a spent quota or a model
+that does not exist do at once; a 30%-faulty endpoint finishes, five runs of five, the
+model's invalid rate exactly what the server scripted as invalid."""
 
 from __future__ import annotations
 
@@ -78,17 +80,42 @@ def test_endpoint_faults_are_the_endpoints(tmp_path: Path, fault: tuple[Any, ...
     assert len(line["faults"]) == 2 and line["move"] == "take"
 
 
-def test_a_dead_endpoint_stops_after_five_faults(tmp_path: Path) -> None:
+def test_a_dead_endpoint_stops_after_five_failed_requests(tmp_path: Path) -> None:
+    # A request is failed when its two retries failed too (three tries); the fifth failed
+    # request in a row stops the run.
     obs = _decision()
     with ScriptedServer(default=lambda body: ("status", 500)) as server:
         agent = _agent(server, tmp_path)
-        with pytest.raises(EndpointError, match="5 transport faults in a row"):
+        with pytest.raises(
+            EndpointError, match=r"5 failed requests in a row \(each tried 3 times\), the last "
+            "HTTP 500",
+        ):  # fmt: skip
             agent.act(obs)
         with pytest.raises(EndpointError):  # and stays given up: no more requests
             agent.act(obs)
-        assert len(server.requests) == 5
+        assert len(server.requests) == 15
     s = agent.stats()
     assert s["replies"] == 0 and s["fallback_moves"] == 0 and s["invalid"] == 0
+
+
+def test_a_failed_request_is_sent_again_and_a_success_resets_the_count(tmp_path: Path) -> None:
+    obs = _decision()
+    script = [("status", 500)] * 12 + [("reply", "take")] + [("status", 503)] * 12
+    script += [("reply", "pass")]
+    with ScriptedServer(script) as server:
+        agent = _agent(server, tmp_path)
+        assert agent.act(obs) == 1  # four failed requests, then the answer
+        assert agent.act(obs) == 2  # four more: the count started again
+        assert len(server.requests) == 26
+    s = agent.stats()
+    assert s["failed_requests"] == 8 and s["transport_faults"] == 24 and s["requests"] == 26
+    assert s["replies"] == 2 and s["invalid"] == 0 and s["reasks"] == 0
+    assert s["failed_request_rate"] == pytest.approx(8 / 26)
+    with ScriptedServer([("status", 500)] * 2 + [("reply", "take")]) as server:
+        agent = _agent(server, tmp_path, ",transport_retries=0,max_failures=2")
+        with pytest.raises(EndpointError, match="2 failed requests in a row"):
+            agent.act(obs)
+        assert len(server.requests) == 2
 
 
 def test_eval_against_a_dead_endpoint_exits_2_in_one_line(
@@ -111,7 +138,35 @@ def test_eval_against_a_dead_endpoint_exits_2_in_one_line(
           f"\n{err}")  # fmt: skip
     assert stop.value.code == 2 and seconds < 60
     assert len(err.splitlines()) == 1 and "stopped:" in err and "none scored" in err
+    assert err.endswith("nothing written")  # no exchange finished: no transcript line either
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_stop_says_what_it_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The endpoint dies after some games: the line names the transcript lines and replays
+    the run kept (the finished games' exchanges), and no result."""
+    lock = threading.Lock()
+    served = [0]
+
+    def dies(body: dict[str, Any]) -> tuple[Any, ...] | None:
+        with lock:
+            served[0] += 1
+            return None if served[0] <= 40 else ("status", 401)
+
+    with ScriptedServer(default=dies) as server:
+        llm = f"llm:model=dying,base_url={server.base_url},timeout=5"
+        with pytest.raises(SystemExit) as stop:
+            evaluate(
+                ["gin", "--agents", f"{llm};heuristic", "--pairs", "20", "--no-plot",
+                 "--no-progress", "--out", str(tmp_path), "--name", "d"]
+            )  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    print(f"\n{err}")
+    path = tmp_path / "d_transcript.jsonl"
+    lines = path.read_text().splitlines()
+    assert stop.value.code == 2 and "the key was refused (HTTP 401" in err
+    assert f"kept {len(lines)} transcript lines in {path}; no result written" in err
+    assert not (tmp_path / "d.json").exists() and len(lines) > 40
 
 
 def test_a_reply_cut_at_the_token_limit_is_truncated(tmp_path: Path) -> None:
@@ -155,36 +210,59 @@ def test_reasoning_models_are_called_as_they_require(tmp_path: Path) -> None:
 
 def test_refused_key_and_spent_quota_stop_at_once(tmp_path: Path) -> None:
     obs = _decision()
-    for step in (("status", 401), ("status", 403), ("status", 404)):
+    quota = {"message": "You exceeded your current quota, please check your plan.",
+             "type": "insufficient_quota", "code": "insufficient_quota"}  # fmt: skip
+    spent = {"message": "Rate limit reached", "code": "insufficient_quota"}
+    missing = {"message": "The model `m` does not exist", "code": "model_not_found"}
+    for step, why in (
+        (("status", 401), "the key was refused"),
+        (("status", 403), "the key was refused"),
+        (("status", 404), "the model or the address is unknown"),
+        (("status", 404, missing), "the model does not exist"),
+        (("status", 429, quota), "the quota is spent"),
+        (("status", 429, spent), "the quota is spent"),
+    ):
         with ScriptedServer([step]) as server:
-            with pytest.raises(EndpointError, match=f"HTTP {step[1]}"):
+            with pytest.raises(EndpointError, match=f"{why} \\(HTTP {step[1]}"):
                 _agent(server, tmp_path).act(obs)
             assert len(server.requests) == 1
+    with ScriptedServer([("status", 429)] * 2 + [("reply", "take")]) as server:
+        assert _agent(server, tmp_path).act(obs) == 1  # a rate limit alone is retried
 
 
 # -- a 30%-faulty endpoint -------------------------------------------------------------------
 _LEGAL_LINE = re.compile(r"^Legal moves: ", re.M)
+#: How long the faulty endpoint's "timeout" answer takes, and the client's timeout.
+_SLOW, _TIMEOUT = 2.5, 2
 
 
 class Faulty:
-    """The server's default: of each request, with a seeded generator, 5% HTTP 500, 3% an
-    HTML body, 2% ``null`` content (10% the endpoint's faults) and 20% an unusable reply
-    (scripted as invalid: it names no move), else the scripted player's move, said as a
-    reasoning model says it. It counts what it scripted."""
+    """The server's default: of each request, with a seeded generator, 30% the endpoint's
+    faults (12% HTTP 500, 4% HTTP 502/503, 3% no answer within the client's timeout, 6% an
+    HTML body, 5% ``null`` content) and 15% an unusable reply (scripted as invalid: it
+    names no move), else the scripted player's move, said as a reasoning model says it. It
+    counts what it scripted."""
 
     def __init__(self, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
         self.lock = threading.Lock()
-        self.counts = {"requests": 0, "faults": 0, "invalid": 0, "valid": 0}
+        self.counts = {"requests": 0, "faults": 0, "timeouts": 0, "invalid": 0, "valid": 0}
 
     def __call__(self, body: dict[str, Any]) -> tuple[Any, ...]:
         with self.lock:
             u = float(self.rng.random())
             self.counts["requests"] += 1
-            if u < 0.10:
-                self.counts["faults"] += 1
-                return ("status", 500) if u < 0.05 else ("html",) if u < 0.08 else ("null",)
             if u < 0.30:
+                self.counts["faults"] += 1
+                self.counts["timeouts"] += 0.16 <= u < 0.19
+                return (
+                    ("status", 500) if u < 0.12
+                    else ("status", 502 if u < 0.14 else 503) if u < 0.16
+                    else ("slow", _SLOW, "discard KS") if u < 0.19
+                    else ("html",) if u < 0.25
+                    else ("null",)
+                )  # fmt: skip
+            if u < 0.45:
                 self.counts["invalid"] += 1
                 return ("reply", "<think>Hmm, hard to say.</think>\nI am not sure what to do.")
             self.counts["valid"] += 1
@@ -206,26 +284,34 @@ def _wilson(k: int, n: int) -> tuple[float, float]:
     return mid - half, mid + half
 
 
-def test_a_30_percent_faulty_endpoint_is_counted_where_it_belongs() -> None:
-    faulty = Faulty(seed=7)
+@pytest.mark.parametrize("run", range(5))
+def test_a_30_percent_faulty_endpoint_finishes_and_is_counted_where_it_belongs(run: int) -> None:
+    """Five runs at the default transport settings (two retries a request, five failed
+    requests in a row to stop; only the back-off is shortened, and the timeout, for a fast
+    test) all finish, and the model's counts are the server's: its invalid replies, its
+    replies, the requests and the transport faults."""
+    faulty = Faulty(seed=100 + run)
     with ScriptedServer(default=faulty) as server:
-        llm = f"llm:model=faulty,base_url={server.base_url},timeout=5,backoff=0.01"
-        r = gin_duplicate(llm, "heuristic", 8, seed=1, workers=1, progress=False, concurrency=4)
-    t = r["text"][llm]
+        llm = f"llm:model=faulty,base_url={server.base_url},timeout={_TIMEOUT},backoff=0"
+        r = gin_duplicate(llm, "heuristic", 3, seed=run, progress=False, concurrency=3)
+    t = r["text"]["faulty"]
     c = faulty.counts
     answered = c["valid"] + c["invalid"]
     scripted = c["invalid"] / answered
     lo, hi = _wilson(c["invalid"], answered)
     print(
-        f"\n30%-faulty endpoint: server scripted {c['requests']} requests, {c['faults']} "
-        f"faults ({c['faults'] / c['requests']:.1%}), {c['invalid']} invalid of {answered} "
-        f"answers = {scripted:.1%} [{lo:.1%}, {hi:.1%}]; the model's invalid rate "
-        f"{t['invalid_rate']:.1%} {[round(x, 3) for x in t['invalid_rate_ci95']]} "
-        f"({t['invalid']:.0f} of {t['replies']:.0f} replies), transport faults "
-        f"{t['transport_fault_rate']:.1%} of {t['requests']:.0f} requests, fallback moves "
-        f"{t['fallback_rate']:.1%} of {t['decisions']:.0f} decisions"
+        f"\n30%-faulty endpoint, run {run}: the server scripted {c['requests']} requests, "
+        f"{c['faults']} faults ({c['faults'] / c['requests']:.1%}, {c['timeouts']} timeouts), "
+        f"{c['invalid']} invalid of {answered} answers = {scripted:.1%} [{lo:.1%}, {hi:.1%}]; "
+        f"the model's invalid rate {t['invalid_rate']:.1%} "
+        f"{[round(x, 3) for x in t['invalid_rate_ci95']]} ({t['invalid']:.0f} of "
+        f"{t['replies']:.0f} replies), transport faults {t['transport_fault_rate']:.1%} of "
+        f"{t['requests']:.0f} requests, {t['failed_requests']:.0f} failed requests, fallback "
+        f"moves {t['fallback_rate']:.1%} of {t['decisions']:.0f} decisions"
     )
+    assert r["n_hands"] == 6  # finished: every game played
     assert t["requests"] == c["requests"] and t["transport_faults"] == c["faults"]
+    assert t["timeouts"] == c["timeouts"]
     assert t["replies"] == answered and t["invalid"] == c["invalid"]
     assert t["invalid_rate"] == pytest.approx(scripted)
     assert lo <= t["invalid_rate"] <= hi
@@ -238,18 +324,27 @@ def test_transcript_lines_join_to_their_games_under_concurrency(tmp_path: Path) 
             f"llm:model=s,base_url={server.base_url},timeout=5,transcript={path},"
             "price_in=2.5,price_out=10"
         )
-        r = gin_duplicate(llm, "simple", 3, seed=4, workers=1, progress=False, concurrency=3)
+        r = gin_duplicate(
+            llm, "simple", 3, seed=4, workers=1, progress=False, concurrency=3,
+            replays=tmp_path / "replays",
+        )  # fmt: skip
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     moves = [x for x in lines if x.get("kind") == "move"]
-    assert len(moves) == r["text"][llm]["decisions"]
-    keys = {(x["game_index"], x["hand"]) for x in moves}
-    assert keys == {(i, h) for i in range(3) for h in (0, 1)}
+    assert len(moves) == r["text"]["s"]["decisions"]
+    keys = {(x["game_index"], x["replay"]) for x in moves}
+    assert keys == {(i, f"deal{i:05d}_{h}") for i in range(3) for h in "ab"}
+    heads = [x for x in lines if "system" in x]
+    assert sorted(x["replay"] for x in heads) == sorted(x[1] for x in keys)  # once a game
     for x in moves:
-        assert x["run"] and x["seed"] == 4 and x["design"] == "gin" and x["role"]
-        assert llm in x["seats"].values() and x["decision"] >= 1 and x["cost"] > 0
-    t = r["text"][llm]
+        replay = json.loads((tmp_path / "replays" / f"{x['replay']}.json").read_text())
+        assert x["seed"] == replay["seed"] and x["eval_seed"] == 4 and x["hand"] == 0
+        assert replay["agents"][x["seat"]] == x["seats"][x["seat"]] == "s"
+        assert x["run"] and x["design"] == "gin" and x["role"]
+        assert x["decision"] >= 1 and x["cost"] > 0
+    t = r["text"]["s"]
     assert t["games"] == 6 and t["cost_per_game"] == pytest.approx(t["cost"] / 6)
     assert t["cost"] == pytest.approx(sum(x["cost"] for x in moves))
+    assert r["specs"]["s"] == llm
 
 
 class Styles:
@@ -279,7 +374,7 @@ def test_a_model_that_varies_its_phrasing_loses_no_move() -> None:
     with ScriptedServer(default=styles) as server:
         llm = f"llm:model=styles,base_url={server.base_url},timeout=5"
         r = gin_duplicate(llm, "simple", 3, seed=2, workers=1, progress=False, concurrency=3)
-    t = r["text"][llm]
+    t = r["text"]["styles"]
     assert t["decisions"] > 50 and t["invalid"] == 0 and t["fallback_moves"] == 0
 
 

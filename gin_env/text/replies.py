@@ -271,8 +271,8 @@ def _tokens(text: str) -> list[tuple[str, int]]:
     for m in _TOKEN.finditer(text):
         if m.group("w") is not None:
             word = m.group("w").lower().replace("’", "'")
-            rank = _RANK_WORD.get(word)
-            out.append(("<rank>", -2 - rank) if rank is not None else (word, -1))
+            alone = _RANK_WORD.get(word)
+            out.append(("<rank>", -2 - alone) if alone is not None else (word, -1))
         elif m.group("n") is not None:
             out.append(("<rank>", -2 - _RANK_OF[m.group("n")]))
         elif m.group("b") is not None:
