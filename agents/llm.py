@@ -329,8 +329,9 @@ class _WordsPlayer:
 
     def _seat(
         self, observation: Mapping[str, Any], view: SeatView | None = None
-    ) -> tuple[Rulebook, str, list[int], bool, str]:
-        """The seat's table, its text, its legal moves, whether it advises, its role: from
+    ) -> tuple[Rulebook, str, list[int], bool, str, int | None]:
+        """The seat's table, its text, its legal moves, whether it advises, its role and the
+        card a take would take: from
         its seat ``view`` when the loop hands it one (the table's own rules, the pile in
         order, the score sheet), else from what its observation holds."""
         if view is not None:
@@ -344,7 +345,7 @@ class _WordsPlayer:
             raise ValueError("the action mask has no legal action: this agent is not to act")
         advising = seat.family == "gin" and seat.advising
         role = seat.role if seat.family == "gin" else "player"
-        return table, describe(seat, table), legal, advising, role
+        return table, describe(seat, table), legal, advising, role, seat.upcard
 
     def system(self, table: Rulebook) -> str:
         return arena_system_prompt(table) if self.protocol == "arena" else system_prompt(table)
@@ -359,7 +360,7 @@ class _WordsPlayer:
         rng: np.random.Generator | None = None,
         view: SeatView | None = None,
     ) -> int:
-        table, prompt, legal, advising, role = self._seat(observation, view)
+        table, prompt, legal, advising, role, top = self._seat(observation, view)
         if self.protocol == "arena":
             prompt = _arena_prompt(prompt)
         with self._lock:
@@ -376,7 +377,7 @@ class _WordsPlayer:
         unusable = 0
         while True:
             done = self._ask(table, history, observation)
-            move, refusal = self._read(done, legal, table.game, advising)
+            move, refusal = self._read(done, legal, table.game, advising, top)
             if move is not None:
                 self._record(table, history, done, move, None, unusable, where, "move")
                 self._keep(where, [*history, {"role": "assistant", "content": done.text}])
@@ -408,14 +409,14 @@ class _WordsPlayer:
             return move
 
     def _read(
-        self, done: Completion, legal: list[int], game: str, advising: bool
+        self, done: Completion, legal: list[int], game: str, advising: bool, top: int | None
     ) -> tuple[int | None, ReplyError | None]:
         """The move a reply names, or why it is unusable (a :class:`ReplyError`: its type
         says the kind, its ``reason`` and ``legal_moves`` the rest)."""
         if done.truncated:
             return None, TruncatedReplyError("the reply was cut at the token limit")
         try:
-            reading = read_reply(done.text, legal, game)
+            reading = read_reply(done.text, legal, game, top)
         except ReplyError as err:
             if advising and self.protocol == "words" and A.NO_ADVICE in legal:
                 if isinstance(err, NO_MOVE_NAMED):
