@@ -64,8 +64,9 @@ from gin_env.config import GinConfig, RummyConfig, ThreeHandedConfig
 from gin_env.config import Table as GameTable
 from gin_env.seat_view import SeatView
 from gin_env.text import Rulebook, facts, game_of, move_words, rules_in_brief, table_of
-from gin_env.text.replies import NO_MOVE_NAMED, ReplyError, read_reply
+from gin_env.text.replies import NO_MOVE_NAMED, ReplyContext, ReplyError, read_reply
 from gin_env.text.unusable import UnusablePolicy
+from gin_env.text.views import reply_context
 from gin_env.text.words import card_name, describe
 
 __all__ = [
@@ -329,9 +330,9 @@ class _WordsPlayer:
 
     def _seat(
         self, observation: Mapping[str, Any], view: SeatView | None = None
-    ) -> tuple[Rulebook, str, list[int], bool, str, int | None]:
-        """The seat's table, its text, its legal moves, whether it advises, its role and the
-        card a take would take: from
+    ) -> tuple[Rulebook, str, list[int], bool, str, ReplyContext]:
+        """The seat's table, its text, its legal moves, whether it advises, its role and what
+        a reply may point at (:class:`~gin_env.text.replies.ReplyContext`): from
         its seat ``view`` when the loop hands it one (the table's own rules, the pile in
         order, the score sheet), else from what its observation holds."""
         if view is not None:
@@ -345,7 +346,7 @@ class _WordsPlayer:
             raise ValueError("the action mask has no legal action: this agent is not to act")
         advising = seat.family == "gin" and seat.advising
         role = seat.role if seat.family == "gin" else "player"
-        return table, describe(seat, table), legal, advising, role, seat.upcard
+        return table, describe(seat, table), legal, advising, role, reply_context(seat)
 
     def system(self, table: Rulebook) -> str:
         return arena_system_prompt(table) if self.protocol == "arena" else system_prompt(table)
@@ -360,7 +361,7 @@ class _WordsPlayer:
         rng: np.random.Generator | None = None,
         view: SeatView | None = None,
     ) -> int:
-        table, prompt, legal, advising, role, top = self._seat(observation, view)
+        table, prompt, legal, advising, role, context = self._seat(observation, view)
         if self.protocol == "arena":
             prompt = _arena_prompt(prompt)
         with self._lock:
@@ -377,7 +378,7 @@ class _WordsPlayer:
         unusable = 0
         while True:
             done = self._ask(table, history, observation)
-            move, refusal = self._read(done, legal, table.game, advising, top)
+            move, refusal = self._read(done, legal, table.game, advising, context)
             if move is not None:
                 self._record(table, history, done, move, None, unusable, where, "move")
                 self._keep(where, [*history, {"role": "assistant", "content": done.text}])
@@ -409,14 +410,19 @@ class _WordsPlayer:
             return move
 
     def _read(
-        self, done: Completion, legal: list[int], game: str, advising: bool, top: int | None
+        self,
+        done: Completion,
+        legal: list[int],
+        game: str,
+        advising: bool,
+        context: ReplyContext,
     ) -> tuple[int | None, ReplyError | None]:
         """The move a reply names, or why it is unusable (a :class:`ReplyError`: its type
         says the kind, its ``reason`` and ``legal_moves`` the rest)."""
         if done.truncated:
             return None, TruncatedReplyError("the reply was cut at the token limit")
         try:
-            reading = read_reply(done.text, legal, game, top)
+            reading = read_reply(done.text, legal, game, context)
         except ReplyError as err:
             if advising and self.protocol == "words" and A.NO_ADVICE in legal:
                 if isinstance(err, NO_MOVE_NAMED):

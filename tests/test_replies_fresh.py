@@ -16,7 +16,7 @@ import pytest
 from gin_env import actions as A
 from gin_env import rummy_actions as R
 from gin_env.cards import parse_card, parse_cards
-from gin_env.text.replies import ReplyError, parse_advice, parse_reply
+from gin_env.text.replies import ReplyContext, ReplyError, parse_advice, parse_reply
 from gin_env.text.words import move_words
 
 DATA = Path(__file__).parent / "data"
@@ -29,23 +29,33 @@ def _load(path: Path) -> list[dict]:
 
 
 _TOP = re.compile(r"^(?:Upcard|Top of the discard pile): (\w\w)\.|^Discard pile.*?(\w\w)\.$", re.M)
+_HAND_LINE = re.compile(r"^(?:Your|The captain's) hand \(\d+ cards\): ([\w ]+)$", re.M)
+_SUGGESTION = re.compile(r"^Your adviser suggests: (.+)\.$", re.M)
 
 
-def top_of(prompt: str) -> int | None:
-    """The card a take would take, as the prompt shows it (the env knows it too)."""
-    m = _TOP.search(prompt)
-    return parse_card(m.group(1) or m.group(2)) if m else None
+def context_of(prompt: str, game: str) -> ReplyContext:
+    """What the seat sees that a reply may point at, read off its prompt (the env takes it
+    from the seat's view: ``gin_env.text.views.reply_context``)."""
+    top, hand, said = _TOP.search(prompt), _HAND_LINE.search(prompt), _SUGGESTION.search(prompt)
+    suggestion = None
+    if said and said.group(1) != "no advice":
+        suggestion = A.parse_action(said.group(1))
+    return ReplyContext(
+        top=parse_card(top.group(1) or top.group(2)) if top else None,
+        hand=tuple(parse_cards(hand.group(1))) if hand else None,
+        suggestion=suggestion,
+    )
 
 
 def read(state: dict, reply: str) -> str:
     """The reply's move in words as the game reads it, or "refuse"."""
     game, legal = state["game"], state["legal_ids"]
-    top = top_of(state["prompt"]) if "prompt" in state else None
+    context = context_of(state["prompt"], game) if "prompt" in state else None
     try:
         if state["kind"] == "advice":
-            move = parse_advice(reply, legal, top)
+            move = parse_advice(reply, legal, context)
         else:
-            move = parse_reply(reply, legal, game, top)
+            move = parse_reply(reply, legal, game, context)
     except ReplyError:
         return "refuse"
     return move_words(move, game)

@@ -15,9 +15,9 @@ from gin_env import games
 from gin_env.aec_tools import StatePickle
 from gin_env.config import check_choice, check_int
 from gin_env.encoding import OBS_SLICES
-from gin_env.text.replies import ReplyError, parse_advice, parse_reply, sanitize
+from gin_env.text.replies import ReplyContext, ReplyError, parse_advice, parse_reply, sanitize
 from gin_env.text.unusable import ON_INVALID, UnusablePolicy
-from gin_env.text.views import table_of
+from gin_env.text.views import reply_context, table_of
 from gin_env.text.words import describe, move_words
 
 __all__ = ["raw_env", "env", "SeatText", "ON_INVALID", "CHARSET", "OBSERVATION_CHARS"]
@@ -161,12 +161,18 @@ class raw_env(StatePickle, AECEnv, EzPickle):  # noqa: N801 - PettingZoo's namin
         legal = np.flatnonzero(numeric["action_mask"]).tolist()
         advising = self.game == "three_handed" and bool(numeric["observation"][_ADVISING] > 0.5)
         reply = action
-        top = self.inner.table_state.top_discard  # a take that names another card is refused
+        index = self.possible_agents.index(agent)
+
+        def context() -> ReplyContext:
+            """What the reply may point at ("take the 7H", "discard the king"): made only
+            when the reply is not a strict move."""
+            return reply_context(self.inner.table_state.view(index))
+
         try:
             if advising:
-                move = parse_advice(reply, legal, top)
+                move = parse_advice(reply, legal, context)
             else:
-                move = parse_reply(reply, legal, self.game, top)
+                move = parse_reply(reply, legal, self.game, context)
         except ReplyError as err:
             self._refused(
                 agent, str(reply) if isinstance(reply, str) else repr(reply), str(err), legal

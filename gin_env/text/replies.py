@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -70,6 +70,8 @@ __all__ = [
     "EmptyAnswerError",
     "TooLongReplyError",
     "NoMoveFoundError",
+    "SetAsideError",
+    "ReplyContext",
     "AmbiguousReplyError",
     "IllegalMoveError",
     "NO_MOVE_NAMED",
@@ -145,6 +147,14 @@ class NoMoveFoundError(ReplyError):
     kind = "no-move"
 
 
+class SetAsideError(ReplyError):
+    """The reply names moves only as ones it does not play now (negated, deferred,
+    hypothetical, conditional, asked): it is asked again (an adviser's too: "Don't take
+    the TS" is not "no advice")."""
+
+    kind = "set-aside"
+
+
 class AmbiguousReplyError(ReplyError):
     """The reply names more than one move."""
 
@@ -211,17 +221,20 @@ _FILLER = frozenset(
     )
 )
 _DISCARD_VERBS = frozenset(
-    ("discard", "discards", "discarding", "throw", "throwing", "dump", "toss", "drop", "rid")
-)
+    ("discard", "discards", "discarding", "throw", "throwing", "dump", "dumping", "toss",
+     "tossing", "drop", "dropping", "rid", "ditch", "ditching", "shed", "shedding", "chuck")
+)  # fmt: skip
 _DRAW_WORDS = frozenset(("draw", "draws", "drawing"))
-_TAKE_WORDS = frozenset(("take", "takes", "taking", "pick", "picking"))
+_TAKE_WORDS = frozenset(("take", "takes", "taking", "pick", "picking", "grab", "grabbing"))
 _PILE_WORDS = frozenset(("pile", "upcard", "discard", "discards"))
 _STOCK_WORDS = frozenset(("stock", "deck"))
 _PASS_WORDS = frozenset(("pass", "passes", "passing", "decline", "declines"))
 _CARD_VERBS = _DISCARD_VERBS | {"knock", "meld", "off", "gin", "the", "suggest"}
 _VERB_REACH = 4  # words between a verb and its card ("knock by discarding the 3C")
 #: Boundary tokens: a sentence ends (``.``), a question ends (``?``), a clause pauses (``,``).
-_END, _ASK, _PAUSE = "<.>", "<?>", "<,>"
+_END, _ASK, _PAUSE, _COLON = "<.>", "<?>", "<,>", "<:>"
+#: The tokens that end a sentence (a colon ends what its label says: "Runner-up: ...").
+_ENDS = (_END, _ASK, _COLON)
 #: Words that, after a pause, start a new clause whose moves the words before do not govern.
 _NEW_CLAUSE = frozenset(
     ("so", "but", "instead", "therefore", "thus", "hence", "however", "though", "although",
@@ -235,7 +248,7 @@ _NOT_THE_NEXT_MOVE = frozenset(
      "would", "could", "might", "considered", "consider", "considering", "contemplated",
      "tempted", "suggests", "suggested", "says", "said", "recommends", "recommended",
      "advises", "advised", "proposes", "proposed", "wants", "wanted", "whether", "after",
-     "before", "eventually", "soon", "someday")
+     "before", "eventually", "soon", "someday", "normally", "usually", "ordinarily")
 )  # fmt: skip
 #: Words after which the rest of the sentence is not the answer: a condition, a fallback.
 _NOT_THE_REST = frozenset(
@@ -271,13 +284,16 @@ def _tokens(text: str) -> list[tuple[str, int]]:
     for m in _TOKEN.finditer(text):
         if m.group("w") is not None:
             word = m.group("w").lower().replace("’", "'")
+            word = _TYPO.get(word, word)
             alone = _RANK_WORD.get(word)
             out.append(("<rank>", -2 - alone) if alone is not None else (word, -1))
         elif m.group("n") is not None:
             out.append(("<rank>", -2 - _RANK_OF[m.group("n")]))
         elif m.group("b") is not None:
             b = m.group("b")
-            out.append((_PAUSE if b in ",:" else _ASK if b == "?" else _END, -1))
+            out.append(
+                (_PAUSE if b == "," else _ASK if b == "?" else _COLON if b == ":" else _END, -1)
+            )
         elif m.group("lr") is not None:
             rank, suit = m.group("lr").lower(), m.group("ls")[0].lower()
             out.append(("<card>", _RANK_OF[rank] + 13 * _SUIT_OF[suit]))
@@ -294,7 +310,26 @@ def _tokens(text: str) -> list[tuple[str, int]]:
 
 
 #: Words before a number that make "8s" the eights, not the eight of spades.
-_COUNTS = frozenset(("<rank>", "all", "both", "three", "four", "two"))
+_COUNTS = frozenset(("<rank>", "all", "both", "the", "my", "your", "those", "these"))
+
+
+def _typos(word: str) -> set[str]:
+    """The misspellings of a move's verb read as it: two letters swapped, and for longer
+    verbs one letter missing (and for "discard", one wrong); none an English word."""
+    out = {word[:k] + word[k + 1] + word[k] + word[k + 2 :] for k in range(len(word) - 1)}
+    if len(word) >= 5:
+        out |= {word[:k] + word[k + 1 :] for k in range(len(word))}
+    if len(word) >= 7:
+        out |= {
+            word[:k] + c + word[k + 1 :]
+            for k in range(len(word))
+            for c in "abcdefghijklmnopqrstuvwxyz"
+        }
+    return out - {word, "nock", "disc", "discord"}
+
+
+#: A misspelt verb, read as the verb ("tkae", "discrad", "discart").
+_TYPO = {t: w for w in ("discard", "take", "draw", "knock", "pass", "meld") for t in _typos(w)}
 
 
 def _last_word(tokens: list[tuple[str, int]]) -> str:
@@ -312,7 +347,9 @@ def _next_cards(
     for word, card in tokens[i + 1 : i + 1 + reach + 12]:
         if card >= 0:
             (offered if alt else cards).append(card)
-        elif word in (_END, _ASK):
+        elif word == _COLON and not cards:
+            continue  # "discard: 4S"
+        elif word in _ENDS:
             break
         elif cards and word == "or":
             alt = True
@@ -339,6 +376,7 @@ Mention = tuple[str, int]
 #: 5S, then discard KH"); offered as an equal ("or"); or set aside (negated, deferred,
 #: hypothetical, conditional, a fallback, a question, reported, retracted).
 ANSWER, LATER, OFFERED, ASIDE = "answer", "later", "offered", "aside"
+FIRST = "first"  # a move after "after" in a sentence that named another move before it
 #: Words that name a move: a negation before one of them is spent on it.
 _MOVE_WORDS = (
     _DISCARD_VERBS
@@ -363,10 +401,10 @@ def _standing(toks: list[tuple[str, int]], i: int, j: int) -> str:
     """How the move whose verb is ``toks[i]`` (its last card ``toks[j]``) stands."""
     words = [w for w, _ in toks]
     start = i
-    while start > 0 and words[start - 1] not in (_END, _ASK):
+    while start > 0 and words[start - 1] not in _ENDS:
         start -= 1
     end = j + 1
-    while end < len(words) and words[end] not in (_END, _ASK):
+    while end < len(words) and words[end] not in _ENDS:
         end += 1
     if end < len(words) and words[end] == _ASK:
         return ASIDE  # a question ("Knock 4C? No.")
@@ -379,6 +417,12 @@ def _standing(toks: list[tuple[str, int]], i: int, j: int) -> str:
     before = [w for w in words[clause:i] if w != _PAUSE]
     if any(w in _NOT_THE_REST for w in before):
         return ASIDE
+    if start > 0 and words[start - 1] == _COLON:
+        label = words[max(0, start - 4) : start - 1]
+        if any(w in _NOT_THE_REST or w in _ADVISER_NAMES for w in label):
+            return ASIDE  # "Runner-up: knock 2S", "Adviser: knock 2S"
+    if "after" in before[-2:] and any(w in _MOVE_WORDS for w in words[start : i - 2]):
+        return FIRST  # "discard 3H after laying off 6D": the lay-off comes first
     near = before[-_REACH_BEFORE:]
     spent = max((k for k, w in enumerate(near) if w in _MOVE_WORDS), default=-1)
     rest = words[i:end]
@@ -387,7 +431,7 @@ def _standing(toks: list[tuple[str, int]], i: int, j: int) -> str:
             continue  # a negation before an earlier move is spent on it
         if w in _NOT_THE_NEXT_MOVE and not _meant_anyway(near, k, rest):
             return ASIDE
-        if w == "no" and k + 1 < len(near) and near[k + 1] in _NO_BEFORE:
+        if w == "no" and (k + 1 == len(near) or near[k + 1] in _NO_BEFORE):
             return ASIDE
         if w in _WISH and "but" in rest:
             return ASIDE
@@ -398,7 +442,7 @@ def _standing(toks: list[tuple[str, int]], i: int, j: int) -> str:
         return ASIDE
     if after[:2] in (["is", "not"], ["was", "not"], ["is", "too"], ["seems", "too"]):
         return ASIDE
-    if "or" in before[-2:] or "either" in before:
+    if "or" in before[-2:] or ("either" in before and "or" in words[start:end]):
         return OFFERED
     if any(w in _LATER_WORDS for w in before[-3:]) or before[-2:] == ["after", "that"]:
         return LATER
@@ -438,6 +482,8 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
     content = [t for t in toks if t[0] not in _FILLER and t[0] not in (_END, _PAUSE)]
     if len(content) == 1 and content[0][1] >= 0:
         return [(("id", discard_base + content[0][1]), ANSWER)]
+    if len(content) == 1 and content[0][0] == "<rank>":
+        return [(("rank", -2 - content[0][1]), ANSWER)]  # "The nine."
 
     def add(mention: Mention, i: int, j: int) -> None:
         found.append((mention, _standing(toks, i, j), i))
@@ -492,7 +538,9 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
             else:
                 cards, offered, j = cards_after(i, _VERB_REACH + 1)
                 if not cards:
-                    add(("knock", -1), i, i)
+                    cards = _lone_card_before(toks, i)  # "Eight of clubs, knocking."
+                if not cards:
+                    add(("gin" if word == "gin" else "knock", -1), i, i)
                 for c in cards:
                     add(("id", A.KNOCK + c), i, j)
                 for c in offered:
@@ -502,8 +550,12 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
         elif word in _DRAW_WORDS:
             if prev == "a":
                 continue  # "the hand is a draw"
-            pile = any(w in _PILE_WORDS for w in words[i + 1 : i + 5])
-            add(("take", _card_taken(toks, i)) if pile else ("id", A.DRAW_STOCK), i, i)
+            pile = _names_the_pile(toks, i)
+            if pile:
+                card, j = _card_taken(toks, i)
+                add(("take", card), i, j)
+            else:
+                add(("id", A.DRAW_STOCK), i, i)
         elif (
             word == "stock"
             and (prev == "from" or words[max(0, i - 2) : i] == ["from", "the"] or len(content) < 3)
@@ -517,6 +569,9 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
         elif word in _TAKE_WORDS:
             if word in ("pick", "picking") and nxt != ["up"]:
                 continue
+            if _ADVISER_WORDS.intersection(words[i + 1 : i + 4]):
+                add(("suggestion", -1), i, i)  # "I'll take my adviser's suggestion"
+                continue
             if (
                 nxt
                 and nxt[0] in _TAKE_IDIOM
@@ -524,7 +579,11 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
             ):
                 continue  # "take the risk", "take a look"
             stock = any(w in _STOCK_WORDS for w in words[i + 1 : i + 7])
-            add(("id", A.DRAW_STOCK) if stock else ("take", _card_taken(toks, i)), i, i)
+            if stock:
+                add(("id", A.DRAW_STOCK), i, i)
+            else:
+                card, j = _card_taken(toks, i)
+                add(("take", card), i, j)
         elif not rummy and word in _PASS_WORDS:
             add(("id", A.PASS), i, i)
         elif not rummy and (
@@ -532,6 +591,53 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
             or (word == "no" and nxt in (["advice"], ["suggestion"]))
         ):
             found.append((("id", A.NO_ADVICE), ANSWER, i))
+        elif word == "<card>" and not any(w in _MOVE_WORDS for w in words[max(0, i - 4) : i]):
+            then = words[i + 1 : i + 3]
+            if then[:1] in (["goes"], ["out"], ["away"]) or then == ["face", "down"]:
+                add(("id", discard_base + toks[i][1]), i, i)  # "8C face down", "KC goes"
+            elif (
+                rummy
+                and then[:1] in (["on"], ["onto"])
+                and (
+                    _MELD_WORDS.intersection(words[i + 2 : i + 7])
+                    or _plural_rank(toks, i + 2, i + 7)
+                )
+            ):
+                rest = words[i + 2 : i + 7]
+                where = (
+                    1
+                    if "set" in rest or _plural_rank(toks, i + 2, i + 7)
+                    else 2
+                    if "run" in rest
+                    else 0
+                )
+                add(("lay off", toks[i][1] * 4 + where), i, i)  # "6D on the set"
+        elif word in ("prefer", "choose", "choosing", "pick") or (word == "with" and prev == "go"):
+            if nxt in (["up"], ["to"]):
+                continue
+            if words[i + 1 : i + 4] and _ADVISER_WORDS.intersection(words[i + 1 : i + 4]):
+                add(("suggestion", -1), i, i)  # "I'll go with the adviser"
+                continue
+            cards, _, j = cards_after(i, 2)
+            for c in cards[:1] if len(cards) == 1 else cards:
+                add(("id", discard_base + c), i, j)
+        elif word in (
+            "follow",
+            "following",
+            "agree",
+            "accept",
+            "trust",
+        ) and _ADVISER_WORDS.intersection(words[i + 1 : i + 5]):
+            add(("suggestion", -1), i, i)  # "I'll follow my adviser's suggestion"
+        elif not rummy and word == "let" and words[i + 1 : i + 3] in (["it", "go"], ["it", "pass"]):
+            add(("id", A.PASS), i, i)
+        elif rummy and word in ("extend", "extending") and "with" in words[i + 1 : i + 8]:
+            k = i + 1 + words[i + 1 : i + 8].index("with")
+            cards, _, j = cards_after(k, 2)
+            rest = words[i + 1 : k]
+            where = 1 if "set" in rest else 2 if "run" in rest else 0
+            for c in cards:
+                add(("lay off", c * 4 + where), i, j)
         elif word in ("put", "place", "placing", "putting", "add", "adding"):
             cards, offered, j = cards_after(i, 3)
             then = words[j + 1 : j + 5]
@@ -548,7 +654,7 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
                 for c in cards:
                     add(("lay off", c * 4 + where), i, j)
         elif rummy and (
-            word in ("meld", "melds", "melding") or (word == "lay" and nxt == ["down"])
+            word in ("meld", "melds", "melding") or (word in ("lay", "laying") and nxt == ["down"])
         ):
             cards, _, j = cards_after(i, _VERB_REACH + 1)
             if len(cards) >= 3:
@@ -561,10 +667,13 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
                     add(("meld rank", ranks[-1]), i, i)  # "lay down the three eights"
         elif rummy and (
             word in ("layoff", "lay-off")
-            or (word == "lay" and (nxt == ["off"] or words[i + 1 : i + 3] == ["it", "off"]))
+            or (
+                word in ("lay", "laying")
+                and (nxt == ["off"] or words[i + 1 : i + 3] == ["it", "off"])
+            )
         ):
             pronoun = words[i + 1 : i + 2] == ["it"]  # "lay it off": the card named before
-            cards, offered, j = cards_after(i - pronoun + (word == "lay"), _VERB_REACH + 1)
+            cards, offered, j = cards_after(i - pronoun + (word != "layoff"), _VERB_REACH + 1)
             if cards:
                 rest = words[i + 1 : i + 9]
                 where = 1 if "set" in rest else 2 if "run" in rest else 0
@@ -578,19 +687,71 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
             if words[k] == "or" and toks[k - 1][1] >= 0 and toks[k + 1][1] >= 0:
                 return [(("id", discard_base + toks[k + d][1]), OFFERED) for d in (-1, 1)]
     retracted = max((k for k in range(len(words)) if _retracts(words, k)), default=-1)
+    if any(how == FIRST for _, how, _ in found):
+        # "X after Y": Y is the turn's first step, X (before it in the sentence) a later one.
+        firsts = [i for _, how, i in found if how == FIRST]
+        found = [
+            (
+                m,
+                LATER
+                if how == ANSWER and any(_same_sentence(words, i, f) for f in firsts)
+                else how,
+                i,
+            )
+            for m, how, i in found
+        ]
+        found = [(m, ANSWER if how == FIRST else how, i) for m, how, i in found]
     return [(m, ASIDE if i < retracted else how) for m, how, i in found]
 
 
-def _card_taken(toks: list[tuple[str, int]], i: int) -> int:
+def _same_sentence(words: list[str], a: int, b: int) -> bool:
+    lo, hi = min(a, b), max(a, b)
+    return a < b and not any(w in _ENDS for w in words[lo:hi])
+
+
+def _names_the_pile(toks: list[tuple[str, int]], i: int) -> bool:
+    """Whether the draw at ``toks[i]`` is from the pile ("draw from the discard pile"), not
+    the stock ("draw, then discard KS")."""
+    for k in range(i + 1, min(i + 5, len(toks))):
+        w = toks[k][0]
+        if w in (_END, _ASK, _PAUSE, "or", "then", "and"):
+            return False
+        if w in _PILE_WORDS and not (k + 1 < len(toks) and toks[k + 1][0] in ("<card>", "<rank>")):
+            return True
+    return False
+
+
+def _lone_card_before(toks: list[tuple[str, int]], i: int) -> list[int]:
+    """The one card named before ``toks[i]`` in its sentence or the one before it ("8C face
+    down, knock!"), or none when there are more."""
+    cards: set[int] = set()
+    ends = 0
+    for k in range(i - 1, -1, -1):
+        w, c = toks[k]
+        if w in (_END, _ASK):
+            ends += 1
+            if ends == 2 or cards:
+                break
+        elif c >= 0:
+            cards.add(c)
+    return list(cards) if len(cards) == 1 else []
+
+
+def _plural_rank(toks: list[tuple[str, int]], a: int, b: int) -> bool:
+    """Whether a rank is said among ``toks[a:b]`` ("on the sixes": a set)."""
+    return any(w == "<rank>" for w, _ in toks[a:b])
+
+
+def _card_taken(toks: list[tuple[str, int]], i: int) -> tuple[int, int]:
     """The card named with a take at ``toks[i]`` ("take the 7H", "draw from the discard
-    pile (the JS)"), or -1."""
+    pile (the JS)") and its index, or ``(-1, i)``."""
     for k in range(i + 1, min(i + 9, len(toks))):
         w, c = toks[k]
         if c >= 0:
-            return c
+            return c, k
         if w in (_END, _ASK) or (w in _ENDS_A_SEARCH and toks[k + 1 : k + 2] != [("pile", -1)]):
-            return -1
-    return -1
+            return -1, i
+    return -1, i
 
 
 def _retracts(words: list[str], k: int) -> bool:
@@ -601,7 +762,9 @@ def _retracts(words: list[str], k: int) -> bool:
     if w == "wait":
         return not after or after[0] not in ("for", "until", "to", "and")
     if w == "actually":
-        return bool(after) and after[0] in ("no", "not", "scratch", "wait")
+        return bool(after) and after[0] in (
+            "no", "not", "scratch", "wait", "let's", "let", "i'll", "better", "on", "hmm", "i",
+        )  # fmt: skip
     if w == "scratch":
         return after[:1] == ["that"]
     if w == "hold":
@@ -609,7 +772,7 @@ def _retracts(words: list[str], k: int) -> bool:
     if w == "second":
         return after[:1] in (["thought"], ["thoughts"])
     if w == "no":
-        starts = k == 0 or words[k - 1] in (_END, _ASK)
+        starts = k == 0 or words[k - 1] in _ENDS
         return starts and words[k + 1 : k + 2] in ([_PAUSE], [_END], [])
     return w == "correction"
 
@@ -621,8 +784,9 @@ _NO_BEFORE = frozenset(
 )  # fmt: skip
 #: Words before "gin" that make it a goal, not a knock ("going for gin").
 _GOAL_BEFORE = frozenset(
-    ("for", "towards", "toward", "to", "at", "near", "of", "a", "from", "chasing", "chase")
-)
+    ("for", "towards", "toward", "to", "at", "near", "of", "a", "from", "chasing", "chase",
+     "want", "wants", "need", "needs", "hoping", "hope", "make", "making", "build", "building")
+)  # fmt: skip
 #: Words after "gin"/"knock" that make it a noun ("the knock limit", "gin bonus").
 _NOUN_AFTER = frozenset(
     (
@@ -652,21 +816,50 @@ _KNOCK_NOUN_BEFORE = frozenset(
      "low", "lowest", "best", "worst", "hypothetical", "premature")
 )  # fmt: skip
 #: Words between a verb and a rank said alone ("discard your king").
-_BEFORE_A_RANK = frozenset(("the", "your", "my", "that", "this", "lone", "loose", "single"))
+_BEFORE_A_RANK = frozenset(
+    ("the", "your", "my", "that", "this", "lone", "loose", "single", "of", "off")
+)
 #: Words after a rank that make it a count, not a card ("discard three cards").
 _NOT_A_CARD = frozenset(("cards", "card", "deadwood", "points", "point", "of", "or", "times"))
+#: Words that name a meld on the table ("6D on the set").
+_MELD_WORDS = frozenset(("set", "run", "meld", "sixes", "table", "sequence"))
+#: Words that name the adviser ("I'll follow my adviser", "go with the advice").
+_ADVISER_WORDS = frozenset(
+    ("adviser", "adviser's", "advisor", "advisor's", "advice", "suggestion", "partner")
+)
+#: Who the adviser is, as a label ("Adviser: knock 2S" quotes him).
+_ADVISER_NAMES = frozenset(("adviser", "adviser's", "advisor", "advisor's"))
 #: "take" in idioms that take no card.
 _TAKE_IDIOM = frozenset(("risk", "risks", "chance", "chances", "note", "advantage", "time", "care"))
 
 
-def _resolve(mentions: list[Mention], legal: Sequence[int], game: str) -> set[int]:
+def _resolve(
+    mentions: list[Mention], legal: Sequence[int], game: str, seen: ReplyContext | None = None
+) -> set[int]:
     """The ids the mentions can be (-1: a move that exists in no layout). A knock without
     its card takes the card of a discard named with it ("knock, discarding 3C"), or is
     any legal knock; a discard named with a knock is the knock's discard."""
     legal_set = set(legal)
     out: set[int] = set()
-    mentions = [("id", A.TAKE_DISCARD) if k == "take" else (k, v) for k, v in mentions]
-    ranked = [(k, v) for k, v in mentions if k in ("rank", "meld rank")]
+    seen = seen or ReplyContext()
+    suggested = seen.suggestion if seen.suggestion not in (None, A.NO_ADVICE) else -1
+    mentions = [
+        ("id", A.TAKE_DISCARD) if k == "take"
+        else ("id", suggested) if k == "suggestion"
+        else ("knock", -1) if k == "gin"
+        else (k, v)
+        for k, v in mentions
+    ]  # fmt: skip
+    if any(k == "rank" for k, _ in mentions):
+        # A rank said alone: the card it names, as a discard (or a knock's discard below).
+        named = [
+            ("id", a)
+            for k, v in mentions
+            if k == "rank"
+            for a in _of_rank(k, v, legal, game, seen.hand) or [-1]
+        ]
+        mentions = [m for m in mentions if m[0] != "rank"] + named
+    ranked = [(k, v) for k, v in mentions if k == "meld rank"]
     if ranked:
         mentions = [m for m in mentions if m not in ranked]
         for kind, rank in ranked:
@@ -700,9 +893,15 @@ def _resolve(mentions: list[Mention], legal: Sequence[int], game: str) -> set[in
     return out
 
 
-def _of_rank(kind: str, rank: int, legal: Sequence[int], game: str) -> list[int]:
-    """The legal discards of a card of ``rank`` (``kind`` "rank"), or the legal melds that
-    are sets of ``rank`` ("meld rank")."""
+def _of_rank(
+    kind: str, rank: int, legal: Sequence[int], game: str, hand: Sequence[int] | None = None
+) -> list[int]:
+    """The discards of the cards of ``rank`` (``kind`` "rank"): of the ``hand``'s when it
+    is known (two of them: two moves), else the legal ones; or the legal melds that are
+    sets of ``rank`` ("meld rank")."""
+    if kind == "rank" and hand is not None:
+        base = R.DISCARD if game == "rummy" else A.DISCARD
+        return [base + c for c in hand if c % 13 == rank]
     if game == "rummy":
         if kind == "meld rank":
             return [
@@ -760,7 +959,15 @@ def _json_moves(text: str) -> list[tuple[int, str]]:
 
 
 def _move_of(obj: dict[str, Any], depth: int = 0) -> str | None:
-    keys = ("move", "action", "suggestion") + (("type", "kind", "name") if depth else ())
+    for verb in ("discard", "knock", "meld", "take", "draw", "pass", "lay off"):
+        card = obj.get(verb)
+        if isinstance(card, str) and card.strip() and "move" not in obj and "action" not in obj:
+            return f"{verb} {card}"  # {"knock": "4C"}
+    moves = obj.get("moves")
+    if isinstance(moves, list) and moves and all(isinstance(m, str) for m in moves):
+        return " then ".join(moves)  # a turn's steps in order: the first is the move
+    keys = ("move", "action", "suggestion", "advice", "decision", "play", "choice", "answer")
+    keys += ("type", "kind", "name") if depth else ()
     for key in keys:
         value = obj.get(key)
         if isinstance(value, dict) and depth < 2:
@@ -782,6 +989,26 @@ def _refuse(kind: type[ReplyError], reason: str, legal: Sequence[int], game: str
 
 def _move_order(words: str) -> tuple[int, str]:
     return (len(words.split()), words)
+
+
+@dataclass(frozen=True)
+class ReplyContext:
+    """What the replying seat sees that a reply may point at instead of naming it: the card
+    a take would take (``top``: a take naming another card is refused), the hand the move
+    is for (``hand``: a rank said alone, "discard the king", names its one card of that
+    rank, and two of them leave the reply ambiguous) and the adviser's suggestion the
+    captain was shown (``suggestion``: "I'll follow my adviser"). Every field may be None
+    (not known): the reader then reads without it. :func:`gin_env.text.views.reply_context`
+    makes one from a seat's view."""
+
+    top: int | None = None
+    hand: tuple[int, ...] | None = None
+    suggestion: int | None = None
+
+
+#: A context, or a function that makes one when the reader needs it (most replies are
+#: read by the strict path, which needs none).
+Context = ReplyContext | Callable[[], ReplyContext] | None
 
 
 @dataclass(frozen=True)
@@ -810,6 +1037,13 @@ _MARKER = re.compile(
     r")(?:\s*(?:\*\*|__))?",
     re.IGNORECASE,
 )
+#: What a reply quotes of its prompt: the legal moves restated, the reply format's examples.
+_QUOTED = re.compile(
+    r"(?im)^[ \t]*(?:legal moves|options)[ \t]*:.*$"
+    r"|\((?:[^()\n]*?,){3,}[^()\n]*\)"  # a parenthesis that lists moves
+    r'|(?:e\.g\.|like|format|example|examples)[^"\n]{0,30}\(?(?:"[^"\n]{1,40}",?\s*(?:or\s*)?)+\)?'
+)
+_CARD_LINE = re.compile(r"[ \t]*card[ \t]*[:=][ \t]*(\S+)", re.IGNORECASE)
 #: Words before a marker that make it a fallback's ("Runner-up move:"), not the answer's.
 _FALLBACK = re.compile(
     r"(?:runner[- ]?up|backup|back-up|alternative|alternate|second|fallback|plan\s*b|"
@@ -879,6 +1113,9 @@ def _marked(text: str) -> list[tuple[int, str]]:
             continue  # "Runner-up move: ...", "Backup answer: ...": not the answer
         end = text.find("\n", m.end())
         content = text[m.end() : end if end >= 0 else len(text)]
+        card_line = _CARD_LINE.match(text, end + 1) if end >= 0 else None
+        if card_line is not None:
+            content += " " + card_line.group(1)  # "action: knock\ncard: 4C"
         if not content.strip(_DECORATION) and end >= 0:
             content = _next_line(text, end)
         found.append((m.start(), content))
@@ -932,12 +1169,12 @@ def _explicit(text: str) -> tuple[str, str] | None:
     return content, how
 
 
-def read_reply(reply: object, legal: Sequence[int], game: str, top: int | None = None) -> Reading:
+def read_reply(reply: object, legal: Sequence[int], game: str, context: Context = None) -> Reading:
     """The one legal move ``reply`` names, with what it was read from (see the module's
     docstring); :class:`ReplyError` for an empty, ambiguous or illegal reply, naming the
-    legal moves. ``game`` is ``"three_handed"``, ``"gin"`` or ``"rummy"``; ``top``, when
-    given, is the card a take would take (the upcard or the pile's top): a take that names
-    another card is refused as illegal."""
+    legal moves. ``game`` is ``"three_handed"``, ``"gin"`` or ``"rummy"``; ``context``
+    (:class:`ReplyContext`, or a function making one) is what the seat sees that a reply
+    may point at."""
     if not isinstance(reply, str):
         why = f"the reply must be text, got {type(reply).__name__}"
         raise _refuse(NotTextError, why, legal, game)
@@ -949,7 +1186,7 @@ def read_reply(reply: object, legal: Sequence[int], game: str, top: int | None =
         why = f"the reply has {len(reply):,} characters; at most {MAX_REPLY_CHARS:,} are read"
         raise _refuse(TooLongReplyError, why, legal, game)
     answer, reasoning = split_reasoning(reply)
-    text = answer.translate(_SYMBOLS)
+    text = _QUOTED.sub(" ", answer).translate(_SYMBOLS)
     if "\\" in text:
         text = _LATEX_SUIT.sub(lambda m: m.group(1)[0].upper(), text)
     if not text.strip():
@@ -962,15 +1199,15 @@ def read_reply(reply: object, legal: Sequence[int], game: str, top: int | None =
         content, how = explicit
         if not content.strip(_DECORATION):
             raise _refuse(EmptyAnswerError, f"the reply's answer ({how}) is empty", legal, game)
-        action, _ = _one(content, legal, legal_set, game, top)
+        action, _ = _one(content, legal, legal_set, game, context)
         return Reading(action, content.strip(), reasoning, how)
-    action, how = _one(text, legal, legal_set, game, top)
+    action, how = _one(text, legal, legal_set, game, context)
     return Reading(action, text.strip(), reasoning, how)
 
 
-def parse_reply(reply: object, legal: Sequence[int], game: str, top: int | None = None) -> int:
+def parse_reply(reply: object, legal: Sequence[int], game: str, context: Context = None) -> int:
     """The id of the one legal move ``reply`` names (:func:`read_reply`'s ``action``)."""
-    return read_reply(reply, legal, game, top).action
+    return read_reply(reply, legal, game, context).action
 
 
 #: The moves of a turn's first step: drawing (and the upcard's offer, and advising on it).
@@ -978,7 +1215,7 @@ _DRAW_PHASE = frozenset((A.DRAW_STOCK, A.TAKE_DISCARD, A.PASS, R.DRAW_STOCK, R.T
 
 
 def _one(
-    text: str, legal: Sequence[int], legal_set: set[int], game: str, top: int | None = None
+    text: str, legal: Sequence[int], legal_set: set[int], game: str, context: Context = None
 ) -> tuple[int, str]:
     """The move ``text`` names and how (``strict`` or ``sentence``). Only the moves it
     commits to count (:func:`_standing`); a text that commits to two different moves, or
@@ -989,6 +1226,8 @@ def _one(
             return strict, "strict"
         why = f"{_words_of(strict, game)} is not a legal move now"
         raise _refuse(IllegalMoveError, why, legal, game)
+    seen = context() if callable(context) else context or ReplyContext()
+    top = seen.top
     mentions = _mentions(text, game)
     # The answer: the moves committed to; a later step of the turn ("take the 5S, then
     # discard KH") only when nothing comes before it.
@@ -1007,10 +1246,18 @@ def _one(
                     f"(the pile's top card is {card_str(top)})"
                 )
                 raise _refuse(IllegalMoveError, why, legal, game)
-    named = _resolve(answers, legal, game)
+    if game == "rummy" and any(m[0] in ("meld", "meld rank", "lay off") for m in answers):
+        # A discard ends a rummy turn: "meld 8S 8H 8C and discard JS" melds first.
+        answers = [m for m in answers if m[0] in ("meld", "meld rank", "lay off")]
+    if any(m[0] == "gin" for m in answers) and not any(
+        m[0] == "rank" or m[0] == "id" and A.DISCARD <= m[1] < A.BIG_GIN for m in answers
+    ):
+        why = "the reply says gin but not the card it discards"
+        raise _refuse(AmbiguousReplyError, why, legal, game)
+    named = _resolve(answers, legal, game, seen)
     if A.PASS in named and A.PASS not in legal_set and len(named) > 1:
         named.discard(A.PASS)  # "passing on the TD and drawing": no pass to make now
-    offered = named | _resolve([m for m, how in mentions if how == OFFERED], legal, game)
+    offered = named | _resolve([m for m, how in mentions if how == OFFERED], legal, game, seen)
     if len(offered) > 1:
         both = " and ".join(sorted(_words_of(a, game) for a in offered))
         why = f"the reply names more than one move ({both})"
@@ -1022,18 +1269,26 @@ def _one(
         raise _refuse(IllegalMoveError, f"{words} is not a legal move now", legal, game)
     if mentions:
         why = "the reply names moves only as ones it does not play now"
-        raise _refuse(NoMoveFoundError, why, legal, game)
+        raise _refuse(SetAsideError, why, legal, game)
     raise _refuse(NoMoveFoundError, "no move found in the reply", legal, game)
 
 
-def parse_advice(reply: object, legal: Sequence[int], top: int | None = None) -> int:
+def _names_a_card(reply: object) -> bool:
+    """Whether a reply names a card or a rank: an adviser's message that does, with no move
+    read, is asked again ("Scarta il 7 di cuori"), never taken for no advice."""
+    return isinstance(reply, str) and any(
+        w in ("<card>", "<rank>") for w, _ in _tokens(split_reasoning(reply)[0].translate(_SYMBOLS))
+    )
+
+
+def parse_advice(reply: object, legal: Sequence[int], context: Context = None) -> int:
     """An adviser's message read as a suggestion: the one legal move it names, or
     ``NO_ADVICE`` when it names none (:data:`NO_MOVE_NAMED`); :class:`ReplyError` when it
     names several or only illegal ones (as :func:`parse_reply`)."""
     try:
-        return parse_reply(reply, legal, "three_handed", top)
+        return parse_reply(reply, legal, "three_handed", context)
     except NO_MOVE_NAMED:
-        if A.NO_ADVICE in legal:
+        if A.NO_ADVICE in legal and not _names_a_card(reply):
             return A.NO_ADVICE
         raise
 

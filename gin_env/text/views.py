@@ -22,6 +22,7 @@ from gin_env.config import HandRules
 from gin_env.config import Table as GameTable
 from gin_env.encoding import OBS_SIZE, OBS_SIZE_V1, decode_observation
 from gin_env.seat_view import GIN_PHASES, SeatView, arranged, discard_table
+from gin_env.text.replies import ReplyContext
 from gin_env.text.words import GAMES, ROLE_WORDS, Rulebook, describe
 
 __all__ = ["table_of", "game_of", "facts", "seat_text"]
@@ -237,3 +238,18 @@ def seat_text(
 ) -> str:
     """The seat's view in words (:func:`~gin_env.text.words.describe` of :func:`facts`)."""
     return describe(facts(observation, table), table, note, message)
+
+
+def reply_context(view: SeatView) -> ReplyContext:
+    """What a seat's reply may point at, from its view: the card a take would take, the
+    hand the move is for (the adviser's: the captain's, when he sees it) and the adviser's
+    suggestion the captain was shown."""
+    player = view.player
+    if view.advising:
+        player = next((p for p, r in enumerate(view.roles) if r == "captain"), None)
+    held = view.hands.get(player) if player is not None else None
+    return ReplyContext(
+        top=view.upcard,
+        hand=None if held is None else tuple(held.cards),
+        suggestion=view.suggestion,
+    )
