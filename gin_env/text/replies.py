@@ -186,14 +186,16 @@ _TOKEN = re.compile(
     r"|\b(?P<sr>10|[2-9akqjt])(?P<ss>[shdc])\b"  # 7h, 10h, th, as
     r"|(?P<w>[a-z]+(?:[-'’][a-z]+)*)"
     r"|(?P<n>\b(?:10|[2-9])\b)"  # a rank alone ("discard the 7")
-    r"|(?P<b>[.;!?\n]|—|–|\s-\s|:|,)",  # where clauses end
+    r"|(?P<b>[.;!?\n]|—|–|\s-\s|:|,|\(|\))",  # where clauses end
     re.IGNORECASE,
 )
 _SUIT_OF = {"s": 0, "h": 1, "d": 2, "c": 3}
 #: A rank said alone ("your king", "the three eights"), singular or plural.
-_RANK_WORD = {w: i for i, w in enumerate(RANK_WORDS)} | {
-    ("sixes" if w == "six" else w + "s"): i for i, w in enumerate(RANK_WORDS)
-}
+_RANK_WORD = (
+    {"deuce": 1, "deuces": 1, "trey": 2, "treys": 2}
+    | {w: i for i, w in enumerate(RANK_WORDS)}
+    | {("sixes" if w == "six" else w + "s"): i for i, w in enumerate(RANK_WORDS)}
+)
 _RANK_OF = {w: i for i, w in enumerate(RANK_WORDS)} | {
     **{str(i + 1): i for i in range(1, 10)},
     "a": 0, "t": 9, "j": 10, "q": 11, "k": 12,
@@ -232,7 +234,8 @@ _PASS_WORDS = frozenset(("pass", "passes", "passing", "decline", "declines"))
 _CARD_VERBS = _DISCARD_VERBS | {"knock", "meld", "off", "gin", "the", "suggest"}
 _VERB_REACH = 4  # words between a verb and its card ("knock by discarding the 3C")
 #: Boundary tokens: a sentence ends (``.``), a question ends (``?``), a clause pauses (``,``).
-_END, _ASK, _PAUSE, _COLON = "<.>", "<?>", "<,>", "<:>"
+_END, _ASK, _PAUSE, _COLON, _PAREN = "<.>", "<?>", "<,>", "<:>", "<(>"
+_BOUNDARY = {",": _PAUSE, "?": _ASK, ":": _COLON, "(": _PAREN, ")": _PAREN}
 #: The tokens that end a sentence (a colon ends what its label says: "Runner-up: ...").
 _ENDS = (_END, _ASK, _COLON)
 #: Words that, after a pause, start a new clause whose moves the words before do not govern.
@@ -247,8 +250,8 @@ _NOT_THE_NEXT_MOVE = frozenset(
      "wouldn't", "couldn't", "isn't", "aren't", "mustn't", "avoid", "avoiding", "without",
      "would", "could", "might", "considered", "consider", "considering", "contemplated",
      "tempted", "suggests", "suggested", "says", "said", "recommends", "recommended",
-     "advises", "advised", "proposes", "proposed", "wants", "wanted", "whether", "after",
-     "before", "eventually", "soon", "someday", "normally", "usually", "ordinarily")
+     "advises", "advised", "proposes", "proposed", "wants", "wanted", "whether",
+     "eventually", "soon", "someday", "normally", "usually", "ordinarily")
 )  # fmt: skip
 #: Words after which the rest of the sentence is not the answer: a condition, a fallback.
 _NOT_THE_REST = frozenset(
@@ -258,7 +261,7 @@ _NOT_THE_REST = frozenset(
 #: Words right after a move that make it not the answer ("knock 4C would...", "... later").
 _NOT_AFTER = frozenset(
     ("would", "could", "might", "isn't", "wouldn't", "later", "eventually", "soon",
-     "tempting", "risky", "premature", "was", "were", "had")
+     "tempting", "risky", "premature", "was", "were", "had", "if", "unless")
 )  # fmt: skip
 #: "Instead of"/"rather than": the move right after it is set aside.
 _SET_ASIDE = (("instead", "of"), ("rather", "than"))
@@ -291,9 +294,7 @@ def _tokens(text: str) -> list[tuple[str, int]]:
             out.append(("<rank>", -2 - _RANK_OF[m.group("n")]))
         elif m.group("b") is not None:
             b = m.group("b")
-            out.append(
-                (_PAUSE if b == "," else _ASK if b == "?" else _COLON if b == ":" else _END, -1)
-            )
+            out.append((_BOUNDARY.get(b, _END), -1))
         elif m.group("lr") is not None:
             rank, suit = m.group("lr").lower(), m.group("ls")[0].lower()
             out.append(("<card>", _RANK_OF[rank] + 13 * _SUIT_OF[suit]))
@@ -349,6 +350,8 @@ def _next_cards(
             (offered if alt else cards).append(card)
         elif word == _COLON and not cards:
             continue  # "discard: 4S"
+        elif word == _PAREN:
+            break
         elif word in _ENDS:
             break
         elif cards and word == "or":
@@ -435,8 +438,14 @@ def _standing(toks: list[tuple[str, int]], i: int, j: int) -> str:
             return ASIDE
         if w in _WISH and "but" in rest:
             return ASIDE
+        if w == "off" and k > 0 and near[k - 1] == "hold":
+            return ASIDE  # "I'd hold off on knocking"
+    if before[-1:] == ["keep"] or any(w in ("after", "before") for w in before[-2:]):
+        return ASIDE  # "keep drawing for gin", "after drawing the 5S"
     if tuple(before[-2:]) in _SET_ASIDE or tuple(before[-3:-1]) in _SET_ASIDE:
         return ASIDE
+    if "or" in before[-2:]:
+        return OFFERED  # "discard 4D, or knock 4D if you feel lucky": two moves stand
     after = [w for w in words[j + 1 : end] if w != _PAUSE][: _REACH_AFTER + 1]
     if any(w in _NOT_AFTER for w in after[:_REACH_AFTER]) or _deferred(after):
         return ASIDE
@@ -501,14 +510,14 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
             n -= toks[k][1] >= 0
         return cards, offered, k
 
-    def rank_after(i: int) -> int | None:
+    def rank_after(i: int, between: frozenset[str] = _BEFORE_A_RANK) -> int | None:
         """A rank said alone right after a verb ("discard the 7", "dump your king")."""
-        for k in range(i + 1, min(i + 4, len(toks))):
+        for k in range(i + 1, min(i + 5, len(toks))):
             w, c = toks[k]
             if w == "<rank>":
                 follows = words[k + 1 : k + 2]
                 return None if follows and follows[0] in _NOT_A_CARD else -2 - c
-            if w not in _BEFORE_A_RANK:
+            if w not in between:
                 return None
         return None
 
@@ -539,7 +548,10 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
                 cards, offered, j = cards_after(i, _VERB_REACH + 1)
                 if not cards:
                     cards = _lone_card_before(toks, i)  # "Eight of clubs, knocking."
-                if not cards:
+                rank = None if cards else rank_after(i, _KNOCK_BEFORE_A_RANK)
+                if rank is not None:
+                    add(("knock rank", rank), i, i)  # "knock with the ten"
+                elif not cards:
                     add(("gin" if word == "gin" else "knock", -1), i, i)
                 for c in cards:
                     add(("id", A.KNOCK + c), i, j)
@@ -593,7 +605,12 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
             found.append((("id", A.NO_ADVICE), ANSWER, i))
         elif word == "<card>" and not any(w in _MOVE_WORDS for w in words[max(0, i - 4) : i]):
             then = words[i + 1 : i + 3]
-            if then[:1] in (["goes"], ["out"], ["away"]) or then == ["face", "down"]:
+            alone = i == 0 or words[i - 1] in _ENDS or "get" in words[max(0, i - 3) : i]
+            if (
+                then[:1] in (["goes"], ["away"])
+                or then == ["face", "down"]
+                or (then[:1] == ["out"] and alone)
+            ):
                 add(("id", discard_base + toks[i][1]), i, i)  # "8C face down", "KC goes"
             elif (
                 rummy
@@ -612,7 +629,9 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
                     else 0
                 )
                 add(("lay off", toks[i][1] * 4 + where), i, i)  # "6D on the set"
-        elif word in ("prefer", "choose", "choosing", "pick") or (word == "with" and prev == "go"):
+        elif word in ("prefer", "choose", "choosing", "pick") or (
+            word == "with" and prev in ("go", "going", "goes")
+        ):
             if nxt in (["up"], ["to"]):
                 continue
             if words[i + 1 : i + 4] and _ADVISER_WORDS.intersection(words[i + 1 : i + 4]):
@@ -638,7 +657,9 @@ def _mentions(text: str, game: str) -> list[tuple[Mention, str]]:
             where = 1 if "set" in rest else 2 if "run" in rest else 0
             for c in cards:
                 add(("lay off", c * 4 + where), i, j)
-        elif word in ("put", "place", "placing", "putting", "add", "adding"):
+        elif word in ("put", "place", "placing", "putting", "add", "adding") or (
+            rummy and word in ("lay", "play") and nxt not in (["off"], ["down"], ["it"])
+        ):
             cards, offered, j = cards_after(i, 3)
             then = words[j + 1 : j + 5]
             if not rummy and cards and "face" in then and "down" in then:
@@ -734,6 +755,18 @@ def _lone_card_before(toks: list[tuple[str, int]], i: int) -> list[int]:
                 break
         elif c >= 0:
             cards.add(c)
+    if not cards:
+        # "Knock! Use the 8C.": the sentence after, when it names no other move.
+        after: set[int] = set()
+        for k in range(i + 1, len(toks)):
+            w, c = toks[k]
+            if c >= 0:
+                after.add(c)
+            elif w in _MOVE_WORDS - {"use"}:
+                return []
+            elif w in (_END, _ASK) and after:
+                break
+        cards = after
     return list(cards) if len(cards) == 1 else []
 
 
@@ -754,6 +787,12 @@ def _card_taken(toks: list[tuple[str, int]], i: int) -> tuple[int, int]:
     return -1, i
 
 
+#: Words after "actually" that take back what came before ("actually, let's wait").
+_AFTER_ACTUALLY = frozenset(
+    ("no", "not", "scratch", "wait", "let's", "let", "i'll", "better", "on", "hmm", "i")
+)
+
+
 def _retracts(words: list[str], k: int) -> bool:
     """Whether ``words[k]`` takes back the moves named before it ("wait, no", "actually
     no", "scratch that", "on second thought", a sentence that is only "No")."""
@@ -762,9 +801,7 @@ def _retracts(words: list[str], k: int) -> bool:
     if w == "wait":
         return not after or after[0] not in ("for", "until", "to", "and")
     if w == "actually":
-        return bool(after) and after[0] in (
-            "no", "not", "scratch", "wait", "let's", "let", "i'll", "better", "on", "hmm", "i",
-        )  # fmt: skip
+        return bool(after) and (after[0] in _AFTER_ACTUALLY or after[0] in _MOVE_WORDS)
     if w == "scratch":
         return after[:1] == ["that"]
     if w == "hold":
@@ -819,6 +856,8 @@ _KNOCK_NOUN_BEFORE = frozenset(
 _BEFORE_A_RANK = frozenset(
     ("the", "your", "my", "that", "this", "lone", "loose", "single", "of", "off")
 )
+#: Words between a knock and a rank said alone ("knock with the ten").
+_KNOCK_BEFORE_A_RANK = _BEFORE_A_RANK | {"with", "using", "now"}
 #: Words after a rank that make it a count, not a card ("discard three cards").
 _NOT_A_CARD = frozenset(("cards", "card", "deadwood", "points", "point", "of", "or", "times"))
 #: Words that name a meld on the table ("6D on the set").
@@ -850,6 +889,14 @@ def _resolve(
         else (k, v)
         for k, v in mentions
     ]  # fmt: skip
+    if any(k == "knock rank" for k, _ in mentions):
+        held = [
+            ("id", a + A.KNOCK - A.DISCARD)
+            for k, v in mentions
+            if k == "knock rank"
+            for a in _of_rank("rank", v, legal, game, seen.hand) or [-1 - A.KNOCK + A.DISCARD]
+        ]
+        mentions = [m for m in mentions if m[0] != "knock rank"] + held
     if any(k == "rank" for k, _ in mentions):
         # A rank said alone: the card it names, as a discard (or a knock's discard below).
         named = [
@@ -966,8 +1013,8 @@ def _move_of(obj: dict[str, Any], depth: int = 0) -> str | None:
     moves = obj.get("moves")
     if isinstance(moves, list) and moves and all(isinstance(m, str) for m in moves):
         return " then ".join(moves)  # a turn's steps in order: the first is the move
-    keys = ("move", "action", "suggestion", "advice", "decision", "play", "choice", "answer")
-    keys += ("type", "kind", "name") if depth else ()
+    keys: tuple[str, ...] = ("move", "action", "suggestion", "advice", "decision", "play")
+    keys += ("choice", "answer") + (("type", "kind", "name", "source") if depth else ())
     for key in keys:
         value = obj.get(key)
         if isinstance(value, dict) and depth < 2:
@@ -1136,6 +1183,14 @@ _RETRACTION = re.compile(
 )
 
 
+#: Words between two explicit answers that say the later one replaces the earlier.
+_CHANGE_OF_MIND = re.compile(
+    r"\b(?:wait|actually|second thoughts?|correction|scratch that|changed? my mind|revis\w*|"
+    r"instead|rather|reconsider\w*|reflection|rethink\w*|hmm|no[,.!:;—-]|nope|oops|sorry)",
+    re.IGNORECASE,
+)
+
+
 def _headline(text: str) -> str | None:
     """The reply's first line when it is a move alone and reasoning follows it ("Knock 5D.
     \n\nWhy, in detail: ..."): an answer given first, as a marker's would be."""
@@ -1151,7 +1206,7 @@ def _headline(text: str) -> str | None:
     )
 
 
-def _explicit(text: str) -> tuple[str, str] | None:
+def _explicit(text: str, game: str) -> tuple[str, str] | None:
     """``(content, how)`` of the last explicit answer in ``text`` (JSON with a move, a
     ``\\boxed{}``, a marker), or None."""
     found: list[tuple[int, str, str]] = []
@@ -1165,7 +1220,15 @@ def _explicit(text: str) -> tuple[str, str] | None:
         found.append((-1, head, "headline"))
     if not found:
         return None
-    _, content, how = max(found, key=lambda f: f[0])
+    found.sort(key=lambda f: f[0])
+    at, content, how = found[-1]
+    if len(found) > 1:
+        before_at, before, _ = found[-2]
+        differ = before.strip(_DECORATION).lower() != content.strip(_DECORATION).lower()
+        names = _strict(before, game) is not None or bool(_mentions(before, game))
+        if differ and names and not _CHANGE_OF_MIND.search(text, max(before_at, 0), at):
+            # Two answers that differ with no change of mind between them: both stand.
+            return f"{before.strip(_DECORATION)} or {content.strip(_DECORATION)}", how
     return content, how
 
 
@@ -1194,7 +1257,7 @@ def read_reply(reply: object, legal: Sequence[int], game: str, context: Context 
             why = "the reply ends inside its reasoning (no answer after it)"
             raise _refuse(UnfinishedReplyError, why, legal, game)
         raise _refuse(EmptyReplyError, "the reply is empty", legal, game)
-    explicit = _explicit(text)
+    explicit = _explicit(text, game)
     if explicit is not None:
         content, how = explicit
         if not content.strip(_DECORATION):
