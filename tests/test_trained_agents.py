@@ -115,7 +115,7 @@ def test_deadwood_features_match_the_exact_deadwood() -> None:
     assert feats[52] == pytest.approx(best / 100) and (feats[:52] == 1).all()
 
 
-@pytest.mark.parametrize("name", ["gin-dmc", "three-handed-dmc", "gin-1h", "three-1h"])
+@pytest.mark.parametrize("name", ["gin-dmc", "three-handed-dmc", "gin-1h", "three-1h", "gin-net"])
 def test_shipped_dmc_players_are_listed_small_and_carded(name: str) -> None:
     path = trained.CHECKPOINT_DIR / f"{name}.npz"
     if not path.is_file():
@@ -136,7 +136,9 @@ def test_shipped_dmc_players_are_listed_small_and_carded(name: str) -> None:
     assert trained.load(path).act  # by path too
 
 
-@pytest.mark.parametrize(("name", "game"), [("gin-1h", "gin"), ("three-1h", "three_handed")])
+@pytest.mark.parametrize(
+    ("name", "game"), [("gin-1h", "gin"), ("three-1h", "three_handed"), ("gin-net", "gin")]
+)
 def test_the_one_hour_players_load_and_play_a_hand_through_seat(name: str, game: str) -> None:
     import agents
     from gin_env import games
