@@ -23,12 +23,21 @@ __all__ = ["serve"]
 @click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
               help="A name this server answers to besides the loopback names and the --host "
               "address (repeat it; a request naming another host is refused).")  # fmt: skip
+@click.option("--publish", is_flag=True, default=False,
+              help="List every finished match to anyone who can reach the server "
+              "(/api/matches); without it a match is listed only to those who were at its "
+              "table.")  # fmt: skip
 @click.option("--export", "export_dir", default=None, type=click.Path(file_okay=False),
               help="Write the finished matches (replay files), the decision data set and "
               "people against agents (people_vs_agents.json) under this directory, then "
               "exit.")  # fmt: skip
 def serve(
-    host: str, port: int, data_dir: str, allow_hosts: tuple[str, ...], export_dir: str | None
+    host: str,
+    port: int,
+    data_dir: str,
+    allow_hosts: tuple[str, ...],
+    publish: bool,
+    export_dir: str | None,
 ) -> None:
     """The table in a browser at http://HOST:PORT: start tables of people and agents, play
     in any seat, watch agents, step through saved matches (needs the web extra:
@@ -66,4 +75,4 @@ def serve(
         return
     store.close()
     click.echo(f"gin-rummy serve: http://{host}:{port}/ (data in {data_dir}; Ctrl-C stops)")
-    web_app.serve(host, port, data_dir, allow_hosts)
+    web_app.serve(host, port, data_dir, allow_hosts, publish=publish)

@@ -16,6 +16,7 @@ from gin_web.tables import GAMES, HUMAN, game_options, option_choices
 __all__ = [
     "OPTION_HELP",
     "NOT_IN_LOBBY",
+    "AGENT_HELP",
     "games_offered",
     "named_tables",
     "lobby_agents",
@@ -23,10 +24,24 @@ __all__ = [
 ]
 
 #: Agents the lobby does not offer, nor seats for a client (code that runs the server still
-#: seats them by name): wrappers of another agent, and agents that think for seconds or ask
-#: a remote model, which would hold up every table sharing their worker process
-#: (:mod:`gin_web.thinkers`).
-NOT_IN_LOBBY = ("adviser", "captain", "search", "match-search", "llm", "words")
+#: seats them by name): wrappers of another agent, and agents that think for seconds
+#: (``search``, ``match-search``, ``best``: half a second a move, and ``best`` is slow to
+#: make at long targets) or ask a remote model, which would hold up every table sharing
+#: their worker process (:mod:`gin_web.thinkers`).
+NOT_IN_LOBBY = ("adviser", "captain", "search", "match-search", "best", "llm", "words")
+#: What each agent the lobby offers is, in a line (as docs/agents.md and docs/web.md name
+#: them; a test holds it complete).
+AGENT_HELP = {
+    "random": "L0: plays any legal move at random",
+    "simple": "L1: takes a card only if it joins a meld, throws its highest loose card, "
+    "knocks at once",
+    "heuristic": "L2: weighs meld chances, reads what the opponent took and threw, knocks "
+    "with the stock in mind",
+    "tuned": "L3: L2 with its settings tuned for the table's rules (only at the tables a set "
+    "was tuned for)",
+    "rummy-simple": "basic rummy's simple player: melds and lays off what it can, throws its "
+    "highest card",
+}
 #: One line of help for every option the lobby offers (a test holds it complete).
 OPTION_HELP = {
     "adviser": "suggest: the adviser suggests a move before each of the captain's "
@@ -67,6 +82,7 @@ def games_offered() -> dict[str, dict[str, Any]]:
             "choices": option_choices(name),
             "tables": named[short],
             "agents": lobby_agents(short),
+            "agent_help": {a: AGENT_HELP.get(a, "") for a in lobby_agents(short)},
             "default_agent": families.default_agent(spec),
         }
     return out
@@ -122,8 +138,9 @@ def check_lobby_agents(body: dict[str, Any]) -> None:
             )
         if name in NOT_IN_LOBBY:
             raise ValueError(
-                f"{where}: agent {name!r} is not seated for clients (it wraps another agent or "
-                f"thinks for seconds); a client may seat: {', '.join(allowed)}"
+                f"{where}: agent {name!r} is not seated for clients (it wraps another agent, "
+                f"thinks for seconds or asks another host); a client may seat: "
+                f"{', '.join(allowed)}"
             )
 
 

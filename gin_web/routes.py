@@ -9,6 +9,7 @@ import asyncio
 import json
 import sqlite3
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,10 @@ from starlette.staticfiles import StaticFiles
 
 from gin_web import people
 from gin_web.guards import cross_site, parse_json
-from gin_web.limits import MAX_BODY, MAX_REPLAY
+from gin_web.limits import MAX_BODY, MAX_REPLAY, Refused
 from gin_web.lobby import check_lobby_agents, games_offered
 from gin_web.server import Server
-from gin_web.tables import HUMAN, link_key, new_table
+from gin_web.tables import HUMAN, new_table
 
 __all__ = ["Routes", "routes", "Unavailable", "STATIC", "RULES_FILE", "PAGE_HEADERS"]
 
@@ -66,6 +67,10 @@ async def _body(request: Request, limit: int, seconds: float) -> Any:
     return parse_json(raw)
 
 
+def _rules_text() -> str:
+    return RULES_FILE.read_text("utf-8") if RULES_FILE.is_file() else ""
+
+
 def _client(request: Request) -> str:
     return request.client.host if request.client else ""
 
@@ -75,6 +80,7 @@ class Routes:
 
     def __init__(self, server: Server) -> None:
         self.server = server
+        self._rules: str | None = None
 
     async def page(self, request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
@@ -105,7 +111,9 @@ class Routes:
                     "be chosen only at a table of agents (seats all agents)"
                 )
             agents_only = isinstance(seats, list) and HUMAN not in seats
-            server.check_room(_client(request), agents_only)
+            client = _client(request)
+            server.check_room(client, agents_only)
+            await server.caps.table_turn(client)  # (everyone's rate: the addresses in turn)
             table = new_table(
                 body.get("game", "three"),
                 body.get("options"),
@@ -115,9 +123,22 @@ class Routes:
                 takeover=body.get("takeover"),
                 hint_agent=body.get("hint_agent"),
             )
-            return JSONResponse(server.add_table(table, _client(request)))
+            # Its agents are made in its worker (never here); one that cannot play the
+            # table says why.
+            refused = await server.scheduler.prepare(table, client)
+            if refused is not None:
+                raise ValueError(refused)
+            try:
+                return JSONResponse(server.add_table(table, client))
+            except ValueError:  # (full meanwhile: its agents are let go)
+                server.scheduler.forget(table.id)
+                raise
+        except Refused as err:
+            return await self._refused(err)
         except ValueError as err:
             return _bad(str(err))
+        except (TimeoutError, BrokenProcessPool) as err:
+            return _bad(f"the agents could not be made now ({err}); try again", 503)
 
     async def rematch(self, request: Request) -> Response:
         server = self.server
@@ -128,24 +149,15 @@ class Routes:
             if not isinstance(body, dict) or set(body) != {"link"}:
                 raise ValueError('a rematch request is {"link": <the token of your seat>}')
             token = body["link"]
-            found = server.links.get(link_key(token)) if isinstance(token, str) else None
-            if found is None or found[1] is None:
+            if not isinstance(token, str) or not 0 < len(token) <= 200:
                 raise ValueError("unknown link: a rematch is asked for from a seat's link")
-            old = found[0]
-            if not old.over:
-                raise ValueError("the match is not over yet: a rematch follows a finished match")
-            server.check_room(_client(request), old.agent_only)
-            table = new_table(
-                old.game,
-                old.options,
-                [s.kind for s in old.seats],
-                delay=old.delay,
-                takeover=old.takeover,
-                hint_agent=old.hint_agent,
-            )
-            return JSONResponse(server.add_table(table, _client(request)))
+            return JSONResponse(await server.rematch(token, _client(request)))
+        except Refused as err:
+            return await self._refused(err)
         except ValueError as err:
             return _bad(str(err))
+        except (TimeoutError, BrokenProcessPool) as err:
+            return _bad(f"the agents could not be made now ({err}); try again", 503)
 
     async def _read(self, what: Callable[..., Any], *args: Any) -> Any:
         """A read of the store, in a thread; a database that cannot be read now (locked by
@@ -156,11 +168,57 @@ class Routes:
             message = f"the server cannot read its data right now ({err}); try again"
             raise Unavailable(message) from None
 
+    def _page(self, request: Request) -> tuple[int, int]:
+        """The ``limit`` and ``offset`` of a list's page (a ``ValueError`` names a bad one)."""
+        lim = self.server.limits
+        out = []
+        for name, default, top in (("limit", lim.page_size, lim.max_page),
+                                   ("offset", 0, 1_000_000)):  # fmt: skip
+            raw = request.query_params.get(name)
+            low = 1 if name == "limit" else 0
+            if raw is None:
+                out.append(default)
+                continue
+            if not raw.isdigit() or not low <= int(raw) <= top:
+                raise ValueError(f"{name} must be an int in {low}..{top}, got {raw[:20]!r}")
+            out.append(int(raw))
+        return out[0], out[1]
+
+    async def _refused(self, err: Refused) -> JSONResponse:
+        """A request refused for a limit: said, :attr:`Limits.refuse_seconds` late."""
+        await asyncio.sleep(self.server.limits.refuse_seconds)
+        return _bad(str(err))
+
+    async def _listed(self, request: Request) -> JSONResponse | None:
+        """A list request refused for the address's rate (a 429 that says so, answered
+        :attr:`Limits.refuse_seconds` late: a client that loops makes few), or None."""
+        refused = self.server.caps.list_refused(_client(request))
+        if refused is None:
+            return None
+        await asyncio.sleep(self.server.limits.refuse_seconds)
+        return _bad(refused, 429)
+
     async def match_list(self, request: Request) -> Response:
+        """``GET /api/matches?limit=&offset=&link=...``: a page of the finished matches,
+        newest first, that this client may see (those of the tables its address started,
+        sat at or watched, and of the links it names; every one when the server publishes
+        them). The page is a JSON list; ``X-Next-Offset`` gives the next page's offset when
+        there is one."""
+        refused = await self._listed(request)
+        if refused is not None:
+            return refused
         try:
-            return JSONResponse(await self._read(self.server.store.matches))
-        except Unavailable as err:
-            return _bad(str(err), 503)
+            limit, offset = self._page(request)
+            tokens = request.query_params.getlist("link")
+            if len(tokens) > 100 or any(len(t) > 200 for t in tokens):
+                raise ValueError("link: at most 100 links of at most 200 characters")
+            page = await self.server.match_page(_client(request), limit, offset, tokens)
+        except ValueError as err:
+            return _bad(str(err))
+        except sqlite3.Error as err:
+            return _bad(f"the server cannot read its data right now ({err}); try again", 503)
+        headers = {} if page["next"] is None else {"X-Next-Offset": str(page["next"])}
+        return JSONResponse(page["matches"], headers=headers)
 
     async def match_file(self, request: Request) -> Response:
         try:
@@ -170,8 +228,9 @@ class Routes:
         if record is None:
             return _bad("no such match", 404)
         name = f"match_{request.path_params['mid']}.json"
+        text = await asyncio.to_thread(json.dumps, record, indent=1)
         return Response(
-            json.dumps(record, indent=1),
+            text,
             media_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )
@@ -187,21 +246,35 @@ class Routes:
             return _bad(str(err))
 
     async def rules(self, request: Request) -> Response:
-        if not RULES_FILE.is_file():
+        if self._rules is None:  # read once, in a thread
+            self._rules = await asyncio.to_thread(_rules_text)
+        if not self._rules:
             return _bad("the rules page needs a clone of the project (docs/RULES.md)", 404)
-        return JSONResponse({"path": "docs/RULES.md", "text": RULES_FILE.read_text("utf-8")})
+        return JSONResponse({"path": "docs/RULES.md", "text": self._rules})
 
     async def people_results(self, request: Request) -> Response:
+        """``GET /api/people?limit=&offset=``: people against agents (made in the side
+        worker, once per match saved), its agents' rows paged; ``download=1``: all of it as
+        the evaluation's JSON."""
+        refused = await self._listed(request)
+        if refused is not None:
+            return refused
         try:
-            records = await self._read(self.server.store.records)
-        except Unavailable as err:
-            return _bad(str(err), 503)
-        result = await asyncio.to_thread(people.results, records)
+            limit, offset = self._page(request)
+            result = await self.server.people()
+        except ValueError as err:
+            return _bad(str(err))
+        except sqlite3.Error as err:
+            return _bad(f"the server cannot read its data right now ({err}); try again", 503)
         if request.query_params.get("download") in ("1", "true"):
             text = json.dumps(people.with_provenance(result), indent=1)
             return Response(text, media_type="application/json", headers={
                 "Content-Disposition": 'attachment; filename="people_vs_agents.json"'})  # fmt: skip
-        return JSONResponse(result)
+        rows = result["agents"]
+        more = offset + limit < len(rows)
+        page = {**result, "agents": rows[offset : offset + limit], "offset": offset,
+                "limit": limit, "next": offset + limit if more else None}  # fmt: skip
+        return JSONResponse(page)
 
 
 def routes(server: Server) -> list[BaseRoute]:

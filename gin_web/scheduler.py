@@ -1,11 +1,21 @@
 """The agents' moves and the hints of the web server: who thinks when, never on the loop.
 
-The event loop owns every table and never thinks for an agent: each agent's move (and each
-hint) is thought in a worker process (:mod:`gin_web.thinkers`; those of tables of agents
-only in workers of lower priority), and played back here on the loop if the table is still
-where it was. A table's agents play one after another until a person is to act; the tables
-where nobody plays share the loop by a pace of their own (:meth:`Scheduler._lane_pace`), and
-a table of agents stops at its cap of hands (:meth:`gin_web.limits.Caps.capped`).
+The event loop owns every table and never thinks for an agent, nor makes one: each agent is
+made (:meth:`Scheduler.prepare`) and each of its moves (and each hint) thought in a worker
+process (:mod:`gin_web.thinkers`; those of tables of agents only in workers of lower
+priority), and played back here on the loop if the table is still where it was. A table's
+agents play one after another until a person is to act.
+
+Who waits for whom: in the people's workers, an agent's move at a table where a person
+plays now comes first, then the making of a new table's agents, then hints, then the moves
+where nobody plays now (stand-ins for people who left); within each, the clients
+(addresses) take turns. Every agent's move where nobody plays, and every one past
+:attr:`~gin_web.limits.Limits.free_moves` since a person's last move at its table, keeps
+one pace, all tables together (:meth:`Scheduler._lane_pace`: at most
+:attr:`~gin_web.limits.Limits.lane_moves` a second), whatever delay a table has (a delay
+only adds to it); a table with no person playing stops at its cap of hands
+(:meth:`gin_web.limits.Caps.capped`), and the stand-ins of a table nobody has opened yet
+wait for its first person.
 
 The scheduler holds no table: it plays those of its host (:class:`Host`, the server), tells
 it of every change, and asks it to show the tables to their sockets.
@@ -19,7 +29,7 @@ from typing import Any, Protocol
 
 from gin_web.limits import Caps
 from gin_web.tables import LiveTable
-from gin_web.thinkers import Thinkers
+from gin_web.thinkers import BACKGROUND, HINT, PERSON, Thinkers
 
 __all__ = ["Scheduler", "Host"]
 
@@ -29,6 +39,7 @@ class Host(Protocol):
 
     tables: dict[str, LiveTable]
     stopped: set[str]  # tables of agents stopped at their cap
+    opened: set[str]  # tables a person has opened
 
     def after_change(self, table: LiveTable) -> None:
         """A move was played at ``table`` (its match saved once it is over)."""
@@ -41,6 +52,9 @@ class Host(Protocol):
 
     async def broadcast(self, table: LiveTable) -> None:
         """Send each socket of ``table`` its state."""
+
+    def owner(self, table_id: str) -> str:
+        """The address that started the table ("" when unknown)."""
 
 
 class Scheduler:
@@ -59,8 +73,9 @@ class Scheduler:
         )
         self._running: set[str] = set()  # tables whose agents are playing now
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._lane_until = 0.0  # tables where nobody plays wait for this (_lane_pace)
-        self._people_moved = 0.0  # when a person last moved (those tables give way)
+        self._lane_until = 0.0  # paced moves wait for this (_lane_pace)
+        self._people_moved = 0.0  # when a person last moved (paced tables give way)
+        self._streak: dict[str, int] = {}  # table -> agents' moves since a person's
         self._hinting: dict[tuple[str, int, int], asyncio.Future[int]] = {}
 
     # -- the workers ------------------------------------------------------------------------
@@ -73,19 +88,41 @@ class Scheduler:
         agents only."""
         return self.lane_thinkers if table.agent_only else self.thinkers
 
+    async def prepare(
+        self, table: LiveTable, client: str = "", reuse: LiveTable | None = None
+    ) -> str | None:
+        """Make ``table``'s agents in its worker before it starts (``reuse``: the finished
+        table it is the rematch of, whose agents move over); the message of one that
+        cannot play the table (``"seat 1: ..."``), or None."""
+        return await self._thinkers(table).build(
+            table.id,
+            table.agent_slots(),
+            table.table_state.table,
+            reuse=None if reuse is None else reuse.id,
+            client=client,
+        )
+
     def running(self, table_id: str) -> bool:
         """Are the agents of the table playing now?"""
         return table_id in self._running
 
+    def waiting(self) -> int:
+        """Calls queued for the workers (people's and lane), not yet thought on."""
+        return self.thinkers.waiting() + self.lane_thinkers.waiting()
+
     def forget(self, table_id: str) -> None:
         """The table is gone: its workers forget its agents."""
+        self._streak.pop(table_id, None)
         self.thinkers.forget([table_id])
         self.lane_thinkers.forget([table_id])
 
     def cancel(self) -> None:
-        """Cancel the tasks of the agents playing now (the server stops)."""
+        """Cancel the tasks of the agents playing now and the calls waiting for a worker
+        (the server stops)."""
         for task in list(self._tasks):
             task.cancel()
+        self.thinkers.cancel_waiting()
+        self.lane_thinkers.cancel_waiting()
 
     def close(self) -> None:
         """Stop the workers."""
@@ -93,12 +130,20 @@ class Scheduler:
         self.lane_thinkers.close()
 
     # -- agents' moves ----------------------------------------------------------------------
+    def _may_play(self, table: LiveTable) -> bool:
+        """Is an agent to act, and may it (a stand-in plays only at a table a person has
+        opened: nobody plays a table for nobody)?"""
+        if not table.waiting_for_agent() or table.id not in self.host.tables:
+            return False
+        seat = table.seats[table.to_act or 0]
+        return not seat.human or table.id in self.host.opened
+
     def start(self, table: LiveTable) -> None:
         """Let the agents play until a person is to act (a task: the loop stays free, and
         each move is thought in a worker process, :mod:`gin_web.thinkers`)."""
         if table.id in self._running or table.id in self.host.stopped:
             return
-        if not table.waiting_for_agent():
+        if not self._may_play(table):
             return
         try:
             loop = asyncio.get_running_loop()
@@ -113,6 +158,7 @@ class Scheduler:
         """After a person's move: the agents' moves before the next state when the table
         has no delay (so the person's next state comes in one message), else in a task."""
         self._people_moved = time.monotonic()
+        self._streak[table.id] = 0
         self.host.after_change(table)
         if table.delay > 0 or table.id in self._running:
             await self.host.broadcast(table)
@@ -123,9 +169,10 @@ class Scheduler:
 
     async def _agent_move(self, table: LiveTable) -> float:
         """One move of the agent to act: its observation read here, the move thought in the
-        table's worker (tables of agents only: in the workers of lower priority), played
-        here if the table is still where it was (the person may have come back and moved
-        meanwhile). Returns the loop's own time spent on it, in seconds."""
+        table's worker (tables of agents only: in the workers of lower priority; where
+        nobody plays now, after every other call), played here if the table is still where
+        it was (the person may have come back and moved meanwhile). Returns the loop's own
+        time spent on it, in seconds."""
         player = table.to_act
         if player is None:
             return 0.0
@@ -133,23 +180,36 @@ class Scheduler:
         slot, spec = table.thinker(player)
         seq = table.step_count
         observation = table.observation(player)
+        priority = PERSON if table.agent_only or table.someone_here else BACKGROUND
         spent = time.perf_counter() - start
         action = await self._thinkers(table).act(
-            table.id, slot, spec, table.table_state.table, observation
+            table.id,
+            slot,
+            spec,
+            table.table_state.table,
+            observation,
+            priority=priority,
+            client=self.host.owner(table.id),
         )
         start = time.perf_counter()
         if table.id in self.host.tables and table.play_thought(player, seq, action):
+            self._streak[table.id] = self._streak.get(table.id, 0) + 1
             self.host.after_change(table)
         return spent + time.perf_counter() - start
 
+    def _paced(self, table: LiveTable) -> bool:
+        """Does ``table``'s next agent's move keep the shared pace? Yes where nobody plays
+        now, and past :attr:`Limits.free_moves` agents' moves since a person's last move
+        there (a person watching agents play on, a hand where he sits out)."""
+        return table.nobody or self._streak.get(table.id, 0) >= self.limits.free_moves
+
     async def _lane_pace(self, spent: float) -> None:
-        """Tables where nobody plays, at full speed, take at most a quarter of the loop (an
-        eighth while people play at other tables) and play :attr:`Limits.lane_moves` moves
-        a second at most, all together: each of their moves' time on the loop books three
-        (seven) times as long for everyone else, or a move's share of that second if
-        longer, and the next such move, at any of those tables, waits for it. (The rate
-        also bounds what their moves cost beyond the loop's own time: the writes, the
-        messages to the workers.)"""
+        """The paced moves, all tables together, take at most a quarter of the loop (an
+        eighth while people play at other tables) and come :attr:`Limits.lane_moves` a
+        second at most: each one's time on the loop books three (seven) times as long for
+        everyone else, or a move's share of that second if longer, and the next paced move,
+        at any table, waits for it. (The rate also bounds what their moves cost beyond the
+        loop's own time: the writes, the messages to the workers.)"""
         busy = time.monotonic() - self._people_moved < 1.0
         now = time.monotonic()
         booked = max(spent * (8 if busy else 4), 1.0 / self.limits.lane_moves)
@@ -159,33 +219,35 @@ class Scheduler:
     async def _run_agents(self, table: LiveTable) -> None:
         """The agents' moves, one after another, each thought in a worker. With a delay, the
         delay comes *before* each move after the first, so that the person to act next is
-        never kept waiting. Without, where nobody plays, the table shares the loop by
-        :meth:`_lane_pace` and its watchers get a state every :attr:`Limits.watch_seconds`
-        (nobody follows a table at full speed move by move) and when it stops, failed or
-        not. :meth:`after_person` runs it inline after a person's move, a task the other
-        times."""
+        never kept waiting. A paced move (:meth:`_paced`) then waits its turn of the shared
+        pace, delay or not; watchers of a table playing without delay get a state every
+        :attr:`Limits.watch_seconds` (nobody follows a table at full speed move by move)
+        and when it stops, failed or not. :meth:`after_person` runs it inline after a
+        person's move, a task the other times."""
         host = self.host
         try:
             first = True
             shown = time.monotonic()
-            while table.waiting_for_agent() and table.id in host.tables:
-                if self.caps.capped(table):
+            while self._may_play(table):
+                if self.caps.capped(table.nobody, table.hand_index):
                     host.stop(table)
                     break
                 if table.delay > 0 and not first:
                     await asyncio.sleep(table.delay)
-                    if not (table.waiting_for_agent() and table.id in host.tables):
+                    if not self._may_play(table):
                         break
                 first = False
+                paced = self._paced(table)
                 spent = await self._agent_move(table)
-                if table.delay > 0:
-                    await host.broadcast(table)
-                elif _nobody(table):
-                    if time.monotonic() - shown >= self.limits.watch_seconds:
-                        shown = time.monotonic()
-                        start = time.perf_counter()
+                if table.delay > 0 or not paced:
+                    if table.delay > 0:
                         await host.broadcast(table)
-                        spent += time.perf_counter() - start
+                elif time.monotonic() - shown >= self.limits.watch_seconds:
+                    shown = time.monotonic()
+                    start = time.perf_counter()
+                    await host.broadcast(table)
+                    spent += time.perf_counter() - start
+                if paced:
                     await self._lane_pace(spent)
         except Exception as err:  # an agent that fails: said to the table, the server goes on
             print(f"gin_web: table {table.id}: an agent failed: {err!r}", flush=True)
@@ -195,9 +257,10 @@ class Scheduler:
         await host.broadcast(table)
 
     # -- hints ------------------------------------------------------------------------------
-    async def hint(self, table: LiveTable, player: int) -> tuple[int, int]:
+    async def hint(self, table: LiveTable, player: int, client: str = "") -> tuple[int, int]:
         """``(action, move number)``: what the table's hint agent would play in ``player``'s
-        seat, thought in the table's worker; the same position asked again (from another
+        seat, thought in the table's worker after the agents' moves waiting there (and in
+        turn with ``client``'s other hints); the same position asked again (from another
         socket, or before the first answer came) is thought once. A
         :class:`~gin_web.tables.MoveError` when it is not his turn."""
         known = table.known_hint(player)
@@ -209,7 +272,7 @@ class Scheduler:
         if thought is None:
             thought = asyncio.ensure_future(self._thinkers(table).act(
                 table.id, "hint", table.hint_agent, table.table_state.table,
-                table.observation(player),
+                table.observation(player), priority=HINT, client=client,
             ))  # fmt: skip
             self._hinting[key] = thought
             thought.add_done_callback(lambda f: self._hint_done(key, f))
@@ -221,8 +284,3 @@ class Scheduler:
         self._hinting.pop(key, None)
         if not thought.cancelled():
             thought.exception()  # (retrieved: its askers got it, or left)
-
-
-def _nobody(table: LiveTable) -> bool:
-    """Does no person play at ``table`` now (agents, or stand-ins for people who left)?"""
-    return all(not s.human or s.stand_in for s in table.seats)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gin_web.guards import cross_site, parse_json
@@ -39,6 +40,9 @@ class Server(Protocol):
     limits: Limits
     scheduler: Scheduler
 
+    async def find(self, key: str) -> tuple[LiveTable, int | None] | str: ...
+    def first_open(self, table: LiveTable) -> None: ...
+    def visit(self, table_id: str, client: str) -> None: ...
     def touch(self, table: LiveTable) -> None: ...
     def arrive(self, conn: Conn) -> None: ...
     def depart(self, conn: Conn) -> None: ...
@@ -75,6 +79,7 @@ class Conn:
     open_hands: bool = False
     key: str = ""  # the link's key
     client: str = ""  # the client's address
+    token: str = ""  # the link itself (in memory only: its rematch's link is made from it)
     here: bool = True  # the page is shown (a hidden page's seat is away)
     refused: int = 0  # messages refused for the socket's rate
     messages: Bucket = field(default_factory=lambda: Bucket(20.0, 40.0))
@@ -107,36 +112,60 @@ class Conn:
 
 
 # -- a socket, from open to close -------------------------------------------------------------
-async def _refuse(ws: WebSocket, message: str, code: int) -> None:
+async def _refuse(server: Server, ws: WebSocket, client: str, message: str, code: int) -> None:
+    """Refuse a socket with ``message``: accepted, told, closed with ``code``; or, when this
+    address had a socket refused lately, answered before the handshake (an HTTP answer whose
+    body holds the message: a flood of refused sockets costs the server little)."""
+    if server.caps.refused_lately(client) and "websocket.http.response" in ws.scope.get(
+        "extensions", {}
+    ):
+        status = {4403: 403, 4404: 404}.get(code, 429)
+        await ws.send_denial_response(JSONResponse({"error": message}, status_code=status))
+        return
+    await ws.accept()
     await ws.send_text(json.dumps({"type": "error", "message": message}))
     await ws.close(code=code)
 
 
 async def handle(server: Server, ws: WebSocket) -> None:
-    """A socket on ``/ws/<link>``: checked (its origin, its link, face-up watching only at a
-    table of agents, the sockets its link and its address hold), then its messages until it
-    closes or stays silent for :attr:`~gin_web.limits.Limits.silent_close` seconds."""
-    await ws.accept()
+    """A socket on ``/ws/<link>``: checked before it is accepted (its origin, the sockets
+    its link, its address and the server hold, its link, face-up watching only at a table
+    of agents), then its messages until it closes or stays silent for
+    :attr:`~gin_web.limits.Limits.silent_close` seconds."""
+    client = ws.client.host if ws.client else ""
     if cross_site(ws.headers):
-        await _refuse(ws, "cross-site connection", 4403)
+        await _refuse(server, ws, client, "cross-site connection", 4403)
         return
     token = ws.path_params.get("token", "")
     key = link_key(token)
-    found = server.links.get(key)
-    if found is None:
-        await _refuse(ws, "unknown link", 4404)
+    caps = server.caps
+    refused = caps.socket_refused(key, client)
+    if refused is not None:
+        await _refuse(server, ws, client, refused, 4429)
+        return
+    caps.add_socket(key, client)  # (counted while it waits its turn and its link is found)
+    try:
+        refused = await caps.socket_turn(client)
+        if refused is not None:
+            await _refuse(server, ws, client, refused, 4429)
+            return
+        await _serve(server, ws, token, key, client)
+    finally:
+        caps.remove_socket(key, client)
+
+
+async def _serve(server: Server, ws: WebSocket, token: str, key: str, client: str) -> None:
+    found = await server.find(key)
+    if isinstance(found, str):
+        await _refuse(server, ws, client, found, 4404)
         return
     table, player = found
     open_hands = ws.query_params.get("open") in ("1", "true")
     if open_hands and not table.agent_only:
-        await _refuse(ws, "hands are shown face up only at a table of agents", 4403)
+        await _refuse(server, ws, client, "hands are shown face up only at a table of agents", 4403)
         return
-    client = ws.client.host if ws.client else ""
+    await ws.accept()
     caps = server.caps
-    refused = caps.socket_refused(key, client, (c for cs in server.conns.values() for c in cs))
-    if refused is not None:
-        await _refuse(ws, refused, 4429)
-        return
     conn = Conn(
         ws,
         table,
@@ -144,13 +173,15 @@ async def handle(server: Server, ws: WebSocket) -> None:
         open_hands,
         key=key,
         client=client,
+        token=token,
         messages=caps.message_bucket(),
         hints=caps.hint_bucket(),
     )
     pump = asyncio.create_task(conn.pump())
     server.conns.setdefault(table.id, []).append(conn)
-    if player is not None:
-        server.opened.add(table.id)
+    if player is not None and table.id not in server.opened:
+        server.first_open(table)
+    server.visit(table.id, client)
     server.touch(table)
     server.arrive(conn)
     await server.broadcast(table)
@@ -273,6 +304,10 @@ async def on_message(server: Server, conn: Conn, msg: Mapping[str, Any]) -> None
         if table.id in server.stopped:
             error(conn, "this table has stopped: no move is played")
             return
+        refused = server.caps.move_refused(conn.client)
+        if refused is not None:
+            await _flooded(server, conn, refused)
+            return
         try:
             table.move(conn.player, data["action"], data.get("seq"))
         except MoveError as err:
@@ -285,7 +320,7 @@ async def on_message(server: Server, conn: Conn, msg: Mapping[str, Any]) -> None
             await _flooded(server, conn, refused)
             return
         try:
-            action, seq = await server.scheduler.hint(table, conn.player)
+            action, seq = await server.scheduler.hint(table, conn.player, conn.client)
         except MoveError as err:
             error(conn, str(err))
             return

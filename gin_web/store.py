@@ -65,6 +65,21 @@ CREATE TABLE IF NOT EXISTS expired (
     at REAL NOT NULL,
     why TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS links (
+    key TEXT PRIMARY KEY,
+    tbl TEXT NOT NULL,
+    player INTEGER
+);
+CREATE TABLE IF NOT EXISTS visits (
+    who TEXT NOT NULL,
+    tbl TEXT NOT NULL,
+    PRIMARY KEY (who, tbl)
+);
+CREATE TABLE IF NOT EXISTS rematches (
+    old TEXT PRIMARY KEY,
+    new TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS matches_finished ON matches (finished);
 CREATE TABLE IF NOT EXISTS decisions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     match TEXT NOT NULL,
@@ -131,6 +146,9 @@ class Store:
                 "directory this user may write with --data-dir"
             ) from None
         self._lock = threading.Lock()  # the reading connection
+        #: Rows left out when the tables were read (:meth:`open_tables`): ``(id, why)``.
+        self.skipped: list[tuple[str, str]] = []
+        self._link_old_tables()
         self.on_trouble = on_trouble
         self.trouble: str = ""  # the last write's failure, "" while writes go through
         self.failures = 0  # writes that failed at least once (each is tried again)
@@ -143,6 +161,27 @@ class Store:
         self._writer = threading.Thread(target=self._write_loop, name="gin_web-store",
                                         daemon=True)  # fmt: skip
         self._writer.start()
+
+    def _link_old_tables(self) -> None:
+        """A file written before the links were kept apart: each table's link keys listed
+        once, from its config (a row that is not a config is passed over here, and named
+        by :meth:`open_tables`)."""
+        if self._db.execute("SELECT 1 FROM links LIMIT 1").fetchone() is not None:
+            return
+        rows = self._db.execute("SELECT id, config FROM tables").fetchall()
+        made: list[tuple[str, str, int | None]] = []
+        for tid, text in rows:
+            try:
+                config = json.loads(text)
+                made.extend((key, tid, p) for p, key in enumerate(config["keys"]) if key)
+                made.append((config["spectator_key"], tid, None))
+            except (ValueError, TypeError, KeyError):
+                continue
+        if made:
+            with contextlib.suppress(sqlite3.Error):  # (a locked file: tried at next start)
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO links (key, tbl, player) VALUES (?,?,?)", made
+                )
 
     # -- writing -----------------------------------------------------------------------------
     def _put(self, sql: str, params: tuple[Any, ...], table_id: str | None) -> None:
@@ -276,6 +315,26 @@ class Store:
             table_id,
         )
 
+    def add_links(self, table_id: str, links: list[tuple[str, int | None]]) -> None:
+        """The keys of a table's links (``player`` None: the spectators'), so that a link
+        finds its table once the table has left memory (a finished match, after a
+        restart)."""
+        for key, player in links:
+            self._put(
+                "INSERT OR REPLACE INTO links (key, tbl, player) VALUES (?,?,?)",
+                (key, table_id, player),
+                table_id,
+            )
+
+    def add_visit(self, table_id: str, who: str) -> None:
+        """``who`` (an address's SHA-256) started, sat at or watched the table: its match is
+        listed to that address (:meth:`match_page`)."""
+        self._put("INSERT OR IGNORE INTO visits (who, tbl) VALUES (?,?)", (who, table_id), None)
+
+    def add_rematch(self, old: str, new: str) -> None:
+        """The table ``new`` is the rematch of ``old`` (there is one at most)."""
+        self._put("INSERT OR IGNORE INTO rematches (old, new) VALUES (?,?)", (old, new), new)
+
     def expire(self, table_id: str, why: str) -> None:
         """The table is no longer played (it expired or reached its cap): it is not
         restored again; its moves stay in the file."""
@@ -300,17 +359,104 @@ class Store:
 
     def open_tables(self, limit: int) -> list[tuple[str, dict[str, Any], list[tuple[int, int]]]]:
         """The tables whose match is not finished (nor expired), newest first (at most
-        ``limit``), each with its config and its moves in order."""
+        ``limit``), each with its config and its moves in order. A row that is not a
+        table (a config that is not a JSON object, a move that is not two integers, moves
+        with a gap) is left out, with its reason, in :attr:`skipped`."""
         rows = self._read(
             "SELECT id, config FROM tables WHERE id NOT IN (SELECT id FROM matches) "
             "AND id NOT IN (SELECT id FROM expired) ORDER BY created DESC LIMIT ?",
             (limit,),
         )
         out = []
-        for tid, config in rows:
-            moves = self._read("SELECT player, action FROM moves WHERE tbl = ? ORDER BY n", (tid,))
-            out.append((tid, json.loads(config), [(int(p), int(a)) for p, a in moves]))
+        for tid, text in rows:
+            found = self._table(tid, text)
+            if isinstance(found, str):
+                self.skipped.append((tid, found))
+            else:
+                out.append((tid, *found))
         return out
+
+    def _table(self, tid: str, text: Any) -> tuple[dict[str, Any], list[tuple[int, int]]] | str:
+        """A table's config and moves, or why its rows are not a table."""
+        try:
+            config = json.loads(text)
+        except (ValueError, TypeError) as err:
+            return f"its config is not JSON ({err})"
+        if not isinstance(config, dict):
+            return f"its config is not a JSON object ({type(config).__name__})"
+        rows = self._read("SELECT n, player, action FROM moves WHERE tbl = ? ORDER BY n", (tid,))
+        moves = []
+        for i, (n, player, action) in enumerate(rows):
+            if n != i:
+                return f"its moves have a gap: move {i} is missing"
+            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (player, action)):
+                return f"its move {i} is not two integers: {player!r}, {action!r}"
+            moves.append((player, action))
+        return config, moves
+
+    def find_link(self, key: str) -> tuple[str, int | None] | None:
+        """The table and seat (None: the spectators') of a link's key, or None."""
+        rows = self._read("SELECT tbl, player FROM links WHERE key = ?", (key,))
+        return None if not rows else (str(rows[0][0]), rows[0][1])
+
+    def table(
+        self, tid: str
+    ) -> tuple[dict[str, Any], list[tuple[int, int]], str | None] | str | None:
+        """A table kept in the file: its config, its moves and why it ended without a
+        match (None: it was finished or still plays); why its rows are not a table
+        (text); or None when the file has no such table."""
+        rows = self._read("SELECT config FROM tables WHERE id = ?", (tid,))
+        if not rows:
+            return None
+        found = self._table(tid, rows[0][0])
+        if isinstance(found, str):
+            return found
+        why = self._read("SELECT why FROM expired WHERE id = ?", (tid,))
+        return (*found, None if not why else str(why[0][0]))
+
+    def rematch_of(self, old: str) -> str | None:
+        """The table that is the rematch of ``old``, or None."""
+        rows = self._read("SELECT new FROM rematches WHERE old = ?", (old,))
+        return None if not rows else str(rows[0][0])
+
+    def match_page(
+        self,
+        limit: int,
+        offset: int = 0,
+        who: str | None = None,
+        keys: list[str] | None = None,
+        everyone: bool = False,
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """A page of the finished matches, newest first (each as :meth:`matches` gives it;
+        only the page's records are read), and whether more follow. ``everyone``: every
+        match; else those of the tables ``who`` (an address's SHA-256) started, sat at or
+        watched, and those of the link ``keys`` given."""
+        sql = (
+            "SELECT id, game, finished, json_extract(record, '$.scores'), "
+            "json_extract(record, '$.agents') FROM matches"
+        )
+        params: list[Any] = []
+        if not everyone:
+            keys = list(keys or [])
+            marks = ",".join("?" * len(keys))
+            sql += (
+                " WHERE id IN (SELECT tbl FROM visits WHERE who = ?) "
+                f"OR id IN (SELECT tbl FROM links WHERE key IN ({marks}))"
+            )
+            params += [who or "", *keys]
+        sql += " ORDER BY finished DESC LIMIT ? OFFSET ?"
+        rows = self._read(sql, (*params, limit + 1, offset))
+        out = [
+            {
+                "id": mid,
+                "game": game,
+                "finished": finished,
+                "scores": None if scores is None else json.loads(scores),
+                "agents": {} if names is None else json.loads(names),
+            }
+            for mid, game, finished, scores, names in rows[:limit]
+        ]
+        return out, len(rows) > limit
 
     def matches(self) -> list[dict[str, Any]]:
         """The finished matches, newest first: id, game, time, scores, agents."""

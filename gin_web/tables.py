@@ -16,6 +16,7 @@ Nothing here knows about WebSockets (:mod:`gin_web.sockets`) or SQLite (:mod:`gi
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import math
@@ -50,6 +51,7 @@ __all__ = [
     "link_key",
     "restore_table",
     "check_settings",
+    "rematch_token",
     "SECRET_BITS",
 ]
 
@@ -106,7 +108,8 @@ class Seat:
     kind: str  # HUMAN or the agent's spec
     token: str | None = None  # the invite link's token (only while the table is new)
     key: str | None = None  # its link_key: what the server and its store keep
-    agent: Any = None
+    claim: str | None = None  # a rematch's seat not yet taken: the key of the seat before
+    agent: Any = None  # (made only where the table is played offline: agent_move)
     connections: int = 0
     left_at: float | None = None  # when the last connection of a person closed
     stand_in: bool = False  # an agent plays for a person who left (takeover option)
@@ -200,6 +203,26 @@ class LiveTable:
     def agent_only(self) -> bool:
         return not any(s.human for s in self.seats)
 
+    @property
+    def someone_here(self) -> bool:
+        """Does a person play here now (his page open and shown, no stand-in for him)?"""
+        return any(s.human and s.connections > 0 and not s.stand_in for s in self.seats)
+
+    @property
+    def nobody(self) -> bool:
+        """Does no person play at the table now (agents, or stand-ins for people who
+        left)?"""
+        return all(not s.human or s.stand_in for s in self.seats)
+
+    def agent_slots(self) -> list[tuple[str, str, str]]:
+        """The agents the table's workers make when it starts: ``(slot, spec, name)`` of
+        each agent's seat and of the hint agent (a stand-in is made when first needed)."""
+        seats = [(f"seat {s.player}", s.kind) for s in self.seats if not s.human]
+        return [
+            *((slot, kind, slot) for slot, kind in seats),
+            ("hint", self.hint_agent, "hint agent"),
+        ]
+
     def waiting_for_agent(self) -> bool:
         """Is an agent (or a stand-in for a person who left) to act?"""
         p = self.to_act
@@ -266,8 +289,8 @@ class LiveTable:
         if p is None:
             raise MoveError("the match is over")
         seat = self.seats[p]
-        if seat.agent is None:  # a stand-in for a person: the hint agent plays
-            seat.agent = self._make_agent(self.hint_agent)
+        if seat.agent is None:  # made when first needed (a stand-in: the hint agent plays)
+            seat.agent = self._make_agent(self.thinker(p)[1])
         action = int(seat.agent.act(self.observation(p)))
         self.play_move(p, action)
         return action
@@ -474,6 +497,7 @@ class LiveTable:
             "seed": self.seed,
             "seats": [s.kind for s in self.seats],
             "keys": [s.key for s in self.seats],
+            "claims": [s.claim for s in self.seats],
             "spectator_key": self.spectator_key,
             "delay": self.delay,
             "takeover": self.takeover,
@@ -512,17 +536,33 @@ def restore_table(
 ) -> LiveTable:
     """The table ``config`` (:meth:`LiveTable.config`) after ``moves`` ``(player, action)``:
     a fresh env from the same seed, the same seats, every move played again through it."""
+    if not isinstance(config, Mapping):
+        raise ValueError(f"its config is not an object: {type(config).__name__}")
     spec = games.get(config["game"])
     seed = config["seed"]
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**SECRET_BITS:
         raise ValueError(f"seed must be an int in 0..2**{SECRET_BITS}-1, got {seed!r}")
     check_settings(config["delay"], config["takeover"])
+    if not isinstance(config["options"], dict):
+        raise ValueError("options must be an object of rule options")
+    hint = config["hint_agent"]
+    if not isinstance(hint, str):
+        raise ValueError(f"hint_agent must be an agent's name, got {hint!r}")
     env = spec.make_env(**config["options"])
     env.reset(seed=seed)
+    kinds, keys = config["seats"], config["keys"]
+    claims = config.get("claims") or [None] * len(kinds)
+    if not (isinstance(kinds, list) and len(kinds) == env.num_players == len(keys) == len(claims)):
+        raise ValueError(f"seats must list {env.num_players} entries, with their keys")
     seats = []
-    for p, (kind, key) in enumerate(zip(config["seats"], config["keys"], strict=True)):
-        agent = None if kind == HUMAN else make_agent(kind, env)
-        seats.append(Seat(p, kind, key=key, agent=agent))
+    for p, (kind, key, claim) in enumerate(zip(kinds, keys, claims, strict=True)):
+        for what, value in (("key", key), ("claim", claim)):
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"seat {p}: its {what} must be text, got {value!r}")
+        if not isinstance(kind, str):
+            raise ValueError(f"seat {p}: expected 'human' or an agent name, got {kind!r}")
+        # The agents are made in the server's workers when they first move, not here.
+        seats.append(Seat(p, kind, key=key, claim=claim))
     table = LiveTable(
         id=table_id,
         game=spec.name,
@@ -534,16 +574,25 @@ def restore_table(
         spectator_key=config["spectator_key"],
         delay=config["delay"],
         takeover=config["takeover"],
-        hint_agent=config["hint_agent"],
+        hint_agent=hint,
         created=config["created"],
         seeded=bool(config.get("seeded", False)),
     )
-    for player, action in moves:
+    for n, move in enumerate(moves):
         try:
+            player, action = move
             table.play_recorded(int(player), int(action))
-        except ValueError as err:
-            raise ValueError(f"table {table_id}: {err}") from None
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"table {table_id}: move {n} ({move!r}): {err}") from None
     return table
+
+
+def rematch_token(token: str) -> str:
+    """The link of a seat's rematch, made from the seat's own link (so whoever holds the
+    seat, and only he, gets the same seat of the rematch, after a restart too; the store
+    keeps neither link, only their SHA-256)."""
+    digest = hashlib.sha256(b"gin-web rematch\0" + token.encode("utf-8", "surrogatepass"))
+    return base64.urlsafe_b64encode(digest.digest()[:18]).decode("ascii")
 
 
 def make_agent(name: str, env: Any) -> Any:
@@ -565,7 +614,10 @@ def new_table(
     name), ``options`` (the rules: the env checks each with its own message), ``seats``
     (``"human"`` or an agent spec per player; default one person then agents), the seed
     (default random), the seconds between agent moves, the ``takeover`` timeout, and the
-    agent that gives hints (default the game's L2/default agent)."""
+    agent that gives hints (default the game's L2/default agent). No agent is made here
+    (an agent of another game is refused by its name): the server makes them in its
+    workers (:meth:`gin_web.thinkers.Thinkers.build`), where one that cannot play the
+    table says so, and a table played offline makes them as they first move."""
     if not isinstance(game, str) or GAMES.get(game, game) not in GAMES.values():
         raise ValueError(f"game must be one of {', '.join(GAMES)}; got {game!r}")
     spec = games.get(GAMES.get(game, game))
@@ -605,15 +657,11 @@ def new_table(
             token = secrets.token_urlsafe(18)
             made.append(Seat(p, HUMAN, token=token, key=link_key(token)))
             continue
-        try:
-            agent = make_agent(kind, env)
-        except (ValueError, TypeError, FileNotFoundError, KeyError) as err:
-            raise ValueError(f"seat {p}: {err}") from None
-        made.append(Seat(p, kind, agent=agent))
-    try:
-        make_agent(hint, env)
-    except (ValueError, TypeError, FileNotFoundError, KeyError) as err:
-        raise ValueError(f"hint agent: {err}") from None
+        _check_family(spec, kind, f"seat {p}")
+        made.append(Seat(p, kind))
+    if not isinstance(hint, str) or not hint.strip():
+        raise ValueError(f"hint agent: expected an agent name, got {hint!r}")
+    _check_family(spec, hint, "hint agent")
     spectator = secrets.token_urlsafe(18)
     return LiveTable(
         id=secrets.token_hex(8),
@@ -629,6 +677,16 @@ def new_table(
         hint_agent=hint,
         seeded=seeded,
     )
+
+
+def _check_family(spec: games.GameSpec, kind: str, where: str) -> None:
+    """An agent of another family of games is refused at once (its name is enough); the
+    rest of an agent's checks come when it is made (:func:`make_agent`, or the server's
+    workers: :meth:`gin_web.thinkers.Thinkers.build`)."""
+    try:
+        families.agent_spec(spec, kind)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
 
 
 def check_settings(delay: Any, takeover: Any) -> None:

@@ -40,8 +40,10 @@ CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
 #: The name Starlette's TestClient sends as Host: the app is told it answers to it.
 HOSTS = ("testserver",)
 #: These tests' clients play as fast as the machine goes: more than the 20 messages a second
-#: a socket may send a server left at its limits (tests/test_web_attacks.py holds those).
-FAST = Limits(messages_burst=1e6, messages_per_second=1e6)
+#: a socket may send a server left at its limits, and more moves, requests, lists and tables
+#: than an address may make (tests/test_web_attacks.py holds those).
+FAST = Limits(messages_burst=1e6, messages_per_second=1e6, moves_burst=1e6, lists_burst=1e6,
+              requests_burst=1e6, all_tables_burst=1e6, all_sockets_burst=1e6)  # fmt: skip
 CARD_ID = {card_str(c): c for c in range(52)}
 
 
@@ -443,6 +445,8 @@ def test_after_a_restart_an_empty_seat_is_still_handed_to_an_agent(tmp_path: Pat
     with TestClient(create_app(data, HOSTS, FAST)) as c:
         out = new_table(c, game="gin", seats=["human", "heuristic"], takeover=60,
                         options={"target_score": 10})  # fmt: skip
+        with c.websocket_connect(link(out["seats"]["player_0"])) as ws:  # he came, and left
+            state(ws)
     table_id = out["table"]
     store = Store(data)
     ((tid, config, _),) = store.open_tables(10)
@@ -983,3 +987,120 @@ def test_the_hint_is_a_legal_move_for_every_role() -> None:
             roles.add(table.role(p))
             table.move(p, hint)
         assert roles == {"box", "captain", "adviser"}
+
+
+# -- finished tables, rematches, bad rows (issue 56) -------------------------------------------
+def _finish(c: TestClient, table_id: str) -> dict[str, Any]:
+    """Play a table of people to the match's end on the server's loop (as its people would,
+    every move checked), its match saved; the final view."""
+    server = server_of(c)
+    table = server.tables[table_id]
+
+    def play() -> None:
+        while not table.over:
+            p = table.to_act
+            assert p is not None
+            table.move(p, table.hint(p))
+            server.after_change(table)
+
+    c.portal.call(play)  # type: ignore[union-attr]
+    return table.view(None)
+
+
+def test_a_finished_tables_links_open_its_result_after_a_restart(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
+        out = new_table(c, game="gin", seats=["human", "human"], options={"target_score": 10})
+        final = _finish(c, out["table"])
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
+        assert out["table"] not in server_of(c).tables  # (finished: read back when opened)
+        for seat, player in (("player_0", 0), ("player_1", 1)):
+            with c.websocket_connect(link(out["seats"][seat])) as ws:
+                view = state(ws)
+            assert view["over"] and view["you"] == player and view["scores"] == final["scores"]
+        with c.websocket_connect(link(out["spectator"])) as ws:
+            assert state(ws)["over"]
+        record = c.get(f"/api/matches/{out['table']}").json()
+        assert replay_files.replay_env(record).match.is_over
+        with c.websocket_connect(link("/t/not-a-link")) as ws:
+            assert state(ws) == {"type": "error", "message": "unknown link"}
+
+
+def test_one_rematch_per_table_each_person_his_own_seat_also_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
+        out = new_table(c, game="gin", seats=["human", "human"], options={"target_score": 10})
+        token = {seat: path.rsplit("/", 1)[1] for seat, path in out["seats"].items()}
+        _finish(c, out["table"])
+        with c.websocket_connect(link(out["seats"]["player_1"])) as watching:
+            state(watching)
+            first = c.post("/api/rematch", json={"link": token["player_0"]})
+            assert first.status_code == 200, first.text
+            a = first.json()
+            # The person still at the table is given his own seat at the rematch, at once.
+            view = state(watching)
+            while view.get("type") != "state" or not view.get("rematch"):
+                view = state(watching)
+        b = c.post("/api/rematch", json={"link": token["player_1"]}).json()
+        again = c.post("/api/rematch", json={"link": token["player_0"]}).json()
+        assert a["table"] == b["table"] == again["table"]  # one rematch, whoever asks first
+        assert view["rematch"] == b["seat"] and again["seat"] == a["seat"] != b["seat"]
+        assert a["seats"] == {"player_0": a["seat"]} and b["seats"] == {"player_1": b["seat"]}
+        assert a["spectator"] == b["spectator"] and "seed" not in a
+        server = server_of(c)
+        assert len(server.tables) == 2
+        new = server.tables[a["table"]]
+        assert new.seed != server.tables[out["table"]].seed and not new.seeded
+        for path, player in ((a["seat"], 0), (b["seat"], 1)):
+            with c.websocket_connect(link(path)) as ws:
+                assert state(ws)["you"] == player
+        bad = c.post("/api/rematch", json={"link": out["spectator"].rsplit("/", 1)[1]})
+        assert bad.status_code == 400 and "from a seat's link" in bad.json()["error"]
+        # A second finished table, whose rematch is first asked after a restart.
+        other = new_table(c, game="gin", seats=["human", "human"], options={"target_score": 10})
+        _finish(c, other["table"])
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
+        late = c.post("/api/rematch", json={"link": token["player_1"]}).json()
+        assert late["table"] == a["table"] and late["seat"] == b["seat"]
+        other_token = other["seats"]["player_0"].rsplit("/", 1)[1]
+        made = c.post("/api/rematch", json={"link": other_token})
+        assert made.status_code == 200, made.text
+        assert made.json()["table"] not in (out["table"], other["table"], a["table"])
+
+
+def test_rows_that_are_not_tables_are_skipped_with_their_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    data = tmp_path / "data"
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
+        ids = []
+        for _ in range(5):
+            out = new_table(c, game="gin", seats=["human", "human"])
+            table = server_of(c).tables[out["table"]]
+
+            def moves(table: Any = table) -> None:
+                for _ in range(3):
+                    p = table.to_act
+                    table.move(p, table.hint(p))
+
+            c.portal.call(moves)  # type: ignore[union-attr]
+            ids.append(out["table"])
+    db = sqlite3.connect(data / "gin_web.sqlite3")
+    db.execute("UPDATE tables SET config = 'not json {' WHERE id = ?", (ids[0],))
+    db.execute("UPDATE tables SET config = '[1, 2]' WHERE id = ?", (ids[1],))
+    db.execute("UPDATE moves SET action = 'x' WHERE tbl = ? AND n = 1", (ids[2],))
+    db.execute("DELETE FROM moves WHERE tbl = ? AND n = 0", (ids[3],))
+    db.commit()
+    db.close()
+    capsys.readouterr()
+    with TestClient(create_app(data, HOSTS, FAST)) as c:
+        server = server_of(c)
+        assert set(server.not_restored) == set(ids[:4]) and ids[4] in server.tables
+        assert c.get("/api/games").status_code == 200
+    said = capsys.readouterr().out
+    for word in ("config is not JSON", "not a JSON object", "not two integers", "have a gap"):
+        assert word in said, said

@@ -9,12 +9,12 @@ starts again cleanly on the same data."""
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
+import socket
 import sqlite3
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ pytest.importorskip("uvicorn")
 pytest.importorskip("websockets")
 
 from web_helpers import live_server  # noqa: E402
-from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 from websockets.sync.client import connect  # noqa: E402
 
 from gin_web.app import Limits  # noqa: E402
@@ -37,15 +37,37 @@ ANSWERS_WITHIN = 2.0
 
 
 def call(base: str, path: str, body: Any = None, raw: bytes | None = None,
-         headers: dict[str, str] | None = None) -> tuple[int, Any]:  # fmt: skip
-    """``(status, JSON)`` of a request to the server (a POST when a body is given)."""
+         headers: dict[str, str] | None = None,
+         source: str | None = None) -> tuple[int, Any]:  # fmt: skip
+    """``(status, JSON)`` of a request to the server (a POST when a body is given), from
+    the loopback address ``source`` (default 127.0.0.1)."""
+    status, out, _ = request(base, path, body, raw, headers, source)
+    return status, out
+
+
+def request(base: str, path: str, body: Any = None, raw: bytes | None = None,
+            headers: dict[str, str] | None = None,
+            source: str | None = None) -> tuple[int, Any, dict[str, str]]:  # fmt: skip
+    """``(status, JSON, headers)`` of a request (as :func:`call`)."""
+    host, port = base.split("//", 1)[1].split(":")
     data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-    req = urllib.request.Request(base + path, data=data, headers=headers or {})
+    conn = http.client.HTTPConnection(host, int(port), timeout=30,
+                                      source_address=(source, 0) if source else None)  # fmt: skip
     try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read() or b"null")
+        conn.request("GET" if data is None else "POST", path, body=data, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, json.loads(r.read() or b"null"), dict(r.getheaders())
+    finally:
+        conn.close()
+
+
+def ws_from(base: str, path: str, source: str, **kwargs: Any) -> Any:
+    """A WebSocket on a link, opened from the loopback address ``source``."""
+    return connect(ws_url(base, path), source_address=(source, 0), **kwargs).__enter__()
+
+
+def first(ws: Any) -> dict[str, Any]:
+    return json.loads(ws.recv(timeout=30))  # type: ignore[no-any-return]
 
 
 def ws_url(base: str, path: str) -> str:
@@ -65,8 +87,9 @@ class Probe:
     """A person at a two-player gin table against L2, moving as soon as it is his turn:
     every round trip (move sent to the next state) is kept."""
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, pace: float = 0.06) -> None:
         self.base = base
+        self.pace = pace  # seconds between his moves
         self.rng = np.random.default_rng(0)
         self.rtts: list[float] = []
         self.notices: list[str] = []  # what the server told this person
@@ -96,7 +119,7 @@ class Probe:
                 self._open()
             while not self.view["legal"]:
                 self.view = self.state()
-            time.sleep(0.06)  # a person's pace: under the 20 messages a second a socket may send
+            time.sleep(self.pace)  # a person's pace: under the 20 messages a second a socket sends
             sent = self.view["seq"]
             start = time.perf_counter()
             self.ws.send(json.dumps({"type": "move", "action": play_move(self.view, self.rng),
@@ -325,7 +348,12 @@ def test_watchers_on_one_link_are_capped(tmp_path: Path) -> None:
 
         def watchers() -> None:
             for _ in range(60):
-                ws = connect(ws_url(base, out["spectator"])).__enter__()
+                try:
+                    ws = connect(ws_url(base, out["spectator"])).__enter__()
+                except InvalidStatus as err:  # refused before the handshake: said in the body
+                    assert err.response.status_code == 429
+                    refused.append(json.loads(err.response.body or b"{}")["error"])
+                    continue
                 first = json.loads(ws.recv(timeout=30))
                 if first["type"] == "error":
                     refused.append(first["message"])
@@ -387,7 +415,7 @@ def test_an_agent_that_thinks_past_the_limit_is_stopped_and_said(tmp_path: Path)
 
 
 def test_tables_of_agents_are_capped_and_stop(tmp_path: Path) -> None:
-    limits = Limits(agent_tables=10, agent_hands=2)
+    limits = Limits(agent_tables=10, client_agent_tables=10, agent_hands=2, refuse_seconds=0.05)
     data = tmp_path / "data"
     with live_server(data, limits) as (base, app):
         probe = Probe(base)
@@ -425,7 +453,7 @@ def test_tables_of_agents_are_capped_and_stop(tmp_path: Path) -> None:
 
 
 def test_a_table_flood_is_capped_and_unopened_tables_expire(tmp_path: Path) -> None:
-    limits = Limits(client_tables=20, tables_burst=30, tables_per_second=5,
+    limits = Limits(client_tables=20, tables_burst=30, tables_per_second=5, refuse_seconds=0.0,
                     unopened_expire=1.0, sweep_seconds=0.2)  # fmt: skip
     with live_server(tmp_path / "data", limits) as (base, app):
         # (Naming other addresses in X-Forwarded-For changes nothing: the address is the
@@ -664,3 +692,417 @@ def test_a_large_replay_is_bounded_and_holds_up_nobody(tmp_path: Path) -> None:
             s2 == 400 and "too large to show" in ok["error"]
         )
         probe.close()
+
+
+# -- issue 56: agents made in the workers, one pace, budgets, caps across addresses ----------------
+def test_best_is_not_offered_and_tables_started_back_to_back_make_no_agent_on_the_loop(
+    tmp_path: Path,
+) -> None:
+    """The lobby offers what the docs say (no ``best``, each agent with its line); a table's
+    agents are made in its worker (the loop's tables hold none), one that cannot play the
+    table is refused by the worker with its message, and tables started back to back from
+    other addresses hold up nobody."""
+    from gin_web.lobby import AGENT_HELP
+
+    limits = Limits(tables_burst=40, refuse_seconds=0.05)
+    with live_server(tmp_path / "data", limits) as (base, app):
+        status, info = call(base, "/api/games")
+        for game in info.values():
+            assert "best" not in game["agents"] and "search" not in game["agents"]
+            assert game["agent_help"] == {a: AGENT_HELP[a] for a in game["agents"]}
+        for body in ({"game": "gin", "seats": ["human", "best"]},
+                     {"game": "three", "hint_agent": "best"}):  # fmt: skip
+            status, out = call(base, "/api/tables", body)
+            assert status == 400 and "'best' is not seated for clients" in out["error"], out
+        # tuned at a table no set was tuned for: refused, by the worker that made it.
+        status, out = call(base, "/api/tables", {"game": "gin", "seats": ["human", "tuned"],
+                                                 "options": {"knock_limit": 3}})  # fmt: skip
+        assert status == 400 and out["error"].startswith("seat 1: "), out
+        probe = Probe(base)
+        made: list[tuple[int, Any]] = []
+
+        def starts() -> None:
+            body = {"game": "gin", "seats": ["human", "tuned"],
+                    "options": {"target_score": 100_000}}  # fmt: skip
+            for i in range(60):
+                made.append(call(base, "/api/tables", body, source=f"127.0.0.{2 + i % 3}"))
+
+        during(starts, probe)
+        probe.check("60 tables started back to back from three addresses")
+        ok = [o for s, o in made if s == 200]
+        refused = {o["error"] for s, o in made if s != 200}
+        # Within each address's limits; the server's own rate (all addresses) says so.
+        assert len(ok) >= 20 and refused <= {
+            f"this server is starting many tables now (at most {limits.all_tables_per_second:g} "
+            "a second from everyone); try again in a few seconds"
+        }, refused
+        server = app.state.server
+        assert all(s.agent is None for o in ok for s in server.tables[o["table"]].seats)
+        probe.close()
+
+
+def test_where_nobody_plays_every_agents_move_keeps_one_pace_whatever_the_delay(
+    tmp_path: Path,
+) -> None:
+    """Tables of agents with a delay of 1e-300 s (a delay once skipped the pace) and tables
+    whose person left with a stand-in playing for him, from several addresses: all their
+    moves together stay within Limits.lane_moves a second, and a person elsewhere is
+    answered at once."""
+    limits = Limits(lane_moves=40.0)
+    window = 4.0
+    with live_server(tmp_path / "data", limits) as (base, app):
+        server = app.state.server
+        probe = Probe(base)
+        ids = []
+        for i in range(8):
+            status, out = call(base, "/api/tables", {
+                "game": "gin", "seats": ["heuristic"] * 2, "delay": 1e-300,
+                "options": {"knock_limit": 0, "target_score": 100_000}},
+                source=f"127.0.0.{2 + i % 2}")  # fmt: skip
+            assert status == 200, out
+            ids.append(out["table"])
+        for _ in range(8):  # a person opens his seat and leaves: a stand-in plays on
+            status, out = call(base, "/api/tables", {
+                "game": "gin", "seats": ["human", "heuristic"], "takeover": 0.01,
+                "options": {"knock_limit": 0, "target_score": 100_000}},
+                source="127.0.0.4")  # fmt: skip
+            assert status == 200, out
+            first(ws := ws_from(base, out["seats"]["player_0"], "127.0.0.4"))
+            ws.close()
+            ids.append(out["table"])
+        time.sleep(1.0)  # (under way)
+        before = sum(server.tables[t].step_count for t in ids)
+        end = time.monotonic() + window
+        while time.monotonic() < end:
+            probe.moves(1)
+        moved = sum(server.tables[t].step_count for t in ids) - before
+        probe.check("16 tables where nobody plays, half of them with delay 1e-300")
+        assert 0 < moved <= limits.lane_moves * (window + 1.0), moved
+        probe.close()
+
+
+def test_a_table_nobody_opened_has_no_stand_ins_and_expires_in_minutes(tmp_path: Path) -> None:
+    limits = Limits(unopened_expire=1.5, sweep_seconds=0.2)
+    with live_server(tmp_path / "data", limits) as (base, app):
+        server = app.state.server
+        ids = []
+        for _ in range(6):
+            status, out = call(base, "/api/tables", {"game": "gin", "takeover": 0.01,
+                                                     "seats": ["human", "heuristic"]})  # fmt: skip
+            ids.append(out["table"])
+        time.sleep(0.8)
+        held = [server.tables[t] for t in ids]
+        assert all(t.to_act == 0 for t in held)  # the agents moved up to his turn, no further
+        before = [t.step_count for t in held]
+        time.sleep(0.3)
+        assert [t.step_count for t in held] == before
+        time.sleep(1.5)
+        assert not set(server.tables) & set(ids)  # gone, stand-ins or not
+        status, out = call(base, "/api/tables", {"game": "gin"})
+        assert status == 200
+
+
+def test_one_address_moves_within_its_budget_at_all_its_tables(tmp_path: Path) -> None:
+    """Many tables of one client moving at once (each socket within its own rate): the
+    address's moves are budgeted across its tables, the rest refused with a message that
+    says so, and a person of another address is answered at once."""
+    limits = Limits(moves_burst=20, moves_per_second=5, client_tables=200, tables_burst=200,
+                    all_tables_burst=200)  # fmt: skip
+    seconds = 3.0
+    with live_server(tmp_path / "data", limits) as (base, app):
+        server = app.state.server
+        probe = Probe(base, pace=0.25)  # (within the moves an address may make, 5 a second)
+        socks, tables = [], []
+        for _ in range(30):
+            status, out = call(base, "/api/tables", {"game": "gin"}, source="127.0.0.2")
+            assert status == 200, out
+            socks.append(ws_from(base, out["seats"]["player_0"], "127.0.0.2"))
+            tables.append(server.tables[out["table"]])
+        refused: list[str] = []
+        rng = np.random.default_rng(5)
+
+        def person_moves() -> int:
+            return sum(1 for t in tables for p, _ in t.moves if p == 0)
+
+        before = person_moves()
+
+        def flood() -> None:
+            views: dict[Any, dict[str, Any]] = {ws: {} for ws in socks}
+            sent: dict[Any, int | None] = dict.fromkeys(socks)
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                for ws in socks:
+                    with contextlib.suppress(TimeoutError):
+                        while True:
+                            msg = json.loads(ws.recv(timeout=0.005))
+                            if msg["type"] == "error":
+                                refused.append(msg["message"])
+                                sent[ws] = None
+                            elif msg["type"] == "state":
+                                views[ws] = msg
+                                if sent[ws] is not None and msg["seq"] > (sent[ws] or 0):
+                                    sent[ws] = None
+                    view = views[ws]
+                    if view.get("legal") and not view["over"] and sent[ws] is None:
+                        ws.send(json.dumps({"type": "move", "action": play_move(view, rng),
+                                            "seq": view["seq"]}))  # fmt: skip
+                        sent[ws] = view["seq"]
+
+        during(flood, probe)
+        moved = person_moves() - before
+        probe.check("30 tables of one address moving at once")
+        assert refused and all("too many moves from this address" in m for m in refused[:5])
+        assert 0 < moved <= limits.moves_burst + limits.moves_per_second * (seconds + 1), moved
+        for ws in socks:
+            ws.close()
+        probe.close()
+
+
+def test_slow_headers_idle_connections_and_connections_per_address_are_cut(
+    tmp_path: Path,
+) -> None:
+    limits = Limits(header_seconds=1.0, keep_alive=1, client_connections=6)
+    with live_server(tmp_path / "data", limits) as (base, app):
+        host, port = base.rsplit("/", 1)[1].split(":")
+        probe = Probe(base)
+
+        def slow(lines: bool) -> tuple[float, bytes]:
+            s = socket.create_connection((host, int(port)), timeout=10,
+                                         source_address=("127.0.0.2", 0))  # fmt: skip
+            start = time.monotonic()
+            got = b""
+            with s:
+                if lines:
+                    s.sendall(b"GET /api/games HTTP/1.1\r\n")
+                s.settimeout(0.3)
+                while time.monotonic() - start < 8:
+                    try:
+                        chunk = s.recv(4096)
+                    except TimeoutError:
+                        if lines:
+                            s.sendall(b"X-Slow: 1\r\n")  # a header line now and then
+                        continue
+                    except OSError:
+                        break
+                    if not chunk:
+                        break
+                    got += chunk
+            return time.monotonic() - start, got
+
+        results: list[tuple[float, bytes]] = []
+        during(lambda: results.extend([slow(True), slow(False)]), probe)
+        for took, got in results:  # a slow sender, an idle one: each cut off within 2 s
+            assert took < 2.5 and b" 408 " in got and b"headers took over 1 s" in got, (took, got)
+        held = [
+            socket.create_connection((host, int(port)), timeout=10, source_address=("127.0.0.3", 0))
+            for _ in range(6)
+        ]
+        with socket.create_connection((host, int(port)), timeout=10,
+                                      source_address=("127.0.0.3", 0)) as s:  # fmt: skip
+            answer = s.recv(4096)
+        assert b" 429 " in answer and b"connections open, the most it may have (6)" in answer
+        assert call(base, "/api/games", source="127.0.0.4")[0] == 200  # others still come in
+        # A connection left idle after an answer is closed after keep_alive (1 s here).
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            s.sendall(f"GET /api/games HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+            start, got = time.monotonic(), b""
+            while chunk := s.recv(65536):
+                got += chunk
+            assert b" 200 " in got and time.monotonic() - start < 3
+        for s in held:
+            s.close()
+        probe.moves(5)
+        probe.check("slow headers, idle connections, connections per address")
+        guard = app.state.guard
+        assert guard.timed_out >= 2 and guard.refused >= 1
+        probe.close()
+
+
+def test_lists_are_paged_and_rate_limited(tmp_path: Path) -> None:
+    from gin_web.store import Store
+
+    data = tmp_path / "data"
+    store = Store(data)
+    record = {"scores": [100, 3], "agents": {"player_0": "human", "player_1": "heuristic"},
+              "padding": "x" * 5000}  # fmt: skip
+    for i in range(600):
+        store.add_match(f"m{i:04d}", "gin_v0", record)
+    store.close()
+    limits = Limits(lists_burst=8, lists_per_second=1.0, refuse_seconds=0.1)
+    with live_server(data, limits, publish=True) as (base, app):
+        probe = Probe(base)
+        status, page, headers = request(base, "/api/matches")
+        assert status == 200 and len(page) == limits.page_size and headers["x-next-offset"] == "50"
+        status, page, headers = request(base, "/api/matches?limit=200&offset=500")
+        assert status == 200 and len(page) == 100 and "x-next-offset" not in headers
+        assert page[0]["scores"] == [100, 3] and "padding" not in page[0]
+        for bad, word in (("limit=1000", "limit must be an int in 1..200"),
+                          ("limit=0", "limit must be an int in 1..200"),
+                          ("offset=-1", "offset must be an int in 0..")):  # fmt: skip
+            status, out = call(base, f"/api/matches?{bad}", source="127.0.0.5")
+            assert status == 400 and word in out["error"], (bad, out)
+        status, out = call(base, "/api/people?limit=5000", source="127.0.0.5")
+        assert status == 400 and "limit must be an int" in out["error"]
+        answers: list[int] = []
+
+        def lists() -> None:
+            for i in range(40):
+                path = "/api/people" if i % 4 == 0 else "/api/matches?limit=200"
+                answers.append(call(base, path, source="127.0.0.2")[0])
+
+        during(lists, probe)
+        probe.check("list requests in a loop over 600 stored matches")
+        assert answers.count(200) <= limits.lists_burst + 10 and answers.count(429) > 0
+        status, out = call(base, "/api/matches", source="127.0.0.2")
+        assert status == 429 and "too many list requests" in out["error"]
+        probe.close()
+
+
+def test_caps_hold_across_addresses_and_unopened_tables_make_room_first(tmp_path: Path) -> None:
+    """Many loopback addresses, each within its own limits, fill the server: the tables
+    nobody opened are reclaimed first (their links say so), a person's opened table never
+    is, and once every table has a person the next is refused with a message that says the
+    server is full; the sockets from everyone are capped too."""
+    limits = Limits(max_tables=12, client_tables=5, max_sockets=16, all_tables_burst=1000)
+    with live_server(tmp_path / "data", limits) as (base, app):
+        server = app.state.server
+        probe = Probe(base)  # 127.0.0.1: one opened table
+        made = []
+        for i in range(20):
+            status, out = call(base, "/api/tables", {"game": "gin"}, source=f"127.0.0.{2 + i // 5}")
+            assert status == 200, out
+            made.append(out)
+        assert len(server.tables) <= 12 and probe.table in server.tables
+        gone = [o for o in made if o["table"] not in server.tables]
+        assert len(gone) >= 8
+        with ws_from(base, gone[0]["seats"]["player_0"], "127.0.0.9") as ws:
+            msg = first(ws)
+        assert msg["type"] == "error" and "closed to make room" in msg["message"], msg
+        # Every table left gets a person: no room is made at their cost.
+        held = [ws_from(base, o["seats"]["player_0"], "127.0.0.9")
+                for o in made if o["table"] in server.tables]  # fmt: skip
+        while len(server.tables) < 12:
+            status, out = call(base, "/api/tables", {"game": "gin"}, source="127.0.0.10")
+            held.append(ws_from(base, out["seats"]["player_0"], "127.0.0.10"))
+        assert all(first(ws)["type"] == "state" for ws in held)
+        status, out = call(base, "/api/tables", {"game": "gin"}, source="127.0.0.11")
+        assert status == 400 and "this server is full" in out["error"], out
+        # Sockets: 16 from everyone, whatever the addresses.
+        answers = []
+        for i in range(10):
+            ws = ws_from(base, made[-1]["spectator"] if i % 2 else out_spectator(server),
+                         f"127.0.0.{20 + i}")  # fmt: skip
+            answers.append(first(ws))
+            held.append(ws)
+        refusals = [a["message"] for a in answers if a["type"] == "error"]
+        assert len(held) - len(refusals) + 1 == limits.max_sockets
+        assert all("this server has 16 sockets open" in m for m in refusals), refusals
+        probe.moves(5)
+        probe.check("caps across addresses")
+        assert probe.table in server.tables
+        for ws in held:
+            ws.close()
+        probe.close()
+
+
+def out_spectator(server: Any) -> str:
+    """The spectators' link of a table of ``server`` whose token it still holds."""
+    return next(f"/t/{t.spectator_token}" for t in server.tables.values() if t.spectator_token)
+
+
+def test_matches_are_listed_only_to_those_who_were_at_the_table(tmp_path: Path) -> None:
+    with live_server(tmp_path / "data") as (base, app):
+        status, out = call(base, "/api/tables", {"game": "gin", "seats": ["heuristic"] * 2,
+                                                 "options": {"target_score": 10}},
+                            source="127.0.0.2")  # fmt: skip
+        assert status == 200
+        deadline = time.monotonic() + 60
+        while out["table"] not in app.state.server.saved:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+
+        def listed(source: str, query: str = "") -> set[str]:
+            status, page = call(base, "/api/matches" + query, source=source)
+            assert status == 200, page
+            return {m["id"] for m in page}
+
+        assert out["table"] in listed("127.0.0.2")  # it started the table
+        assert out["table"] not in listed("127.0.0.3")  # another address
+        spectator = out["spectator"].rsplit("/", 1)[1]
+        assert out["table"] in listed("127.0.0.3", f"?link={spectator}")  # a link it holds
+        with ws_from(base, out["spectator"], "127.0.0.4") as ws:  # one who watched
+            first(ws)
+        assert out["table"] in listed("127.0.0.4")
+    with live_server(tmp_path / "data", publish=True) as (base, app):  # published: anyone
+        status, page = call(base, "/api/matches", source="127.0.0.5")
+        assert out["table"] in {m["id"] for m in page}
+
+
+def test_a_request_flood_is_answered_late_and_newcomers_keep_room(tmp_path: Path) -> None:
+    """Requests over an address's rate are refused with a message, each answered late (so
+    a flood makes few); tables from every address together have a rate too, beyond which
+    each waits its turn, the addresses in turn: a newcomer's table comes after at most one
+    of a flooding address's, and that address's others are refused with a message."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    limits = Limits(requests_burst=15, requests_per_second=2, refuse_seconds=0.5,
+                    all_tables_burst=4, all_tables_per_second=2, gate_seconds=1.5)  # fmt: skip
+    with live_server(tmp_path / "data", limits) as (base, app):
+        start = time.monotonic()
+        answers = [call(base, "/api/games", source="127.0.0.2") for _ in range(20)]
+        took = time.monotonic() - start
+        refused = [out["error"] for status, out in answers if status == 429]
+        assert 2 <= len(refused) <= 7 and took >= 0.5 * len(refused), (len(refused), took)
+        assert all("too many requests from this address" in m for m in refused)
+        assert call(base, "/api/games", source="127.0.0.3")[0] == 200  # another address
+        made: list[tuple[int, Any]] = []
+
+        def flood() -> None:
+            with ThreadPoolExecutor(8) as pool:
+                made.extend(pool.map(lambda _: call(base, "/api/tables", {"game": "gin"},
+                                                    source="127.0.0.4"), range(12)))  # fmt: skip
+
+        thread = threading.Thread(target=flood)
+        start = time.monotonic()
+        thread.start()
+        time.sleep(0.3)
+        asked = time.monotonic()
+        status, out = call(base, "/api/tables", {"game": "gin"}, source="127.0.0.6")
+        waited = time.monotonic() - asked
+        thread.join(timeout=30)
+        assert status == 200 and waited < 1.5, (out, waited)  # a newcomer's turn came
+        ok = [o for s, o in made if s == 200]
+        others = {o["error"] for s, o in made if s != 200}
+        assert others == {"this server is starting many tables now (at most 2 a second from "
+                          "everyone); try again in a few seconds"}, others  # fmt: skip
+        assert 4 <= len(ok) + 1 <= 4 + 2 * (time.monotonic() - start + 1), len(ok)
+
+
+def test_the_last_connections_are_kept_for_addresses_with_few() -> None:
+    from gin_web.guards import FEW_CONNECTIONS, ConnectionGuard
+
+    guard = ConnectionGuard(client_connections=20, max_connections=40, header_seconds=1.0)
+    for i in range(30):  # three busy addresses take three quarters
+        assert guard.admit(f"10.0.0.{i % 3}") is None
+    refused = guard.admit("10.0.0.1")
+    assert (
+        refused is not None and b" 503 " in refused and b"kept for addresses with fewer" in refused
+    )
+    for i in range(10):  # a person's few connections still come in
+        assert guard.admit(f"10.0.1.{i}") is None
+    assert b"the most it holds (40)" in (guard.admit("10.0.2.1") or b"")
+    guard.release("10.0.1.0")
+    assert guard.admit("10.0.2.1") is None and guard.open["10.0.0.0"] == 10
+    assert FEW_CONNECTIONS == 8
+
+
+def test_the_memory_estimate_caps_tables_and_sockets() -> None:
+    """Limits.memory_mib: tables (table_kib each) and sockets (socket_kib each) together."""
+    from gin_web.limits import Caps
+
+    caps = Caps(Limits(memory_mib=1.0, table_kib=256, socket_kib=64))
+    assert caps.room_for_table(2) and not caps.room_for_table(4)  # 4 tables: 1 MiB
+    for i in range(4):
+        caps.add_socket(f"k{i}", "10.0.0.1")
+    assert not caps.room_for_table(3)  # 3 tables and 4 sockets: more than 1 MiB
+    assert "and 1 MiB of tables and sockets" in caps.full_message(3)

@@ -124,3 +124,43 @@ def test_a_bad_timeout_is_refused_by_name() -> None:
     for bad in (0, -1.0, float("nan"), float("inf"), True, "5"):
         with pytest.raises(ValueError, match="timeout must be a number of seconds > 0"):
             Thinkers(1, timeout=bad)  # type: ignore[arg-type]
+
+
+def test_a_persons_move_goes_before_hints_and_stand_ins_and_clients_take_turns() -> None:
+    """One worker, busy with a call that thinks a while: the calls that wait are answered
+    by priority (an agent's move where a person plays before a table's agents being made,
+    hints and stand-ins), and within one, each client in turn (one client's many tables
+    do not hold up another's)."""
+    from gin_web.thinkers import BACKGROUND, HINT, PERSON
+
+    table = tables.new_table("gin", {}, ["human", "human"], seed=6)
+    rules = table.env.config
+    ob = table.observation(table.to_act or 0)
+    thinkers = Thinkers(1)
+    order: list[str] = []
+
+    async def ask(name: str, spec: str, priority: int, client: str) -> None:
+        await thinkers.act(f"t-{name}", "0", spec, rules, ob, priority=priority, client=client)
+        order.append(name)
+
+    async def run() -> None:
+        await asyncio.wrap_future(thinkers.start()[0])
+        busy = asyncio.ensure_future(ask("busy", "search:budget=0.5", PERSON, "x"))
+        await asyncio.sleep(0.2)  # (the worker thinks on it)
+        calls = [ask(f"hint{i}", "heuristic", HINT, "flood") for i in range(5)]
+        calls += [ask(f"stand-in{i}", "heuristic", BACKGROUND, "flood") for i in range(5)]
+        calls += [ask(f"many{i}", "heuristic", PERSON, "many") for i in range(4)]
+        calls += [ask("person", "heuristic", PERSON, "other")]
+        await asyncio.gather(busy, *calls)
+
+    try:
+        asyncio.run(run())
+    finally:
+        thinkers.close()
+    assert order[0] == "busy"
+    people = [n for n in order if n.startswith(("many", "person"))]
+    assert order[1 : 1 + len(people)] == people  # every person's move before any hint
+    assert people.index("person") <= 1  # after at most one of the other client's moves
+    hints = [i for i, n in enumerate(order) if n.startswith("hint")]
+    stand_ins = [i for i, n in enumerate(order) if n.startswith("stand-in")]
+    assert max(hints) < min(stand_ins)  # hints before the moves where nobody plays

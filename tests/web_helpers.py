@@ -20,19 +20,19 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def live_server(data_dir: Path, limits: Any = None) -> Iterator[tuple[str, Any]]:
-    """``(base url, app)`` of the web app served by uvicorn on 127.0.0.1 in a thread
-    (``limits``: a :class:`gin_web.app.Limits`, default the server's)."""
+def live_server(
+    data_dir: Path, limits: Any = None, publish: bool = False
+) -> Iterator[tuple[str, Any]]:
+    """``(base url, app)`` of the web app served by uvicorn on 127.0.0.1 in a thread, as
+    ``gin-rummy serve`` serves it (:func:`gin_web.app.server_config`: its connections
+    guarded; ``limits``: a :class:`gin_web.app.Limits`, default the server's)."""
     import uvicorn
 
-    from gin_web.app import LOOPBACK_HOSTS, create_app
+    from gin_web.app import LOOPBACK_HOSTS, create_app, server_config
 
-    app = create_app(data_dir, LOOPBACK_HOSTS, limits)
+    app = create_app(data_dir, LOOPBACK_HOSTS, limits, publish)
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                            ws_max_size=65_536, ws_per_message_deflate=False,
-                            proxy_headers=False)  # fmt: skip
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(app, "127.0.0.1", port, limits))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
