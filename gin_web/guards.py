@@ -94,13 +94,26 @@ class HostCheck:
                     f"unknown host {name[:80]!r}: this server answers to "
                     f"{', '.join(sorted(self.hosts))} (gin-rummy serve --allow-host adds a name)"
                 )
-                if scope["type"] == "http":
-                    await JSONResponse({"error": message}, status_code=421)(scope, receive, send)
-                else:
-                    await receive()  # websocket.connect
-                    await send({"type": "websocket.close", "code": 4403, "reason": message[:120]})
+                await refuse(scope, receive, send, 421, 4403, message)
                 return
         await self.app(scope, receive, send)
+
+
+async def refuse(
+    scope: MutableMapping[str, Any],
+    receive: Callable[[], Awaitable[Any]],
+    send: Callable[[Any], Awaitable[None]],
+    status: int,
+    close_code: int,
+    message: str,
+) -> None:
+    """Answer a request with ``{"error": message}`` and ``status``, or close a WebSocket
+    before it opens with ``close_code`` and the message (its first 120 characters)."""
+    if scope["type"] == "http":
+        await JSONResponse({"error": message}, status_code=status)(scope, receive, send)
+    else:
+        await receive()  # websocket.connect
+        await send({"type": "websocket.close", "code": close_code, "reason": message[:120]})
 
 
 def cross_site(headers: Mapping[str, str]) -> bool:
@@ -140,11 +153,7 @@ class RequestBudget:
                 await asyncio.sleep(self.delay)
                 message = (f"too many requests from this address: at most {self.burst:.0f} at "
                            f"once, then {self.rate:g} a second; wait a moment")  # fmt: skip
-                if scope["type"] == "http":
-                    await JSONResponse({"error": message}, status_code=429)(scope, receive, send)
-                else:
-                    await receive()  # websocket.connect
-                    await send({"type": "websocket.close", "code": 4429, "reason": message[:120]})
+                await refuse(scope, receive, send, 429, 4429, message)
                 return
         await self.app(scope, receive, send)
 
