@@ -709,8 +709,9 @@ def main(argv: list[str] | None = None) -> int:
           f"start, {' '.join(f'{x:.2f}' for x in load_after)} at the end")  # fmt: skip
     print(f"  person moves {report['moves']}, round trips {report['round_trips']}, "
           f"matches finished {report['matches_finished']}")  # fmt: skip
+    waited = report["starts_asked_to_wait"]
     print(f"  errors {report['errors']}, lost matches {report['lost_matches']}, people's "
-          f"starts asked to wait by the server's start rate {report['starts_asked_to_wait']}")  # fmt: skip
+          f"starts asked to wait by the server's start rate {waited}")  # fmt: skip
     if report["rtt_ms_p99"] is not None:
         print(f"  round trip of a move: p50 {report['rtt_ms_p50']:.1f} ms, p99 "
               f"{report['rtt_ms_p99']:.1f} ms, max {report['rtt_ms_max']:.1f} ms")  # fmt: skip
