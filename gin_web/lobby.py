@@ -31,6 +31,8 @@ __all__ = [
 NOT_IN_LOBBY = ("adviser", "captain", "search", "match-search", "best", "llm", "words")
 #: What each agent the lobby offers is, in a line (as docs/agents.md and docs/web.md name
 #: them; a test holds it complete).
+#: The line of an agent registered by a plugin (``agents.register``), which has none here.
+REGISTERED = "an agent registered on this server (agents.register)"
 AGENT_HELP = {
     "random": "L0: plays any legal move at random",
     "simple": "L1: takes a card only if it joins a meld, throws its highest loose card, "
@@ -82,7 +84,7 @@ def games_offered() -> dict[str, dict[str, Any]]:
             "choices": option_choices(name),
             "tables": named[short],
             "agents": lobby_agents(short),
-            "agent_help": {a: AGENT_HELP.get(a, "") for a in lobby_agents(short)},
+            "agent_help": {a: AGENT_HELP.get(a, REGISTERED) for a in lobby_agents(short)},
             "default_agent": families.default_agent(spec),
         }
     return out

@@ -702,14 +702,14 @@ def test_best_is_not_offered_and_tables_started_back_to_back_make_no_agent_on_th
     agents are made in its worker (the loop's tables hold none), one that cannot play the
     table is refused by the worker with its message, and tables started back to back from
     other addresses hold up nobody."""
-    from gin_web.lobby import AGENT_HELP
+    from gin_web.lobby import AGENT_HELP, REGISTERED
 
     limits = Limits(tables_burst=40, refuse_seconds=0.05)
     with live_server(tmp_path / "data", limits) as (base, app):
         status, info = call(base, "/api/games")
         for game in info.values():
             assert "best" not in game["agents"] and "search" not in game["agents"]
-            assert game["agent_help"] == {a: AGENT_HELP[a] for a in game["agents"]}
+            assert game["agent_help"] == {a: AGENT_HELP.get(a, REGISTERED) for a in game["agents"]}
         for body in ({"game": "gin", "seats": ["human", "best"]},
                      {"game": "three", "hint_agent": "best"}):  # fmt: skip
             status, out = call(base, "/api/tables", body)
