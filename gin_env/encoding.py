@@ -51,7 +51,6 @@ Rummy's layouts (its observation and its state) are in :mod:`gin_env.rummy_encod
 from __future__ import annotations
 
 import functools
-
 import math
 from dataclasses import dataclass
 from typing import Any

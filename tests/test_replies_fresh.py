@@ -4,7 +4,8 @@ each corpus answers real prompts (``tests/data/reply_states.json``, made by
 Corpus ``a`` was written before the reader learned negation, deferral and fallbacks; corpus
 ``b`` after its first round, by a new writer; corpus ``c`` after its second, by a third (a
 held-out check, read before the last round). None may be read as another move;
-over-refusals are listed and counted. Beside them, the misreads a researcher found (issue 55), one by one."""
+over-refusals are listed and counted. Beside them, the misreads a researcher found (issue
+55), one by one."""
 
 from __future__ import annotations
 

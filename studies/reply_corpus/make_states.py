@@ -28,17 +28,29 @@ WANTED: list[tuple[str, dict, list[tuple[str, str, bool, int]]]] = [
     (
         "gin",
         {"episode": "hand"},
-        [("player", "upcard offer", False, 1), ("player", "draw", False, 2),
-         ("player", "discard", False, 2), ("player", "discard", True, 2)],
+        [
+            ("player", "upcard offer", False, 1),
+            ("player", "draw", False, 2),
+            ("player", "discard", False, 2),
+            ("player", "discard", True, 2),
+        ],
     ),
     (
         "three_handed",
         {},
-        [("captain", "upcard offer", False, 1), ("captain", "draw", False, 1),
-         ("captain", "discard", False, 1), ("captain", "discard", True, 1),
-         ("box", "draw", False, 1), ("box", "discard", False, 1), ("box", "discard", True, 1),
-         ("adviser", "upcard offer", False, 1), ("adviser", "draw", False, 1),
-         ("adviser", "discard", False, 1), ("adviser", "discard", True, 1)],
+        [
+            ("captain", "upcard offer", False, 1),
+            ("captain", "draw", False, 1),
+            ("captain", "discard", False, 1),
+            ("captain", "discard", True, 1),
+            ("box", "draw", False, 1),
+            ("box", "discard", False, 1),
+            ("box", "discard", True, 1),
+            ("adviser", "upcard offer", False, 1),
+            ("adviser", "draw", False, 1),
+            ("adviser", "discard", False, 1),
+            ("adviser", "discard", True, 1),
+        ],
     ),
     (
         "rummy",
@@ -99,7 +111,8 @@ def states() -> list[dict]:
                 knock = any(m.startswith(("knock", "meld", "lay off")) for m in legal)
                 key = (_role(prompt), _phase(prompt), knock)
                 # a later turn is a richer prompt: keep states after a few turns
-                turn = int(re.search(r"turn (\d+)", prompt).group(1))
+                said = re.search(r"turn (\d+)", prompt)
+                turn = int(said.group(1)) if said else 0
                 if need.get(key) and (turn >= 4 or key[1] == "upcard offer") and rng.random() < 0.3:
                     need[key] -= 1
                     out.append(
