@@ -207,13 +207,12 @@ def test_a_person_plays_a_hand_of_basic_rummy(site: Any, browser: Any, shots: Pa
     assert table.env.game.results  # the hand is over in the env too
 
 
-def test_a_saved_match_is_opened_and_stepped(
-    site: Any, browser: Any, shots: Path, tmp_path: Path
-) -> None:
+def open_a_saved_match(driver: Any, base: str, tmp_path: Path) -> Any:
+    """A three-handed match to 30 played at random (seed 4), saved, and opened in /replay
+    at its first frame; its record."""
     from gin_env import three_handed_gin_v0
     from gin_env.record import save_match
 
-    base, _ = site
     env = three_handed_gin_v0.raw_env(target_score=30)
     env.reset(seed=4)
     rng = np.random.default_rng(0)
@@ -221,9 +220,17 @@ def test_a_saved_match_is_opened_and_stepped(
         env.step(int(rng.choice(env.legal_actions())))
     path = tmp_path / "match.json"
     record = save_match(path, 4, {"target_score": 30}, env, {"player_0": "random"})
-    browser.get(base + "/replay")
-    browser.find_element(By.ID, "replay-file").send_keys(str(path))
-    wait(lambda: browser.find_element(By.ID, "frame-no").get_attribute("data-frame") == "0")
+    driver.get(base + "/replay")
+    driver.find_element(By.ID, "replay-file").send_keys(str(path))
+    wait(lambda: driver.find_element(By.ID, "frame-no").get_attribute("data-frame") == "0")
+    return record
+
+
+def test_a_saved_match_is_opened_and_stepped(
+    site: Any, browser: Any, shots: Path, tmp_path: Path
+) -> None:
+    base, _ = site
+    record = open_a_saved_match(browser, base, tmp_path)
     for _ in range(12):
         browser.find_element(By.ID, "next").click()
     browser.find_element(By.ID, "prev").click()
@@ -514,19 +521,7 @@ def test_no_page_is_wider_than_a_phone(
     assert text.startswith("Your seat at the rematch (player_0)"), text
     fits(browser, shots, "phone_rematch")
     # The replay of a saved match.
-    from gin_env import three_handed_gin_v0
-    from gin_env.record import save_match
-
-    env = three_handed_gin_v0.raw_env(target_score=30)
-    env.reset(seed=4)
-    rng = np.random.default_rng(0)
-    while not env.match.is_over:
-        env.step(int(rng.choice(env.legal_actions())))
-    path = tmp_path / "match.json"
-    save_match(path, 4, {"target_score": 30}, env, {"player_0": "random"})
-    browser.get(base + "/replay")
-    browser.find_element(By.ID, "replay-file").send_keys(str(path))
-    wait(lambda: browser.find_element(By.ID, "frame-no").get_attribute("data-frame") == "0")
+    open_a_saved_match(browser, base, tmp_path)
     for _ in range(30):
         browser.find_element(By.ID, "next").click()
     fits(browser, shots, "phone_replay")
