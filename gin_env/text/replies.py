@@ -396,8 +396,6 @@ _KNOCK_WORDS = frozenset(("knock", "knocks", "knocking", "gin"))
 _ENDS_A_SEARCH = _MOVE_WORDS | _LATER_WORDS
 #: Words that wish for a move, undone by a "but" after it ("I'd like to knock, but...").
 _WISH = frozenset(("like", "love", "wish", "tempted", "hoping", "hope", "want", "tempting"))
-#: Words that take back every move named before them ("Knock 5D... actually no").
-_RETRACT = frozenset(("wait", "scratch", "correction", "hold", "actually"))
 
 
 def _standing(toks: list[tuple[str, int]], i: int, j: int) -> str:
