@@ -195,8 +195,14 @@ def showdown_lines(showdown: ShowdownView, names: Sequence[str]) -> list[str]:
             f"{cards_markup(showdown.defender_deadwood_cards)} = {showdown.defender_deadwood}"
         )
     lines.append(f"  [bold yellow]{_points(row, names)}[/]")
-    scores = "  ".join(f"{names[p]} {s}" for p, s in enumerate(row.scores_after))
-    lines.append(f"  scores: {scores}")
+    if row.games_after:  # Hollywood: the three games, not the first one still open
+        games = ", ".join(
+            f"{g + 1}: " + "-".join(str(s) for s in game) for g, game in enumerate(row.games_after)
+        )
+        lines.append(f"  games ({'-'.join(names)}): {games}")
+    else:
+        scores = "  ".join(f"{names[p]} {s}" for p, s in enumerate(row.scores_after))
+        lines.append(f"  scores: {scores}")
     return lines
 
 

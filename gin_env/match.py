@@ -120,6 +120,8 @@ class HandRecord:
     actions: list[tuple[int, int]] = field(default_factory=list)  # (player, action id)
     result: HandResult | None = None
     scores_after: tuple[int, ...] = ()
+    # Hollywood scoring: each game's two scores after the hand (replayed, not saved).
+    games_after: tuple[tuple[int, ...], ...] = ()
 
     def to_dict(self) -> dict:
         r = self.result
@@ -221,6 +223,7 @@ class Match:
         if result.winner is not None:
             self._enter_points(record.players[result.winner], result.points)
         record.scores_after = tuple(self.scores)
+        record.games_after = self._games_now()
         self._after_hand(result, record.players)
         self.winner = self._match_winner()
         if self.winner is None and next_hand:
@@ -229,6 +232,10 @@ class Match:
 
     def _enter_points(self, player: int, points: int) -> None:
         self.scores[player] += points
+
+    def _games_now(self) -> tuple[tuple[int, ...], ...]:
+        """Hollywood's games as they stand (empty for a match scored as one game)."""
+        return ()
 
     def standings(self) -> dict[str, Any]:
         """The scores as the env's ``infos`` report them."""
@@ -417,6 +424,9 @@ class GinMatch(Match):
         self.game_winners: list[int | None] = [None] * HOLLYWOOD_GAMES
         super().__init__(deal)
         self._start_hand()
+
+    def _games_now(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(g) for g in self.games) if self.config.hollywood else ()
 
     def _enter_points(self, player: int, points: int) -> None:
         if not self.config.hollywood:

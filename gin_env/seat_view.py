@@ -134,7 +134,9 @@ class HandPoints:
     ``points`` is what the hand scored (to ``winner``); ``parts`` add up to
     ``points // multiplier`` (``multiplier`` 2 is Oklahoma's spade double); ``scored`` is
     each player's gain this hand (the sheet adds up: the sum of ``scored`` over the rows is
-    the scores); ``paid`` is rummy's payments (every loser pays the winner)."""
+    the scores); ``paid`` is rummy's payments (every loser pays the winner);
+    ``games_after`` is Hollywood's three games after the hand (each the two players' scores),
+    as the engine scored them."""
 
     hand: int
     kind: str  # gin: knock, undercut, gin, big_gin, draw; rummy: out, rummy, draw
@@ -148,6 +150,7 @@ class HandPoints:
     roles: tuple[str, ...] = ()
     reason: str = ""
     paid: tuple[int, ...] = ()
+    games_after: tuple[tuple[int, ...], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -163,6 +166,7 @@ class HandPoints:
             "roles": list(self.roles),
             "reason": self.reason,
             "paid": list(self.paid),
+            "games": [list(g) for g in self.games_after],
         }
 
     def explained(self) -> str:

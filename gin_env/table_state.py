@@ -441,6 +441,7 @@ def _gin_points(state: TableState, rec: Any) -> HandPoints:
         scores_after=tuple(rec.scores_after),
         roles=tuple(state.role_names[x] for x in rec.roles),
         reason=r.reason,
+        games_after=rec.games_after,
     )
 
 

@@ -224,10 +224,16 @@ def test_hollywood_scores_three_games_at_once():
         for action in SCRIPTS[outcome]:
             m.step(action)
         assert (m.games, m.game_winners, m.scores) == (games, winners, scores)
+        # The hand's record carries the games as they stood after it (the score sheet's row).
+        done = [r for r in m.history if r.result is not None][-1]
+        assert done.games_after == tuple(tuple(g) for g in games)
     assert m.is_over and m.winner == 0  # two games of three
     assert m.standings() == {"scores": [50, 25], "games": games, "game_winners": winners}
-    plain = GinMatch(GinConfig(**{**SCRIPTED, "target_score": 50}))
+    plain = GinMatch(GinConfig(**{**SCRIPTED, "target_score": 50}), deal=lambda i: GIN_DECK)
     assert plain.standings() == {"scores": [0, 0]}
+    for action in SCRIPTS["dealer"]:
+        plain.step(action)
+    assert plain.history[0].games_after == ()
 
 
 def record_player(dealer: int, seat: int) -> int:

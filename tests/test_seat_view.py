@@ -253,3 +253,30 @@ def test_the_knock_that_ends_a_hand_in_gin_is_recorded_as_gin() -> None:
             last = state.view(0).moves[-1]
             assert not last.gin and last.words().startswith("knocks, discarding")
     assert gins, "no gin in 200 deals"
+
+
+def test_hollywood_sheet_rows_carry_the_games_after_each_hand() -> None:
+    # The page and the terminal show these; they are the engine's, checked here against the
+    # rules (docs/RULES.md section 4): a player's n-th winning hand counts in the first n
+    # games still open, and a game closes when one of its scores reaches the target.
+    env = games.get("gin").make_env(target_score=30, hollywood=True, reward="match")
+    env.reset(seed=11)
+    rng = np.random.default_rng(11)
+    for _agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        done = terminated or truncated
+        env.step(None if done else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    view = seat_view(env.unwrapped.table_state, 0)
+    assert view.sheet and view.games is not None
+    played, winners, wins = [[0, 0] for _ in range(3)], [None, None, None], [0, 0]
+    for row in view.sheet:
+        if row.winner is not None:
+            wins[row.winner] += 1
+            for g in [g for g, w in enumerate(winners) if w is None][: wins[row.winner]]:
+                played[g][row.winner] += row.points
+                if played[g][row.winner] >= 30:
+                    winners[g] = row.winner
+        assert row.games_after == tuple(tuple(g) for g in played)
+        assert row.to_dict()["games"] == played
+    assert [list(g) for g in view.sheet[-1].games_after] == [list(g) for g in view.games]
+    assert sum(w is not None for w in winners) >= 2  # the match was played to its end

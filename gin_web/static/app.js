@@ -368,48 +368,24 @@ function rummyPoints(view, row) {
   return points + (payers.length ? " (" + payers.join(", ") + ")" : "");
 }
 
-// Hollywood: the three games after each row of the sheet, by the rules (a player's n-th
-// winning hand goes into the first n games still open; a game closes at the target); null
-// where the figures would not end at the view's own games (then only the gains are shown).
-function hollywoodGames(view) {
-  if (!view.games || !view.target) return null;
-  const games = view.games.map((g) => g.map(() => 0));
-  const winners = view.games.map(() => null);
-  const wins = view.players.map(() => 0);
-  const out = [];
-  for (const row of view.sheet) {
-    if (row.winner !== null && row.winner !== undefined && row.kind !== "draw") {
-      wins[row.winner] += 1;
-      const open = winners.map((w, g) => (w === null ? g : -1)).filter((g) => g >= 0);
-      for (const g of open.slice(0, wins[row.winner])) {
-        games[g][row.winner] += row.points;
-        if (games[g][row.winner] >= view.target) winners[g] = row.winner;
-      }
-    }
-    out.push(games.map((g) => g.slice()));
-  }
-  const same = JSON.stringify(games) === JSON.stringify(view.games);
-  return same ? out : null;
-}
-
 // The score sheet: a row a hand (each player's role, what he gained, his total after it),
 // and under it, across the whole width, the hand's result by its parts.
 function drawSheet(view, root) {
   root.textContent = "";
   const t = el("table", { class: "sheet" });
-  const holly = hollywoodGames(view);
   const cols = view.players.length + 1;
   const head = el("tr");
   head.appendChild(el("th", {}, "hand"));
   for (const p of view.players) head.appendChild(el("th", {}, p.name));
   t.appendChild(head);
-  view.sheet.forEach((row, k) => {
+  view.sheet.forEach((row) => {
     const tr = el("tr", { class: "sheet-row", "data-hand": row.hand });
     tr.appendChild(el("td", { rowspan: "2", class: "hand-no" }, String(row.hand + 1)));
     view.players.forEach((p, i) => {
       const gained = row.scored ? row.scored[i] : (row.payments || row.paid || [])[i];
       let total = "";
-      if (view.games) total = holly ? "games " + holly[k].map((g) => g[i]).join(" / ") : "";
+      // Hollywood: each game's score after the hand, as the engine scored it.
+      if (view.games) total = row.games && row.games.length ? "games " + row.games.map((g) => g[i]).join(" / ") : "";
       else if (row.scores) total = "total " + row.scores[i];
       const td = el("td", { "data-gained": gained, "data-total": row.scores && !view.games ? row.scores[i] : "" });
       if (row.roles && row.roles.length) td.appendChild(el("div", { class: "role" }, row.roles[i]));
