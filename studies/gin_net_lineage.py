@@ -1,0 +1,58 @@
+"""gin-net's whole lineage in one figure: the run carried on from gin-1h (results/gin_net)
+and its branch against L2 alone (results/gin_net_l2), points a hand on the selection seed.
+
+    python -m studies.gin_net_lineage   # writes results/gin_net/lineage.png
+
+Reads only the committed checkpoints' state files (their evaluations are data)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+#: gin-1h's decisions before the gin-net run started from its networks.
+GIN_1H = 25.2e6
+#: The run's decisions when the branch started from its checkpoint (commit 3a36e8f).
+BRANCH_AT = 86_473_863
+
+
+def _evals(folder: str) -> tuple[dict, list[dict]]:
+    state = json.loads((ROOT / folder / "resume" / "state.json").read_text())
+    return state, state["evals"]
+
+
+def main() -> Path:
+    run, run_evals = _evals("results/gin_net")
+    _, branch_evals = _evals("results/gin_net_l2")
+    start = BRANCH_AT
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for key, colour in (("heuristic", "tab:blue"), ("simple", "tab:orange")):
+        xs = [(GIN_1H + e["step"]) / 1e6 for e in run_evals]
+        ax.plot(xs, [e[f"{key}/points_per_hand"] for e in run_evals], "o-", ms=3, color=colour,
+                label=f"vs {key}, against L1 and L2")  # fmt: skip
+        xs = [(GIN_1H + start + e["step"]) / 1e6 for e in branch_evals]
+        ax.plot(xs, [e[f"{key}/points_per_hand"] for e in branch_evals], "s--", ms=3,
+                color=colour, label=f"vs {key}, branch against L2 alone")  # fmt: skip
+    for step, rate in run["learning_rates"][1:]:
+        ax.axvline((GIN_1H + step) / 1e6, color="grey", lw=0.8, ls=":")
+        ax.text((GIN_1H + step) / 1e6, ax.get_ylim()[1], f" lr {rate:g}", va="top", fontsize=8)
+    ax.axvline((GIN_1H + start) / 1e6, color="grey", lw=0.8, ls="-.")
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xlabel("learner decisions from scratch (millions; gin-1h's hour first)")
+    ax.set_ylabel("points a hand, selection seed 10007")
+    ax.set_title("gin-net: 300 pairs a point to 74 M, 1,000 after")
+    ax.legend(fontsize=8, loc="lower right")
+    out = ROOT / "results" / "gin_net" / "lineage.png"
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    return out
+
+
+if __name__ == "__main__":
+    print(main())
