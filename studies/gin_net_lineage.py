@@ -27,7 +27,8 @@ def _evals(folder: str) -> tuple[dict, list[dict]]:
     return state, state["evals"]
 
 
-def main() -> Path:
+def main(out: Path = ROOT / "results" / "gin_net" / "lineage.png") -> Path:
+    """Draw the figure into ``out``; returns it."""
     run, run_evals = _evals("results/gin_net")
     _, branch_evals = _evals("results/gin_net_l2")
     start = BRANCH_AT
@@ -48,7 +49,6 @@ def main() -> Path:
     ax.set_ylabel("points a hand, selection seed 10007")
     ax.set_title("gin-net: 300 pairs a point to 74 M, 1,000 after")
     ax.legend(fontsize=8, loc="lower right")
-    out = ROOT / "results" / "gin_net" / "lineage.png"
     fig.tight_layout()
     fig.savefig(out, dpi=100)
     return out

@@ -225,6 +225,15 @@ def test_a_run_can_start_from_another_runs_networks(tmp_path: Path) -> None:
     after_dir = latest_checkpoint(joint.run_dir)
     after = torch.load(after_dir / "model.pt", weights_only=True)["models"][0]  # type: ignore[operator]
     assert all(torch.equal(before[k], after[k]) for k in before)
+    # Where the networks came from is kept, as the source folder held it then.
+    source, started = load_state(src), load_state(after_dir)["started_from"]  # type: ignore[arg-type]
+    assert started == {
+        "checkpoint": str(src),
+        "run_id": source["run_id"],
+        "steps": source["steps"],
+        "wall_s": round(source["wall_s"], 1),
+    }
+    assert started["run_id"] != load_state(after_dir)["run_id"]  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="--hidden"):
         train(roles_args(tmp_path, run_dir=str(tmp_path / "j2"), hidden="8", init_from=str(src)))
     with pytest.raises(SystemExit):
@@ -240,3 +249,15 @@ def test_an_l2score_run_marks_l2s_moves_in_what_it_learns_from(tmp_path: Path) -
     _, _, feats = replay_roles(args.run_dir)
     assert len(feats) > 0 and feats.shape[1] == dmc.action_size("l2score")
     assert feats[:, dmc.ACTION_FEATURES - 1].any()  # the l2 column: L2 was asked every move
+
+
+def test_the_cards_started_from_row_names_the_run_and_decisions_it_began_at() -> None:
+    from training.model_cards import _started_from
+
+    held = {"checkpoint": "results/x/resume", "run_id": "r1", "steps": 86_473_863, "wall_s": 7270.7}
+    row = _started_from({"init_from": "results/x/resume"}, {"started_from": held})
+    assert "`results/x/resume`, then run `r1` at 86,473,863 decisions, 121 min into it" in row
+    # A run from before the field was kept: the folder alone.
+    assert _started_from({"init_from": "results/x/resume"}, {}).startswith(
+        "the networks of `results/x/resume` (`--init-from`"
+    )

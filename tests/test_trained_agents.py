@@ -158,3 +158,10 @@ def test_the_one_hour_players_load_and_play_a_hand_through_seat(name: str, game:
         assert obs["action_mask"][action]
         env.step(action)
     assert env.table_state.hand_over
+
+
+def test_gin_nets_lineage_figure_is_drawn_from_the_committed_checkpoints(tmp_path) -> None:
+    from studies import gin_net_lineage
+
+    out = gin_net_lineage.main(tmp_path / "lineage.png")
+    assert out.stat().st_size > 10_000

@@ -230,6 +230,22 @@ def notes_after_evaluation(card: str) -> str:
     return "\n" + card[notes:].lstrip("\n") if notes >= 0 else ""
 
 
+def _started_from(args: dict[str, Any], meta: dict[str, Any]) -> str:
+    """The ``--init-from`` row: the folder, and (runs since the field was kept) the run and
+    decisions it held then, since a committed folder moves on as its run is carried on."""
+    src = meta.get("started_from") or {}
+    held = (
+        f", then run `{src['run_id']}` at {int(src['steps']):,} decisions"
+        f", {float(src.get('wall_s', 0)) / 60:.0f} min into it"
+        if src.get("run_id")
+        else ""
+    )
+    return (
+        f"the networks of `{args['init_from']}`{held} (`--init-from`; a fresh optimizer, "
+        "replay and counts: the decisions above are this run's own)"
+    )
+
+
 def rate_schedule(args: dict[str, Any], meta: dict[str, Any]) -> str:
     """The learning rate, or its schedule when a resume changed it."""
     rates = meta.get("learning_rates") or [[0, args.get("learning_rate")]]
@@ -328,14 +344,7 @@ def write_dmc_card(name: str, results: dict[str, Any], command: str) -> Path:
             if a.get("warm_steps")
             else "none |"
         ),
-        *(
-            [
-                f"| Started from | the networks of `{a['init_from']}` (`--init-from`; a fresh "
-                "optimizer, replay and counts: the decisions above are this run's own) |"
-            ]
-            if a.get("init_from")
-            else []
-        ),  # fmt: skip
+        *([f"| Started from | {_started_from(a, meta)} |"] if a.get("init_from") else []),
         f"| Self-play | epsilon {a.get('epsilon')}, {a.get('num_envs')} games at once; "
         f"{a.get('opponent_share')} of the hands one learner seat against "
         f"`{a.get('opponents')}` |",

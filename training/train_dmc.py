@@ -207,17 +207,20 @@ def _merge_resume(args: Args, saved: dict[str, Any]) -> Args:
     return out
 
 
-def _init_models(models: list[Any], args: Args) -> None:
-    """Load the networks of ``args.init_from`` (a checkpoint folder) into ``models``. From
-    networks without the history into ones with it: the first layer's observation columns
-    are copied, its history columns set to zero (the LSTM keeps its fresh initialisation),
-    so the new networks score every pair as the old ones until they learn."""
+def _init_models(models: list[Any], args: Args) -> dict[str, Any]:
+    """Load the networks of ``args.init_from`` (a checkpoint folder) into ``models``; returns
+    where they came from (the folder, its run's id and decisions), kept in the run's state
+    because the folder may move on. From networks without the history into ones with it:
+    the first layer's observation columns are copied, its history columns set to zero (the
+    LSTM keeps its fresh initialisation), so the new networks score every pair as the old
+    ones until they learn."""
     import torch  # the train extra
 
     ckpt = Path(args.init_from)
     if not (ckpt / "model.pt").is_file():
         raise ValueError(f"init_from {args.init_from!r} is not a checkpoint folder (no model.pt)")
-    src = Args(**load_state(ckpt)["args"])
+    src_state = load_state(ckpt)
+    src = Args(**src_state["args"])
     for key in ("hidden", "features", "role_nets", "env", "history"):
         if key == "history" and (src.history, args.history) == ("none", "lstm"):
             continue
@@ -237,6 +240,12 @@ def _init_models(models: list[Any], args: Args) -> None:
         sd["obs.weight"] = wide
         missing, unexpected = m.load_state_dict(sd, strict=False)
         assert not unexpected and all(k.startswith("lstm.") for k in missing), (missing, unexpected)
+    return {
+        "checkpoint": str(args.init_from),
+        "run_id": src_state.get("run_id"),
+        "steps": int(src_state.get("steps", 0)),
+        "wall_s": round(float(src_state.get("wall_s", 0.0)), 1),
+    }
 
 
 @dataclass
@@ -259,6 +268,8 @@ class RunState:
     commands: list[str] = dataclasses.field(default_factory=list)
     #: The learning rate's schedule, ``[from step, rate]``.
     learning_rates: list[list[float]] = dataclasses.field(default_factory=list)
+    #: ``--init-from``'s checkpoint as it was read: folder, run id, decisions, wall seconds.
+    started_from: dict[str, Any] | None = None
 
     @classmethod
     def fresh(cls, args: Args) -> RunState:
@@ -486,12 +497,12 @@ def train(args: Args) -> dict[str, Any]:
         last_eval = int(state.evals[-1]["step"]) if state.evals else 0
         state.next_eval = max(state.steps, last_eval + args.eval_every)
     else:
-        if args.init_from:
-            _init_models(learner.models, args)
+        started = _init_models(learner.models, args) if args.init_from else None
         np.random.seed(args.seed)
         act_rng = np.random.default_rng([args.seed, 1])
         learn_rng = np.random.default_rng([args.seed, 2])
         state = RunState.fresh(args)
+        state.started_from = started
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
         write_player(run_dir, "untrained", learner.models, args, state)
     # A run from before the schedule was kept began at its saved rate.
@@ -773,6 +784,7 @@ def export(
         commands=final.get("commands", []),
         evals=final.get("evals", []),
         learning_rates=[r for r in final.get("learning_rates", []) if r[0] <= state["steps"]],
+        started_from=final.get("started_from"),
     )
 
 
